@@ -1,0 +1,1 @@
+//! The `#[lagrangian]` and `#[hamiltonian]` attribute macros. Use them through the `udk` crate.

@@ -1,0 +1,152 @@
+//! The model spec: what a user writes, as the macro parses it or as a TOML/JSON file holds it.
+//!
+//! Expressions and names keep their `syn` form, so every later error can point at a span.
+//! In a file they are strings, parsed with `syn::parse_str` on deserialization.
+
+use proc_macro2::Span;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::fmt;
+
+/// A constrained mechanical system as its user states it.
+///
+/// Exactly one of `lagrangian` and `hamiltonian` is set (checked by the derivation, which
+/// reports the error). With n = `coordinates.len()`:
+/// - `lagrangian`: L(q, q̇, t), with `dot(q)` for a generalized velocity;
+/// - `hamiltonian`: H(q, p, t), with `momenta` naming the n generalized momenta p;
+/// - `holonomic`: f(q, t) = 0, differentiated twice (review eqs 18–22);
+/// - `nonholonomic`: φ(q, q̇, t) = 0, linear or not in q̇, differentiated once (review eqs 23–29);
+/// - `constraints`: φ(q, p, t) = 0 of a Hamiltonian model (Udwadia 2016, eq 10);
+/// - `forces`: n non-conservative generalized forces, added to Q;
+/// - `nonideal`: n entries of the non-ideal constraint force C (Udwadia & Phohomsiri 2006, eq 2.14).
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    /// The model's name, for example the struct's name.
+    pub name: String,
+    /// Generalized coordinates q₁…qₙ.
+    pub coordinates: Vec<Name>,
+    /// Parameters, in order, with optional default values.
+    #[serde(default)]
+    pub parameters: Vec<Parameter>,
+    /// The Lagrangian L(q, q̇, t).
+    #[serde(default)]
+    pub lagrangian: Option<Expression>,
+    /// The Hamiltonian H(q, p, t).
+    #[serde(default)]
+    pub hamiltonian: Option<Expression>,
+    /// Names of the generalized momenta p₁…pₙ (Hamiltonian models only).
+    #[serde(default)]
+    pub momenta: Vec<Name>,
+    /// Holonomic constraints f(q, t) = 0.
+    #[serde(default)]
+    pub holonomic: Vec<Expression>,
+    /// Nonholonomic constraints φ(q, q̇, t) = 0 (Lagrangian models).
+    #[serde(default)]
+    pub nonholonomic: Vec<Expression>,
+    /// Constraints φ(q, p, t) = 0 (Hamiltonian models).
+    #[serde(default)]
+    pub constraints: Vec<Expression>,
+    /// Non-conservative generalized forces, n entries or none.
+    #[serde(default)]
+    pub forces: Vec<Expression>,
+    /// Non-ideal constraint force C, n entries or none.
+    #[serde(default)]
+    pub nonideal: Vec<Expression>,
+}
+
+/// A named parameter of a model, with an optional default value.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Parameter {
+    /// The parameter's name, as used in expressions.
+    pub name: Name,
+    /// Its value when the model is evaluated without one being given.
+    #[serde(default)]
+    pub value: Option<f64>,
+}
+
+/// An identifier with its span: a coordinate, momentum or parameter name.
+#[derive(Clone, PartialEq, Eq, Hash)]
+pub struct Name(pub syn::Ident);
+
+impl Name {
+    /// The name as a string.
+    pub fn as_string(&self) -> String {
+        self.0.to_string()
+    }
+    /// Where the name was written.
+    pub fn span(&self) -> Span {
+        self.0.span()
+    }
+}
+
+impl fmt::Debug for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl fmt::Display for Name {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.0)
+    }
+}
+
+impl std::str::FromStr for Name {
+    type Err = syn::Error;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        syn::parse_str::<syn::Ident>(s).map(Name)
+    }
+}
+
+impl Serialize for Name {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.0.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Name {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse()
+            .map_err(|e| serde::de::Error::custom(format!("`{s}` is not a name: {e}")))
+    }
+}
+
+/// An expression in udk's syntax (a Rust expression: see the crate docs), with its spans.
+#[derive(Clone, Debug)]
+pub struct Expression(pub syn::Expr);
+
+impl Expression {
+    /// The span of the whole expression.
+    pub fn span(&self) -> Span {
+        syn::spanned::Spanned::span(&self.0)
+    }
+}
+
+impl fmt::Display for Expression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", quote::ToTokens::to_token_stream(&self.0))
+    }
+}
+
+impl std::str::FromStr for Expression {
+    type Err = syn::Error;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        syn::parse_str::<syn::Expr>(s).map(Expression)
+    }
+}
+
+impl Serialize for Expression {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(&self.to_string())
+    }
+}
+
+impl<'de> Deserialize<'de> for Expression {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        s.parse()
+            .map_err(|e| serde::de::Error::custom(format!("`{s}` is not an expression: {e}")))
+    }
+}
