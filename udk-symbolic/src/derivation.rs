@@ -1,0 +1,91 @@
+//! What the derivation produces: the equations of motion as DAG entries, ready for the emitters.
+
+use crate::expr::{ExprId, Pool};
+
+/// A dense matrix of expressions, row-major.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExprMatrix {
+    /// Number of rows.
+    pub rows: usize,
+    /// Number of columns.
+    pub cols: usize,
+    /// rows × cols entries, row-major.
+    pub entries: Vec<ExprId>,
+}
+
+impl ExprMatrix {
+    /// Entry (i, j).
+    pub fn get(&self, i: usize, j: usize) -> ExprId {
+        self.entries[i * self.cols + j]
+    }
+}
+
+/// The derived equations of a Lagrangian model with n coordinates and m constraints
+/// (holonomic first, then nonholonomic).
+#[derive(Clone, Debug)]
+pub struct LagrangianEquations {
+    /// Mass matrix M = ∂²L/∂q̇², n × n; depends on q and t only.
+    pub mass_matrix: ExprMatrix,
+    /// Generalized force Q = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + forces, n entries.
+    pub generalized_force: Vec<ExprId>,
+    /// Constraint matrix A = ∂(constraint)/∂q̈, m × n.
+    pub constraint_matrix: ExprMatrix,
+    /// b = −(constraint with q̈ = 0), m entries, so that A q̈ = b.
+    pub constraint_rhs: Vec<ExprId>,
+    /// Non-ideal constraint force C, n entries (zeros when none was given).
+    pub nonideal_force: Vec<ExprId>,
+    /// Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L.
+    pub energy: ExprId,
+    /// The holonomic constraints f(q, t), as written.
+    pub holonomic: Vec<ExprId>,
+    /// Velocity-level constraints: ḟ for each holonomic one, then φ(q, q̇, t), m entries.
+    pub velocity_constraints: Vec<ExprId>,
+}
+
+/// The derived equations of a Hamiltonian model with n coordinates, n momenta and m
+/// constraints φ(q, p, t) (Udwadia 2016, eqs 9–12, 35–36).
+#[derive(Clone, Debug)]
+pub struct HamiltonianEquations {
+    /// H(q, p, t).
+    pub hamiltonian: ExprId,
+    /// H_p = ∂H/∂p, n entries (= q̇).
+    pub h_p: Vec<ExprId>,
+    /// H_q = ∂H/∂q, n entries.
+    pub h_q: Vec<ExprId>,
+    /// H_pp = ∂²H/∂p², n × n.
+    pub h_pp: ExprMatrix,
+    /// A_p = ∂φ/∂p, m × n.
+    pub a_p: ExprMatrix,
+    /// b_p = −(∂φ/∂q) H_p − ∂φ/∂t, m entries.
+    pub b_p: Vec<ExprId>,
+    /// The constraints φ(q, p, t), m entries (holonomic ones already turned into φ through q̇ = H_p).
+    pub constraints: Vec<ExprId>,
+    /// The holonomic constraints f(q, t) as written, if any.
+    pub holonomic: Vec<ExprId>,
+}
+
+/// The equations of either kind of model.
+#[derive(Clone, Debug)]
+pub enum Equations {
+    /// From a Lagrangian.
+    Lagrangian(LagrangianEquations),
+    /// From a Hamiltonian.
+    Hamiltonian(HamiltonianEquations),
+}
+
+/// A derived model: names, the pool that owns every expression, and the equations.
+#[derive(Clone, Debug)]
+pub struct Derivation {
+    /// The model's name.
+    pub name: String,
+    /// Coordinate names, n of them.
+    pub coordinates: Vec<String>,
+    /// Momentum names (Hamiltonian models), n of them, else empty.
+    pub momenta: Vec<String>,
+    /// Parameter names, in order; `Symbol::Parameter(i)` is `parameters[i]`.
+    pub parameters: Vec<String>,
+    /// The DAG.
+    pub pool: Pool,
+    /// The equations.
+    pub equations: Equations,
+}
