@@ -4,6 +4,37 @@
 //! Nodes are only ever created through the canonicalizing constructors of the pool (sums and
 //! products flattened and sorted, like terms and powers collected, constants folded), so two
 //! expressions that canonicalize alike have the same [`ExprId`].
+//!
+//! # Canonical forms (what an emitter sees)
+//! - [`Number`]: exact `Rational(p, q)` (lowest terms, q > 0) whenever the inputs were exact
+//!   (decimal literals such as `9.81` are parsed exactly as 981/100); a `Float` for inexact
+//!   values (`PI`, rational overflow, functions of floats). An integer-valued float, or any
+//!   float k/2ʲ with j ≤ 16, is always the `Rational`.
+//! - Negation: `Mul([-1, x])`; more generally a numeric coefficient is the first operand of a
+//!   `Mul` (so −2·x·y is `Mul([-2, x, y])`). A coefficient is never distributed over a sum.
+//! - Subtraction: a − b is `Add([a, Mul([-1, b])])`.
+//! - Division: x / y is `Mul([x, Pow(y, -1)])`; 1/y is `Pow(y, -1)`.
+//! - Square root: always `Call(Func::Sqrt, [x])`, never `Pow(x, 1/2)`: x^(1/2) becomes
+//!   `Call(Sqrt, [x])` and x^(k/2) for odd k becomes `Pow(Call(Sqrt, [x]), k)`, so an emitter
+//!   writes `x.sqrt()` and `powi`. `Pow` exponents are therefore integers (`Rational(k, 1)`)
+//!   except for genuinely non-integer ones (`powf`).
+//! - `Add` and `Mul` have at least two operands, at most one of them numeric (first), the
+//!   rest sorted by id; no operand of an `Add` is an `Add`, none of a `Mul` is a `Mul`.
+//! - 0, 1, x·0, x+0, x·1, x^1, x^0 never survive; like terms and like powers are collected.
+//! - Children always have smaller ids than their parents, so evaluating nodes in id order is a
+//!   valid schedule.
+//!
+//! Build nodes with the constructors in `build.rs` ([`Pool::add`], [`Pool::mul`], [`Pool::pow`],
+//! [`Pool::powi`], [`Pool::neg`], [`Pool::sub`], [`Pool::div`], [`Pool::sqrt`], [`Pool::call`],
+//! [`Pool::number`], [`Pool::rational`], [`Pool::symbol`], …); differentiate with
+//! [`Pool::diff`] and [`Pool::time_derivative`]; evaluate with [`Pool::eval`].
+
+mod build;
+mod diff;
+mod eval;
+mod number;
+#[cfg(test)]
+mod tests;
 
 use std::collections::HashMap;
 
@@ -69,7 +100,8 @@ impl std::hash::Hash for Number {
     }
 }
 
-/// The elementary functions of the expression language.
+/// The elementary functions of the expression language. Each is the `f64` method of the same
+/// name ([`Func::name`]), so `Call(f, [x])` is `x.f()` and `Call(Atan2, [y, x])` is `y.atan2(x)`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Func {
     Sin,
@@ -87,7 +119,7 @@ pub enum Func {
     /// Natural logarithm.
     Ln,
     Abs,
-    /// Square root (kept as a function so the emitters can write `sqrt`).
+    /// Square root, the only form of x^(1/2) in the DAG (see the module docs).
     Sqrt,
 }
 
@@ -113,6 +145,8 @@ pub enum Node {
 pub struct Pool {
     nodes: Vec<Node>,
     index: HashMap<Node, ExprId>,
+    /// Memoized derivatives, per variable of differentiation.
+    derivatives: HashMap<diff::Wrt, HashMap<ExprId, ExprId>>,
 }
 
 impl Pool {

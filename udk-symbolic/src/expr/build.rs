@@ -1,0 +1,454 @@
+//! The canonicalizing constructors of [`Pool`]: every node is made through these, so that two
+//! expressions that canonicalize alike are one node.
+//!
+//! Canonical forms:
+//! - numbers: exact rationals where the inputs are exact (checked `i64`, else float); an
+//!   integer-valued float is the integer;
+//! - sums and products are flattened; like terms c₁·x + c₂·x and like powers x^a·x^b are
+//!   collected; 0 and 1 are dropped; the one numeric operand, if any, comes first and the
+//!   others follow sorted by id;
+//! - negation is the product (−1)·x, and a numeric factor is not distributed over a sum;
+//! - division x/y is x·y^−1;
+//! - square roots are `Call(Sqrt, [x])`; x^(k/2) for odd k is sqrt(x)^k; sqrt(x)^(2k) is x^k;
+//! - an integer power of a product or a power is distributed: (x·y)^k = x^k·y^k,
+//!   (x^a)^k = x^(a·k);
+//! - sin, tan, asin, atan, sinh, tanh of a negated argument pull the sign out; cos, cosh and
+//!   abs drop it;
+//! - functions of exact constants fold only when the result is exact (sin 0, cos 0, exp 0,
+//!   ln 1, sqrt of a perfect square, abs); of float constants they fold to floats.
+
+use super::{ExprId, Func, Node, Number, Pool};
+use std::collections::HashMap;
+
+impl Pool {
+    /// The constant `value`, normalized (see [`Number::from_f64`]).
+    pub fn constant(&mut self, value: Number) -> ExprId {
+        let value = match value {
+            Number::Float(x) => Number::from_f64(x),
+            r => r,
+        };
+        self.intern(Node::Number(value))
+    }
+
+    /// The constant `x` (exact when `x` is an integer below 2⁵³ in magnitude).
+    pub fn number(&mut self, x: f64) -> ExprId {
+        self.constant(Number::from_f64(x))
+    }
+
+    /// The exact constant p/q.
+    ///
+    /// # Panics
+    /// When q = 0.
+    pub fn rational(&mut self, p: i64, q: i64) -> ExprId {
+        let value = Number::rational(p, q).expect("rational with zero denominator");
+        self.constant(value)
+    }
+
+    /// The exact integer k.
+    pub fn integer(&mut self, k: i64) -> ExprId {
+        self.constant(Number::Rational(k, 1))
+    }
+
+    /// The constant 0.
+    pub fn zero(&mut self) -> ExprId {
+        self.constant(Number::ZERO)
+    }
+
+    /// The constant 1.
+    pub fn one(&mut self) -> ExprId {
+        self.constant(Number::ONE)
+    }
+
+    /// The leaf for `symbol`.
+    pub fn symbol(&mut self, symbol: super::Symbol) -> ExprId {
+        self.intern(Node::Symbol(symbol))
+    }
+
+    /// The value of `id` when it is a constant.
+    pub fn as_number(&self, id: ExprId) -> Option<Number> {
+        match self.get(id) {
+            Node::Number(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    /// Whether `id` is the constant 0.
+    pub fn is_zero(&self, id: ExprId) -> bool {
+        self.as_number(id).is_some_and(Number::is_zero)
+    }
+
+    /// Whether `id` is the constant 1.
+    pub fn is_one(&self, id: ExprId) -> bool {
+        self.as_number(id).is_some_and(Number::is_one)
+    }
+
+    /// The canonical sum of `terms` (0 when empty).
+    pub fn add(&mut self, terms: &[ExprId]) -> ExprId {
+        let mut constant = Number::ZERO;
+        let mut collected: Vec<(ExprId, Number)> = Vec::new();
+        let mut slot: HashMap<ExprId, usize> = HashMap::new();
+        let mut pending: Vec<ExprId> = terms.iter().rev().copied().collect();
+        while let Some(term) = pending.pop() {
+            match self.get(term) {
+                Node::Number(n) => constant = constant + *n,
+                Node::Add(ops) => pending.extend(ops.iter().rev()),
+                _ => {
+                    let (c, rest) = self.split_coefficient(term);
+                    match slot.get(&rest) {
+                        Some(&i) => collected[i].1 = collected[i].1 + c,
+                        None => {
+                            slot.insert(rest, collected.len());
+                            collected.push((rest, c));
+                        }
+                    }
+                }
+            }
+        }
+        let mut ops: Vec<ExprId> = collected
+            .into_iter()
+            .filter(|(_, c)| !c.is_zero())
+            .map(|(rest, c)| self.scale(c, rest))
+            .collect();
+        ops.sort_unstable();
+        if !constant.is_zero() {
+            ops.insert(0, self.constant(constant));
+        }
+        match ops.len() {
+            0 => self.zero(),
+            1 => ops[0],
+            _ => self.intern(Node::Add(ops.into())),
+        }
+    }
+
+    /// The canonical product of `factors` (1 when empty).
+    pub fn mul(&mut self, factors: &[ExprId]) -> ExprId {
+        let mut coefficient = Number::ONE;
+        // (base, exponents, the factor itself when it is alone)
+        let mut groups: Vec<(ExprId, Vec<ExprId>, ExprId)> = Vec::new();
+        let mut slot: HashMap<ExprId, usize> = HashMap::new();
+        let mut pending: Vec<ExprId> = factors.iter().rev().copied().collect();
+        while let Some(factor) = pending.pop() {
+            match self.get(factor) {
+                Node::Number(n) => coefficient = coefficient * *n,
+                Node::Mul(ops) => pending.extend(ops.iter().rev()),
+                _ => {
+                    let (base, exponent) = self.split_power(factor);
+                    match slot.get(&base) {
+                        Some(&i) => groups[i].1.push(exponent),
+                        None => {
+                            slot.insert(base, groups.len());
+                            groups.push((base, vec![exponent], factor));
+                        }
+                    }
+                }
+            }
+        }
+        if coefficient.is_zero() {
+            return self.zero();
+        }
+        let mut ops = Vec::with_capacity(groups.len());
+        let mut regroup = false;
+        for (base, exponents, alone) in groups {
+            if exponents.len() == 1 {
+                ops.push(alone);
+                continue;
+            }
+            let exponent = self.add(&exponents);
+            let power = self.pow(base, exponent);
+            regroup |= match self.get(power) {
+                Node::Number(_) | Node::Mul(_) => true,
+                _ => self.split_power(power).0 != base,
+            };
+            ops.push(power);
+        }
+        if regroup {
+            ops.push(self.constant(coefficient));
+            return self.mul(&ops);
+        }
+        ops.sort_unstable();
+        if !coefficient.is_one() {
+            ops.insert(0, self.constant(coefficient));
+        }
+        match ops.len() {
+            0 => self.one(),
+            1 => ops[0],
+            _ => self.intern(Node::Mul(ops.into())),
+        }
+    }
+
+    /// base^exponent, canonical.
+    pub fn pow(&mut self, base: ExprId, exponent: ExprId) -> ExprId {
+        let Some(e) = self.as_number(exponent) else {
+            if self.is_one(base) {
+                return base;
+            }
+            return self.intern(Node::Pow(base, exponent));
+        };
+        if e.is_zero() {
+            return self.one();
+        }
+        if e.is_one() {
+            return base;
+        }
+        if let Some(b) = self.as_number(base) {
+            if let Some(folded) = fold_power(b, e) {
+                return self.constant(folded);
+            }
+        }
+        if let Some(k) = e.as_integer() {
+            match self.get(base).clone() {
+                Node::Pow(inner, a) => {
+                    let product = self.mul(&[a, exponent]);
+                    return self.pow(inner, product);
+                }
+                Node::Mul(ops) => {
+                    let powers: Vec<ExprId> = ops.iter().map(|&o| self.pow(o, exponent)).collect();
+                    return self.mul(&powers);
+                }
+                Node::Call(Func::Sqrt, args) if k % 2 == 0 => {
+                    let half = self.integer(k / 2);
+                    return self.pow(args[0], half);
+                }
+                _ => {}
+            }
+        } else if let Number::Rational(p, 2) = e {
+            let root = self.call(Func::Sqrt, &[base]);
+            let p = self.integer(p);
+            return self.pow(root, p);
+        }
+        self.intern(Node::Pow(base, exponent))
+    }
+
+    /// base^k for an integer k.
+    pub fn powi(&mut self, base: ExprId, k: i64) -> ExprId {
+        let k = self.integer(k);
+        self.pow(base, k)
+    }
+
+    /// −x, as (−1)·x.
+    pub fn neg(&mut self, x: ExprId) -> ExprId {
+        let minus_one = self.integer(-1);
+        self.mul(&[minus_one, x])
+    }
+
+    /// a − b.
+    pub fn sub(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        let minus_b = self.neg(b);
+        self.add(&[a, minus_b])
+    }
+
+    /// 1/x, as x^−1.
+    pub fn recip(&mut self, x: ExprId) -> ExprId {
+        self.powi(x, -1)
+    }
+
+    /// a/b, as a·b^−1.
+    pub fn div(&mut self, a: ExprId, b: ExprId) -> ExprId {
+        let inverse = self.recip(b);
+        self.mul(&[a, inverse])
+    }
+
+    /// √x, as `Call(Sqrt, [x])`.
+    pub fn sqrt(&mut self, x: ExprId) -> ExprId {
+        self.call(Func::Sqrt, &[x])
+    }
+
+    /// The function `func` applied to `args`, canonical.
+    ///
+    /// # Panics
+    /// When `args.len()` is not `func.arity()`.
+    pub fn call(&mut self, func: Func, args: &[ExprId]) -> ExprId {
+        assert_eq!(
+            args.len(),
+            func.arity(),
+            "wrong argument count for {func:?}"
+        );
+        if let Some(folded) = self.fold_call(func, args) {
+            return folded;
+        }
+        if func.arity() == 1 {
+            if let Some(positive) = self.negated(args[0]) {
+                match func {
+                    Func::Sin | Func::Tan | Func::Asin | Func::Atan | Func::Sinh | Func::Tanh => {
+                        let value = self.call(func, &[positive]);
+                        return self.neg(value);
+                    }
+                    Func::Cos | Func::Cosh | Func::Abs => return self.call(func, &[positive]),
+                    _ => {}
+                }
+            }
+        }
+        self.intern(Node::Call(func, args.into()))
+    }
+
+    /// When `x` is c·y with c < 0 (or a negative constant), −x.
+    fn negated(&mut self, x: ExprId) -> Option<ExprId> {
+        let negative = match self.get(x) {
+            Node::Number(n) => n.is_negative(),
+            Node::Mul(ops) => self.as_number(ops[0]).is_some_and(Number::is_negative),
+            _ => false,
+        };
+        negative.then(|| self.neg(x))
+    }
+
+    /// The value of a function of constants, when it is exact or an argument is a float.
+    fn fold_call(&mut self, func: Func, args: &[ExprId]) -> Option<ExprId> {
+        let values: Vec<Number> = args
+            .iter()
+            .map(|&a| self.as_number(a))
+            .collect::<Option<_>>()?;
+        let x = values[0];
+        let exact = match func {
+            Func::Sin | Func::Tan | Func::Asin | Func::Atan | Func::Sinh | Func::Tanh
+                if x.is_zero() =>
+            {
+                Some(Number::ZERO)
+            }
+            Func::Cos | Func::Cosh | Func::Exp if x.is_zero() => Some(Number::ONE),
+            Func::Ln if x.is_one() => Some(Number::ZERO),
+            Func::Sqrt => x.exact_sqrt(),
+            Func::Abs => match x {
+                Number::Rational(p, q) => Some(Number::Rational(p.abs(), q)),
+                Number::Float(f) => Some(Number::Float(f.abs())),
+            },
+            _ => None,
+        };
+        if let Some(value) = exact {
+            return Some(self.constant(value));
+        }
+        if !values.iter().any(|v| matches!(v, Number::Float(_))) {
+            return None;
+        }
+        let floats: Vec<f64> = values.iter().map(|v| v.to_f64()).collect();
+        let value = func.apply(&floats);
+        value.is_finite().then(|| self.number(value))
+    }
+
+    /// A term as (numeric coefficient, the rest), so that c₁·x and c₂·x can be collected.
+    fn split_coefficient(&mut self, term: ExprId) -> (Number, ExprId) {
+        if let Node::Mul(ops) = self.get(term) {
+            if let Some(c) = self.as_number(ops[0]) {
+                let rest: Box<[ExprId]> = ops[1..].into();
+                let rest = if rest.len() == 1 {
+                    rest[0]
+                } else {
+                    self.intern(Node::Mul(rest))
+                };
+                return (c, rest);
+            }
+        }
+        (Number::ONE, term)
+    }
+
+    /// c·rest, where rest is a canonical term without a numeric coefficient.
+    fn scale(&mut self, c: Number, rest: ExprId) -> ExprId {
+        if c.is_one() {
+            return rest;
+        }
+        let c = self.constant(c);
+        let ops: Box<[ExprId]> = match self.get(rest) {
+            Node::Mul(ops) => std::iter::once(c).chain(ops.iter().copied()).collect(),
+            _ => [c, rest].into(),
+        };
+        self.intern(Node::Mul(ops))
+    }
+
+    /// A factor as (base, exponent), so that x^a and x^b can be collected.
+    fn split_power(&mut self, factor: ExprId) -> (ExprId, ExprId) {
+        match self.get(factor) {
+            Node::Pow(base, exponent) => (*base, *exponent),
+            _ => (factor, self.one()),
+        }
+    }
+}
+
+/// b^e for constants, when the result is exact or an operand is a float (and finite).
+fn fold_power(b: Number, e: Number) -> Option<Number> {
+    if let Some(k) = e.as_integer() {
+        return b.powi(k);
+    }
+    if let Number::Rational(p, 2) = e {
+        if let Some(root) = b.exact_sqrt() {
+            return root.powi(p);
+        }
+    }
+    if matches!(b, Number::Float(_)) || matches!(e, Number::Float(_)) {
+        let value = b.to_f64().powf(e.to_f64());
+        return value.is_finite().then_some(Number::from_f64(value));
+    }
+    None
+}
+
+impl Func {
+    /// How many arguments the function takes (2 for `Atan2`, else 1).
+    pub fn arity(self) -> usize {
+        match self {
+            Func::Atan2 => 2,
+            _ => 1,
+        }
+    }
+
+    /// The function's name in Rust (`f64` method) and in the expression language.
+    pub fn name(self) -> &'static str {
+        match self {
+            Func::Sin => "sin",
+            Func::Cos => "cos",
+            Func::Tan => "tan",
+            Func::Asin => "asin",
+            Func::Acos => "acos",
+            Func::Atan => "atan",
+            Func::Atan2 => "atan2",
+            Func::Sinh => "sinh",
+            Func::Cosh => "cosh",
+            Func::Tanh => "tanh",
+            Func::Exp => "exp",
+            Func::Ln => "ln",
+            Func::Abs => "abs",
+            Func::Sqrt => "sqrt",
+        }
+    }
+
+    /// Every function, in declaration order.
+    pub const ALL: [Func; 14] = [
+        Func::Sin,
+        Func::Cos,
+        Func::Tan,
+        Func::Asin,
+        Func::Acos,
+        Func::Atan,
+        Func::Atan2,
+        Func::Sinh,
+        Func::Cosh,
+        Func::Tanh,
+        Func::Exp,
+        Func::Ln,
+        Func::Abs,
+        Func::Sqrt,
+    ];
+
+    /// The function named `name` in the expression language, if any.
+    pub fn from_name(name: &str) -> Option<Func> {
+        Func::ALL.into_iter().find(|f| f.name() == name)
+    }
+
+    /// The function's value at `args` (`args.len()` = arity; atan2 takes (y, x)).
+    pub fn apply(self, args: &[f64]) -> f64 {
+        let x = args[0];
+        match self {
+            Func::Sin => x.sin(),
+            Func::Cos => x.cos(),
+            Func::Tan => x.tan(),
+            Func::Asin => x.asin(),
+            Func::Acos => x.acos(),
+            Func::Atan => x.atan(),
+            Func::Atan2 => x.atan2(args[1]),
+            Func::Sinh => x.sinh(),
+            Func::Cosh => x.cosh(),
+            Func::Tanh => x.tanh(),
+            Func::Exp => x.exp(),
+            Func::Ln => x.ln(),
+            Func::Abs => x.abs(),
+            Func::Sqrt => x.sqrt(),
+        }
+    }
+}

@@ -1,0 +1,129 @@
+//! Unit tests of the canonical forms.
+
+use super::{ExprId, Func, Node, Number, Pool, Symbol};
+
+fn setup() -> (Pool, ExprId, ExprId) {
+    let mut pool = Pool::new();
+    let x = pool.symbol(Symbol::Coordinate(0));
+    let y = pool.symbol(Symbol::Coordinate(1));
+    (pool, x, y)
+}
+
+#[test]
+fn identities_and_constant_folding() {
+    let (mut p, x, _) = setup();
+    let zero = p.zero();
+    let one = p.one();
+    assert_eq!(p.add(&[x, zero]), x);
+    assert_eq!(p.mul(&[x, one]), x);
+    assert_eq!(p.mul(&[x, zero]), zero);
+    assert_eq!(p.powi(x, 1), x);
+    assert_eq!(p.powi(x, 0), one);
+    let a = p.rational(1, 3);
+    let b = p.rational(1, 6);
+    let sum = p.add(&[a, b]);
+    assert_eq!(p.as_number(sum), Some(Number::Rational(1, 2)));
+    let half = p.number(0.5);
+    assert_eq!(sum, half);
+    let two = p.number(2.0);
+    assert_eq!(two, p.integer(2));
+}
+
+#[test]
+fn like_terms_and_powers_collect() {
+    let (mut p, x, y) = setup();
+    let two = p.integer(2);
+    let three = p.integer(3);
+    let a = p.mul(&[two, x, y]);
+    let b = p.mul(&[y, three, x]);
+    let sum = p.add(&[a, b]);
+    let five = p.integer(5);
+    let expected = p.mul(&[five, x, y]);
+    assert_eq!(sum, expected);
+    let diff = p.sub(a, a);
+    assert!(p.is_zero(diff));
+    let x2 = p.powi(x, 2);
+    let x3 = p.mul(&[x2, x]);
+    assert_eq!(x3, p.powi(x, 3));
+    let q = p.div(x3, x2);
+    assert_eq!(q, x);
+    assert_eq!(p.div(x, x), p.one());
+}
+
+#[test]
+fn division_negation_and_sqrt_forms() {
+    let (mut p, x, y) = setup();
+    let q = p.div(x, y);
+    let inv = p.powi(y, -1);
+    assert_eq!(p.get(q), &Node::Mul(vec![x, inv].into()));
+    let n = p.neg(x);
+    let m1 = p.integer(-1);
+    assert_eq!(p.get(n), &Node::Mul(vec![m1, x].into()));
+    assert_eq!(p.neg(n), x);
+    let half = p.rational(1, 2);
+    let r = p.pow(x, half);
+    assert_eq!(p.get(r), &Node::Call(Func::Sqrt, vec![x].into()));
+    let r2 = p.mul(&[r, r]);
+    assert_eq!(r2, x);
+    let three_halves = p.rational(3, 2);
+    let r3 = p.pow(x, three_halves);
+    assert_eq!(r3, p.powi(r, 3));
+    let four = p.integer(4);
+    let root = p.sqrt(four);
+    assert_eq!(p.as_number(root), Some(Number::Rational(2, 1)));
+}
+
+#[test]
+fn odd_and_even_functions_normalize_sign() {
+    let (mut p, x, _) = setup();
+    let nx = p.neg(x);
+    let s = p.call(Func::Sin, &[x]);
+    let c = p.call(Func::Cos, &[x]);
+    let sn = p.call(Func::Sin, &[nx]);
+    assert_eq!(sn, p.neg(s));
+    assert_eq!(p.call(Func::Cos, &[nx]), c);
+    let zero = p.zero();
+    assert_eq!(p.call(Func::Cos, &[zero]), p.one());
+}
+
+#[test]
+fn products_distribute_integer_powers() {
+    let (mut p, x, y) = setup();
+    let three = p.integer(3);
+    let xy = p.mul(&[three, x, y]);
+    let sq = p.powi(xy, 2);
+    let nine = p.integer(9);
+    let x2 = p.powi(x, 2);
+    let y2 = p.powi(y, 2);
+    assert_eq!(sq, p.mul(&[nine, x2, y2]));
+    let sum = p.add(&[x, y]);
+    let sum2 = p.powi(sum, 2);
+    assert!(
+        matches!(p.get(sum2), Node::Pow(..)),
+        "sums are not expanded"
+    );
+}
+
+#[test]
+fn derivatives_of_basic_forms() {
+    let (mut p, x, y) = setup();
+    let s = p.call(Func::Sin, &[x]);
+    let xs = p.mul(&[x, s, y]);
+    let d = p.diff(xs, Symbol::Coordinate(0));
+    let c = p.call(Func::Cos, &[x]);
+    let t1 = p.mul(&[s, y]);
+    let t2 = p.mul(&[x, c, y]);
+    assert_eq!(d, p.add(&[t1, t2]));
+    let dt = p.time_derivative(s);
+    let v = p.symbol(Symbol::Velocity(0));
+    assert_eq!(dt, p.mul(&[c, v]));
+    let at = p.call(Func::Atan2, &[y, x]);
+    let vals = |s: Symbol| match s {
+        Symbol::Coordinate(0) => 0.7,
+        Symbol::Coordinate(1) => -0.3,
+        _ => 0.0,
+    };
+    let dx = p.diff(at, Symbol::Coordinate(0));
+    let v = p.eval(dx, &vals);
+    assert!((v - 0.3 / (0.49 + 0.09)).abs() < 1e-15);
+}
