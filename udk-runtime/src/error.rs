@@ -1,0 +1,75 @@
+//! The typed error every kernel returns instead of a panic, a NaN or a wrong answer.
+
+/// Why a kernel could not return a trustworthy result.
+///
+/// Every public function of this crate returns `Result<_, Error>`; none panics on bad
+/// input and none returns a non-finite number.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum Error {
+    /// The acceleration is not determined by the equations of motion: the (n + m) × n matrix
+    /// [M; A] has rank `rank` < `n` (Udwadia & Phohomsiri 2006, Result 3 and Lemma 3.1).
+    /// The minimum-norm solution is still available from
+    /// [`reference_acceleration`](crate::reference_acceleration) (eq 2.14 with η = 0).
+    #[error("the constrained acceleration is not unique: rank [M; A] = {rank} < n = {n}")]
+    NonUniqueAcceleration {
+        /// Numerical rank of [M; A].
+        rank: usize,
+        /// Number of generalized coordinates.
+        n: usize,
+    },
+    /// A q̈ = b (or A_p ṗ = b_p) has no solution: the Euclidean norm of the residual of the
+    /// best (least-squares) candidate, `residual`, exceeds
+    /// [`Options::consistency_tolerance`](crate::Options::consistency_tolerance) relative to
+    /// ‖A‖_F ‖q̈‖ + ‖b‖. No least-squares answer is returned as if it were motion.
+    #[error("the constraints are inconsistent: ‖A q̈ − b‖ = {residual:e}")]
+    InconsistentConstraints {
+        /// ‖A q̈ − b‖₂ of the least-squares candidate.
+        residual: f64,
+    },
+    /// An input (or, after overflow, an output) contains NaN or ±∞.
+    #[error("{what} contains a NaN or an infinite entry")]
+    NonFinite {
+        /// Which quantity, e.g. `"mass matrix M"`.
+        what: &'static str,
+    },
+    /// A matrix that must be symmetric is not (relative asymmetry above 1e-10).
+    #[error("{what} is not symmetric")]
+    NotSymmetric {
+        /// Which matrix, e.g. `"mass matrix M"`.
+        what: &'static str,
+    },
+    /// A matrix that must be positive semidefinite has a negative eigenvalue.
+    #[error("{what} is not positive semidefinite")]
+    NotPositiveSemidefinite {
+        /// Which matrix.
+        what: &'static str,
+    },
+    /// A matrix that must be positive definite is (numerically) singular or indefinite.
+    #[error("{what} is not positive definite")]
+    NotPositiveDefinite {
+        /// Which matrix, e.g. `"H_pp"` or `"weighting matrix G"`.
+        what: &'static str,
+    },
+    /// A dynamically sized input has the wrong shape.
+    #[error("{what} has shape {found:?}, expected {expected:?}")]
+    DimensionMismatch {
+        /// Which input.
+        what: &'static str,
+        /// Expected (rows, columns).
+        expected: (usize, usize),
+        /// Actual (rows, columns).
+        found: (usize, usize),
+    },
+    /// A field of [`Options`](crate::Options) is out of range.
+    #[error("invalid option: {what}")]
+    InvalidOption {
+        /// What is wrong.
+        what: &'static str,
+    },
+    /// An iterative decomposition (SVD, symmetric eigendecomposition) did not converge.
+    #[error("the {what} did not converge")]
+    NoConvergence {
+        /// Which decomposition.
+        what: &'static str,
+    },
+}

@@ -1,0 +1,371 @@
+//! The constrained acceleration q̈ and the constraint force Qᶜ of a Lagrangian system
+//! M q̈ = Q + Qᶜ subject to A q̈ = b, for positive definite or singular M, ideal or non-ideal
+//! constraints (Udwadia & Kalaba 1993; Udwadia & Phohomsiri 2006; Udwadia & Wanichanon 2013).
+//!
+//! Shapes: n generalized coordinates, m constraints. M is n × n symmetric positive
+//! semidefinite (kg, kg·m² … per coordinate pair), Q and C are n-vectors (generalized
+//! forces), A is m × n and b an m-vector (A q̈ = b, units of b/A are accelerations).
+//!
+//! Paths, chosen automatically:
+//! 1. M positive definite (Cholesky with relative pivot threshold succeeds):
+//!    q̈ = a + M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺(b − Aa) + M^-½(I − B⁺B)M^-½C, a = M⁻¹Q, B = AM^-½
+//!    (Udwadia & Phohomsiri 2006, eq 4.24; Udwadia & Kalaba 1993, eq 17). Through the
+//!    Cholesky factor this is q̈ = M⁻¹(Q + C) + M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺(b − AM⁻¹(Q + C)), because
+//!    M^-½(I − B⁺B)M^-½C = M⁻¹C − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺AM⁻¹C. No matrix square root is formed.
+//! 2. M singular: the same equation for the augmented mass matrix M + α²AᵀGA and the
+//!    augmented force Q + AᵀG(α²b) (Udwadia & Wanichanon 2013, eqs 3.8, 3.18, 3.36). This
+//!    matrix is positive definite iff rank [M; A] = n (ibid., Lemma 3.1).
+//! 3. Augmented matrix numerically singular: the rank of [M; A] decides. Rank n: the SVD
+//!    form eq 2.15 of Udwadia & Phohomsiri 2006; rank < n: `NonUniqueAcceleration`.
+//!
+//! The constraint force is Qᶜ = M q̈ − Q; it is evaluated as C + Aᵀλ, which is eq 16 of
+//! Udwadia & Kalaba 1993 on path 1 and Qᶜ_{AᵀG, α²b} of Udwadia & Wanichanon 2013, eq 3.28
+//! (equal to Qᶜ by eq 3.37) on path 2.
+
+use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatrix, SVector, U1};
+
+use crate::cholesky::SemidefiniteCholesky;
+use crate::projection::{project, FACTOR_TOLERANCE};
+use crate::{singular, validate, Error, KernelAllocator, Options, Weighting};
+
+/// Shift (relative to max |Mᵢⱼ|) below which a negative eigenvalue of M counts as rounding.
+const SEMIDEFINITE_SHIFT: f64 = 1e-8;
+
+/// The generic kernel behind every public entry point of this module; returns (q̈, Qᶜ).
+pub(crate) fn solve<N: Dim, R: Dim>(
+    mass_matrix: &OMatrix<f64, N, N>,
+    generalized_force: &OVector<f64, N>,
+    constraint_matrix: &OMatrix<f64, R, N>,
+    constraint_rhs: &OVector<f64, R>,
+    nonideal_force: Option<&OVector<f64, N>>,
+    options: &Options,
+) -> Result<(OVector<f64, N>, OVector<f64, N>), Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    options.validate()?;
+    validate::finite(mass_matrix, "mass matrix M")?;
+    validate::symmetric(mass_matrix, "mass matrix M")?;
+    validate::finite(generalized_force, "generalized force Q")?;
+    validate::finite(constraint_matrix, "constraint matrix A")?;
+    validate::finite(constraint_rhs, "constraint vector b")?;
+    let mut force = generalized_force.clone();
+    if let Some(c) = nonideal_force {
+        validate::finite(c, "non-ideal force C")?;
+        force += c;
+    }
+
+    let mut factor = SemidefiniteCholesky::new(mass_matrix.clone(), FACTOR_TOLERANCE);
+    if !factor.is_full_rank() {
+        semidefinite(mass_matrix)?;
+        let g = weighting_matrix(&options.weighting, constraint_matrix.shape_generic().0)?;
+        if !(options.alpha.is_finite() && options.alpha != 0.0) {
+            return Err(Error::InvalidOption {
+                what: "alpha must be finite and nonzero",
+            });
+        }
+        let alpha2 = options.alpha * options.alpha;
+        let ga = g * constraint_matrix;
+        let augmented = mass_matrix + constraint_matrix.tr_mul(&ga) * alpha2;
+        factor = SemidefiniteCholesky::new(augmented, FACTOR_TOLERANCE);
+        if !factor.is_full_rank() {
+            return svd_fallback(
+                mass_matrix,
+                generalized_force,
+                constraint_matrix,
+                constraint_rhs,
+                nonideal_force,
+                options,
+            );
+        }
+        // z = α²b, so that C + Aᵀλ is the constraint force on the actual system (eq 3.37).
+        force += ga.tr_mul(constraint_rhs) * alpha2;
+    }
+    let unconstrained = factor.solve(&force);
+    let p = project(
+        &factor,
+        unconstrained,
+        constraint_matrix,
+        constraint_rhs,
+        options,
+    )?;
+    let mut constraint_force = p.force;
+    if let Some(c) = nonideal_force {
+        constraint_force += c;
+    }
+    Ok((p.acceleration, constraint_force))
+}
+
+/// `Err(NotPositiveSemidefinite)` unless M + δI is positive definite, δ = 1e-8·max|Mᵢⱼ|.
+fn semidefinite<N: Dim>(mass_matrix: &OMatrix<f64, N, N>) -> Result<(), Error>
+where
+    DefaultAllocator: nalgebra::allocator::Allocator<N, N>,
+{
+    let scale = mass_matrix.amax();
+    if scale == 0.0 {
+        return Ok(());
+    }
+    let (n, _) = mass_matrix.shape_generic();
+    let shifted = mass_matrix + OMatrix::identity_generic(n, n) * (SEMIDEFINITE_SHIFT * scale);
+    if SemidefiniteCholesky::new(shifted, 0.0).is_full_rank() {
+        Ok(())
+    } else {
+        Err(Error::NotPositiveSemidefinite {
+            what: "mass matrix M",
+        })
+    }
+}
+
+/// G as an m × m matrix, validated (positive definite, symmetric, finite, right size).
+fn weighting_matrix<R: Dim>(weighting: &Weighting, r: R) -> Result<OMatrix<f64, R, R>, Error>
+where
+    DefaultAllocator: nalgebra::allocator::Allocator<R, R>,
+{
+    let m = r.value();
+    const WHAT: &str = "weighting matrix G";
+    match weighting {
+        Weighting::Identity => Ok(OMatrix::identity_generic(r, r)),
+        Weighting::Diagonal(d) => {
+            if d.len() != m {
+                return Err(Error::DimensionMismatch {
+                    what: WHAT,
+                    expected: (m, 1),
+                    found: (d.len(), 1),
+                });
+            }
+            if !d.iter().all(|v| v.is_finite() && *v > 0.0) {
+                return Err(Error::NotPositiveDefinite { what: WHAT });
+            }
+            Ok(OMatrix::from_fn_generic(r, r, |i, j| {
+                if i == j {
+                    d[i]
+                } else {
+                    0.0
+                }
+            }))
+        }
+        Weighting::Matrix(g) => {
+            validate::shape(g, (m, m), WHAT)?;
+            validate::finite(g, WHAT)?;
+            validate::symmetric(g, WHAT)?;
+            let g = OMatrix::from_fn_generic(r, r, |i, j| g[(i, j)]);
+            if !SemidefiniteCholesky::new(g.clone(), 0.0).is_full_rank() {
+                return Err(Error::NotPositiveDefinite { what: WHAT });
+            }
+            Ok(g)
+        }
+    }
+}
+
+/// Path 3: the SVD form eq 2.15 when even the augmented mass matrix is numerically
+/// singular. Allocates (dynamic storage); reached only for ill-posed or badly scaled input.
+fn svd_fallback<N: Dim, R: Dim>(
+    mass_matrix: &OMatrix<f64, N, N>,
+    generalized_force: &OVector<f64, N>,
+    constraint_matrix: &OMatrix<f64, R, N>,
+    constraint_rhs: &OVector<f64, R>,
+    nonideal_force: Option<&OVector<f64, N>>,
+    options: &Options,
+) -> Result<(OVector<f64, N>, OVector<f64, N>), Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    let dynamic =
+        |x: &OMatrix<f64, N, N>| DMatrix::from_iterator(x.nrows(), x.ncols(), x.iter().copied());
+    let m = dynamic(mass_matrix);
+    let q = DVector::from_iterator(generalized_force.len(), generalized_force.iter().copied());
+    let a = DMatrix::from_iterator(
+        constraint_matrix.nrows(),
+        constraint_matrix.ncols(),
+        constraint_matrix.iter().copied(),
+    );
+    let b = DVector::from_iterator(constraint_rhs.len(), constraint_rhs.iter().copied());
+    let c = nonideal_force.map(|c| DVector::from_iterator(c.len(), c.iter().copied()));
+    let solution = singular::reference_unchecked(&m, &q, &a, &b, c.as_ref(), options)?;
+    if !solution.is_unique() {
+        return Err(Error::NonUniqueAcceleration {
+            rank: solution.rank,
+            n: solution.n,
+        });
+    }
+    let qc = &m * &solution.acceleration - &q;
+    let (n, _) = mass_matrix.shape_generic();
+    Ok((
+        OVector::from_iterator_generic(n, U1, solution.acceleration.iter().copied()),
+        OVector::from_iterator_generic(n, U1, qc.iter().copied()),
+    ))
+}
+
+/// Checks the shapes of dynamically sized inputs: n = Q.len(), m = b.len().
+fn dyn_shapes(
+    mass_matrix: &DMatrix<f64>,
+    generalized_force: &DVector<f64>,
+    constraint_matrix: &DMatrix<f64>,
+    constraint_rhs: &DVector<f64>,
+    nonideal_force: Option<&DVector<f64>>,
+) -> Result<(), Error> {
+    let n = generalized_force.len();
+    let m = constraint_rhs.len();
+    validate::shape(mass_matrix, (n, n), "mass matrix M")?;
+    validate::shape(constraint_matrix, (m, n), "constraint matrix A")?;
+    if let Some(c) = nonideal_force {
+        validate::shape(c, (n, 1), "non-ideal force C")?;
+    }
+    Ok(())
+}
+
+/// Constrained acceleration q̈ (n-vector) of M q̈ = Q + Qᶜ, A q̈ = b, for fixed sizes
+/// (no heap allocation unless the SVD fallback of path 3 is needed).
+///
+/// - `mass_matrix` M: n × n, symmetric positive semidefinite; singular M is legal.
+/// - `generalized_force` Q: n-vector.
+/// - `constraint_matrix` A: m × n, any rank; `M = 0` (no constraints) is allowed.
+/// - `constraint_rhs` b: m-vector.
+/// - `nonideal_force` C: n-vector of the non-ideal constraint work w ᵀQᶜ = wᵀC, or `None`.
+///
+/// Sources: Udwadia & Kalaba 1993, eq 17; Udwadia & Phohomsiri 2006, eqs 2.15, 4.24;
+/// Udwadia & Wanichanon 2013, eq 3.18. See the [module docs](self) for the paths.
+///
+/// # Errors
+/// `NonFinite` (any NaN/∞ input, or overflow), `NotSymmetric` (M), `NotPositiveSemidefinite`
+/// (M indefinite), `NonUniqueAcceleration` (rank [M; A] < n), `InconsistentConstraints`
+/// (A q̈ = b unsolvable), `InvalidOption` / `NotPositiveDefinite` / `DimensionMismatch`
+/// (bad α or G in `options`), `NoConvergence` (SVD fallback).
+pub fn acceleration<const N: usize, const M: usize>(
+    mass_matrix: &SMatrix<f64, N, N>,
+    generalized_force: &SVector<f64, N>,
+    constraint_matrix: &SMatrix<f64, M, N>,
+    constraint_rhs: &SVector<f64, M>,
+    nonideal_force: Option<&SVector<f64, N>>,
+    options: &Options,
+) -> Result<SVector<f64, N>, Error> {
+    solve(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        options,
+    )
+    .map(|(qdd, _)| qdd)
+}
+
+/// Constraint force Qᶜ = M q̈ − Q (n-vector, generalized force units) for fixed sizes.
+///
+/// Evaluated as C + Aᵀλ: Udwadia & Kalaba 1993, eq 16 for positive definite M, and
+/// Udwadia & Wanichanon 2013, eq 3.28 with z = α²b (equal to Qᶜ by eq 3.37) for singular M.
+/// Inputs and errors as [`acceleration`].
+pub fn constraint_force<const N: usize, const M: usize>(
+    mass_matrix: &SMatrix<f64, N, N>,
+    generalized_force: &SVector<f64, N>,
+    constraint_matrix: &SMatrix<f64, M, N>,
+    constraint_rhs: &SVector<f64, M>,
+    nonideal_force: Option<&SVector<f64, N>>,
+    options: &Options,
+) -> Result<SVector<f64, N>, Error> {
+    solve(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        options,
+    )
+    .map(|(_, qc)| qc)
+}
+
+/// Both (q̈, Qᶜ) from one factorization, for fixed sizes. See [`acceleration`] and
+/// [`constraint_force`] for shapes, sources and errors.
+pub fn acceleration_and_constraint_force<const N: usize, const M: usize>(
+    mass_matrix: &SMatrix<f64, N, N>,
+    generalized_force: &SVector<f64, N>,
+    constraint_matrix: &SMatrix<f64, M, N>,
+    constraint_rhs: &SVector<f64, M>,
+    nonideal_force: Option<&SVector<f64, N>>,
+    options: &Options,
+) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
+    solve(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        options,
+    )
+}
+
+/// [`acceleration`] for dynamic sizes: n = `generalized_force.len()`,
+/// m = `constraint_rhs.len()`; M must be n × n, A m × n, C of length n.
+///
+/// # Errors
+/// As [`acceleration`], plus `DimensionMismatch` for inconsistent shapes.
+pub fn acceleration_dyn(
+    mass_matrix: &DMatrix<f64>,
+    generalized_force: &DVector<f64>,
+    constraint_matrix: &DMatrix<f64>,
+    constraint_rhs: &DVector<f64>,
+    nonideal_force: Option<&DVector<f64>>,
+    options: &Options,
+) -> Result<DVector<f64>, Error> {
+    acceleration_and_constraint_force_dyn(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        options,
+    )
+    .map(|(qdd, _)| qdd)
+}
+
+/// [`constraint_force`] for dynamic sizes (shapes as [`acceleration_dyn`]).
+///
+/// # Errors
+/// As [`acceleration_dyn`].
+pub fn constraint_force_dyn(
+    mass_matrix: &DMatrix<f64>,
+    generalized_force: &DVector<f64>,
+    constraint_matrix: &DMatrix<f64>,
+    constraint_rhs: &DVector<f64>,
+    nonideal_force: Option<&DVector<f64>>,
+    options: &Options,
+) -> Result<DVector<f64>, Error> {
+    acceleration_and_constraint_force_dyn(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        options,
+    )
+    .map(|(_, qc)| qc)
+}
+
+/// [`acceleration_and_constraint_force`] for dynamic sizes (shapes as [`acceleration_dyn`]).
+///
+/// # Errors
+/// As [`acceleration_dyn`].
+pub fn acceleration_and_constraint_force_dyn(
+    mass_matrix: &DMatrix<f64>,
+    generalized_force: &DVector<f64>,
+    constraint_matrix: &DMatrix<f64>,
+    constraint_rhs: &DVector<f64>,
+    nonideal_force: Option<&DVector<f64>>,
+    options: &Options,
+) -> Result<(DVector<f64>, DVector<f64>), Error> {
+    dyn_shapes(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+    )?;
+    solve(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        options,
+    )
+}

@@ -1,0 +1,82 @@
+//! Tolerances and the gauge (α, G) of the augmented mass matrix.
+
+use nalgebra::DMatrix;
+
+/// The positive definite m × m weighting matrix G of the augmented mass matrix
+/// M + α² Aᵀ G A (Udwadia & Wanichanon 2013, eq 3.8).
+///
+/// The acceleration does not depend on G (ibid., Remark 1); G only affects conditioning.
+/// The kernels read it only when the mass matrix is singular.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub enum Weighting {
+    /// G = I_m (the paper's Remark 2). Needs no storage and no allocation.
+    #[default]
+    Identity,
+    /// G = diag(g₁, …, g_m); every entry finite and > 0, length m.
+    Diagonal(Vec<f64>),
+    /// A full symmetric positive definite m × m matrix.
+    Matrix(DMatrix<f64>),
+}
+
+/// Options shared by every kernel.
+///
+/// `Options::default()` is what generated code uses: automatic tolerances, α = 1, G = I,
+/// consistency tolerance 1e-8. Constructing it does not allocate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Options {
+    /// Relative rank tolerance τ (dimensionless, ≥ 0).
+    ///
+    /// - Redundant constraints: a pivot of the Cholesky factorization of A M⁻¹ Aᵀ whose ratio
+    ///   to its diagonal entry is ≤ τ marks its row as linearly dependent on the previous rows.
+    /// - SVD-based paths (eq 2.15 reference, rank of [M; A]): singular values ≤ τ·σ_max are zero.
+    ///
+    /// `None`: 1e-12 for pivot ratios, and the [`pinv`](crate::pinv) default
+    /// max(rows, cols)·ε·σ_max for singular values.
+    pub tolerance: Option<f64>,
+    /// Relative tolerance of the consistency test: the constraints are declared inconsistent
+    /// when ‖A q̈ − b‖ > `consistency_tolerance` · (‖A‖_F ‖q̈‖ + ‖b‖). Default 1e-8.
+    pub consistency_tolerance: f64,
+    /// The nonzero, finite scalar α of the augmented mass matrix M + α² Aᵀ G A
+    /// (Udwadia & Wanichanon 2013, eq 3.8). Default 1.
+    pub alpha: f64,
+    /// The weighting matrix G of the augmented mass matrix. Default G = I.
+    pub weighting: Weighting,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            tolerance: None,
+            consistency_tolerance: 1e-8,
+            alpha: 1.0,
+            weighting: Weighting::Identity,
+        }
+    }
+}
+
+/// Default relative pivot tolerance for detecting redundant constraints.
+const DEFAULT_PIVOT_TOLERANCE: f64 = 1e-12;
+
+impl Options {
+    /// Checks the scalar fields that every kernel reads.
+    pub(crate) fn validate(&self) -> Result<(), crate::Error> {
+        if let Some(t) = self.tolerance {
+            if !(t.is_finite() && t >= 0.0) {
+                return Err(crate::Error::InvalidOption {
+                    what: "tolerance must be finite and non-negative",
+                });
+            }
+        }
+        if !(self.consistency_tolerance.is_finite() && self.consistency_tolerance >= 0.0) {
+            return Err(crate::Error::InvalidOption {
+                what: "consistency_tolerance must be finite and non-negative",
+            });
+        }
+        Ok(())
+    }
+
+    /// The pivot-ratio tolerance for A M⁻¹ Aᵀ.
+    pub(crate) fn pivot_tolerance(&self) -> f64 {
+        self.tolerance.unwrap_or(DEFAULT_PIVOT_TOLERANCE)
+    }
+}

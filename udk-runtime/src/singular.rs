@@ -1,0 +1,206 @@
+//! Reference implementation for singular mass matrices: the explicit equation
+//! q̈ = [(I − A⁺A)M; A]⁺ [Q + C; b] + (I − 𝓜⁺𝓜)η (Udwadia & Phohomsiri 2006, eqs 2.14–2.15)
+//! through SVDs, and the uniqueness test rank [M; A] = n (ibid., Result 3).
+//!
+//! These functions are cross-checks and diagnostics, not hot-path kernels: they use dynamic
+//! storage (the fixed-size entry points copy into it) and cost several SVDs.
+
+use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+
+use crate::pinv::{pinv_and_rank, Tolerance};
+use crate::{validate, Error, Options};
+
+/// The minimum-norm solution of eq 2.14 (η = 0), with the rank that decides uniqueness.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReferenceSolution<V> {
+    /// q̈ = 𝓜⁺[Q + C; b] (n-vector): the acceleration if unique, otherwise the
+    /// minimum-norm member of the solution set.
+    pub acceleration: V,
+    /// Numerical rank of 𝓜 = [(I − A⁺A)M; A], equal to rank [M; A] (ibid., Lemma 3.1).
+    pub rank: usize,
+    /// Number of generalized coordinates.
+    pub n: usize,
+}
+
+impl<V> ReferenceSolution<V> {
+    /// Whether the acceleration is uniquely determined (rank = n, Result 3).
+    pub fn is_unique(&self) -> bool {
+        self.rank == self.n
+    }
+}
+
+/// Eq 2.15 (with eq 2.14, η = 0, when not unique) for already validated dynamic inputs.
+pub(crate) fn reference_unchecked(
+    mass_matrix: &DMatrix<f64>,
+    generalized_force: &DVector<f64>,
+    constraint_matrix: &DMatrix<f64>,
+    constraint_rhs: &DVector<f64>,
+    nonideal_force: Option<&DVector<f64>>,
+    options: &Options,
+) -> Result<ReferenceSolution<DVector<f64>>, Error> {
+    let n = generalized_force.len();
+    let m = constraint_rhs.len();
+    let tolerance = Tolerance::relative(options.tolerance);
+    let (a_pinv, _) = pinv_and_rank(constraint_matrix, tolerance)?;
+    let projector = DMatrix::identity(n, n) - &a_pinv * constraint_matrix;
+    let mut stacked = DMatrix::zeros(n + m, n);
+    stacked.rows_mut(0, n).copy_from(&(projector * mass_matrix));
+    stacked.rows_mut(n, m).copy_from(constraint_matrix);
+    let mut rhs = DVector::zeros(n + m);
+    rhs.rows_mut(0, n).copy_from(generalized_force);
+    if let Some(c) = nonideal_force {
+        let mut top = rhs.rows_mut(0, n);
+        top += c;
+    }
+    rhs.rows_mut(n, m).copy_from(constraint_rhs);
+    let (stacked_pinv, rank) = pinv_and_rank(&stacked, tolerance)?;
+    let acceleration = stacked_pinv * rhs;
+    if !acceleration.iter().all(|v| v.is_finite()) {
+        return Err(Error::NonFinite {
+            what: "constrained acceleration (overflow)",
+        });
+    }
+    let residual = (constraint_matrix * &acceleration - constraint_rhs).norm();
+    let scale = constraint_matrix.norm() * acceleration.norm() + constraint_rhs.norm();
+    if residual > options.consistency_tolerance * scale {
+        return Err(Error::InconsistentConstraints { residual });
+    }
+    Ok(ReferenceSolution {
+        acceleration,
+        rank,
+        n,
+    })
+}
+
+/// Validates dynamic inputs: shapes (n = Q.len(), m = b.len()), finiteness, symmetry.
+fn validate_dyn(
+    mass_matrix: &DMatrix<f64>,
+    generalized_force: &DVector<f64>,
+    constraint_matrix: &DMatrix<f64>,
+    constraint_rhs: &DVector<f64>,
+    nonideal_force: Option<&DVector<f64>>,
+    options: &Options,
+) -> Result<(), Error> {
+    let n = generalized_force.len();
+    let m = constraint_rhs.len();
+    options.validate()?;
+    validate::shape(mass_matrix, (n, n), "mass matrix M")?;
+    validate::shape(constraint_matrix, (m, n), "constraint matrix A")?;
+    validate::finite(mass_matrix, "mass matrix M")?;
+    validate::symmetric(mass_matrix, "mass matrix M")?;
+    validate::finite(generalized_force, "generalized force Q")?;
+    validate::finite(constraint_matrix, "constraint matrix A")?;
+    validate::finite(constraint_rhs, "constraint vector b")?;
+    if let Some(c) = nonideal_force {
+        validate::shape(c, (n, 1), "non-ideal force C")?;
+        validate::finite(c, "non-ideal force C")?;
+    }
+    Ok(())
+}
+
+/// Reference acceleration by Udwadia & Phohomsiri 2006, eq 2.15, for dynamic sizes:
+/// q̈ = [(I − A⁺A)M; A]⁺ [Q + C; b], where M (n × n, symmetric positive semidefinite,
+/// possibly singular), Q and C (n-vectors), A (m × n), b (m-vector).
+///
+/// When rank [M; A] < n the solution is not unique (eq 2.14); the returned acceleration is
+/// then the minimum-norm one (η = 0) and [`ReferenceSolution::is_unique`] is false.
+/// Singular values ≤ τ·σ_max count as zero, τ = [`Options::tolerance`] (default
+/// max(rows, cols)·ε).
+///
+/// # Errors
+/// `DimensionMismatch`, `NonFinite`, `NotSymmetric`, `InvalidOption`,
+/// `InconsistentConstraints` (A q̈ = b unsolvable), `NoConvergence`.
+pub fn reference_acceleration_dyn(
+    mass_matrix: &DMatrix<f64>,
+    generalized_force: &DVector<f64>,
+    constraint_matrix: &DMatrix<f64>,
+    constraint_rhs: &DVector<f64>,
+    nonideal_force: Option<&DVector<f64>>,
+    options: &Options,
+) -> Result<ReferenceSolution<DVector<f64>>, Error> {
+    validate_dyn(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        options,
+    )?;
+    reference_unchecked(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        options,
+    )
+}
+
+/// [`reference_acceleration_dyn`] for fixed sizes (copies into dynamic storage; a
+/// cross-check, not a hot-path kernel). Same equation, shapes and errors.
+pub fn reference_acceleration<const N: usize, const M: usize>(
+    mass_matrix: &SMatrix<f64, N, N>,
+    generalized_force: &SVector<f64, N>,
+    constraint_matrix: &SMatrix<f64, M, N>,
+    constraint_rhs: &SVector<f64, M>,
+    nonideal_force: Option<&SVector<f64, N>>,
+    options: &Options,
+) -> Result<ReferenceSolution<SVector<f64, N>>, Error> {
+    let c = nonideal_force.map(|c| DVector::from_column_slice(c.as_slice()));
+    let s = reference_acceleration_dyn(
+        &DMatrix::from_column_slice(N, N, mass_matrix.as_slice()),
+        &DVector::from_column_slice(generalized_force.as_slice()),
+        &DMatrix::from_column_slice(M, N, constraint_matrix.as_slice()),
+        &DVector::from_column_slice(constraint_rhs.as_slice()),
+        c.as_ref(),
+        options,
+    )?;
+    Ok(ReferenceSolution {
+        acceleration: SVector::from_column_slice(s.acceleration.as_slice()),
+        rank: s.rank,
+        n: s.n,
+    })
+}
+
+/// Numerical rank of the (n + m) × n matrix [M; A] for dynamic sizes: the acceleration is
+/// unique iff it equals n (Udwadia & Phohomsiri 2006, Result 3). Singular values
+/// ≤ τ·σ_max count as zero, τ = [`Options::tolerance`] (default max(n + m, n)·ε).
+///
+/// # Errors
+/// `DimensionMismatch` (M not n × n or A not m × n), `NonFinite`, `InvalidOption`,
+/// `NoConvergence`.
+pub fn mass_constraint_rank_dyn(
+    mass_matrix: &DMatrix<f64>,
+    constraint_matrix: &DMatrix<f64>,
+    options: &Options,
+) -> Result<usize, Error> {
+    let n = mass_matrix.ncols();
+    options.validate()?;
+    validate::shape(mass_matrix, (n, n), "mass matrix M")?;
+    validate::shape(
+        constraint_matrix,
+        (constraint_matrix.nrows(), n),
+        "constraint matrix A",
+    )?;
+    let m = constraint_matrix.nrows();
+    let mut stacked = DMatrix::zeros(n + m, n);
+    stacked.rows_mut(0, n).copy_from(mass_matrix);
+    stacked.rows_mut(n, m).copy_from(constraint_matrix);
+    pinv_and_rank(&stacked, Tolerance::relative(options.tolerance)).map(|(_, r)| r)
+}
+
+/// [`mass_constraint_rank_dyn`] for fixed sizes (copies into dynamic storage).
+///
+/// # Errors
+/// As [`mass_constraint_rank_dyn`].
+pub fn mass_constraint_rank<const N: usize, const M: usize>(
+    mass_matrix: &SMatrix<f64, N, N>,
+    constraint_matrix: &SMatrix<f64, M, N>,
+    options: &Options,
+) -> Result<usize, Error> {
+    mass_constraint_rank_dyn(
+        &DMatrix::from_column_slice(N, N, mass_matrix.as_slice()),
+        &DMatrix::from_column_slice(M, N, constraint_matrix.as_slice()),
+        options,
+    )
+}

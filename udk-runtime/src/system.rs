@@ -1,0 +1,209 @@
+//! The system traits: what `#[lagrangian]` and `#[hamiltonian]` implement, so that generic code
+//! (integrators, trajectories, checks) can simulate any generated system.
+//!
+//! A generated system supplies its derived terms at a state (M, Q, A, b, C for a Lagrangian
+//! system; H_p, H_q, H_pp, A_p, b_p for a Hamiltonian one); the traits turn them into motion
+//! with this crate's kernels. n is the number of generalized coordinates (`N`), m the number of
+//! constraint equations (`M`).
+
+use crate::{Error, Options};
+use nalgebra::{SMatrix, SVector};
+
+/// The derived equations of a model, as plain text and as LaTeX, one entry per line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelEquations {
+    /// M, Q, A, b and C (or H, H_p, H_q, H_pp, A_p, b_p), one entry per line, in Rust-like
+    /// syntax.
+    pub text: &'static str,
+    /// The same entries as LaTeX.
+    pub latex: &'static str,
+}
+
+/// The terms of the equations of motion M q̈ = Q + Qᶜ, A q̈ = b of a Lagrangian system at one
+/// state (q, q̇, t) (Udwadia & Kalaba 1993, eqs 16–19; Udwadia & Phohomsiri 2006, eq 2.14).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LagrangianTerms<const N: usize, const M: usize> {
+    /// Mass matrix M(q, t), n × n, symmetric positive semi-definite.
+    pub mass_matrix: SMatrix<f64, N, N>,
+    /// Generalized force Q(q, q̇, t), n entries.
+    pub generalized_force: SVector<f64, N>,
+    /// Constraint matrix A(q, q̇, t), m × n.
+    pub constraint_matrix: SMatrix<f64, M, N>,
+    /// Right-hand side b(q, q̇, t), m entries.
+    pub constraint_rhs: SVector<f64, M>,
+    /// Non-ideal constraint force C(q, q̇, t), n entries; `None` when the constraints are ideal.
+    pub nonideal_force: Option<SVector<f64, N>>,
+}
+
+/// A Lagrangian system with n = `N` generalized coordinates and m = `M` constraint equations,
+/// as `#[lagrangian]` generates it.
+pub trait LagrangianSystem<const N: usize, const M: usize> {
+    /// The derived M, Q, A, b and C as text and LaTeX.
+    const EQUATIONS: ModelEquations;
+
+    /// M, Q, A, b and C at (q, q̇, t), computed together (shared subexpressions once).
+    fn terms(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64) -> LagrangianTerms<N, M>;
+
+    /// The Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L (the energy when L does not depend on t).
+    fn energy(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64) -> f64;
+
+    /// Euclidean norm of the holonomic constraints f(q, t), 0 when there are none.
+    fn position_residual_norm(&self, q: &SVector<f64, N>, t: f64) -> f64;
+
+    /// The m constraints at velocity level: ḟ(q, q̇, t) for each holonomic constraint, then
+    /// φ(q, q̇, t) for each nonholonomic one; zero on a consistent state.
+    fn velocity_residual(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64)
+        -> SVector<f64, M>;
+
+    /// The constrained acceleration q̈ (n entries) by the fundamental equation, with `options`.
+    ///
+    /// # Errors
+    /// As [`crate::acceleration`]: a non-unique acceleration ([M; A] rank-deficient),
+    /// inconsistent constraints, or a non-finite term.
+    fn acceleration_with(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        t: f64,
+        options: &Options,
+    ) -> Result<SVector<f64, N>, Error> {
+        let terms = self.terms(q, qd, t);
+        crate::acceleration(
+            &terms.mass_matrix,
+            &terms.generalized_force,
+            &terms.constraint_matrix,
+            &terms.constraint_rhs,
+            terms.nonideal_force.as_ref(),
+            options,
+        )
+    }
+
+    /// The constrained acceleration q̈ (n entries) with the default [`Options`].
+    ///
+    /// # Errors
+    /// As [`LagrangianSystem::acceleration_with`].
+    fn acceleration(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        t: f64,
+    ) -> Result<SVector<f64, N>, Error> {
+        self.acceleration_with(q, qd, t, &Options::default())
+    }
+
+    /// The constraint force Qᶜ = M q̈ − Q (n entries; includes C when the constraints are
+    /// non-ideal), with the default [`Options`].
+    ///
+    /// # Errors
+    /// As [`LagrangianSystem::acceleration_with`].
+    fn constraint_force(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        t: f64,
+    ) -> Result<SVector<f64, N>, Error> {
+        let terms = self.terms(q, qd, t);
+        crate::constraint_force(
+            &terms.mass_matrix,
+            &terms.generalized_force,
+            &terms.constraint_matrix,
+            &terms.constraint_rhs,
+            terms.nonideal_force.as_ref(),
+            &Options::default(),
+        )
+    }
+}
+
+/// The terms of the constrained Hamilton equations of a system at one state (q, p, t)
+/// (Udwadia 2016, eqs 9–12, 35–36).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct HamiltonianTerms<const N: usize, const M: usize> {
+    /// H_p = ∂H/∂p = q̇, n entries.
+    pub h_p: SVector<f64, N>,
+    /// H_q = ∂H/∂q, n entries.
+    pub h_q: SVector<f64, N>,
+    /// H_pp = ∂²H/∂p², n × n, positive definite.
+    pub h_pp: SMatrix<f64, N, N>,
+    /// A_p = ∂φ/∂p, m × n.
+    pub a_p: SMatrix<f64, M, N>,
+    /// b_p = −(∂φ/∂q) H_p − ∂φ/∂t, m entries.
+    pub b_p: SVector<f64, M>,
+}
+
+/// A Hamiltonian system with n = `N` coordinates and momenta and m = `M` constraints
+/// φ(q, p, t) = 0, as `#[hamiltonian]` generates it.
+pub trait HamiltonianSystem<const N: usize, const M: usize> {
+    /// The derived H, H_p, H_q, H_pp, A_p and b_p as text and LaTeX.
+    const EQUATIONS: ModelEquations;
+
+    /// H_p, H_q, H_pp, A_p and b_p at (q, p, t), computed together.
+    fn terms(&self, q: &SVector<f64, N>, p: &SVector<f64, N>, t: f64) -> HamiltonianTerms<N, M>;
+
+    /// The Hamiltonian H(q, p, t).
+    fn hamiltonian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>, t: f64) -> f64;
+
+    /// Euclidean norm of the holonomic constraints f(q, t), 0 when there are none.
+    fn position_residual_norm(&self, q: &SVector<f64, N>, t: f64) -> f64;
+
+    /// The m constraints φ(q, p, t) (holonomic ones turned into φ through q̇ = H_p); zero on a
+    /// consistent state.
+    fn constraint_residual(&self, q: &SVector<f64, N>, p: &SVector<f64, N>, t: f64)
+        -> SVector<f64, M>;
+
+    /// (q̇, ṗ) = (H_p, −H_q + Fᶜ), each n entries, by Udwadia 2016 eqs 35–36, with `options`.
+    ///
+    /// # Errors
+    /// As [`crate::hamiltonian::momentum_rate`]: inconsistent constraints, a singular H_pp or a
+    /// non-finite term.
+    fn state_derivative_with(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+        t: f64,
+        options: &Options,
+    ) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
+        let terms = self.terms(q, p, t);
+        let momentum_rate = crate::hamiltonian::momentum_rate(
+            &terms.h_q,
+            &terms.h_pp,
+            &terms.a_p,
+            &terms.b_p,
+            options,
+        )?;
+        Ok((terms.h_p, momentum_rate))
+    }
+
+    /// (q̇, ṗ) with the default [`Options`].
+    ///
+    /// # Errors
+    /// As [`HamiltonianSystem::state_derivative_with`].
+    fn state_derivative(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+        t: f64,
+    ) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
+        self.state_derivative_with(q, p, t, &Options::default())
+    }
+
+    /// The constraint force on ṗ, Fᶜ = ṗ + H_q (n entries), with the default [`Options`].
+    ///
+    /// # Errors
+    /// As [`HamiltonianSystem::state_derivative_with`].
+    fn constraint_force(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+        t: f64,
+    ) -> Result<SVector<f64, N>, Error> {
+        let terms = self.terms(q, p, t);
+        let momentum_rate = crate::hamiltonian::momentum_rate(
+            &terms.h_q,
+            &terms.h_pp,
+            &terms.a_p,
+            &terms.b_p,
+            &Options::default(),
+        )?;
+        Ok(momentum_rate + terms.h_q)
+    }
+}
