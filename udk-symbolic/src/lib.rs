@@ -5,13 +5,19 @@
 //! vector b and non-ideal force C ([`derivation`]), simplified, and emitted as Rust tokens,
 //! LaTeX, or a run-time tape.
 
+pub mod codegen;
 pub mod derivation;
+pub mod derive;
 pub mod error;
 pub mod expr;
+pub mod models;
+pub mod parse;
 pub mod spec;
 
+pub use codegen::generate;
 pub use derivation::{
     Derivation, Equations, ExprMatrix, HamiltonianEquations, LagrangianEquations,
 };
+pub use derive::derive;
 pub use error::{Error, Errors};
 pub use spec::{Expression, ModelSpec, Name, Parameter};

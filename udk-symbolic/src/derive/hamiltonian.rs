@@ -1,0 +1,78 @@
+//! The equations of a Hamiltonian model: H_p, H_q, H_pp, A_p, b_p (Udwadia 2016, eqs 9–12).
+
+use super::{jacobian, symmetric_jacobian};
+use crate::derivation::HamiltonianEquations;
+use crate::error::Errors;
+use crate::expr::{ExprId, Pool, Symbol};
+use crate::parse::{parse_expr, Context, Scope};
+use crate::spec::{Expression, ModelSpec};
+
+/// Parses every expression of a Hamiltonian `spec` and derives its equations; `None` when an
+/// error was found (pushed to `errors`).
+pub(super) fn derive(
+    spec: &ModelSpec,
+    hamiltonian: &Expression,
+    scope: &Scope,
+    pool: &mut Pool,
+    errors: &mut Errors,
+) -> Option<HamiltonianEquations> {
+    let n = spec.coordinates.len();
+    let mut parse = |pool: &mut Pool, context: Context, e: &Expression| {
+        parse_expr(pool, scope, context, &e.0, errors)
+    };
+    let h = parse(pool, Context::HAMILTONIAN, hamiltonian);
+    let holonomic: Vec<ExprId> = (spec.holonomic.iter())
+        .map(|f| parse(pool, Context::HOLONOMIC, f))
+        .collect();
+    let given: Vec<ExprId> = (spec.constraints.iter())
+        .map(|f| parse(pool, Context::HAMILTONIAN_CONSTRAINT, f))
+        .collect();
+    if !errors.is_empty() {
+        return None;
+    }
+    let coordinate = |s: Symbol| matches!(s, Symbol::Coordinate(_));
+    let state = |s: Symbol| matches!(s, Symbol::Coordinate(_) | Symbol::Momentum(_));
+    for (&f, e) in holonomic.iter().zip(&spec.holonomic) {
+        if !pool.depends_on(f, &coordinate) {
+            errors.push(
+                e.span(),
+                "this holonomic constraint depends on no generalized coordinate",
+            );
+        }
+    }
+    for (&phi, e) in given.iter().zip(&spec.constraints) {
+        if !pool.depends_on(phi, &state) {
+            errors.push(
+                e.span(),
+                "this constraint depends on no generalized coordinate or momentum",
+            );
+        }
+    }
+
+    let h_p: Vec<ExprId> = (0..n).map(|i| pool.diff(h, Symbol::Momentum(i))).collect();
+    let h_q: Vec<ExprId> = (0..n).map(|i| pool.diff(h, Symbol::Coordinate(i))).collect();
+    let h_pp = symmetric_jacobian(pool, &h_p, Symbol::Momentum);
+
+    // Eq 9: φ = (∂f/∂q) H_p + ∂f/∂t, then eq 12: b_p = −(∂φ/∂q) H_p − ∂φ/∂t.
+    let mut along_flow = |pool: &mut Pool, s: Symbol| match s {
+        Symbol::Coordinate(i) => h_p[i],
+        Symbol::Time => pool.one(),
+        _ => pool.zero(),
+    };
+    let converted = pool.total_derivative(&holonomic, &mut along_flow);
+    let constraints: Vec<ExprId> = converted.into_iter().chain(given).collect();
+    let a_p = jacobian(pool, &constraints, n, Symbol::Momentum);
+    let b_p = pool.total_derivative(&constraints, &mut along_flow);
+    let b_p = b_p.into_iter().map(|b| pool.neg(b)).collect();
+
+    errors.is_empty().then_some(HamiltonianEquations {
+        hamiltonian: h,
+        h_p,
+        h_q,
+        h_pp,
+        a_p,
+        b_p,
+        constraints,
+        holonomic,
+    })
+}

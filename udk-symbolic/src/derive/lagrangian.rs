@@ -1,0 +1,144 @@
+//! The equations of a Lagrangian model: M, Q, A, b, C, the Jacobi integral (review paper,
+//! eqs 18–29).
+
+use super::{jacobian, symmetric_jacobian};
+use crate::derivation::LagrangianEquations;
+use crate::error::Errors;
+use crate::expr::{ExprId, Pool, Symbol};
+use crate::parse::{parse_expr, Context, Scope};
+use crate::spec::{Expression, ModelSpec};
+
+/// Parses every expression of a Lagrangian `spec` and derives its equations; `None` when an
+/// error was found (pushed to `errors`).
+pub(super) fn derive(
+    spec: &ModelSpec,
+    lagrangian: &Expression,
+    scope: &Scope,
+    pool: &mut Pool,
+    errors: &mut Errors,
+) -> Option<LagrangianEquations> {
+    let n = spec.coordinates.len();
+    let mut parse = |pool: &mut Pool, context: Context, e: &Expression| {
+        parse_expr(pool, scope, context, &e.0, errors)
+    };
+    let l = parse(pool, Context::LAGRANGIAN, lagrangian);
+    let holonomic: Vec<ExprId> = (spec.holonomic.iter())
+        .map(|f| parse(pool, Context::HOLONOMIC, f))
+        .collect();
+    let nonholonomic: Vec<ExprId> = (spec.nonholonomic.iter())
+        .map(|f| parse(pool, Context::NONHOLONOMIC, f))
+        .collect();
+    let forces: Vec<ExprId> = (spec.forces.iter())
+        .map(|f| parse(pool, Context::FORCE, f))
+        .collect();
+    let nonideal: Vec<ExprId> = (spec.nonideal.iter())
+        .map(|f| parse(pool, Context::FORCE, f))
+        .collect();
+    if !errors.is_empty() {
+        return None;
+    }
+    check_constraints(pool, spec, &holonomic, &nonholonomic, errors);
+
+    // ∂L/∂q̇ᵢ, M = ∂²L/∂q̇², Q = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + forces.
+    let momenta: Vec<ExprId> = (0..n).map(|i| pool.diff(l, Symbol::Velocity(i))).collect();
+    let mass_matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
+    let is_velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
+    if (mass_matrix.entries.iter()).any(|&m| pool.depends_on(m, &is_velocity)) {
+        errors.push(
+            lagrangian.span(),
+            "the Lagrangian is not quadratic in the generalized velocities: the mass matrix \
+             ∂²L/∂q̇² depends on them",
+        );
+    }
+    let velocities: Vec<ExprId> = (0..n).map(|i| pool.symbol(Symbol::Velocity(i))).collect();
+    let generalized_force = (0..n)
+        .map(|i| {
+            let mut terms = vec![pool.diff(l, Symbol::Coordinate(i))];
+            for (j, &v) in velocities.iter().enumerate() {
+                let mixed = pool.diff(momenta[i], Symbol::Coordinate(j));
+                let term = pool.mul(&[mixed, v]);
+                terms.push(pool.neg(term));
+            }
+            let explicit = pool.diff(momenta[i], Symbol::Time);
+            terms.push(pool.neg(explicit));
+            terms.extend(forces.get(i));
+            pool.add(&terms)
+        })
+        .collect();
+
+    // Velocity level: ḟ, then φ; acceleration level: f̈, then φ̇.
+    let first: Vec<ExprId> = holonomic.iter().map(|&f| pool.time_derivative(f)).collect();
+    let velocity_constraints: Vec<ExprId> = first.iter().chain(&nonholonomic).copied().collect();
+    let second: Vec<ExprId> = velocity_constraints
+        .iter()
+        .map(|&c| pool.time_derivative(c))
+        .collect();
+    let constraint_matrix = jacobian(pool, &second, n, Symbol::Acceleration);
+    let constraint_rhs = second
+        .iter()
+        .map(|&c| {
+            let rest = pool.substitute(c, &mut |pool, s| {
+                matches!(s, Symbol::Acceleration(_)).then(|| pool.zero())
+            });
+            pool.neg(rest)
+        })
+        .collect();
+    let nonideal_force = if nonideal.is_empty() {
+        vec![pool.zero(); n]
+    } else {
+        nonideal
+    };
+
+    // h = q̇ᵀ ∂L/∂q̇ − L.
+    let mut terms: Vec<ExprId> = (velocities.iter().zip(&momenta))
+        .map(|(&v, &p)| pool.mul(&[v, p]))
+        .collect();
+    terms.push(pool.neg(l));
+    let energy = pool.add(&terms);
+
+    errors.is_empty().then_some(LagrangianEquations {
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        energy,
+        holonomic,
+        velocity_constraints,
+    })
+}
+
+/// An error at each constraint that depends on no coordinate or velocity, and at each
+/// nonholonomic constraint with no velocity (it would be differentiated once only).
+fn check_constraints(
+    pool: &Pool,
+    spec: &ModelSpec,
+    holonomic: &[ExprId],
+    nonholonomic: &[ExprId],
+    errors: &mut Errors,
+) {
+    let state = |s: Symbol| matches!(s, Symbol::Coordinate(_) | Symbol::Velocity(_));
+    let velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
+    for (&f, e) in holonomic.iter().zip(&spec.holonomic) {
+        if !pool.depends_on(f, &state) {
+            errors.push(
+                e.span(),
+                "this holonomic constraint depends on no generalized coordinate",
+            );
+        }
+    }
+    for (&phi, e) in nonholonomic.iter().zip(&spec.nonholonomic) {
+        if !pool.depends_on(phi, &state) {
+            errors.push(
+                e.span(),
+                "this nonholonomic constraint depends on no generalized coordinate or velocity",
+            );
+        } else if !pool.depends_on(phi, &velocity) {
+            errors.push(
+                e.span(),
+                "this nonholonomic constraint has no generalized velocity `dot(..)`: write it \
+                 as a holonomic constraint, which is differentiated twice",
+            );
+        }
+    }
+}

@@ -1,0 +1,109 @@
+//! The derivation: from a [`ModelSpec`] to the equations of motion in the DAG.
+//!
+//! Lagrangian models (review paper, eqs 18–29; Udwadia & Phohomsiri 2006):
+//! M = ∂²L/∂q̇², Q = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + forces; holonomic f(q, t) = 0 are
+//! differentiated twice and nonholonomic φ(q, q̇, t) = 0 once, and A = ∂(·)/∂q̈,
+//! b = −(·)|q̈=0, so that A q̈ = b.
+//!
+//! Hamiltonian models (Udwadia 2016, eqs 9–12): H_p, H_q, H_pp, A_p = ∂φ/∂p,
+//! b_p = −(∂φ/∂q) H_p − ∂φ/∂t, with each holonomic f(q, t) first turned into
+//! φ = (∂f/∂q) H_p + ∂f/∂t through q̇ = H_p (eq 9).
+
+mod check;
+mod hamiltonian;
+mod lagrangian;
+
+use crate::derivation::{Derivation, ExprMatrix};
+use crate::error::Errors;
+use crate::expr::{ExprId, Pool, Symbol};
+use crate::spec::ModelSpec;
+
+/// Derives the equations of motion of `spec`.
+///
+/// With n coordinates and m constraints, a Lagrangian model gives M (n × n), Q (n), A (m × n),
+/// b (m), C (n), the Jacobi integral and the velocity-level constraints; a Hamiltonian model
+/// gives H_p, H_q (n), H_pp (n × n), A_p (m × n), b_p (m). See [`crate::derivation`].
+///
+/// # Errors
+/// Every problem found, each at the span of its culprit:
+/// - the spec: neither or both of `lagrangian` and `hamiltonian`; no coordinates; a name used
+///   twice among coordinates, momenta and parameters, or named `t` or `PI`; a Hamiltonian
+///   model whose `momenta` are not n; `forces` or `nonideal` with neither 0 nor n entries;
+///   fields of the other kind of model (`momenta` or `constraints` in a Lagrangian model;
+///   `nonholonomic`, `forces` or `nonideal` in a Hamiltonian model, whose equations have no
+///   place for them);
+/// - expressions: see [`crate::parse`] (unknown identifier or function, wrong argument
+///   count, unsupported syntax, a velocity or momentum where the expression may not have one);
+/// - the model: L not quadratic in q̇ (M would depend on q̇), at L's span; a constraint
+///   that depends on no coordinate, velocity or momentum, or a nonholonomic constraint with
+///   no velocity, at the constraint's span.
+pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
+    let mut errors = Errors::default();
+    let kind = check::check_spec(spec, &mut errors);
+    let scope = check::scope(spec, &mut errors);
+    let mut pool = Pool::new();
+    let equations = match kind {
+        Some(check::Kind::Lagrangian(l)) => {
+            lagrangian::derive(spec, l, &scope, &mut pool, &mut errors)
+                .map(crate::derivation::Equations::Lagrangian)
+        }
+        Some(check::Kind::Hamiltonian(h)) => {
+            hamiltonian::derive(spec, h, &scope, &mut pool, &mut errors)
+                .map(crate::derivation::Equations::Hamiltonian)
+        }
+        None => None,
+    };
+    match equations {
+        Some(equations) if errors.is_empty() => Ok(Derivation {
+            name: spec.name.clone(),
+            coordinates: spec.coordinates.iter().map(|c| c.as_string()).collect(),
+            momenta: spec.momenta.iter().map(|p| p.as_string()).collect(),
+            parameters: spec.parameters.iter().map(|p| p.name.as_string()).collect(),
+            pool,
+            equations,
+        }),
+        _ => Err(errors),
+    }
+}
+
+/// The n × n matrix ∂(rows[i])/∂(symbol(j)), computed for j ≥ i and mirrored, so that a
+/// symmetric Hessian is exactly symmetric.
+fn symmetric_jacobian(
+    pool: &mut Pool,
+    rows: &[ExprId],
+    symbol: impl Fn(usize) -> Symbol,
+) -> ExprMatrix {
+    let n = rows.len();
+    let mut entries = vec![ExprId(0); n * n];
+    for i in 0..n {
+        for j in i..n {
+            let d = pool.diff(rows[i], symbol(j));
+            entries[i * n + j] = d;
+            entries[j * n + i] = d;
+        }
+    }
+    ExprMatrix {
+        rows: n,
+        cols: n,
+        entries,
+    }
+}
+
+/// The m × n matrix ∂(rows[r])/∂(symbol(j)).
+fn jacobian(
+    pool: &mut Pool,
+    rows: &[ExprId],
+    n: usize,
+    symbol: impl Fn(usize) -> Symbol,
+) -> ExprMatrix {
+    let entries = rows
+        .iter()
+        .flat_map(|&row| (0..n).map(move |j| (row, j)))
+        .map(|(row, j)| pool.diff(row, symbol(j)))
+        .collect();
+    ExprMatrix {
+        rows: rows.len(),
+        cols: n,
+        entries,
+    }
+}

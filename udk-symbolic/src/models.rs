@@ -1,0 +1,93 @@
+//! Ready-made model specs, written as strings the way a model file holds them: for benchmarks,
+//! tests and examples.
+
+use crate::spec::{ModelSpec, Parameter};
+
+fn parsed<T: std::str::FromStr>(text: &str) -> T
+where
+    T::Err: std::fmt::Debug,
+{
+    text.parse()
+        .unwrap_or_else(|e| panic!("`{text}` does not parse: {e:?}"))
+}
+
+/// Parameters m1…mn (kg), l1…ln (m) and g (m/s²).
+fn chain_parameters(n: usize) -> Vec<Parameter> {
+    let masses = (1..=n).map(|k| (format!("m{k}"), 1.0));
+    let lengths = (1..=n).map(|k| (format!("l{k}"), 1.0));
+    masses
+        .chain(lengths)
+        .chain([("g".to_owned(), 9.81)])
+        .map(|(name, value)| Parameter {
+            name: parsed(&name),
+            value: Some(value),
+        })
+        .collect()
+}
+
+/// The planar chain of n point masses mₖ hanging from the origin on massless rods of lengths
+/// lₖ, in Cartesian coordinates: 2n coordinates x1, y1, …, xn, yn (m; y up), n holonomic
+/// length constraints (xₖ − xₖ₋₁)² + (yₖ − yₖ₋₁)² − lₖ² = 0, and gravity g along −y.
+/// Parameters m1…mn, l1…ln, g.
+///
+/// # Panics
+/// When n = 0.
+pub fn pendulum_chain_cartesian(n: usize) -> ModelSpec {
+    assert!(n > 0, "a chain needs at least one link");
+    let coordinates = (1..=n)
+        .flat_map(|k| [format!("x{k}"), format!("y{k}")])
+        .map(|c| parsed(&c))
+        .collect();
+    let lagrangian = (1..=n)
+        .map(|k| format!("0.5 * m{k} * (dot(x{k}).powi(2) + dot(y{k}).powi(2)) - m{k} * g * y{k}"))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let holonomic = (1..=n)
+        .map(|k| match k {
+            1 => "x1.powi(2) + y1.powi(2) - l1.powi(2)".to_owned(),
+            _ => format!(
+                "(x{k} - x{j}).powi(2) + (y{k} - y{j}).powi(2) - l{k}.powi(2)",
+                j = k - 1
+            ),
+        })
+        .map(|f| parsed(&f))
+        .collect();
+    ModelSpec {
+        name: format!("PendulumChainCartesian{n}"),
+        coordinates,
+        parameters: chain_parameters(n),
+        lagrangian: Some(parsed(&lagrangian)),
+        holonomic,
+        ..ModelSpec::default()
+    }
+}
+
+/// The same chain as [`pendulum_chain_cartesian`] in minimal coordinates: the n angles
+/// th1…thn (rad) of the rods from the downward vertical, with no constraint. Mass k is at
+/// xₖ = Σ_{j≤k} lⱼ sin θⱼ, yₖ = −Σ_{j≤k} lⱼ cos θⱼ. Parameters m1…mn, l1…ln, g.
+///
+/// # Panics
+/// When n = 0.
+pub fn pendulum_chain_minimal(n: usize) -> ModelSpec {
+    assert!(n > 0, "a chain needs at least one link");
+    let coordinates = (1..=n).map(|k| parsed(&format!("th{k}"))).collect();
+    let sum = |k: usize, term: &dyn Fn(usize) -> String| {
+        (1..=k).map(term).collect::<Vec<_>>().join(" + ")
+    };
+    let lagrangian = (1..=n)
+        .map(|k| {
+            let vx = sum(k, &|j| format!("l{j} * th{j}.cos() * dot(th{j})"));
+            let vy = sum(k, &|j| format!("l{j} * th{j}.sin() * dot(th{j})"));
+            let height = sum(k, &|j| format!("l{j} * th{j}.cos()"));
+            format!("0.5 * m{k} * (({vx}).powi(2) + ({vy}).powi(2)) + m{k} * g * ({height})")
+        })
+        .collect::<Vec<_>>()
+        .join(" + ");
+    ModelSpec {
+        name: format!("PendulumChainMinimal{n}"),
+        coordinates,
+        parameters: chain_parameters(n),
+        lagrangian: Some(parsed(&lagrangian)),
+        ..ModelSpec::default()
+    }
+}
