@@ -24,6 +24,7 @@ mod options;
 mod pinv;
 mod projection;
 mod singular;
+pub mod system;
 mod validate;
 
 pub use error::Error;
@@ -36,6 +37,9 @@ pub use pinv::{pinv, pinv_symmetric, rank};
 pub use singular::{
     mass_constraint_rank, mass_constraint_rank_dyn, reference_acceleration,
     reference_acceleration_dyn, ReferenceSolution,
+};
+pub use system::{
+    HamiltonianSystem, HamiltonianTerms, LagrangianSystem, LagrangianTerms, ModelEquations,
 };
 
 use nalgebra::allocator::Allocator;

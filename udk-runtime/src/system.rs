@@ -52,8 +52,12 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
 
     /// The m constraints at velocity level: ḟ(q, q̇, t) for each holonomic constraint, then
     /// φ(q, q̇, t) for each nonholonomic one; zero on a consistent state.
-    fn velocity_residual(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64)
-        -> SVector<f64, M>;
+    fn velocity_residual(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        t: f64,
+    ) -> SVector<f64, M>;
 
     /// The constrained acceleration q̈ (n entries) by the fundamental equation, with `options`.
     ///
@@ -147,8 +151,12 @@ pub trait HamiltonianSystem<const N: usize, const M: usize> {
 
     /// The m constraints φ(q, p, t) (holonomic ones turned into φ through q̇ = H_p); zero on a
     /// consistent state.
-    fn constraint_residual(&self, q: &SVector<f64, N>, p: &SVector<f64, N>, t: f64)
-        -> SVector<f64, M>;
+    fn constraint_residual(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+        t: f64,
+    ) -> SVector<f64, M>;
 
     /// (q̇, ṗ) = (H_p, −H_q + Fᶜ), each n entries, by Udwadia 2016 eqs 35–36, with `options`.
     ///
@@ -186,7 +194,8 @@ pub trait HamiltonianSystem<const N: usize, const M: usize> {
         self.state_derivative_with(q, p, t, &Options::default())
     }
 
-    /// The constraint force on ṗ, Fᶜ = ṗ + H_q (n entries), with the default [`Options`].
+    /// The constraint force on ṗ, Fᶜ = ṗ + H_q (n entries; Udwadia 2016, eqs 13 and 36), with
+    /// the default [`Options`].
     ///
     /// # Errors
     /// As [`HamiltonianSystem::state_derivative_with`].
@@ -197,13 +206,13 @@ pub trait HamiltonianSystem<const N: usize, const M: usize> {
         t: f64,
     ) -> Result<SVector<f64, N>, Error> {
         let terms = self.terms(q, p, t);
-        let momentum_rate = crate::hamiltonian::momentum_rate(
+        crate::hamiltonian::momentum_rate_and_constraint_force(
             &terms.h_q,
             &terms.h_pp,
             &terms.a_p,
             &terms.b_p,
             &Options::default(),
-        )?;
-        Ok(momentum_rate + terms.h_q)
+        )
+        .map(|(_, force)| force)
     }
 }
