@@ -7,6 +7,7 @@
 
 pub mod codegen;
 pub mod derivation;
+pub mod emit;
 pub mod derive;
 pub mod error;
 pub mod expr;

@@ -1,0 +1,195 @@
+//! The derived equations of a model printed as plain text or LaTeX, entry by entry.
+
+use super::latex::{latex, text};
+use super::names::Names;
+use crate::derivation::{Derivation, Equations, ExprMatrix};
+use crate::expr::{ExprId, Pool};
+
+/// The equations of `d` as plain text: the model's name and kind, n and m, then every
+/// nonzero entry of M, Q, A, b and C (Lagrangian models) or of H_p, H_q, H_pp, A_p and b_p
+/// (Hamiltonian models), 1-based, one per line, in the syntax of [`text`]. A block whose
+/// entries are all 0 says so; entries not listed are 0.
+pub fn equations_text(d: &Derivation) -> String {
+    Sheet::new(d, Format::Text).write(d)
+}
+
+/// The equations of `d` as LaTeX: one `aligned` environment (math mode) with n, m and every
+/// nonzero entry of the blocks listed at [`equations_text`], e.g. `M_{1,1} &= m \\`.
+pub fn equations_latex(d: &Derivation) -> String {
+    Sheet::new(d, Format::Latex).write(d)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Format {
+    Text,
+    Latex,
+}
+
+/// A block of the equations: its symbol in text and LaTeX, a description, and its entries.
+struct Block<'e> {
+    text: &'static str,
+    latex: &'static str,
+    what: &'static str,
+    rows: usize,
+    cols: Option<usize>,
+    entries: &'e [ExprId],
+}
+
+fn vector<'e>(
+    text: &'static str,
+    latex: &'static str,
+    what: &'static str,
+    v: &'e [ExprId],
+) -> Block<'e> {
+    Block {
+        text,
+        latex,
+        what,
+        rows: v.len(),
+        cols: None,
+        entries: v,
+    }
+}
+
+fn matrix<'e>(
+    text: &'static str,
+    latex: &'static str,
+    what: &'static str,
+    m: &'e ExprMatrix,
+) -> Block<'e> {
+    Block {
+        text,
+        latex,
+        what,
+        rows: m.rows,
+        cols: Some(m.cols),
+        entries: &m.entries,
+    }
+}
+
+struct Sheet {
+    format: Format,
+    names: Names,
+    out: String,
+}
+
+impl Sheet {
+    fn new(d: &Derivation, format: Format) -> Self {
+        Sheet {
+            format,
+            names: Names::of(d),
+            out: String::new(),
+        }
+    }
+
+    fn write(mut self, d: &Derivation) -> String {
+        let n = d.coordinates.len();
+        let (kind, m, blocks) = match &d.equations {
+            Equations::Lagrangian(e) => (
+                "Lagrangian",
+                e.constraint_rhs.len(),
+                vec![
+                    matrix("M", "M", "mass matrix", &e.mass_matrix),
+                    vector("Q", "Q", "generalized force", &e.generalized_force),
+                    matrix("A", "A", "constraint matrix", &e.constraint_matrix),
+                    vector(
+                        "b",
+                        "b",
+                        "constraint right-hand side, A q'' = b",
+                        &e.constraint_rhs,
+                    ),
+                    vector("C", "C", "non-ideal constraint force", &e.nonideal_force),
+                ],
+            ),
+            Equations::Hamiltonian(e) => (
+                "Hamiltonian",
+                e.b_p.len(),
+                vec![
+                    vector("H_p", "H_{p}", "dH/dp", &e.h_p),
+                    vector("H_q", "H_{q}", "dH/dq", &e.h_q),
+                    matrix("H_pp", "H_{pp}", "d2H/dp2", &e.h_pp),
+                    matrix("A_p", "A_{p}", "constraint matrix dphi/dp", &e.a_p),
+                    vector("b_p", "b_{p}", "constraint right-hand side", &e.b_p),
+                ],
+            ),
+        };
+        let coordinates = d.coordinates.join(", ");
+        match self.format {
+            Format::Text => {
+                self.line(format!(
+                    "{} ({kind}): n = {n} coordinates ({coordinates}), m = {m} constraints",
+                    d.name
+                ));
+                if !d.parameters.is_empty() {
+                    self.line(format!("parameters: {}", d.parameters.join(", ")));
+                }
+                self.line("entries not listed are 0".to_owned());
+            }
+            Format::Latex => {
+                self.line(format!("% {} ({kind}), coordinates: {coordinates}", d.name));
+                self.line("\\begin{aligned}".to_owned());
+                self.line(format!("n &= {n}, \\quad m = {m} \\\\"));
+            }
+        }
+        for block in &blocks {
+            self.block(&d.pool, block);
+        }
+        if self.format == Format::Latex {
+            // The last row needs no line break.
+            if self.out.ends_with(" \\\\\n") {
+                self.out.truncate(self.out.len() - 4);
+                self.out.push('\n');
+            }
+            self.line("\\end{aligned}".to_owned());
+        }
+        self.out
+    }
+
+    fn line(&mut self, line: String) {
+        self.out.push_str(&line);
+        self.out.push('\n');
+    }
+
+    fn block(&mut self, pool: &Pool, b: &Block<'_>) {
+        let shape = match b.cols {
+            Some(c) => format!("{} x {c}", b.rows),
+            None => b.rows.to_string(),
+        };
+        let nonzero: Vec<(usize, ExprId)> = b
+            .entries
+            .iter()
+            .copied()
+            .enumerate()
+            .filter(|&(_, e)| !pool.is_zero(e))
+            .collect();
+        match self.format {
+            Format::Text if nonzero.is_empty() => {
+                self.line(format!("{}, {} ({shape}): all entries 0", b.text, b.what))
+            }
+            Format::Text => self.line(format!("{}, {} ({shape}):", b.text, b.what)),
+            Format::Latex if nonzero.is_empty() => self.line(format!("{} &= 0 \\\\", b.latex)),
+            Format::Latex => {}
+        }
+        for (k, e) in nonzero {
+            let index = match b.cols {
+                Some(c) => format!("{},{}", k / c + 1, k % c + 1),
+                None => (k + 1).to_string(),
+            };
+            match self.format {
+                Format::Text => {
+                    let value = text(pool, e, &self.names);
+                    self.line(format!("  {}[{index}] = {value}", b.text));
+                }
+                Format::Latex => {
+                    let value = latex(pool, e, &self.names);
+                    let symbol = if b.latex.contains('_') {
+                        format!("\\left({}\\right)", b.latex)
+                    } else {
+                        b.latex.to_owned()
+                    };
+                    self.line(format!("{symbol}_{{{index}}} &= {value} \\\\"));
+                }
+            }
+        }
+    }
+}

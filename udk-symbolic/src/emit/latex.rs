@@ -1,0 +1,326 @@
+//! LaTeX and plain-text printers for expressions, with minimal parentheses.
+//!
+//! Both print sums with their signs (`a - b`, never `a + -1*b`), products with negative
+//! powers as fractions (`\frac{a}{b}` in LaTeX, `a/b` in text), integer powers as `x^2`,
+//! square roots as `\sqrt{x}` / `sqrt(x)`, and a positive term first.
+
+use super::names::Names;
+use crate::expr::{ExprId, Func, Node, Number, Pool};
+use std::collections::HashMap;
+
+/// The LaTeX form of expression `id` (math mode, no delimiters), e.g.
+/// `\frac{m \dot{x}^{2}}{2} - g m y`.
+pub fn latex(pool: &Pool, id: ExprId, names: &Names) -> String {
+    Printer::new(pool, names, Style::Latex).print(id).text
+}
+
+/// The plain-text form of expression `id`, e.g. `m*dot(x)^2/2 - g*m*y`.
+///
+/// Operators are `+ - * / ^` with the usual precedence (`^` binds tightest, `-x^2` is
+/// −(x²)); functions are written `sin(x)`, `atan2(y, x)`, `sqrt(x)`.
+pub fn text(pool: &Pool, id: ExprId, names: &Names) -> String {
+    Printer::new(pool, names, Style::Text).print(id).text
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Style {
+    Text,
+    Latex,
+}
+
+/// Binding strength of a printed expression, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Prec {
+    Sum,
+    Product,
+    Neg,
+    Power,
+    Atom,
+}
+
+#[derive(Clone, Debug)]
+struct Printed {
+    text: String,
+    prec: Prec,
+}
+
+fn printed(text: String, prec: Prec) -> Printed {
+    Printed { text, prec }
+}
+
+struct Printer<'a> {
+    pool: &'a Pool,
+    names: &'a Names,
+    style: Style,
+    memo: HashMap<ExprId, Printed>,
+}
+
+impl<'a> Printer<'a> {
+    fn new(pool: &'a Pool, names: &'a Names, style: Style) -> Self {
+        Printer {
+            pool,
+            names,
+            style,
+            memo: HashMap::new(),
+        }
+    }
+
+    fn print(&mut self, id: ExprId) -> Printed {
+        if let Some(p) = self.memo.get(&id) {
+            return p.clone();
+        }
+        let p = match self.pool.get(id) {
+            Node::Number(n) => self.number(*n),
+            Node::Symbol(s) => printed(
+                match self.style {
+                    Style::Text => self.names.text(*s),
+                    Style::Latex => self.names.latex(*s),
+                },
+                Prec::Atom,
+            ),
+            Node::Add(terms) => self.sum(terms),
+            Node::Mul(_) | Node::Pow(..) => {
+                let (negative, p) = self.signed(id);
+                if negative {
+                    printed(format!("-{}", p.text), Prec::Neg)
+                } else {
+                    p
+                }
+            }
+            Node::Call(f, args) => self.call(*f, args),
+        };
+        self.memo.insert(id, p.clone());
+        p
+    }
+
+    /// `text` wrapped in parentheses.
+    fn paren(&self, text: &str) -> String {
+        match self.style {
+            Style::Text => format!("({text})"),
+            Style::Latex => format!("\\left({text}\\right)"),
+        }
+    }
+
+    /// `p`'s text, parenthesized if it binds weaker than `min`.
+    fn at_least(&self, p: &Printed, min: Prec) -> String {
+        if p.prec < min {
+            self.paren(&p.text)
+        } else {
+            p.text.clone()
+        }
+    }
+
+    fn number(&self, n: Number) -> Printed {
+        let negative = n.to_f64() < 0.0;
+        let magnitude = match n {
+            Number::Rational(p, 1) => printed(p.unsigned_abs().to_string(), Prec::Atom),
+            Number::Rational(p, q) => match self.style {
+                Style::Text => printed(format!("{}/{q}", p.unsigned_abs()), Prec::Product),
+                Style::Latex => {
+                    printed(format!("\\frac{{{}}}{{{q}}}", p.unsigned_abs()), Prec::Atom)
+                }
+            },
+            Number::Float(x) => printed(self.float(x.abs()), Prec::Atom),
+        };
+        if negative {
+            printed(format!("-{}", magnitude.text), Prec::Neg)
+        } else {
+            magnitude
+        }
+    }
+
+    /// A non-negative float, shortest round-trip digits.
+    fn float(&self, x: f64) -> String {
+        let s = format!("{x:?}");
+        match (self.style, s.split_once('e')) {
+            (Style::Latex, Some((mantissa, exponent))) => {
+                format!("{mantissa} \\times 10^{{{exponent}}}")
+            }
+            _ => s,
+        }
+    }
+
+    /// The sign and the magnitude of a term: `−c·x…` is (true, c·x…).
+    fn signed(&mut self, id: ExprId) -> (bool, Printed) {
+        match self.pool.get(id) {
+            Node::Number(n) if n.to_f64() < 0.0 => {
+                let n = match *n {
+                    Number::Rational(p, q) => Number::Rational(-p, q),
+                    Number::Float(x) => Number::Float(-x),
+                };
+                (true, self.number(n))
+            }
+            Node::Mul(factors) => match self.pool.get(factors[0]) {
+                Node::Number(c) => {
+                    let negative = c.to_f64() < 0.0;
+                    let c = match *c {
+                        Number::Rational(p, q) => Number::Rational(p.abs(), q),
+                        Number::Float(x) => Number::Float(x.abs()),
+                    };
+                    (negative, self.product(Some(c), &factors[1..]))
+                }
+                _ => (false, self.product(None, factors)),
+            },
+            Node::Pow(..) => (false, self.product(None, &[id])),
+            _ => (false, self.print(id)),
+        }
+    }
+
+    fn sum(&mut self, terms: &[ExprId]) -> Printed {
+        let signed: Vec<(bool, Printed)> = terms.iter().map(|&t| self.signed(t)).collect();
+        let first = signed.iter().position(|(neg, _)| !neg).unwrap_or(0);
+        let mut out = String::new();
+        let order = std::iter::once(first).chain((0..signed.len()).filter(|&i| i != first));
+        for (k, i) in order.enumerate() {
+            let (negative, p) = &signed[i];
+            let sign = match (k, negative) {
+                (0, false) => "",
+                (0, true) => "-",
+                (_, false) => " + ",
+                (_, true) => " - ",
+            };
+            out.push_str(sign);
+            out.push_str(&self.at_least(p, Prec::Product));
+        }
+        printed(out, Prec::Sum)
+    }
+
+    /// coefficient · Π factors (coefficient non-negative), negative powers as a fraction.
+    fn product(&mut self, coefficient: Option<Number>, factors: &[ExprId]) -> Printed {
+        let mut numerator = Vec::new();
+        let mut denominator = Vec::new();
+        match coefficient {
+            Some(Number::Rational(p, q)) => {
+                if p != 1 {
+                    numerator.push(printed(p.to_string(), Prec::Atom));
+                }
+                if q != 1 {
+                    denominator.push(printed(q.to_string(), Prec::Atom));
+                }
+            }
+            Some(Number::Float(x)) => numerator.push(printed(self.float(x), Prec::Atom)),
+            None => {}
+        }
+        for &f in factors {
+            match self.pool.get(f) {
+                Node::Pow(base, exponent) => match self.pool.get(*exponent) {
+                    Node::Number(Number::Rational(p, q)) if *p < 0 => {
+                        denominator.push(self.power(*base, Number::Rational(-p, *q)))
+                    }
+                    Node::Number(e) => numerator.push(self.power(*base, *e)),
+                    _ => {
+                        let (b, e) = (self.print(*base), self.print(*exponent));
+                        numerator.push(self.raise(&b, &e));
+                    }
+                },
+                _ => numerator.push(self.print(f)),
+            }
+        }
+        let num = self.join(&numerator);
+        if denominator.is_empty() {
+            let prec = match numerator.as_slice() {
+                [single] => single.prec,
+                _ => Prec::Product,
+            };
+            return printed(num, prec);
+        }
+        let num = if numerator.is_empty() {
+            "1".to_owned()
+        } else {
+            num
+        };
+        let den = self.join(&denominator);
+        match self.style {
+            Style::Latex => printed(format!("\\frac{{{num}}}{{{den}}}"), Prec::Product),
+            Style::Text => {
+                let den = match denominator.as_slice() {
+                    [single] if single.prec >= Prec::Power => den,
+                    _ => format!("({den})"),
+                };
+                printed(format!("{num}/{den}"), Prec::Product)
+            }
+        }
+    }
+
+    /// Factors joined by `*` (text) or juxtaposition (LaTeX; `\cdot` before a digit).
+    fn join(&self, factors: &[Printed]) -> String {
+        let mut out = String::new();
+        for (i, f) in factors.iter().enumerate() {
+            let text = self.at_least(f, Prec::Power);
+            if i > 0 {
+                out.push_str(match self.style {
+                    Style::Text => "*",
+                    Style::Latex if text.starts_with(|c: char| c.is_ascii_digit()) => " \\cdot ",
+                    Style::Latex => " ",
+                });
+            }
+            out.push_str(&text);
+        }
+        out
+    }
+
+    /// base^e for a constant exponent e.
+    fn power(&mut self, base: ExprId, e: Number) -> Printed {
+        let b = self.print(base);
+        if e.is_one() {
+            return b;
+        }
+        if let (Style::Latex, Node::Call(f, args), Number::Rational(k, 1)) =
+            (self.style, self.pool.get(base), e)
+        {
+            if k > 0 && !matches!(f, Func::Sqrt | Func::Abs) {
+                let args = self.arguments(args);
+                return printed(
+                    format!("{}^{{{k}}}{}", latex_function(*f), self.paren(&args)),
+                    Prec::Atom,
+                );
+            }
+        }
+        let e = self.number(e);
+        self.raise(&b, &e)
+    }
+
+    fn raise(&self, b: &Printed, e: &Printed) -> Printed {
+        let b = self.at_least(b, Prec::Atom);
+        match self.style {
+            Style::Text => printed(format!("{b}^{}", self.at_least(e, Prec::Atom)), Prec::Power),
+            Style::Latex => printed(format!("{b}^{{{}}}", e.text), Prec::Power),
+        }
+    }
+
+    fn arguments(&mut self, args: &[ExprId]) -> String {
+        let args: Vec<String> = args.iter().map(|&a| self.print(a).text).collect();
+        args.join(", ")
+    }
+
+    fn call(&mut self, f: Func, args: &[ExprId]) -> Printed {
+        let inner = self.arguments(args);
+        let text = match (self.style, f) {
+            (Style::Text, _) => format!("{}({inner})", f.name()),
+            (Style::Latex, Func::Sqrt) => format!("\\sqrt{{{inner}}}"),
+            (Style::Latex, Func::Abs) => format!("\\left|{inner}\\right|"),
+            (Style::Latex, _) => format!("{}{}", latex_function(f), self.paren(&inner)),
+        };
+        printed(text, Prec::Atom)
+    }
+}
+
+/// The LaTeX command of a function written before its parenthesized arguments.
+fn latex_function(f: Func) -> &'static str {
+    match f {
+        Func::Sin => "\\sin",
+        Func::Cos => "\\cos",
+        Func::Tan => "\\tan",
+        Func::Asin => "\\arcsin",
+        Func::Acos => "\\arccos",
+        Func::Atan => "\\arctan",
+        Func::Atan2 => "\\operatorname{atan2}",
+        Func::Sinh => "\\sinh",
+        Func::Cosh => "\\cosh",
+        Func::Tanh => "\\tanh",
+        Func::Exp => "\\exp",
+        Func::Ln => "\\ln",
+        Func::Abs => "\\operatorname{abs}",
+        Func::Sqrt => "\\operatorname{sqrt}",
+    }
+}

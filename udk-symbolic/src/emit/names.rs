@@ -1,0 +1,106 @@
+//! Display names of the model quantities, for the LaTeX and plain-text printers.
+
+use crate::derivation::Derivation;
+use crate::expr::Symbol;
+
+/// The names under which the printers show each [`Symbol`].
+///
+/// Plain text shows a coordinate `x` as `x`, its velocity as `dot(x)` and its acceleration as
+/// `ddot(x)`. LaTeX shows `theta1` as `\theta_{1}`, its velocity as `\dot{\theta}_{1}` and its
+/// acceleration as `\ddot{\theta}_{1}`; Greek letter names become their LaTeX commands, other
+/// names of several letters are set upright (`\mathrm{mass}`), and a trailing number or `_x`
+/// becomes a subscript. A quantity whose index has no name is shown as `q3`, `p3` or `c3`
+/// (1-based).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Names {
+    /// Coordinate names, for `Symbol::Coordinate`, `Velocity` and `Acceleration`.
+    pub coordinates: Vec<String>,
+    /// Momentum names, for `Symbol::Momentum`.
+    pub momenta: Vec<String>,
+    /// Parameter names, for `Symbol::Parameter`.
+    pub parameters: Vec<String>,
+}
+
+impl Names {
+    /// The names of a derived model.
+    pub fn of(d: &Derivation) -> Self {
+        Names {
+            coordinates: d.coordinates.clone(),
+            momenta: d.momenta.clone(),
+            parameters: d.parameters.clone(),
+        }
+    }
+
+    fn raw(&self, symbol: Symbol) -> (String, u8) {
+        let pick = |list: &[String], i: usize, fallback: char| {
+            list.get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("{fallback}{}", i + 1))
+        };
+        match symbol {
+            Symbol::Time => ("t".to_owned(), 0),
+            Symbol::Coordinate(i) => (pick(&self.coordinates, i, 'q'), 0),
+            Symbol::Velocity(i) => (pick(&self.coordinates, i, 'q'), 1),
+            Symbol::Acceleration(i) => (pick(&self.coordinates, i, 'q'), 2),
+            Symbol::Momentum(i) => (pick(&self.momenta, i, 'p'), 0),
+            Symbol::Parameter(i) => (pick(&self.parameters, i, 'c'), 0),
+        }
+    }
+
+    /// The plain-text name of `symbol`.
+    pub fn text(&self, symbol: Symbol) -> String {
+        match self.raw(symbol) {
+            (name, 0) => name,
+            (name, 1) => format!("dot({name})"),
+            (name, _) => format!("ddot({name})"),
+        }
+    }
+
+    /// The LaTeX name of `symbol`.
+    pub fn latex(&self, symbol: Symbol) -> String {
+        let (name, dots) = self.raw(symbol);
+        let (base, subscript) = split_subscript(&name);
+        let base = latex_base(base);
+        let base = match dots {
+            0 => base,
+            1 => format!("\\dot{{{base}}}"),
+            _ => format!("\\ddot{{{base}}}"),
+        };
+        match subscript {
+            Some(s) => format!("{base}_{{{s}}}"),
+            None => base,
+        }
+    }
+}
+
+/// `theta1` → (`theta`, `1`), `x_tip` → (`x`, `tip`), `m` → (`m`, none).
+fn split_subscript(name: &str) -> (&str, Option<&str>) {
+    if let Some((base, sub)) = name.split_once('_') {
+        if !base.is_empty() && !sub.is_empty() {
+            return (base, Some(sub));
+        }
+    }
+    let digits = name.len() - name.trim_end_matches(|c: char| c.is_ascii_digit()).len();
+    if digits > 0 && digits < name.len() {
+        let (base, sub) = name.split_at(name.len() - digits);
+        return (base, Some(sub));
+    }
+    (name, None)
+}
+
+const GREEK: [&str; 35] = [
+    "alpha", "beta", "gamma", "delta", "epsilon", "zeta", "eta", "theta", "iota", "kappa",
+    "lambda", "mu", "nu", "xi", "pi", "rho", "sigma", "tau", "upsilon", "phi", "chi", "psi",
+    "omega", "Gamma", "Delta", "Theta", "Lambda", "Xi", "Pi", "Sigma", "Upsilon", "Phi", "Psi",
+    "Omega", "varphi",
+];
+
+fn latex_base(base: &str) -> String {
+    if GREEK.contains(&base) {
+        format!("\\{base}")
+    } else if base.chars().count() == 1 {
+        base.to_owned()
+    } else {
+        format!("\\mathrm{{{}}}", base.replace('_', "\\_"))
+    }
+}

@@ -1,0 +1,233 @@
+//! The Rust emitter: straight-line `f64` code for a set of outputs, as a token stream.
+
+use super::program::{is_zero, Op, Program, Step, Val};
+use crate::expr::{ExprId, Pool, Symbol};
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::{format_ident, quote, ToTokens};
+
+/// Straight-line Rust code that computes a set of outputs, from [`emit_rust`].
+///
+/// Paste `statements` first; each entry of `outputs` is then a cheap `f64` expression (a
+/// temporary, a literal or a symbol) for the output of the same index.
+#[derive(Clone, Debug)]
+pub struct RustBlock {
+    /// `let` statements computing every value shared by two or more uses across all outputs,
+    /// and every output that is not a literal or a symbol, each once, in dependency order.
+    pub statements: TokenStream,
+    /// One `f64` expression per output, in the order given.
+    pub outputs: Vec<TokenStream>,
+    structural_zero: Vec<bool>,
+}
+
+impl RustBlock {
+    /// Whether output `i` is the constant 0 (its entry is `0.0`), so a caller filling a
+    /// zero-initialized matrix writes nothing for it. Panics if `i` is not an output index.
+    pub fn is_structural_zero(&self, i: usize) -> bool {
+        self.structural_zero[i]
+    }
+}
+
+/// Emits straight-line code computing `outputs` of `pool`.
+///
+/// `symbol` gives the tokens of each model quantity: a primary expression of type `f64` such
+/// as `q[0]`, `self.m` or `t`, cheap to repeat. The code:
+/// - computes each value used more than once (across all outputs) once, into a temporary
+///   `__t0`, `__t1`, …; values used once are written inline;
+/// - writes integer powers with `powi`, `x^(1/2)` with `sqrt`, negative powers as divisions,
+///   `−1·x` as `-x` and negative terms as subtractions;
+/// - computes sin and cos of the same argument once, with `sin_cos`;
+/// - writes constants as full-precision `f64` literals (rationals p/q rounded once).
+///
+/// The same `pool` and `outputs` give byte-identical tokens. The run-time
+/// [`Tape`](super::Tape) of the same outputs performs the same operations in the same order.
+pub fn emit_rust(
+    pool: &Pool,
+    outputs: &[ExprId],
+    symbol: &dyn Fn(Symbol) -> TokenStream,
+) -> RustBlock {
+    let program = Program::new(pool, outputs);
+    let mut writer = Writer {
+        program: &program,
+        symbol,
+        temp: vec![None; program.ops.len()],
+        statements: TokenStream::new(),
+        count: 0,
+    };
+    let mut bound = vec![false; program.ops.len()];
+    for &v in &program.outputs {
+        bound[v as usize] = true;
+    }
+    for (v, op) in program.ops.iter().enumerate() {
+        if op.is_leaf() {
+            bound[v] = false;
+        } else if program.uses[v] > 1 || program.paired[v] {
+            bound[v] = true;
+        }
+    }
+    for step in &program.steps {
+        match *step {
+            Step::Op(v) if bound[v as usize] => {
+                let value = writer.expr(v).tokens;
+                let name = writer.name(v);
+                writer
+                    .statements
+                    .extend(quote! { let #name: f64 = #value; });
+            }
+            Step::Op(_) => {}
+            Step::SinCos { arg, sin, cos } => {
+                let receiver = writer.receiver(arg);
+                let (s, c) = (writer.name(sin), writer.name(cos));
+                writer
+                    .statements
+                    .extend(quote! { let (#s, #c): (f64, f64) = #receiver.sin_cos(); });
+            }
+        }
+    }
+    let outputs_tokens = program
+        .outputs
+        .iter()
+        .map(|&v| writer.expr(v).tokens)
+        .collect();
+    RustBlock {
+        statements: writer.statements,
+        outputs: outputs_tokens,
+        structural_zero: outputs.iter().map(|&id| is_zero(pool, id)).collect(),
+    }
+}
+
+/// Binding strength of an emitted expression, weakest first.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+enum Prec {
+    Sum,
+    Product,
+    Unary,
+    Primary,
+}
+
+struct Expr {
+    tokens: TokenStream,
+    prec: Prec,
+}
+
+struct Writer<'a> {
+    program: &'a Program,
+    symbol: &'a dyn Fn(Symbol) -> TokenStream,
+    temp: Vec<Option<Ident>>,
+    statements: TokenStream,
+    count: usize,
+}
+
+impl Writer<'_> {
+    /// Names value `v` as the next temporary.
+    fn name(&mut self, v: Val) -> Ident {
+        let name = format_ident!("__t{}", self.count);
+        self.count += 1;
+        self.temp[v as usize] = Some(name.clone());
+        name
+    }
+
+    fn expr(&self, v: Val) -> Expr {
+        if let Some(name) = &self.temp[v as usize] {
+            return primary(quote! { #name });
+        }
+        match self.program.ops[v as usize] {
+            Op::Const(bits) => {
+                let x = f64::from_bits(bits);
+                let lit = literal(x.abs(), "");
+                if x.is_sign_negative() {
+                    Expr {
+                        tokens: quote! { -#lit },
+                        prec: Prec::Unary,
+                    }
+                } else {
+                    primary(quote! { #lit })
+                }
+            }
+            Op::Load(s) => primary((self.symbol)(s)),
+            Op::Add(a, b) => self.binary(a, quote! { + }, b, Prec::Sum),
+            Op::Sub(a, b) => self.binary(a, quote! { - }, b, Prec::Sum),
+            Op::Mul(a, b) => self.binary(a, quote! { * }, b, Prec::Product),
+            Op::Div(a, b) => self.binary(a, quote! { / }, b, Prec::Product),
+            Op::Neg(a) => {
+                let a = self.operand(a, Prec::Unary);
+                Expr {
+                    tokens: quote! { -#a },
+                    prec: Prec::Unary,
+                }
+            }
+            Op::Powi(a, k) => {
+                let (a, k) = (self.receiver(a), Literal::i32_unsuffixed(k));
+                primary(quote! { #a.powi(#k) })
+            }
+            Op::Powf(a, b) => {
+                let (a, b) = (self.receiver(a), self.expr(b).tokens);
+                primary(quote! { #a.powf(#b) })
+            }
+            Op::Atan2(y, x) => {
+                let (y, x) = (self.receiver(y), self.expr(x).tokens);
+                primary(quote! { #y.atan2(#x) })
+            }
+            Op::Call(f, a) => {
+                let a = self.receiver(a);
+                let name = Ident::new(f.name(), Span::call_site());
+                primary(quote! { #a.#name() })
+            }
+        }
+    }
+
+    /// `a op b`, left-associative: the right operand is parenthesized at equal binding
+    /// strength so the emitted evaluation order is the program's.
+    fn binary(&self, a: Val, op: TokenStream, b: Val, prec: Prec) -> Expr {
+        let a = self.operand(a, prec);
+        let b = self.operand(b, next(prec));
+        Expr {
+            tokens: quote! { #a #op #b },
+            prec,
+        }
+    }
+
+    /// The tokens of `v`, parenthesized if it binds weaker than `min`.
+    fn operand(&self, v: Val, min: Prec) -> TokenStream {
+        let e = self.expr(v);
+        if e.prec < min {
+            let t = e.tokens;
+            quote! { (#t) }
+        } else {
+            e.tokens
+        }
+    }
+
+    /// The tokens of `v` as the receiver of a method call; constants get an `f64` suffix.
+    fn receiver(&self, v: Val) -> TokenStream {
+        match self.program.constant(v) {
+            Some(x) if x.is_sign_negative() => {
+                let lit = literal(-x, "_f64");
+                quote! { (-#lit) }
+            }
+            Some(x) => literal(x, "_f64").into_token_stream(),
+            None => self.operand(v, Prec::Primary),
+        }
+    }
+}
+
+/// The shortest literal that reads back as `x` (finite, non-negative), with `suffix`.
+fn literal(x: f64, suffix: &str) -> Literal {
+    format!("{x:?}{suffix}")
+        .parse()
+        .expect("the Debug form of a finite f64 is a float literal")
+}
+
+fn primary(tokens: TokenStream) -> Expr {
+    Expr {
+        tokens,
+        prec: Prec::Primary,
+    }
+}
+
+fn next(prec: Prec) -> Prec {
+    match prec {
+        Prec::Sum => Prec::Product,
+        Prec::Product => Prec::Unary,
+        Prec::Unary | Prec::Primary => Prec::Primary,
+    }
+}
