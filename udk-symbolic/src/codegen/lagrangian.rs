@@ -1,0 +1,201 @@
+//! The code of a Lagrangian model: M, Q, A, b, C, the Jacobi integral, the residuals, and the
+//! `LagrangianSystem` impl that turns them into motion by the fundamental equation.
+
+use super::{allowances, doc, equations, is_zero, local, matrix_type, vector_type, Code, Output};
+use crate::derivation::LagrangianEquations;
+use proc_macro2::{Ident, Literal, TokenStream};
+use quote::quote;
+
+/// The inherent impl and the `LagrangianSystem` impl of the struct `name`.
+pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> TokenStream {
+    let n = &code.n;
+    let (m_count, h_count) = (eq.constraint_rhs.len(), eq.holonomic.len());
+    let m = Literal::usize_unsuffixed(m_count);
+    let h = Literal::usize_unsuffixed(h_count);
+    let q = code.coordinate_names();
+    let vec_n = vector_type(code.derivation.coordinates.len());
+    let vec_m = vector_type(m_count);
+    let vec_h = vector_type(h_count);
+    let mat_nn = matrix_type(
+        code.derivation.coordinates.len(),
+        code.derivation.coordinates.len(),
+    );
+    let mat_mn = matrix_type(m_count, code.derivation.coordinates.len());
+    let runtime = quote!(::udk::__private::udk_runtime);
+    let system = quote!(#runtime::LagrangianSystem<#n, #m>);
+    let error = quote!(#runtime::Error);
+    let has_nonideal = !eq
+        .nonideal_force
+        .iter()
+        .all(|&id| is_zero(&code.derivation.pool, id));
+
+    let state = format!(
+        "Arguments: `q`, the generalized coordinates {q}; `qd`, their velocities q̇; `t`, the time."
+    );
+    let doc_dof = doc(&format!("Number of generalized coordinates: n = {n} {q}."));
+    let doc_m = doc(&format!(
+        "Number of constraint equations: m = {m_count} ({h_count} holonomic, {} nonholonomic).",
+        m_count - h_count
+    ));
+    let doc_h = doc(&format!(
+        "Number of holonomic constraints f(q, t) = 0: {h_count}."
+    ));
+    let doc_equations = doc(
+        "The derived M, Q, A, b and C, as plain text and as LaTeX (`EQUATIONS.text`, `EQUATIONS.latex`).",
+    );
+    let doc_mass = doc(&format!(
+        "Mass matrix M(q, t) = ∂²L/∂q̇², {n} × {n}.\n\nArguments: `q`, the generalized coordinates {q}; `t`, the time."
+    ));
+    let doc_force = doc(&format!(
+        "Generalized force Q(q, q̇, t) = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + the non-conservative forces, {n} entries.\n\n{state}"
+    ));
+    let doc_a = doc(&format!(
+        "Constraint matrix A(q, q̇, t) of A q̈ = b, {m_count} × {n} (review eqs 18–29).\n\n{state}"
+    ));
+    let doc_b = doc(&format!(
+        "Right-hand side b(q, q̇, t) of A q̈ = b, {m_count} entries (review eqs 18–29).\n\n{state}"
+    ));
+    let doc_c = doc(&format!(
+        "Non-ideal constraint force C(q, q̇, t), {n} entries; zero for ideal constraints (Udwadia & Phohomsiri 2006, eq 2.14).\n\n{state}"
+    ));
+    let doc_terms = doc(&format!(
+        "M ({n} × {n}), Q ({n}), A ({m_count} × {n}), b ({m_count}) and C ({n}, `None` when the constraints are ideal), computed together.\n\n{state}"
+    ));
+    let doc_acceleration = doc(&format!(
+        "The constrained generalized acceleration q̈, {n} entries, by the Udwadia–Kalaba fundamental equation \
+         (Udwadia & Kalaba 1993, eq 17; a singular M is handled through M + AᵀA, Udwadia & Wanichanon 2013, eq 3.18).\n\n{state}\n\n\
+         # Errors\n`NonUniqueAcceleration` when [M; A] is rank-deficient, `InconsistentConstraints` when A q̈ = b has no solution, \
+         `NonFinite` when a term is not finite."
+    ));
+    let doc_constraint_force = doc(&format!(
+        "The constraint force Qᶜ = M q̈ − Q, {n} entries (includes C for non-ideal constraints).\n\n{state}\n\n\
+         # Errors\nAs `acceleration`."
+    ));
+    let doc_energy = doc(&format!(
+        "The Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L (the total energy when L does not depend on t).\n\n{state}"
+    ));
+    let doc_position = doc(&format!(
+        "The holonomic constraints f(q, t), {h_count} entries; zero on the constraint manifold.\n\n\
+         Arguments: `q`, the generalized coordinates {q}; `t`, the time."
+    ));
+    let doc_velocity = doc(&format!(
+        "The constraints at velocity level, {m_count} entries: ḟ for each holonomic constraint, then φ(q, q̇, t) \
+         for each nonholonomic one; zero on a consistent state.\n\n{state}"
+    ));
+
+    let mass = code.body("mass_matrix", Output::Matrix(&eq.mass_matrix));
+    let force = code.body("generalized_force", Output::Vector(&eq.generalized_force));
+    let a = code.body("constraint_matrix", Output::Matrix(&eq.constraint_matrix));
+    let b = code.body("constraint_rhs", Output::Vector(&eq.constraint_rhs));
+    let c = code.body("nonideal_force", Output::Vector(&eq.nonideal_force));
+    let energy = code.body("energy", Output::Scalar(eq.energy));
+    let position = code.body("position_residual", Output::Vector(&eq.holonomic));
+    let velocity = code.body(
+        "velocity_residual",
+        Output::Vector(&eq.velocity_constraints),
+    );
+
+    let mut outputs = vec![
+        (local("mass_matrix"), Output::Matrix(&eq.mass_matrix)),
+        (
+            local("generalized_force"),
+            Output::Vector(&eq.generalized_force),
+        ),
+        (
+            local("constraint_matrix"),
+            Output::Matrix(&eq.constraint_matrix),
+        ),
+        (local("constraint_rhs"), Output::Vector(&eq.constraint_rhs)),
+    ];
+    if has_nonideal {
+        outputs.push((local("nonideal_force"), Output::Vector(&eq.nonideal_force)));
+    }
+    let (statements, values) = code.emit(&outputs);
+    let (mass_v, force_v, a_v, b_v) = (&values[0], &values[1], &values[2], &values[3]);
+    let nonideal_v = match values.get(4) {
+        Some(c) => quote!(::core::option::Option::Some(#c)),
+        None => quote!(::core::option::Option::None),
+    };
+    let allow = allowances();
+    let equations = equations(code.derivation);
+
+    quote! {
+        #allow
+        impl #name {
+            #doc_dof
+            pub const DOF: usize = #n;
+            #doc_m
+            pub const NUM_CONSTRAINTS: usize = #m;
+            #doc_h
+            pub const NUM_HOLONOMIC: usize = #h;
+            #doc_equations
+            pub const EQUATIONS: #runtime::ModelEquations = #equations;
+
+            #doc_mass
+            pub fn mass_matrix(&self, q: &#vec_n, t: f64) -> #mat_nn { #mass }
+
+            #doc_force
+            pub fn generalized_forces(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_n { #force }
+
+            #doc_a
+            pub fn constraint_matrix(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #mat_mn { #a }
+
+            #doc_b
+            pub fn constraint_rhs(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_m { #b }
+
+            #doc_c
+            pub fn nonideal_force(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_n { #c }
+
+            #doc_terms
+            pub fn terms(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #runtime::LagrangianTerms<#n, #m> {
+                #statements
+                #runtime::LagrangianTerms {
+                    mass_matrix: #mass_v,
+                    generalized_force: #force_v,
+                    constraint_matrix: #a_v,
+                    constraint_rhs: #b_v,
+                    nonideal_force: #nonideal_v,
+                }
+            }
+
+            #doc_acceleration
+            pub fn acceleration(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> ::core::result::Result<#vec_n, #error> {
+                <Self as #system>::acceleration(self, q, qd, t)
+            }
+
+            #doc_constraint_force
+            pub fn constraint_force(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> ::core::result::Result<#vec_n, #error> {
+                <Self as #system>::constraint_force(self, q, qd, t)
+            }
+
+            #doc_energy
+            pub fn energy(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> f64 { #energy }
+
+            #doc_position
+            pub fn position_residual(&self, q: &#vec_n, t: f64) -> #vec_h { #position }
+
+            #doc_velocity
+            pub fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_m { #velocity }
+        }
+
+        impl #system for #name {
+            const EQUATIONS: #runtime::ModelEquations = Self::EQUATIONS;
+
+            fn terms(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #runtime::LagrangianTerms<#n, #m> {
+                Self::terms(self, q, qd, t)
+            }
+
+            fn energy(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> f64 {
+                Self::energy(self, q, qd, t)
+            }
+
+            fn position_residual_norm(&self, q: &#vec_n, t: f64) -> f64 {
+                Self::position_residual(self, q, t).norm()
+            }
+
+            fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_m {
+                Self::velocity_residual(self, q, qd, t)
+            }
+        }
+    }
+}

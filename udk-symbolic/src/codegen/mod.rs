@@ -1,0 +1,205 @@
+//! The generator behind `#[lagrangian]`, `#[hamiltonian]` and `udk expand`: a model spec in,
+//! the impl blocks of its struct out.
+//!
+//! For a struct named `spec.name` whose `f64` fields are `spec.parameters` (read from `&self`),
+//! [`generate`] derives the equations ([`crate::derive`]) and emits:
+//! - an inherent impl with the constants `DOF`, `NUM_CONSTRAINTS`, `NUM_HOLONOMIC`, `EQUATIONS`
+//!   and one straight-line, allocation-free function per derived quantity;
+//! - an impl of `udk_runtime::LagrangianSystem<N, M>` or `udk_runtime::HamiltonianSystem<N, M>`,
+//!   whose provided methods run the fundamental equation on those quantities.
+//!
+//! The code names the runtime and nalgebra through `::udk::__private`, so a user crate needs
+//! `udk` as its only dependency.
+
+mod hamiltonian;
+mod lagrangian;
+
+use crate::derivation::{Derivation, Equations, ExprMatrix};
+use crate::emit::emit_rust;
+use crate::error::{Error, Errors};
+use crate::expr::{ExprId, Node, Pool, Symbol};
+use crate::spec::ModelSpec;
+use proc_macro2::{Ident, Literal, Span, TokenStream};
+use quote::quote;
+
+/// The impl blocks for the model `spec`: its inherent API and its system trait impl.
+///
+/// # Errors
+/// Every error of [`crate::derive`] (unknown names, wrong counts, an L not quadratic in the
+/// velocities, ...), each at its culprit's span, and an error when `spec.name` is not a Rust
+/// identifier.
+pub fn generate(spec: &ModelSpec) -> Result<TokenStream, Errors> {
+    let name = syn::parse_str::<Ident>(&spec.name).map_err(|_| {
+        Errors(vec![Error::new(
+            Span::call_site(),
+            format!("the model name `{}` is not a Rust identifier", spec.name),
+        )])
+    })?;
+    let derivation = crate::derive(spec)?;
+    let code = Code::new(&derivation);
+    Ok(match &derivation.equations {
+        Equations::Lagrangian(equations) => lagrangian::generate(&name, &code, equations),
+        Equations::Hamiltonian(equations) => hamiltonian::generate(&name, &code, equations),
+    })
+}
+
+/// What the generated functions of one model share: the derivation and how each symbol reads.
+struct Code<'a> {
+    derivation: &'a Derivation,
+    parameters: Vec<Ident>,
+    /// n, the number of generalized coordinates, as an unsuffixed literal.
+    n: Literal,
+}
+
+/// One value a generated function computes.
+enum Output<'a> {
+    Scalar(ExprId),
+    /// A column vector `SVector<f64, len>`.
+    Vector(&'a [ExprId]),
+    Matrix(&'a ExprMatrix),
+}
+
+impl<'a> Code<'a> {
+    fn new(derivation: &'a Derivation) -> Self {
+        Code {
+            derivation,
+            parameters: derivation
+                .parameters
+                .iter()
+                .map(|p| Ident::new(p, Span::call_site()))
+                .collect(),
+            n: Literal::usize_unsuffixed(derivation.coordinates.len()),
+        }
+    }
+
+    /// The tokens that read `symbol` inside a generated function with arguments `q`, `qd` or
+    /// `p`, and `t`.
+    fn symbol(&self, symbol: Symbol) -> TokenStream {
+        match symbol {
+            Symbol::Time => quote!(t),
+            Symbol::Coordinate(i) => index(quote!(q), i),
+            Symbol::Velocity(i) => index(quote!(qd), i),
+            Symbol::Momentum(i) => index(quote!(p), i),
+            Symbol::Parameter(i) => {
+                let name = &self.parameters[i];
+                quote!(self.#name)
+            }
+            Symbol::Acceleration(_) => {
+                quote!(::core::compile_error!(
+                    "udk: a generalized acceleration in a derived term"
+                ))
+            }
+        }
+    }
+
+    /// Straight-line code computing `outputs` together (shared subexpressions once): the
+    /// statements, then one expression per output (a local or a literal).
+    fn emit(&self, outputs: &[(Ident, Output)]) -> (TokenStream, Vec<TokenStream>) {
+        let ids: Vec<ExprId> = outputs
+            .iter()
+            .flat_map(|(_, output)| match output {
+                Output::Scalar(id) => std::slice::from_ref(id),
+                Output::Vector(ids) => ids,
+                Output::Matrix(matrix) => &matrix.entries[..],
+            })
+            .copied()
+            .collect();
+        let block = emit_rust(&self.derivation.pool, &ids, &|s| self.symbol(s));
+        let mut statements = block.statements.clone();
+        let mut values = Vec::with_capacity(outputs.len());
+        let mut k = 0;
+        for (name, output) in outputs {
+            let (shape, rows, cols) = match output {
+                Output::Scalar(_) => {
+                    values.push(block.outputs[k].clone());
+                    k += 1;
+                    continue;
+                }
+                Output::Vector(ids) => (vector_type(ids.len()), ids.len(), 1),
+                Output::Matrix(m) => (matrix_type(m.rows, m.cols), m.rows, m.cols),
+            };
+            let mut fill = TokenStream::new();
+            for i in 0..rows {
+                for j in 0..cols {
+                    if !block.is_structural_zero(k) {
+                        let value = &block.outputs[k];
+                        let (i, j) = (Literal::usize_unsuffixed(i), Literal::usize_unsuffixed(j));
+                        fill.extend(if matches!(output, Output::Vector(_)) {
+                            quote!(#name[#i] = #value;)
+                        } else {
+                            quote!(#name[(#i, #j)] = #value;)
+                        });
+                    }
+                    k += 1;
+                }
+            }
+            if fill.is_empty() {
+                values.push(quote!(#shape::zeros()));
+            } else {
+                statements.extend(quote!(let mut #name = #shape::zeros(); #fill));
+                values.push(quote!(#name));
+            }
+        }
+        (statements, values)
+    }
+
+    /// The body of a function returning the single `output`, built in a local named `name`.
+    fn body(&self, name: &str, output: Output) -> TokenStream {
+        let (statements, values) = self.emit(&[(local(name), output)]);
+        let value = &values[0];
+        quote!(#statements #value)
+    }
+
+    /// `(q₁, q₂, …)` as the user named them, for doc comments.
+    fn coordinate_names(&self) -> String {
+        format!("({})", self.derivation.coordinates.join(", "))
+    }
+}
+
+/// Whether `id` is the constant 0.
+fn is_zero(pool: &Pool, id: ExprId) -> bool {
+    matches!(pool.get(id), Node::Number(x) if x.to_f64() == 0.0)
+}
+
+/// `base[i]` with an unsuffixed index.
+fn index(base: TokenStream, i: usize) -> TokenStream {
+    let i = Literal::usize_unsuffixed(i);
+    quote!(#base[#i])
+}
+
+fn local(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
+}
+
+/// `SVector<f64, len>` through the facade.
+fn vector_type(len: usize) -> TokenStream {
+    let len = Literal::usize_unsuffixed(len);
+    quote!(::udk::__private::nalgebra::SVector::<f64, #len>)
+}
+
+/// `SMatrix<f64, rows, cols>` through the facade.
+fn matrix_type(rows: usize, cols: usize) -> TokenStream {
+    let (rows, cols) = (
+        Literal::usize_unsuffixed(rows),
+        Literal::usize_unsuffixed(cols),
+    );
+    quote!(::udk::__private::nalgebra::SMatrix::<f64, #rows, #cols>)
+}
+
+/// `#[doc = "..."]` for each line of `text`.
+fn doc(text: &str) -> TokenStream {
+    text.lines().map(|line| quote!(#[doc = #line])).collect()
+}
+
+/// The `EQUATIONS` constant's value: the derived equations as text and LaTeX.
+fn equations(derivation: &Derivation) -> TokenStream {
+    let text = crate::emit::equations_text(derivation);
+    let latex = crate::emit::equations_latex(derivation);
+    quote!(::udk::__private::udk_runtime::ModelEquations { text: #text, latex: #latex })
+}
+
+/// Lints that fire on straight-line generated code for reasons of form, not substance: a
+/// function need not use each of its arguments (M does not depend on t in most models).
+fn allowances() -> TokenStream {
+    quote!(#[allow(unused_variables)])
+}
