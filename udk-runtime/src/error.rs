@@ -20,7 +20,7 @@ pub enum Error {
     /// A q̈ = b (or A_p ṗ = b_p) has no solution: the Euclidean norm of the residual of the
     /// best (least-squares) candidate, `residual`, exceeds
     /// [`Options::consistency_tolerance`](crate::Options::consistency_tolerance) relative to
-    /// ‖A‖_F ‖q̈‖ + ‖b‖. No least-squares answer is returned as if it were motion.
+    /// the scale of A q̈ and b. No least-squares answer is returned as if it were motion.
     #[error("the constraints are inconsistent: ‖A q̈ − b‖ = {residual:e}")]
     InconsistentConstraints {
         /// ‖A q̈ − b‖₂ of the least-squares candidate.

@@ -34,7 +34,9 @@ pub struct Options {
     /// max(rows, cols)·ε·σ_max for singular values.
     pub tolerance: Option<f64>,
     /// Relative tolerance of the consistency test: the constraints are declared inconsistent
-    /// when ‖A q̈ − b‖ > `consistency_tolerance` · (‖A‖_F ‖q̈‖ + ‖b‖). Default 1e-8.
+    /// when ‖A q̈ − b‖ > `consistency_tolerance` · (‖A‖_F (‖a‖ + ‖q̈ − a‖) + ‖b‖), a being the
+    /// unconstrained acceleration (the scale of the terms whose rounding enters A q̈ − b;
+    /// ‖A‖_F ‖𝓜⁺‖_F ‖[Q + C; b]‖ + ‖b‖ in the eq 2.15 reference). Default 1e-8.
     pub consistency_tolerance: f64,
     /// The nonzero, finite scalar α of the augmented mass matrix M + α² Aᵀ G A
     /// (Udwadia & Wanichanon 2013, eq 3.8). Default 1.

@@ -54,6 +54,8 @@ where
     let lambda = SemidefiniteCholesky::new(s, options.pivot_tolerance()).solve(&e);
     let mut correction = &w * &lambda;
     k.solve_upper_mut(&mut correction);
+    // Scale of the terms whose rounding enters A x − b.
+    let scale = constraint_matrix.norm() * (a.norm() + correction.norm()) + constraint_rhs.norm();
     let acceleration = a + &correction;
     if !acceleration.iter().all(|v| v.is_finite()) {
         return Err(Error::NonFinite {
@@ -61,7 +63,6 @@ where
         });
     }
     let residual = (constraint_matrix * &acceleration - constraint_rhs).norm();
-    let scale = constraint_matrix.norm() * acceleration.norm() + constraint_rhs.norm();
     if residual > options.consistency_tolerance * scale {
         return Err(Error::InconsistentConstraints { residual });
     }

@@ -54,6 +54,8 @@ pub(crate) fn reference_unchecked(
     }
     rhs.rows_mut(n, m).copy_from(constraint_rhs);
     let (stacked_pinv, rank) = pinv_and_rank(&stacked, tolerance)?;
+    // Scale of the terms whose rounding enters A q̈ − b.
+    let scale = constraint_matrix.norm() * stacked_pinv.norm() * rhs.norm() + constraint_rhs.norm();
     let acceleration = stacked_pinv * rhs;
     if !acceleration.iter().all(|v| v.is_finite()) {
         return Err(Error::NonFinite {
@@ -61,7 +63,6 @@ pub(crate) fn reference_unchecked(
         });
     }
     let residual = (constraint_matrix * &acceleration - constraint_rhs).norm();
-    let scale = constraint_matrix.norm() * acceleration.norm() + constraint_rhs.norm();
     if residual > options.consistency_tolerance * scale {
         return Err(Error::InconsistentConstraints { residual });
     }
