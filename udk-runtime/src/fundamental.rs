@@ -25,7 +25,7 @@
 use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatrix, SVector, U1};
 
 use crate::cholesky::SemidefiniteCholesky;
-use crate::projection::{project, FACTOR_TOLERANCE};
+use crate::projection::{project, VectorPair, FACTOR_TOLERANCE};
 use crate::{singular, validate, Error, KernelAllocator, Options, Weighting};
 
 /// Shift (relative to max |Mᵢⱼ|) below which a negative eigenvalue of M counts as rounding.
@@ -39,7 +39,7 @@ pub(crate) fn solve<N: Dim, R: Dim>(
     constraint_rhs: &OVector<f64, R>,
     nonideal_force: Option<&OVector<f64, N>>,
     options: &Options,
-) -> Result<(OVector<f64, N>, OVector<f64, N>), Error>
+) -> Result<VectorPair<N>, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
@@ -166,7 +166,7 @@ fn svd_fallback<N: Dim, R: Dim>(
     constraint_rhs: &OVector<f64, R>,
     nonideal_force: Option<&OVector<f64, N>>,
     options: &Options,
-) -> Result<(OVector<f64, N>, OVector<f64, N>), Error>
+) -> Result<VectorPair<N>, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {

@@ -9,7 +9,7 @@
 use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatrix, SVector};
 
 use crate::cholesky::SemidefiniteCholesky;
-use crate::projection::{project, FACTOR_TOLERANCE};
+use crate::projection::{project, VectorPair, FACTOR_TOLERANCE};
 use crate::{validate, Error, KernelAllocator, Options};
 
 /// The generic kernel behind every public entry point; returns (ṗ, Q^C).
@@ -19,7 +19,7 @@ fn solve<N: Dim, R: Dim>(
     a_p: &OMatrix<f64, R, N>,
     b_p: &OVector<f64, R>,
     options: &Options,
-) -> Result<(OVector<f64, N>, OVector<f64, N>), Error>
+) -> Result<VectorPair<N>, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {

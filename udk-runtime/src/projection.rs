@@ -15,6 +15,9 @@ use crate::{Error, KernelAllocator, Options};
 /// augmented or SVD-based paths, which stay exact.
 pub(crate) const FACTOR_TOLERANCE: f64 = 1e-8;
 
+/// Two n-vectors: (acceleration or momentum rate, constraint force).
+pub(crate) type VectorPair<N> = (OVector<f64, N>, OVector<f64, N>);
+
 /// Result of [`project`]; all n-vectors.
 pub(crate) struct Projection<N: Dim>
 where
