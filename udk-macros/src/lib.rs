@@ -1,1 +1,196 @@
-//! The `#[lagrangian]` and `#[hamiltonian]` attribute macros. Use them through the `udk` crate.
+//! The `#[lagrangian]` and `#[hamiltonian]` attribute macros. Use them through the `udk` crate,
+//! which documents the syntax and the generated API.
+//!
+//! This crate is a thin shim: it parses the attribute into a [`udk_symbolic::ModelSpec`], checks
+//! the struct (its `f64` fields are the parameters), and calls [`udk_symbolic::codegen::generate`],
+//! which derives the equations and emits the code. Every error found on the way is reported at
+//! its culprit's span, all at once.
+
+mod attr;
+mod expand_dir;
+mod fields;
+
+use attr::Kind;
+use proc_macro2::TokenStream;
+use quote::{quote, ToTokens};
+use syn::ItemStruct;
+use udk_symbolic::{Errors, ModelSpec};
+
+/// Derives the equations of motion of a Lagrangian model and generates its API.
+/// See the `udk` crate for the syntax and the generated items.
+#[proc_macro_attribute]
+pub fn lagrangian(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    expand(Kind::Lagrangian, attr.into(), item.into()).into()
+}
+
+/// Derives the constrained Hamilton equations of a model and generates its API.
+/// See the `udk` crate for the syntax and the generated items.
+#[proc_macro_attribute]
+pub fn hamiltonian(
+    attr: proc_macro::TokenStream,
+    item: proc_macro::TokenStream,
+) -> proc_macro::TokenStream {
+    expand(Kind::Hamiltonian, attr.into(), item.into()).into()
+}
+
+/// The struct, unchanged, followed by the generated impls or by every error found.
+fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    let item: ItemStruct = match syn::parse2(item.clone()) {
+        Ok(item) => item,
+        Err(error) => {
+            let message = format!(
+                "#[{}] applies to a struct with named `f64` fields (the parameters): {error}",
+                kind.name()
+            );
+            let error = syn::Error::new(error.span(), message).to_compile_error();
+            return quote!(#item #error);
+        }
+    };
+    let mut spec = ModelSpec::default();
+    let mut errors = Errors::default();
+    attr::parse(kind, attr, &mut spec, &mut errors);
+    // A malformed attribute leaves the spec incomplete; deriving it would only add noise.
+    let attribute_ok = errors.is_empty();
+    fields::check(&item, &mut spec, &mut errors);
+    let generated = if attribute_ok {
+        match udk_symbolic::codegen::generate(&spec) {
+            Ok(generated) => Some(generated),
+            Err(derivation_errors) => {
+                errors.0.extend(derivation_errors.0);
+                None
+            }
+        }
+    } else {
+        None
+    };
+    match generated {
+        Some(generated) if errors.is_empty() => {
+            let written = expand_dir::write(&item, &generated)
+                .err()
+                .map(|e| e.to_compile_error());
+            quote! {
+                #item
+                #generated
+                #written
+                // Makes cargo rebuild the model when UDK_EXPAND_DIR changes, so the file appears.
+                const _: ::core::option::Option<&str> = ::core::option_env!("UDK_EXPAND_DIR");
+            }
+        }
+        _ => {
+            let errors = to_syn(errors).map(|e| e.to_compile_error());
+            let item = item.into_token_stream();
+            quote!(#item #errors)
+        }
+    }
+}
+
+/// All collected errors as one `syn::Error`, or `None` when there is none.
+fn to_syn(errors: Errors) -> Option<syn::Error> {
+    errors
+        .0
+        .into_iter()
+        .map(|e| syn::Error::new(e.span, e.message))
+        .reduce(|mut all, e| {
+            all.combine(e);
+            all
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn errors_of(kind: Kind, attr: TokenStream, item: TokenStream) -> Vec<String> {
+        let item: ItemStruct = syn::parse2(item).unwrap();
+        let mut spec = ModelSpec::default();
+        let mut errors = Errors::default();
+        attr::parse(kind, attr, &mut spec, &mut errors);
+        fields::check(&item, &mut spec, &mut errors);
+        errors.0.into_iter().map(|e| e.message).collect()
+    }
+
+    #[test]
+    fn parses_every_key_of_a_lagrangian_model() {
+        let item: ItemStruct = syn::parse_quote!(
+            struct P {
+                m: f64,
+                g: f64,
+                l: f64,
+                n: usize,
+            }
+        );
+        let mut spec = ModelSpec::default();
+        let mut errors = Errors::default();
+        attr::parse(
+            Kind::Lagrangian,
+            quote!(
+                coordinates(x, y),
+                lagrangian = 0.5 * m * dot(x).powi(2) - m * g * y,
+                holonomic(x * x + y * y - l * l),
+                nonholonomic(dot(x)),
+                forces(-dot(x), 0.0),
+                nonideal(0.0, 1.0),
+            ),
+            &mut spec,
+            &mut errors,
+        );
+        fields::check(&item, &mut spec, &mut errors);
+        assert!(errors.is_empty(), "{errors}");
+        assert_eq!(spec.name, "P");
+        let names = |v: &[udk_symbolic::Name]| v.iter().map(|n| n.to_string()).collect::<Vec<_>>();
+        assert_eq!(names(&spec.coordinates), ["x", "y"]);
+        let parameters: Vec<_> = spec.parameters.iter().map(|p| p.name.to_string()).collect();
+        assert_eq!(parameters, ["m", "g", "l"]);
+        assert!(spec.lagrangian.is_some() && spec.hamiltonian.is_none());
+        assert_eq!(spec.holonomic.len(), 1);
+        assert_eq!(spec.nonholonomic.len(), 1);
+        assert_eq!(spec.forces.len(), 2);
+        assert_eq!(spec.nonideal.len(), 2);
+    }
+
+    #[test]
+    fn collects_every_attribute_error() {
+        let errors = errors_of(
+            Kind::Lagrangian,
+            quote!(
+                coordinates = x,
+                lagrangian(x),
+                momenta(p),
+                forces(1.0),
+                forces(2.0)
+            ),
+            quote!(
+                struct P {
+                    m: f64,
+                }
+            ),
+        );
+        assert_eq!(errors.len(), 4, "{errors:?}");
+        assert!(errors[0].contains("expected `coordinates(..)`"));
+        assert!(errors[1].contains("expected `lagrangian = <expression>`"));
+        assert!(errors[2].contains("unknown key `momenta`"));
+        assert!(errors[3].contains("`forces` is given twice"));
+    }
+
+    #[test]
+    fn rejects_a_coordinate_that_is_a_field_and_a_used_field_that_is_not_f64() {
+        let errors = errors_of(
+            Kind::Hamiltonian,
+            quote!(coordinates(x), momenta(p), hamiltonian = p * p / m + n * x),
+            quote!(
+                struct P {
+                    x: f64,
+                    m: f64,
+                    n: u32,
+                    unused: String,
+                }
+            ),
+        );
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[0].contains("`x` is both a coordinate and a field"));
+        assert!(errors[1].contains("field `n` has type `u32`"));
+    }
+}

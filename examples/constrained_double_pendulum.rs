@@ -1,0 +1,54 @@
+//! A double pendulum whose canonical momenta are tied by p₁ = α p₂ sin ωt, a time-dependent
+//! nonholonomic constraint (Udwadia 2016, section 4.4, eqs 67–76).
+//!
+//! Run with `cargo run --example constrained_double_pendulum`.
+
+use udk::hamiltonian;
+use udk::nalgebra::Vector2;
+
+/// Point masses `m1`, `m2` (kg) on massless arms `l1`, `l2` (m) at angles θ₁, θ₂ from the
+/// downward vertical, under gravity `g` (m/s²); H of eq 67 with Δ = m₁ + m₂ sin²(θ₁ − θ₂).
+#[hamiltonian(
+    coordinates(theta1, theta2),
+    momenta(p1, p2),
+    hamiltonian = 0.5 * ((m1 + m2) * l1.powi(2) * p2.powi(2) + m2 * l2.powi(2) * p1.powi(2)
+            - 2.0 * m2 * l1 * l2 * p1 * p2 * (theta1 - theta2).cos())
+        / (m2 * l1.powi(2) * l2.powi(2) * (m1 + m2 * (theta1 - theta2).sin().powi(2)))
+        - (m1 + m2) * g * l1 * theta1.cos() - m2 * g * l2 * theta2.cos(),
+    constraints(p1 - alpha * p2 * (omega * t).sin()),
+)]
+pub struct ConstrainedDoublePendulum {
+    pub m1: f64,
+    pub m2: f64,
+    pub l1: f64,
+    pub l2: f64,
+    pub g: f64,
+    pub alpha: f64,
+    pub omega: f64,
+}
+
+fn main() {
+    let system = ConstrainedDoublePendulum {
+        m1: 1.0,
+        m2: 0.5,
+        l1: 1.0,
+        l2: 0.7,
+        g: 9.81,
+        alpha: 0.8,
+        omega: 2.0,
+    };
+    let t = 0.4;
+    let q = Vector2::new(0.3, -0.2);
+    let p2 = 0.6;
+    let p = Vector2::new(system.alpha * p2 * (system.omega * t).sin(), p2);
+    let (qd, pd) = system.state_derivative(&q, &p, t).expect("consistent");
+    println!("θ̇ = {:?}", qd.as_slice());
+    println!("ṗ = {:?}", pd.as_slice());
+    println!(
+        "constraint force on ṗ = {:?}",
+        system
+            .constraint_force(&q, &p, t)
+            .expect("consistent")
+            .as_slice()
+    );
+}

@@ -1,0 +1,71 @@
+//! A two-link manipulator with flexible joints whose link velocities must satisfy
+//! q̇⁽²⁾ + q̇⁽⁴⁾ = 0 (review paper, section 8.3, eqs 65–72).
+//!
+//! q⁽¹⁾, q⁽³⁾ are the motor (joint) angles, q⁽²⁾, q⁽⁴⁾ the link angles; the links obey
+//! D(q)q̈ + C(q, q̇)q̇ + G(q) + K(q_link − q_motor) = 0 and the motors J q̈ − K(q_link − q_motor) = 0
+//! (no motor input here). D, C and G are those of section 8.3; the Lagrangian below reproduces
+//! them, with m₂ in c₁₁ where the paper prints m₁ (the textbook two-link arm has m₂).
+//!
+//! Run with `cargo run --example flexible_joint_manipulator`.
+
+use udk::lagrangian;
+use udk::nalgebra::Vector4;
+
+/// Link masses `m1`, `m2` (kg), first link length `l1` (m), centres of mass `lc1`, `lc2` (m),
+/// link moments of inertia `i1`, `i2` (kg m²), motor inertias `j11`, `j22` (kg m²), joint
+/// stiffnesses `k1`, `k2` (N m/rad), gravity `g` (m/s²).
+#[lagrangian(
+    coordinates(q1, q2, q3, q4),
+    lagrangian = 0.5 * (m2 * (l1.powi(2) + lc2.powi(2) + 2.0 * l1 * lc2 * q4.cos()) + m1 * lc1.powi(2) + i1 + i2)
+            * dot(q2).powi(2)
+        + (m2 * (lc2.powi(2) + l1 * lc2 * q4.cos()) + i2) * dot(q2) * dot(q4)
+        + 0.5 * (m2 * lc2.powi(2) + i2) * dot(q4).powi(2)
+        + 0.5 * (j11 * dot(q1).powi(2) + j22 * dot(q3).powi(2))
+        + (m1 * lc1 + m2 * l1) * g * q2.cos() + m2 * lc2 * g * (q2 + q4).cos()
+        - 0.5 * k1 * (q2 - q1).powi(2) - 0.5 * k2 * (q4 - q3).powi(2),
+    nonholonomic(dot(q2) + dot(q4)),
+)]
+pub struct FlexibleJointManipulator {
+    pub m1: f64,
+    pub m2: f64,
+    pub l1: f64,
+    pub lc1: f64,
+    pub lc2: f64,
+    pub i1: f64,
+    pub i2: f64,
+    pub j11: f64,
+    pub j22: f64,
+    pub k1: f64,
+    pub k2: f64,
+    pub g: f64,
+}
+
+fn main() {
+    // The paper's simulation parameters.
+    let arm = FlexibleJointManipulator {
+        m1: 1.0,
+        m2: 1.0,
+        l1: 1.0,
+        lc1: 0.5,
+        lc2: 0.5,
+        i1: 1.0,
+        i2: 1.0,
+        j11: 1.0,
+        j22: 1.0,
+        k1: 1.0,
+        k2: 1.0,
+        g: 9.81,
+    };
+    let q = Vector4::new(0.1, 0.2, -0.1, 0.3);
+    let qd = Vector4::new(0.0, 1.0, 0.0, -1.0);
+    println!("M = {}", arm.mass_matrix(&q, 0.0));
+    let qdd = arm.acceleration(&q, &qd, 0.0).expect("unique");
+    println!("q̈ = {:?}", qdd.as_slice());
+    println!("q̈⁽²⁾ + q̈⁽⁴⁾ = {:e}", qdd[1] + qdd[3]);
+    println!(
+        "constraint force = {:?}",
+        arm.constraint_force(&q, &qd, 0.0)
+            .expect("unique")
+            .as_slice()
+    );
+}

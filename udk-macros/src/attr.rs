@@ -1,0 +1,204 @@
+//! Parsing of the attribute's keys (`coordinates(..)`, `lagrangian = ..`, ...) into the parts of a
+//! [`ModelSpec`]. Every malformed key is reported; parsing goes on with the next one.
+
+use proc_macro2::TokenStream;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned;
+use syn::{Expr, Ident, Meta, Token};
+use udk_symbolic::{Errors, Expression, ModelSpec, Name};
+
+/// Which macro is expanding: it decides the keys the attribute accepts.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    /// `#[lagrangian(...)]`.
+    Lagrangian,
+    /// `#[hamiltonian(...)]`.
+    Hamiltonian,
+}
+
+/// One key of the attribute, named for the [`ModelSpec`] field it fills.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Key {
+    Coordinates,
+    Momenta,
+    Lagrangian,
+    Hamiltonian,
+    Holonomic,
+    Nonholonomic,
+    Constraints,
+    Forces,
+    Nonideal,
+}
+
+impl Key {
+    const ALL: [Key; 9] = [
+        Key::Coordinates,
+        Key::Momenta,
+        Key::Lagrangian,
+        Key::Hamiltonian,
+        Key::Holonomic,
+        Key::Nonholonomic,
+        Key::Constraints,
+        Key::Forces,
+        Key::Nonideal,
+    ];
+
+    fn name(self) -> &'static str {
+        match self {
+            Key::Coordinates => "coordinates",
+            Key::Momenta => "momenta",
+            Key::Lagrangian => "lagrangian",
+            Key::Hamiltonian => "hamiltonian",
+            Key::Holonomic => "holonomic",
+            Key::Nonholonomic => "nonholonomic",
+            Key::Constraints => "constraints",
+            Key::Forces => "forces",
+            Key::Nonideal => "nonideal",
+        }
+    }
+
+    /// Whether the macro `kind` accepts this key.
+    fn accepted_by(self, kind: Kind) -> bool {
+        match self {
+            Key::Coordinates | Key::Holonomic => true,
+            Key::Lagrangian | Key::Nonholonomic | Key::Forces | Key::Nonideal => {
+                kind == Kind::Lagrangian
+            }
+            Key::Momenta | Key::Hamiltonian | Key::Constraints => kind == Kind::Hamiltonian,
+        }
+    }
+
+    /// How the key is written, for error messages.
+    fn syntax(self) -> String {
+        match self {
+            Key::Lagrangian | Key::Hamiltonian => format!("`{} = ..`", self.name()),
+            _ => format!("`{}(..)`", self.name()),
+        }
+    }
+}
+
+impl Kind {
+    /// The macro's name, as the user writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Lagrangian => "lagrangian",
+            Kind::Hamiltonian => "hamiltonian",
+        }
+    }
+
+    /// The accepted keys as the user would write them, for error messages.
+    fn syntax(self) -> String {
+        Key::ALL
+            .iter()
+            .filter(|key| key.accepted_by(self))
+            .map(|key| key.syntax())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// Parses the attribute's tokens into `spec` (every field but `name` and `parameters`), pushing
+/// one error per malformed, unknown or repeated key.
+pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut Errors) {
+    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(metas) => metas,
+        Err(error) => {
+            errors.push(
+                error.span(),
+                format!(
+                    "malformed #[{}] attribute: {error}; expected {}",
+                    kind.name(),
+                    kind.syntax()
+                ),
+            );
+            return;
+        }
+    };
+    let mut seen: Vec<Key> = Vec::new();
+    for meta in metas {
+        let key_span = meta.path().span();
+        let key = meta
+            .path()
+            .get_ident()
+            .and_then(|ident| Key::ALL.into_iter().find(|key| ident == key.name()))
+            .filter(|key| key.accepted_by(kind));
+        let Some(key) = key else {
+            errors.push(key_span, unknown_key(kind, &meta));
+            continue;
+        };
+        if seen.contains(&key) {
+            errors.push(key_span, format!("`{}` is given twice", key.name()));
+            continue;
+        }
+        seen.push(key);
+        if let Err(error) = fill(spec, key, meta) {
+            errors.push(error.span(), error.to_string());
+        }
+    }
+}
+
+/// Parses one key's value into its field of `spec`.
+fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
+    let name = key.name();
+    match key {
+        Key::Coordinates => spec.coordinates = names(&meta, name)?,
+        Key::Momenta => spec.momenta = names(&meta, name)?,
+        Key::Lagrangian => spec.lagrangian = Some(value(meta, name)?),
+        Key::Hamiltonian => spec.hamiltonian = Some(value(meta, name)?),
+        Key::Holonomic => spec.holonomic = expressions(&meta, name)?,
+        Key::Nonholonomic => spec.nonholonomic = expressions(&meta, name)?,
+        Key::Constraints => spec.constraints = expressions(&meta, name)?,
+        Key::Forces => spec.forces = expressions(&meta, name)?,
+        Key::Nonideal => spec.nonideal = expressions(&meta, name)?,
+    }
+    Ok(())
+}
+
+/// `name = <expression>`.
+fn value(meta: Meta, name: &str) -> syn::Result<Expression> {
+    match meta {
+        Meta::NameValue(pair) => Ok(Expression(pair.value)),
+        _ => Err(syn::Error::new(
+            meta.path().span(),
+            format!("expected `{name} = <expression>`"),
+        )),
+    }
+}
+
+/// `name(a, b, ...)` with identifiers.
+fn names(meta: &Meta, name: &str) -> syn::Result<Vec<Name>> {
+    let names = list(meta, name, "names")?
+        .parse_args_with(Punctuated::<Ident, Token![,]>::parse_terminated)
+        .map_err(|e| syn::Error::new(e.span(), format!("`{name}(..)` takes names only: {e}")))?;
+    Ok(names.into_iter().map(Name).collect())
+}
+
+/// `name(e1, e2, ...)` with expressions.
+fn expressions(meta: &Meta, name: &str) -> syn::Result<Vec<Expression>> {
+    let expressions = list(meta, name, "expressions")?
+        .parse_args_with(Punctuated::<Expr, Token![,]>::parse_terminated)
+        .map_err(|e| syn::Error::new(e.span(), format!("`{name}(..)` takes expressions: {e}")))?;
+    Ok(expressions.into_iter().map(Expression).collect())
+}
+
+/// The key's parenthesized list, or an error saying it should be one.
+fn list<'a>(meta: &'a Meta, name: &str, what: &str) -> syn::Result<&'a syn::MetaList> {
+    match meta {
+        Meta::List(list) => Ok(list),
+        _ => Err(syn::Error::new(
+            meta.path().span(),
+            format!("expected `{name}(..)`: a parenthesized, comma-separated list of {what}"),
+        )),
+    }
+}
+
+fn unknown_key(kind: Kind, meta: &Meta) -> String {
+    let path = meta.path();
+    let key = quote::quote!(#path).to_string().replace(' ', "");
+    format!(
+        "unknown key `{key}` in #[{}]; expected {}",
+        kind.name(),
+        kind.syntax()
+    )
+}

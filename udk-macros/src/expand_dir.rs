@@ -1,0 +1,26 @@
+//! `UDK_EXPAND_DIR`: when set at build time, each model's generated code is written, formatted
+//! with prettyplease, to `<dir>/<Struct>.rs`.
+
+use proc_macro2::{Span, TokenStream};
+use quote::quote;
+use std::path::PathBuf;
+use syn::ItemStruct;
+
+/// Writes `item` and its generated impls to `$UDK_EXPAND_DIR/<Struct>.rs` when the variable is
+/// set; an error (at the attribute) when the file cannot be written.
+pub fn write(item: &ItemStruct, generated: &TokenStream) -> syn::Result<()> {
+    let Some(dir) = std::env::var_os("UDK_EXPAND_DIR").filter(|d| !d.is_empty()) else {
+        return Ok(());
+    };
+    let dir = PathBuf::from(dir);
+    let path = dir.join(format!("{}.rs", item.ident));
+    let file: syn::File = syn::parse2(quote!(#item #generated))?;
+    std::fs::create_dir_all(&dir)
+        .and_then(|()| std::fs::write(&path, prettyplease::unparse(&file)))
+        .map_err(|e| {
+            syn::Error::new(
+                Span::call_site(),
+                format!("UDK_EXPAND_DIR: cannot write {}: {e}", path.display()),
+            )
+        })
+}
