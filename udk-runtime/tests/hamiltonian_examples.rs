@@ -100,7 +100,7 @@ fn nonholonomic_particle_eq_46() {
 /// Two particles on an incline, eqs 47–66: (m₁, m₂, L, α, g, φ, v₁, v₂), where the rod
 /// r₁ − r₂ points along φ and vᵢ are the speeds perpendicular to it (the positions
 /// themselves do not enter M, A or b).
-const INCLINE: [(f64, f64, f64, f64, f64, f64, f64, f64); 3] = [
+const INCLINE: [[f64; 8]; 3] = [
     (1.0, 2.0, 1.5, 0.3, 9.81, 0.7, 0.5, -1.2),
     (3.0, 0.5, 0.8, 0.9, 9.81, 2.5, 2.0, 0.3),
     (0.7, 0.7, 2.0, 0.1, 1.62, -1.1, -0.4, -0.9),
@@ -108,7 +108,7 @@ const INCLINE: [(f64, f64, f64, f64, f64, f64, f64, f64); 3] = [
 
 #[test]
 fn two_particles_with_dependent_constraints_eqs_59_to_66() {
-    for (m1, m2, l, alpha, g, phi, v1, v2) in INCLINE {
+    for [m1, m2, l, alpha, g, phi, v1, v2] in INCLINE {
         let (dx, dy) = (l * phi.cos(), l * phi.sin()); // (x₁ − x₂, y₁ − y₂), eq 49
         let normal = Vector2::new(-phi.sin(), phi.cos());
         let (px1, py1) = (m1 * v1 * normal[0], m1 * v1 * normal[1]); // eq 50
@@ -162,7 +162,7 @@ fn two_particles_eq_59_pseudoinverse() {
 
 #[test]
 fn two_particles_with_inconsistent_b_is_an_error() {
-    let (m1, m2, l, alpha, g, phi, v1, v2) = INCLINE[0];
+    let [m1, m2, l, alpha, g, phi, v1, v2] = INCLINE[0];
     let (dx, dy) = (l * phi.cos(), l * phi.sin());
     let (a1, b1, a2, b2) = (dx / m1, dy / m1, dx / m2, dy / m2);
     let a_p = matrix![a1, b1, -a2, -b2; a1, b1, 0.0, 0.0; 0.0, 0.0, a2, b2];
@@ -177,7 +177,7 @@ fn two_particles_with_inconsistent_b_is_an_error() {
 }
 
 /// Double pendulum (eqs 67–76): (m₁, m₂, l₁, l₂, g, α, ω, t, θ₁, θ₂, p₂).
-const PENDULA: [(f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64); 3] = [
+const PENDULA: [[f64; 11]; 3] = [
     (1.0, 2.0, 1.0, 0.5, 9.81, 0.5, 2.0, 0.3, 0.4, -0.2, 0.8),
     (0.3, 0.9, 2.0, 1.2, 9.81, -1.5, 0.7, 4.1, 2.0, 1.0, -1.3),
     (5.0, 1.0, 0.6, 0.6, 1.62, 2.0, 10.0, 0.05, -0.7, 0.9, 0.2),
@@ -185,7 +185,7 @@ const PENDULA: [(f64, f64, f64, f64, f64, f64, f64, f64, f64, f64, f64); 3] = [
 
 #[test]
 fn double_pendulum_eqs_73_to_76() {
-    for (m1, m2, l1, l2, g, alpha, omega, t, th1, th2, p2) in PENDULA {
+    for [m1, m2, l1, l2, g, alpha, omega, t, th1, th2, p2] in PENDULA {
         let s = (omega * t).sin();
         let p1 = alpha * p2 * s; // the constraint p₁ = α p₂ sin ωt
         let th12 = th1 - th2;
