@@ -1,8 +1,8 @@
 //! `UDK_EXPAND_DIR`: when set at build time, each model's generated code is written, formatted
-//! with prettyplease, to `<dir>/<Struct>.rs`.
+//! with prettyplease by `udk_symbolic::codegen::format_expansion` (the function `udk expand`
+//! uses too), to `<dir>/<Struct>.rs`.
 
 use proc_macro2::{Span, TokenStream};
-use quote::quote;
 use std::path::PathBuf;
 use syn::ItemStruct;
 
@@ -14,9 +14,9 @@ pub fn write(item: &ItemStruct, generated: &TokenStream) -> syn::Result<()> {
     };
     let dir = PathBuf::from(dir);
     let path = dir.join(format!("{}.rs", item.ident));
-    let file: syn::File = syn::parse2(quote!(#item #generated))?;
+    let source = udk_symbolic::codegen::format_expansion(item, generated)?;
     std::fs::create_dir_all(&dir)
-        .and_then(|()| std::fs::write(&path, prettyplease::unparse(&file)))
+        .and_then(|()| std::fs::write(&path, source))
         .map_err(|e| {
             syn::Error::new(
                 Span::call_site(),

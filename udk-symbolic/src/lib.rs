@@ -21,4 +21,4 @@ pub use derivation::{
 };
 pub use derive::derive;
 pub use error::{Error, Errors};
-pub use spec::{Expression, ModelSpec, Name, Parameter};
+pub use spec::{Expression, InitialState, ModelSpec, Name, Parameter};

@@ -52,6 +52,28 @@ pub struct ModelSpec {
     /// Non-ideal constraint force C, n entries or none.
     #[serde(default)]
     pub nonideal: Vec<Expression>,
+    /// Initial conditions for a simulation (model files only; the derivation ignores them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub initial: Option<InitialState>,
+}
+
+/// The initial state of a model file's simulation: t₀, q₀ and q̇₀ (Lagrangian models) or p₀
+/// (Hamiltonian models). The `udk` command line checks the lengths (n each) and that the state
+/// satisfies the constraints.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialState {
+    /// Initial time t₀ (s); 0 when not given.
+    #[serde(default)]
+    pub t0: f64,
+    /// Initial generalized coordinates q₀, n entries.
+    pub q0: Vec<f64>,
+    /// Initial generalized velocities q̇₀, n entries (Lagrangian models).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub qd0: Vec<f64>,
+    /// Initial generalized momenta p₀, n entries (Hamiltonian models).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub p0: Vec<f64>,
 }
 
 /// A named parameter of a model, with an optional default value.

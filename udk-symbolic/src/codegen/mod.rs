@@ -11,8 +11,11 @@
 //! The code names the runtime and nalgebra through `::udk::__private`, so a user crate needs
 //! `udk` as its only dependency.
 
+mod expansion;
 mod hamiltonian;
 mod lagrangian;
+
+pub use expansion::{expand, format_expansion, model_struct};
 
 use crate::derivation::{Derivation, Equations, ExprMatrix};
 use crate::emit::emit_rust;
