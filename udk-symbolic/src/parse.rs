@@ -222,11 +222,7 @@ impl Parser<'_> {
             .collect();
         let plain = path.qself.is_none()
             && path.path.leading_colon.is_none()
-            && path
-                .path
-                .segments
-                .iter()
-                .all(|s| s.arguments.is_none());
+            && path.path.segments.iter().all(|s| s.arguments.is_none());
         let is_pi = plain
             && (segments == ["PI"]
                 || segments.ends_with(&["f64".into(), "consts".into(), "PI".into()]));
@@ -424,6 +420,9 @@ mod tests {
         assert_eq!(decimal("0.5"), Some(Number::Rational(1, 2)));
         assert_eq!(decimal("12"), Some(Number::Rational(12, 1)));
         assert_eq!(decimal("1e300"), Some(Number::Float(1e300)));
-        assert_eq!(decimal("1e400").map(|n| n.to_f64().is_finite()), Some(false));
+        assert_eq!(
+            decimal("1e400").map(|n| n.to_f64().is_finite()),
+            Some(false)
+        );
     }
 }

@@ -28,7 +28,9 @@ fn wheel_on_incline() {
     let mut rng = Rng(1);
     for _ in 0..POINTS {
         let x = Point::random(&mut rng, 2, 5);
-        let [m, r, ic, g, alpha] = x.k[..] else { unreachable!() };
+        let [m, r, ic, g, alpha] = x.k[..] else {
+            unreachable!()
+        };
         let m_ = x.eval_matrix(&d.pool, &eq.mass_matrix);
         assert_close_matrix(&m_, &[vec![m * r * r + ic, 0.0], vec![0.0, 0.0]], "M (5.6)");
         let q_ = x.eval_vec(&d.pool, &eq.generalized_force);
@@ -36,7 +38,11 @@ fn wheel_on_incline() {
         let a_ = x.eval_matrix(&d.pool, &eq.constraint_matrix);
         assert_close_matrix(&a_, &[vec![-r * alpha.sin(), 1.0]], "A (5.10)");
         assert_close(&x.eval_vec(&d.pool, &eq.constraint_rhs), &[0.0], "b (5.11)");
-        assert_close(&x.eval_vec(&d.pool, &eq.nonideal_force), &[0.0, 0.0], "C (5.12)");
+        assert_close(
+            &x.eval_vec(&d.pool, &eq.nonideal_force),
+            &[0.0, 0.0],
+            "C (5.12)",
+        );
     }
 }
 
@@ -58,13 +64,11 @@ fn two_masses_with_springs() {
     let mut rng = Rng(2);
     for _ in 0..POINTS {
         let x = Point::random(&mut rng, 3, 5);
-        let [m1, m2, k1, k2, _] = x.k[..] else { unreachable!() };
+        let [m1, m2, k1, k2, _] = x.k[..] else {
+            unreachable!()
+        };
         let m_ = x.eval_matrix(&d.pool, &eq.mass_matrix);
-        let expected = [
-            vec![m1, 0.0, 0.0],
-            vec![0.0, m2, m2],
-            vec![0.0, m2, m2],
-        ];
+        let expected = [vec![m1, 0.0, 0.0], vec![0.0, m2, m2], vec![0.0, m2, m2]];
         assert_close_matrix(&m_, &expected, "M (5.33)");
         let q_ = x.eval_vec(&d.pool, &eq.generalized_force);
         assert_close(&q_, &[-k1 * x.q[0], 0.0, -k2 * x.q[2]], "Q (5.34)");
@@ -131,8 +135,16 @@ fn quaternion_rigid_body() {
                     .map(|k| e_dot[k][r] * j[k] * (0..4).map(|c| e[k][c] * x.v[c]).sum::<f64>())
                     .sum::<f64>();
         }
-        assert_close_matrix(&x.eval_matrix(&d.pool, &eq.mass_matrix), &m, "M = 4EᵀJE (4.3)");
-        assert_close(&x.eval_vec(&d.pool, &eq.generalized_force), &q, "Q = −8ĖᵀJEu̇ (4.3)");
+        assert_close_matrix(
+            &x.eval_matrix(&d.pool, &eq.mass_matrix),
+            &m,
+            "M = 4EᵀJE (4.3)",
+        );
+        assert_close(
+            &x.eval_vec(&d.pool, &eq.generalized_force),
+            &q,
+            "Q = −8ĖᵀJEu̇ (4.3)",
+        );
         let a = x.eval_matrix(&d.pool, &eq.constraint_matrix);
         assert_close_matrix(&a, &[x.q.clone()], "A = uᵀ");
         let b = -x.v.iter().map(|v| v * v).sum::<f64>();
@@ -247,7 +259,9 @@ fn double_pendulum_minimal_coordinates() {
     let mut rng = Rng(6);
     for _ in 0..POINTS {
         let x = Point::random(&mut rng, 2, 5);
-        let [m1, m2, l1, l2, g] = x.k[..] else { unreachable!() };
+        let [m1, m2, l1, l2, g] = x.k[..] else {
+            unreachable!()
+        };
         let (t1, t2, w1, w2) = (x.q[0], x.q[1], x.v[0], x.v[1]);
         let c12 = (t1 - t2).cos();
         let s12 = (t1 - t2).sin();
@@ -263,7 +277,11 @@ fn double_pendulum_minimal_coordinates() {
         assert_close(&x.eval_vec(&d.pool, &eq.generalized_force), &q, "Q");
         let kinetic = 0.5 * (m[0][0] * w1 * w1 + 2.0 * m[0][1] * w1 * w2 + m[1][1] * w2 * w2);
         let potential = -(m1 + m2) * g * l1 * t1.cos() - m2 * g * l2 * t2.cos();
-        assert_close(&[x.eval(&d.pool, eq.energy)], &[kinetic + potential], "h = T + V");
+        assert_close(
+            &[x.eval(&d.pool, eq.energy)],
+            &[kinetic + potential],
+            "h = T + V",
+        );
         assert!(eq.constraint_matrix.rows == 0 && eq.constraint_rhs.is_empty());
     }
 }
@@ -277,7 +295,9 @@ fn pendulum_chain_cartesian_two_links() {
     let mut rng = Rng(7);
     for _ in 0..POINTS {
         let x = Point::random(&mut rng, 4, 5);
-        let [m1, m2, _, _, g] = x.k[..] else { unreachable!() };
+        let [m1, m2, _, _, g] = x.k[..] else {
+            unreachable!()
+        };
         let mut m = vec![vec![0.0; 4]; 4];
         for (i, mass) in [m1, m1, m2, m2].into_iter().enumerate() {
             m[i][i] = mass;
@@ -298,7 +318,10 @@ fn pendulum_chain_cartesian_two_links() {
             -2.0 * (dvx * dvx + dvy * dvy),
         ];
         assert_close(&x.eval_vec(&d.pool, &eq.constraint_rhs), &b, "b");
-        let fdot = [2.0 * (q[0] * v[0] + q[1] * v[1]), 2.0 * (dx * dvx + dy * dvy)];
+        let fdot = [
+            2.0 * (q[0] * v[0] + q[1] * v[1]),
+            2.0 * (dx * dvx + dy * dvy),
+        ];
         assert_close(&x.eval_vec(&d.pool, &eq.velocity_constraints), &fdot, "ḟ");
     }
 }
@@ -322,7 +345,9 @@ fn spherical_pendulum_hamiltonian() {
     let from_f = derived(&format!(
         "{header}holonomic = [\"x.powi(2) + y.powi(2) + z.powi(2) - L.powi(2)\"]"
     ));
-    let from_phi = derived(&format!("{header}constraints = [\"x * px + y * py + z * pz\"]"));
+    let from_phi = derived(&format!(
+        "{header}constraints = [\"x * px + y * py + z * pz\"]"
+    ));
     let mut rng = Rng(8);
     for _ in 0..POINTS {
         let x = Point::random(&mut rng, 3, 3);
@@ -332,14 +357,22 @@ fn spherical_pendulum_hamiltonian() {
             let eq = hamiltonian(d);
             let h_p: Vec<f64> = x.p.iter().map(|p| p / m).collect();
             assert_close(&x.eval_vec(&d.pool, &eq.h_p), &h_p, "H_p = p/m (38)");
-            assert_close(&x.eval_vec(&d.pool, &eq.h_q), &[0.0, 0.0, -m * g], "H_q (38)");
+            assert_close(
+                &x.eval_vec(&d.pool, &eq.h_q),
+                &[0.0, 0.0, -m * g],
+                "H_q (38)",
+            );
             let h_pp: Vec<Vec<f64>> = (0..3)
                 .map(|i| (0..3).map(|j| if i == j { 1.0 / m } else { 0.0 }).collect())
                 .collect();
             assert_close_matrix(&x.eval_matrix(&d.pool, &eq.h_pp), &h_pp, "H_pp = I/m");
             let a_p: Vec<f64> = x.q.iter().map(|q| scale * q).collect();
             assert_close_matrix(&x.eval_matrix(&d.pool, &eq.a_p), &[a_p], "A_p (41)");
-            assert_close(&x.eval_vec(&d.pool, &eq.b_p), &[-scale * pp / m], "b_p (41)");
+            assert_close(
+                &x.eval_vec(&d.pool, &eq.b_p),
+                &[-scale * pp / m],
+                "b_p (41)",
+            );
         }
     }
 }
@@ -395,7 +428,9 @@ fn constrained_double_pendulum_hamiltonian() {
     let mut rng = Rng(10);
     for _ in 0..POINTS {
         let x = Point::random(&mut rng, 2, 7);
-        let [m1, m2, l1, l2, g, alpha, omega] = x.k[..] else { unreachable!() };
+        let [m1, m2, l1, l2, g, alpha, omega] = x.k[..] else {
+            unreachable!()
+        };
         let (t1, t2, p1, p2, t) = (x.q[0], x.q[1], x.p[0], x.p[1], x.t);
         let th12 = t1 - t2;
         let delta = m1 + m2 * th12.sin().powi(2);
@@ -408,8 +443,8 @@ fn constrained_double_pendulum_hamiltonian() {
             * ((m1 + m2) * l1 * l1 * p2 * p2 + m2 * l2 * l2 * p1 * p1
                 - 2.0 * m2 * l1 * l2 * p1 * p2 * th12.cos())
             / (m2 * l1 * l1 * l2 * l2 * delta);
-        let sigma =
-            (m2 * l1 * l2 * kinetic * (2.0 * th12).sin() - p1 * p2 * th12.sin()) / (l1 * l2 * delta);
+        let sigma = (m2 * l1 * l2 * kinetic * (2.0 * th12).sin() - p1 * p2 * th12.sin())
+            / (l1 * l2 * delta);
         let h_q = [
             -(sigma - (m1 + m2) * l1 * g * t1.sin()),
             -(-sigma - m2 * l2 * g * t2.sin()),

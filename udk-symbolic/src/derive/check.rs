@@ -68,7 +68,11 @@ pub(super) fn check_spec<'a>(spec: &'a ModelSpec, errors: &mut Errors) -> Option
                     &spec.nonholonomic,
                     "write constraints φ(q, p, t) in `constraints`",
                 ),
-                ("forces", &spec.forces, "include them in H or use a Lagrangian"),
+                (
+                    "forces",
+                    &spec.forces,
+                    "include them in H or use a Lagrangian",
+                ),
                 ("nonideal", &spec.nonideal, "use a Lagrangian model"),
             ] {
                 if let Some(e) = entries.first() {
@@ -90,7 +94,10 @@ pub(super) fn check_spec<'a>(spec: &'a ModelSpec, errors: &mut Errors) -> Option
         (None, None) => {
             errors.push(
                 Span::call_site(),
-                format!("model `{}` has neither a Lagrangian nor a Hamiltonian", spec.name),
+                format!(
+                    "model `{}` has neither a Lagrangian nor a Hamiltonian",
+                    spec.name
+                ),
             );
             None
         }

@@ -50,7 +50,9 @@ pub(super) fn derive(
     }
 
     let h_p: Vec<ExprId> = (0..n).map(|i| pool.diff(h, Symbol::Momentum(i))).collect();
-    let h_q: Vec<ExprId> = (0..n).map(|i| pool.diff(h, Symbol::Coordinate(i))).collect();
+    let h_q: Vec<ExprId> = (0..n)
+        .map(|i| pool.diff(h, Symbol::Coordinate(i)))
+        .collect();
     let h_pp = symmetric_jacobian(pool, &h_p, Symbol::Momentum);
 
     // Eq 9: φ = (∂f/∂q) H_p + ∂f/∂t, then eq 12: b_p = −(∂φ/∂q) H_p − ∂φ/∂t.

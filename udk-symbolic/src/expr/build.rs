@@ -7,7 +7,9 @@
 //! - sums and products are flattened; like terms c₁·x + c₂·x and like powers x^a·x^b are
 //!   collected; 0 and 1 are dropped; the one numeric operand, if any, comes first and the
 //!   others follow sorted by id;
-//! - negation is the product (−1)·x, and a numeric factor is not distributed over a sum;
+//! - negation is the product (−1)·x;
+//! - sums are primitive (no common rational factor, lowest-id term positive), the content
+//!   being a coefficient outside: 2a + 2b = 2·(a + b);
 //! - division x/y is x·y^−1;
 //! - square roots are `Call(Sqrt, [x])`; x^(k/2) for odd k is sqrt(x)^k; sqrt(x)^(2k) is x^k;
 //! - an integer power of a product or a power is distributed: (x·y)^k = x^k·y^k,
@@ -82,41 +84,61 @@ impl Pool {
         self.as_number(id).is_some_and(Number::is_one)
     }
 
-    /// The canonical sum of `terms` (0 when empty).
+    /// The canonical sum of `terms` (0 when empty). The result is a primitive `Add`, or c times
+    /// one (`Mul([c, Add])`), or a single term: see the module docs.
     pub fn add(&mut self, terms: &[ExprId]) -> ExprId {
         let mut constant = Number::ZERO;
         let mut collected: Vec<(ExprId, Number)> = Vec::new();
         let mut slot: HashMap<ExprId, usize> = HashMap::new();
-        let mut pending: Vec<ExprId> = terms.iter().rev().copied().collect();
-        while let Some(term) = pending.pop() {
+        let mut pending: Vec<(ExprId, Number)> =
+            terms.iter().rev().map(|&t| (t, Number::ONE)).collect();
+        while let Some((term, k)) = pending.pop() {
             match self.get(term) {
-                Node::Number(n) => constant = constant + *n,
-                Node::Add(ops) => pending.extend(ops.iter().rev()),
+                Node::Number(n) => constant = constant + k * *n,
+                Node::Add(ops) => pending.extend(ops.iter().rev().map(|&o| (o, k))),
+                Node::Mul(ops) if ops.len() == 2 && self.is_scaled_sum(ops) => {
+                    let Node::Number(c) = *self.get(ops[0]) else {
+                        unreachable!("checked by is_scaled_sum")
+                    };
+                    let Node::Add(inner) = self.get(ops[1]) else {
+                        unreachable!("checked by is_scaled_sum")
+                    };
+                    pending.extend(inner.iter().rev().map(|&o| (o, k * c)));
+                }
                 _ => {
                     let (c, rest) = self.split_coefficient(term);
                     match slot.get(&rest) {
-                        Some(&i) => collected[i].1 = collected[i].1 + c,
+                        Some(&i) => collected[i].1 = collected[i].1 + k * c,
                         None => {
                             slot.insert(rest, collected.len());
-                            collected.push((rest, c));
+                            collected.push((rest, k * c));
                         }
                     }
                 }
             }
         }
-        let mut ops: Vec<ExprId> = collected
-            .into_iter()
-            .filter(|(_, c)| !c.is_zero())
-            .map(|(rest, c)| self.scale(c, rest))
-            .collect();
+        collected.retain(|(_, c)| !c.is_zero());
+        if collected.is_empty() || (collected.len() == 1 && constant.is_zero()) {
+            return match collected.first() {
+                Some(&(rest, c)) => self.scale(c, rest),
+                None => self.constant(constant),
+            };
+        }
+        let content = content(&collected, constant);
+        let mut ops: Vec<ExprId> = Vec::with_capacity(collected.len() + 1);
+        for (rest, c) in collected {
+            ops.push(self.scale(divide(c, content), rest));
+        }
         ops.sort_unstable();
         if !constant.is_zero() {
-            ops.insert(0, self.constant(constant));
+            ops.insert(0, self.constant(divide(constant, content)));
         }
-        match ops.len() {
-            0 => self.zero(),
-            1 => ops[0],
-            _ => self.intern(Node::Add(ops.into())),
+        let sum = self.intern(Node::Add(ops.into()));
+        if content.is_one() {
+            sum
+        } else {
+            let content = self.constant(content);
+            self.intern(Node::Mul([content, sum].into()))
         }
     }
 
@@ -324,6 +346,14 @@ impl Pool {
         value.is_finite().then(|| self.number(value))
     }
 
+    /// Whether a product's operands are [number, sum].
+    fn is_scaled_sum(&self, ops: &[ExprId]) -> bool {
+        matches!(
+            (self.get(ops[0]), self.get(ops[1])),
+            (Node::Number(_), Node::Add(_))
+        )
+    }
+
     /// A term as (numeric coefficient, the rest), so that c₁·x and c₂·x can be collected.
     fn split_coefficient(&mut self, term: ExprId) -> (Number, ExprId) {
         if let Node::Mul(ops) = self.get(term) {
@@ -360,6 +390,48 @@ impl Pool {
             _ => (factor, self.one()),
         }
     }
+}
+
+/// The content of a sum with these (rest, coefficient) terms and constant: ± the greatest
+/// common divisor of the rational coefficients (1 when one is a float or it does not fit),
+/// with the sign of the coefficient of the term of lowest id.
+fn content(terms: &[(ExprId, Number)], constant: Number) -> Number {
+    let leading = terms.iter().min_by_key(|(rest, _)| *rest).map(|(_, c)| *c);
+    let sign = if leading.is_some_and(Number::is_negative) {
+        Number::MINUS_ONE
+    } else {
+        Number::ONE
+    };
+    let mut numerators: i128 = 0;
+    let mut denominators: i128 = 1;
+    let coefficients = terms.iter().map(|(_, c)| *c).chain(Some(constant));
+    for c in coefficients.filter(|c| !c.is_zero()) {
+        let Number::Rational(p, q) = c else {
+            return sign;
+        };
+        numerators = gcd(numerators, i128::from(p).abs());
+        denominators = denominators / gcd(denominators, i128::from(q)) * i128::from(q);
+        if denominators > i128::from(i64::MAX) {
+            return sign;
+        }
+    }
+    match (i64::try_from(numerators), i64::try_from(denominators)) {
+        (Ok(p), Ok(q)) => sign * Number::rational(p, q).expect("positive denominator"),
+        _ => sign,
+    }
+}
+
+fn gcd(mut a: i128, mut b: i128) -> i128 {
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// c / content, where content is a non-zero number.
+fn divide(c: Number, content: Number) -> Number {
+    let inverse = content.powi(-1).expect("content is not zero");
+    c * inverse
 }
 
 /// b^e for constants, when the result is exact or an operand is a float (and finite).

@@ -11,8 +11,15 @@
 //!   values (`PI`, rational overflow, functions of floats). An integer-valued float, or any
 //!   float k/2ʲ with j ≤ 16, is always the `Rational`.
 //! - Negation: `Mul([-1, x])`; more generally a numeric coefficient is the first operand of a
-//!   `Mul` (so −2·x·y is `Mul([-2, x, y])`). A coefficient is never distributed over a sum.
-//! - Subtraction: a − b is `Add([a, Mul([-1, b])])`.
+//!   `Mul` (so −2·x·y is `Mul([-2, x, y])`).
+//! - Sums are primitive: the rational coefficients of an `Add` (its constant included) have no
+//!   common factor, and its term of lowest id has a positive coefficient; the content goes
+//!   outside, so 2a + 2b is `Mul([2, Add([a, b])])` and, with id(x₁) < id(x₂), x₂ − x₁ is
+//!   `Mul([-1, Add([x₁, Mul([-1, x₂])])])`. Hence x₁ − x₂ and x₂ − x₁ share one `Add`, and
+//!   `Pool::add` may return a `Mul`. A coefficient times a lone sum is distributed again when
+//!   that product is added to something, so sums stay flat; products of sums are never
+//!   expanded.
+//! - Subtraction: a − b is a + (−1)·b, normalized as above.
 //! - Division: x / y is `Mul([x, Pow(y, -1)])`; 1/y is `Pow(y, -1)`.
 //! - Square root: always `Call(Func::Sqrt, [x])`, never `Pow(x, 1/2)`: x^(1/2) becomes
 //!   `Call(Sqrt, [x])` and x^(k/2) for odd k becomes `Pow(Call(Sqrt, [x]), k)`, so an emitter

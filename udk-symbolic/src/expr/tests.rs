@@ -127,3 +127,32 @@ fn derivatives_of_basic_forms() {
     let v = p.eval(dx, &vals);
     assert!((v - 0.3 / (0.49 + 0.09)).abs() < 1e-15);
 }
+
+#[test]
+fn sums_are_primitive_and_sign_normalized() {
+    let (mut p, x, y) = setup();
+    let two = p.integer(2);
+    let two_x = p.mul(&[two, x]);
+    let two_y = p.mul(&[two, y]);
+    let sum = p.add(&[two_x, two_y]);
+    let x_plus_y = p.add(&[x, y]);
+    assert_eq!(sum, p.mul(&[two, x_plus_y]));
+    let half = p.rational(1, 2);
+    assert_eq!(p.mul(&[half, sum]), x_plus_y);
+    let a = p.sub(x, y);
+    let b = p.sub(y, x);
+    assert_eq!(b, p.neg(a));
+    assert_eq!(p.powi(a, 2), p.powi(b, 2));
+    // Scaled sums flatten when added: 2(x + y) − 2x = 2y.
+    let back = p.sub(sum, two_x);
+    assert_eq!(back, two_y);
+    let third = p.rational(1, 3);
+    let x3 = p.mul(&[third, x]);
+    let sixth = p.rational(1, 6);
+    let y6 = p.mul(&[sixth, y]);
+    let s = p.add(&[x3, y6]);
+    let Node::Mul(ops) = p.get(s) else {
+        panic!("content 1/6 outside")
+    };
+    assert_eq!(p.as_number(ops[0]), Some(Number::Rational(1, 6)));
+}

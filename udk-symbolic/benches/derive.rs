@@ -1,0 +1,29 @@
+//! Time of `derive` (parse, canonicalize, differentiate) for the 10-link pendulum chain in
+//! Cartesian coordinates (20 coordinates, 10 length constraints) and in minimal coordinates
+//! (10 angles). Run: `cargo bench -p udk-symbolic --bench derive`.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+use udk_symbolic::{derive, models};
+
+fn bench_derive(c: &mut Criterion) {
+    let mut group = c.benchmark_group("derive");
+    for (name, spec) in [
+        (
+            "pendulum_chain_cartesian_10",
+            models::pendulum_chain_cartesian(10),
+        ),
+        (
+            "pendulum_chain_minimal_10",
+            models::pendulum_chain_minimal(10),
+        ),
+    ] {
+        let pool_size = derive(&spec).expect("chain derives").pool.len();
+        println!("{name}: {pool_size} DAG nodes after derivation");
+        group.bench_function(name, |b| b.iter(|| derive(black_box(&spec))));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_derive);
+criterion_main!(benches);

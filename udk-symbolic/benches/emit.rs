@@ -1,0 +1,78 @@
+//! Time of derivation plus code emission (the work the `#[lagrangian]` macro does) for the
+//! 10-link pendulum chain in Cartesian coordinates (20 coordinates, 10 length constraints)
+//! and in minimal coordinates (10 angles): `derive`, then the Rust code of M, Q, A, b, C
+//! (formatted to a string, as the macro hands it to rustc), the run-time tape, and the
+//! equation sheets. Run: `cargo bench -p udk-symbolic --bench emit`.
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+use std::hint::black_box;
+use udk_symbolic::emit::{compile_tape, emit_rust, equations_latex, equations_text};
+use udk_symbolic::expr::{ExprId, Symbol};
+use udk_symbolic::{derive, models, Derivation, Equations, ModelSpec};
+
+fn symbol(s: Symbol) -> TokenStream {
+    let (array, i) = match s {
+        Symbol::Time => return quote!(t),
+        Symbol::Coordinate(i) => (quote!(q), i),
+        Symbol::Velocity(i) => (quote!(qd), i),
+        Symbol::Acceleration(i) => (quote!(qdd), i),
+        Symbol::Momentum(i) => (quote!(p), i),
+        Symbol::Parameter(i) => (quote!(c), i),
+    };
+    let i = Literal::usize_unsuffixed(i);
+    quote!(#array[#i])
+}
+
+fn outputs(d: &Derivation) -> Vec<ExprId> {
+    match &d.equations {
+        Equations::Lagrangian(e) => [
+            &e.mass_matrix.entries[..],
+            &e.generalized_force,
+            &e.constraint_matrix.entries,
+            &e.constraint_rhs,
+            &e.nonideal_force,
+        ]
+        .concat(),
+        Equations::Hamiltonian(e) => {
+            [&e.h_p[..], &e.h_q, &e.h_pp.entries, &e.a_p.entries, &e.b_p].concat()
+        }
+    }
+}
+
+/// Derivation and every emitter; returns the sizes of what was made.
+fn derive_and_emit(spec: &ModelSpec) -> (usize, usize, usize) {
+    let d = derive(spec).expect("the chain derives");
+    let outputs = outputs(&d);
+    let block = emit_rust(&d.pool, &outputs, &symbol);
+    let code = block.statements.to_string();
+    let tape = compile_tape(&d.pool, &outputs);
+    let sheets = equations_text(&d).len() + equations_latex(&d).len();
+    (code.len(), tape.len(), sheets)
+}
+
+fn bench_derive_and_emit(c: &mut Criterion) {
+    let mut group = c.benchmark_group("derive_and_emit");
+    group.sample_size(10);
+    for (name, spec) in [
+        (
+            "pendulum_chain_cartesian_10",
+            models::pendulum_chain_cartesian(10),
+        ),
+        (
+            "pendulum_chain_minimal_10",
+            models::pendulum_chain_minimal(10),
+        ),
+    ] {
+        let (code, tape, sheets) = derive_and_emit(&spec);
+        println!(
+            "{name}: {code} bytes of Rust, {tape} tape instructions, {sheets} bytes of equations"
+        );
+        group.bench_function(name, |b| b.iter(|| derive_and_emit(black_box(&spec))));
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_derive_and_emit);
+criterion_main!(benches);
