@@ -8,13 +8,14 @@ use crate::expr::{ExprId, Pool};
 /// The equations of `d` as plain text: the model's name and kind, n and m, then every
 /// nonzero entry of M, Q, A, b and C (Lagrangian models) or of H_p, H_q, H_pp, A_p and b_p
 /// (Hamiltonian models), 1-based, one per line, in the syntax of [`text`]. A block whose
-/// entries are all 0 says so; entries not listed are 0.
+/// entries are all 0 says so, and so does an empty one (m = 0); entries not listed are 0.
 pub fn equations_text(d: &Derivation) -> String {
     Sheet::new(d, Format::Text).write(d)
 }
 
 /// The equations of `d` as LaTeX: one `aligned` environment (math mode) with n, m and every
-/// nonzero entry of the blocks listed at [`equations_text`], e.g. `M_{1,1} &= m \\`.
+/// nonzero entry of the blocks listed at [`equations_text`], e.g. `M_{1,1} &= m \\`; a block
+/// of zeros is one row `C &= 0`, an empty block (m = 0) none.
 pub fn equations_latex(d: &Derivation) -> String {
     Sheet::new(d, Format::Latex).write(d)
 }
@@ -163,6 +164,10 @@ impl Sheet {
             .filter(|&(_, e)| !pool.is_zero(e))
             .collect();
         match self.format {
+            Format::Text if b.entries.is_empty() => {
+                self.line(format!("{}, {} ({shape}): empty", b.text, b.what))
+            }
+            Format::Latex if b.entries.is_empty() => {}
             Format::Text if nonzero.is_empty() => {
                 self.line(format!("{}, {} ({shape}): all entries 0", b.text, b.what))
             }

@@ -5,6 +5,7 @@
 //! square roots as `\sqrt{x}` / `sqrt(x)`, and a positive term first.
 
 use super::names::Names;
+use super::terms::term;
 use crate::expr::{ExprId, Func, Node, Number, Pool};
 use std::collections::HashMap;
 
@@ -78,7 +79,7 @@ impl<'a> Printer<'a> {
                 },
                 Prec::Atom,
             ),
-            Node::Add(terms) => self.sum(terms),
+            Node::Add(terms) => self.sum(terms, false),
             Node::Mul(_) | Node::Pow(..) => {
                 let (negative, p) = self.signed(id);
                 if negative {
@@ -142,32 +143,28 @@ impl<'a> Printer<'a> {
 
     /// The sign and the magnitude of a term: `−c·x…` is (true, c·x…).
     fn signed(&mut self, id: ExprId) -> (bool, Printed) {
+        if let Some(t) = term(self.pool, id, true) {
+            return (
+                t.negative,
+                self.product(t.coefficient, t.factors, t.flipped),
+            );
+        }
         match self.pool.get(id) {
-            Node::Number(n) if n.to_f64() < 0.0 => {
-                let n = match *n {
-                    Number::Rational(p, q) => Number::Rational(-p, q),
-                    Number::Float(x) => Number::Float(-x),
-                };
-                (true, self.number(n))
-            }
-            Node::Mul(factors) => match self.pool.get(factors[0]) {
-                Node::Number(c) => {
-                    let negative = c.to_f64() < 0.0;
-                    let c = match *c {
-                        Number::Rational(p, q) => Number::Rational(p.abs(), q),
-                        Number::Float(x) => Number::Float(x.abs()),
-                    };
-                    (negative, self.product(Some(c), &factors[1..]))
-                }
-                _ => (false, self.product(None, factors)),
-            },
-            Node::Pow(..) => (false, self.product(None, &[id])),
+            Node::Number(n) if n.is_negative() => (true, self.number(-*n)),
+            Node::Pow(..) => (false, self.product(None, &[id], None)),
             _ => (false, self.print(id)),
         }
     }
 
-    fn sum(&mut self, terms: &[ExprId]) -> Printed {
-        let signed: Vec<(bool, Printed)> = terms.iter().map(|&t| self.signed(t)).collect();
+    /// The sum of `terms`, each with its sign changed if `flip`, a positive term first.
+    fn sum(&mut self, terms: &[ExprId], flip: bool) -> Printed {
+        let signed: Vec<(bool, Printed)> = terms
+            .iter()
+            .map(|&t| {
+                let (negative, p) = self.signed(t);
+                (negative != flip, p)
+            })
+            .collect();
         let first = signed.iter().position(|(neg, _)| !neg).unwrap_or(0);
         let mut out = String::new();
         let order = std::iter::once(first).chain((0..signed.len()).filter(|&i| i != first));
@@ -186,7 +183,13 @@ impl<'a> Printer<'a> {
     }
 
     /// coefficient · Π factors (coefficient non-negative), negative powers as a fraction.
-    fn product(&mut self, coefficient: Option<Number>, factors: &[ExprId]) -> Printed {
+    /// The factor at index `flipped`, a sum, has the signs of its terms changed.
+    fn product(
+        &mut self,
+        coefficient: Option<Number>,
+        factors: &[ExprId],
+        flipped: Option<usize>,
+    ) -> Printed {
         let mut numerator = Vec::new();
         let mut denominator = Vec::new();
         match coefficient {
@@ -201,8 +204,9 @@ impl<'a> Printer<'a> {
             Some(Number::Float(x)) => numerator.push(printed(self.float(x), Prec::Atom)),
             None => {}
         }
-        for &f in factors {
+        for (i, &f) in factors.iter().enumerate() {
             match self.pool.get(f) {
+                Node::Add(terms) if flipped == Some(i) => numerator.push(self.sum(terms, true)),
                 Node::Pow(base, exponent) => match self.pool.get(*exponent) {
                     Node::Number(Number::Rational(p, q)) if *p < 0 => {
                         denominator.push(self.power(*base, Number::Rational(-p, *q)))
@@ -216,26 +220,32 @@ impl<'a> Printer<'a> {
                 _ => numerator.push(self.print(f)),
             }
         }
-        let num = self.join(&numerator);
         if denominator.is_empty() {
-            let prec = match numerator.as_slice() {
-                [single] => single.prec,
-                _ => Prec::Product,
+            return match numerator.len() {
+                0 => printed("1".to_owned(), Prec::Atom),
+                1 => numerator.remove(0),
+                _ => printed(self.join(&numerator), Prec::Product),
             };
-            return printed(num, prec);
         }
-        let num = if numerator.is_empty() {
-            "1".to_owned()
-        } else {
-            num
-        };
-        let den = self.join(&denominator);
         match self.style {
-            Style::Latex => printed(format!("\\frac{{{num}}}{{{den}}}"), Prec::Product),
+            Style::Latex => {
+                let part = |factors: &[Printed]| match factors {
+                    [] => "1".to_owned(),
+                    [single] => single.text.clone(),
+                    _ => self.join(factors),
+                };
+                let (num, den) = (part(&numerator), part(&denominator));
+                printed(format!("\\frac{{{num}}}{{{den}}}"), Prec::Product)
+            }
             Style::Text => {
+                let num = match numerator.as_slice() {
+                    [] => "1".to_owned(),
+                    [single] if single.prec >= Prec::Product => single.text.clone(),
+                    _ => self.join(&numerator),
+                };
                 let den = match denominator.as_slice() {
-                    [single] if single.prec >= Prec::Power => den,
-                    _ => format!("({den})"),
+                    [single] if single.prec >= Prec::Power => single.text.clone(),
+                    _ => format!("({})", self.join(&denominator)),
                 };
                 printed(format!("{num}/{den}"), Prec::Product)
             }

@@ -16,6 +16,7 @@ mod names;
 mod program;
 mod rust;
 mod tape;
+mod terms;
 
 pub use equations::{equations_latex, equations_text};
 pub use latex::{latex, text};

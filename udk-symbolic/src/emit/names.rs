@@ -8,7 +8,7 @@ use crate::expr::Symbol;
 /// Plain text shows a coordinate `x` as `x`, its velocity as `dot(x)` and its acceleration as
 /// `ddot(x)`. LaTeX shows `theta1` as `\theta_{1}`, its velocity as `\dot{\theta}_{1}` and its
 /// acceleration as `\ddot{\theta}_{1}`; Greek letter names become their LaTeX commands, other
-/// names of several letters are set upright (`\mathrm{mass}`), and a trailing number or `_x`
+/// names of several letters are set upright (`th` is θ) (`\mathrm{mass}`), and a trailing number or `_x`
 /// becomes a subscript. A quantity whose index has no name is shown as `q3`, `p3` or `c3`
 /// (1-based).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -96,6 +96,8 @@ const GREEK: [&str; 35] = [
 ];
 
 fn latex_base(base: &str) -> String {
+    // `th` is the usual ASCII shorthand for θ.
+    let base = if base == "th" { "theta" } else { base };
     if GREEK.contains(&base) {
         format!("\\{base}")
     } else if base.chars().count() == 1 {

@@ -9,6 +9,7 @@
 //! `sin_cos`. The program's values are themselves hash-consed, so a value used by several
 //! outputs (or twice by one) is computed once.
 
+use super::terms::term;
 use crate::expr::{ExprId, Func, Node, Number, Pool, Symbol};
 use std::collections::HashMap;
 
@@ -215,7 +216,7 @@ impl Lowering<'_> {
         let v = match self.pool.get(id) {
             Node::Number(n) => self.constant(n.to_f64()),
             Node::Symbol(s) => self.push(Op::Load(*s)),
-            Node::Add(terms) => self.sum(terms),
+            Node::Add(terms) => self.sum(terms, false),
             Node::Mul(_) | Node::Pow(..) => {
                 let (negative, v) = self.signed(id);
                 if negative {
@@ -243,24 +244,26 @@ impl Lowering<'_> {
 
     /// The sign and the magnitude of a term: `−c·x…` is (true, c·x…).
     fn signed(&mut self, id: ExprId) -> (bool, Val) {
+        if let Some(t) = term(self.pool, id, false) {
+            let coefficient = t.coefficient.map(Number::to_f64);
+            return (t.negative, self.product(coefficient, t.factors, t.flipped));
+        }
         match self.pool.get(id) {
-            Node::Number(n) if n.to_f64() < 0.0 => (true, self.constant(-n.to_f64())),
-            Node::Mul(factors) => {
-                let (coefficient, rest) = match self.pool.get(factors[0]) {
-                    Node::Number(n) => (Some(*n), &factors[1..]),
-                    _ => (None, &factors[..]),
-                };
-                let c = coefficient.map_or(1.0, Number::to_f64);
-                let magnitude = (c.abs() != 1.0).then_some(c.abs());
-                (c < 0.0, self.product(magnitude, rest))
-            }
-            Node::Pow(..) => (false, self.product(None, &[id])),
+            Node::Number(n) if n.is_negative() => (true, self.constant(-n.to_f64())),
+            Node::Pow(..) => (false, self.product(None, &[id], None)),
             _ => (false, self.lower(id)),
         }
     }
 
-    fn sum(&mut self, terms: &[ExprId]) -> Val {
-        let signed: Vec<(bool, Val)> = terms.iter().map(|&t| self.signed(t)).collect();
+    /// The sum of `terms`, each with its sign changed if `flip`, a positive term first.
+    fn sum(&mut self, terms: &[ExprId], flip: bool) -> Val {
+        let signed: Vec<(bool, Val)> = terms
+            .iter()
+            .map(|&t| {
+                let (negative, v) = self.signed(t);
+                (negative != flip, v)
+            })
+            .collect();
         let first = signed.iter().position(|&(neg, _)| !neg).unwrap_or(0);
         let (neg, v) = signed[first];
         let mut acc = if neg { self.push(Op::Neg(v)) } else { v };
@@ -277,11 +280,18 @@ impl Lowering<'_> {
     }
 
     /// coefficient · Π factors, with negative rational powers as a denominator.
-    fn product(&mut self, coefficient: Option<f64>, factors: &[ExprId]) -> Val {
+    /// The factor at index `flipped`, a sum, has the signs of its terms changed.
+    fn product(
+        &mut self,
+        coefficient: Option<f64>,
+        factors: &[ExprId],
+        flipped: Option<usize>,
+    ) -> Val {
         let mut numerator: Vec<Val> = coefficient.map(|c| self.constant(c)).into_iter().collect();
         let mut denominator = Vec::new();
-        for &f in factors {
+        for (i, &f) in factors.iter().enumerate() {
             match self.pool.get(f) {
+                Node::Add(terms) if flipped == Some(i) => numerator.push(self.sum(terms, true)),
                 Node::Pow(base, exponent) => match rational(self.pool, *exponent) {
                     Some((p, q)) if p < 0 => denominator.push(self.power(*base, -p, q)),
                     Some((p, q)) => numerator.push(self.power(*base, p, q)),

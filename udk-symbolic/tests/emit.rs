@@ -1,0 +1,594 @@
+//! The emitters: Rust tokens (lowering, CSE, sin_cos, structural zeros, op counts), the
+//! run-time tape against the recursive evaluation of the DAG, and the LaTeX/text printers.
+
+use proc_macro2::{Literal, TokenStream};
+use proptest::prelude::*;
+use quote::quote;
+use udk_symbolic::emit::{
+    compile_tape, count_ops, emit_rust, equations_latex, equations_text, latex, text,
+    LagrangianTape, Names, TapeError, TapeInputs,
+};
+use udk_symbolic::expr::{ExprId, Func, Pool, Symbol};
+use udk_symbolic::models::{pendulum_chain_cartesian, pendulum_chain_minimal};
+use udk_symbolic::{derive, Derivation, Equations};
+
+/// Symbols as the tokens `q[i]`, `qd[i]`, `p[i]`, `c[i]`, `t`.
+fn symbol(s: Symbol) -> TokenStream {
+    let index = |i: usize| Literal::usize_unsuffixed(i);
+    match s {
+        Symbol::Time => quote!(t),
+        Symbol::Coordinate(i) => {
+            let i = index(i);
+            quote!(q[#i])
+        }
+        Symbol::Velocity(i) => {
+            let i = index(i);
+            quote!(qd[#i])
+        }
+        Symbol::Acceleration(i) => {
+            let i = index(i);
+            quote!(qdd[#i])
+        }
+        Symbol::Momentum(i) => {
+            let i = index(i);
+            quote!(p[#i])
+        }
+        Symbol::Parameter(i) => {
+            let i = index(i);
+            quote!(c[#i])
+        }
+    }
+}
+
+/// The emitted code of `outputs` as one string: statements, then `=> output` per output.
+fn rust(pool: &Pool, outputs: &[ExprId]) -> String {
+    let block = emit_rust(pool, outputs, &symbol);
+    let mut s = block.statements.to_string();
+    for o in &block.outputs {
+        s.push_str(" => ");
+        s.push_str(&o.to_string());
+    }
+    s
+}
+
+fn x(pool: &mut Pool, i: usize) -> ExprId {
+    pool.symbol(Symbol::Coordinate(i))
+}
+
+#[test]
+fn lowering_writes_subtraction_division_negation_powi_and_sqrt() {
+    let mut pool = Pool::new();
+    let (a, b) = (x(&mut pool, 0), x(&mut pool, 1));
+    let cases: Vec<(ExprId, &str)> = vec![
+        (pool.sub(a, b), "q [0] - q [1]"),
+        (pool.neg(a), "- q [0]"),
+        (pool.div(a, b), "q [0] / q [1]"),
+        (pool.recip(a), "1.0 / q [0]"),
+        (pool.powi(a, 3), "q [0] . powi (3)"),
+        (pool.powi(a, -2), "1.0 / q [0] . powi (2)"),
+        (pool.sqrt(a), "q [0] . sqrt ()"),
+        (
+            {
+                let three_halves = pool.rational(3, 2);
+                pool.pow(a, three_halves)
+            },
+            "q [0] . sqrt () . powi (3)",
+        ),
+        (
+            {
+                let third = pool.rational(1, 3);
+                pool.mul(&[third, a])
+            },
+            "0.3333333333333333 * q [0]",
+        ),
+        (
+            {
+                let minus_two = pool.integer(-2);
+                let twice = pool.mul(&[minus_two, b]);
+                pool.add(&[a, twice])
+            },
+            "q [0] - 2.0 * q [1]",
+        ),
+        (
+            {
+                let minus_two = pool.integer(-2);
+                let ab = pool.mul(&[minus_two, a, b]);
+                let one = pool.one();
+                pool.add(&[one, ab])
+            },
+            "- (2.0 * q [0] * q [1] - 1.0)",
+        ),
+        (
+            {
+                let s = pool.add(&[a, b]);
+                let d = pool.sub(a, b);
+                pool.div(s, d)
+            },
+            "(q [0] + q [1]) / (q [0] - q [1])",
+        ),
+        (
+            {
+                let s = pool.add(&[a, b]);
+                let c = pool.call(Func::Cos, &[s]);
+                pool.powi(c, 2)
+            },
+            "(q [0] + q [1]) . cos () . powi (2)",
+        ),
+    ];
+    for (id, expected) in cases {
+        let block = emit_rust(&pool, &[id], &symbol);
+        let tokens = rust(&pool, &[id]);
+        let statement = format!("let __t0 : f64 = {expected} ; => __t0");
+        let leaf = format!(" => {expected}");
+        assert!(
+            tokens == statement || tokens == leaf,
+            "{tokens} is not {expected}"
+        );
+        assert!(!block.is_structural_zero(0));
+    }
+}
+
+#[test]
+fn shared_values_become_one_temporary_and_single_uses_are_inlined() {
+    let mut pool = Pool::new();
+    let (a, b, c) = (x(&mut pool, 0), x(&mut pool, 1), x(&mut pool, 2));
+    let s = pool.add(&[a, b]);
+    let e = pool.call(Func::Exp, &[s]);
+    let first = pool.mul(&[e, c]);
+    let second = pool.add(&[e, c]);
+    let code = rust(&pool, &[first, second]);
+    assert_eq!(
+        code,
+        "let __t0 : f64 = (q [0] + q [1]) . exp () ; let __t1 : f64 = q [2] * __t0 ; \
+         let __t2 : f64 = q [2] + __t0 ; => __t1 => __t2"
+    );
+}
+
+#[test]
+fn sin_and_cos_of_one_argument_are_one_sin_cos() {
+    let mut pool = Pool::new();
+    let (a, b) = (x(&mut pool, 0), x(&mut pool, 1));
+    let d = pool.sub(a, b);
+    let s = pool.call(Func::Sin, &[d]);
+    let c = pool.call(Func::Cos, &[d]);
+    let sa = pool.call(Func::Sin, &[a]);
+    let y = pool.mul(&[s, b]);
+    let z = pool.mul(&[c, sa]);
+    let code = rust(&pool, &[y, z]);
+    assert_eq!(code.matches("sin_cos").count(), 1, "{code}");
+    assert_eq!(code.matches(". sin ()").count(), 1, "{code}");
+    assert!(!code.contains(". cos ()"), "{code}");
+    let report = count_ops(&pool, &[y, z]);
+    assert_eq!(report.tree.calls, 3);
+    assert_eq!(report.dag.calls, 2);
+}
+
+#[test]
+fn structural_zeros_are_flagged_and_not_computed() {
+    let mut pool = Pool::new();
+    let a = x(&mut pool, 0);
+    let zero = pool.zero();
+    let sine = pool.call(Func::Sin, &[a]);
+    let block = emit_rust(&pool, &[zero, sine, zero], &symbol);
+    assert!(block.is_structural_zero(0));
+    assert!(!block.is_structural_zero(1));
+    assert!(block.is_structural_zero(2));
+    assert_eq!(block.outputs[0].to_string(), "0.0");
+    assert!(!block.statements.to_string().contains("0.0"));
+}
+
+#[test]
+fn constants_are_full_precision_f64_literals() {
+    let mut pool = Pool::new();
+    let a = x(&mut pool, 0);
+    let pi = pool.number(std::f64::consts::PI);
+    let tiny = pool.number(1e-300);
+    let e1 = pool.mul(&[pi, a]);
+    let e2 = pool.pow(pi, a);
+    let e3 = pool.add(&[tiny, a]);
+    let code = rust(&pool, &[e1, e2, e3]);
+    assert!(code.contains("3.141592653589793 * q [0]"), "{code}");
+    assert!(
+        code.contains("3.141592653589793_f64 . powf (q [0])"),
+        "{code}"
+    );
+    assert!(code.contains("1e-300 + q [0]"), "{code}");
+}
+
+#[test]
+fn emission_is_deterministic() {
+    let build = || {
+        let d = derive(&pendulum_chain_minimal(3)).expect("the chain derives");
+        let outputs = lagrangian_outputs(&d);
+        rust(&d.pool, &outputs)
+    };
+    assert_eq!(build(), build());
+}
+
+fn lagrangian_outputs(d: &Derivation) -> Vec<ExprId> {
+    let Equations::Lagrangian(e) = &d.equations else {
+        panic!("a Lagrangian model")
+    };
+    [
+        &e.mass_matrix.entries[..],
+        &e.generalized_force,
+        &e.constraint_matrix.entries,
+        &e.constraint_rhs,
+        &e.nonideal_force,
+    ]
+    .concat()
+}
+
+#[test]
+fn cse_reduces_the_operations_of_the_chains() {
+    // The Cartesian chain has little to share; the minimal one shares a lot.
+    for (spec, factor) in [
+        (pendulum_chain_cartesian(3), 1),
+        (pendulum_chain_minimal(3), 2),
+    ] {
+        let d = derive(&spec).expect("the chain derives");
+        let report = count_ops(&d.pool, &lagrangian_outputs(&d));
+        assert!(
+            report.dag.total() * factor < report.tree.total(),
+            "{}: {report:?}",
+            d.name
+        );
+    }
+    let d = derive(&pendulum_chain_minimal(3)).expect("the chain derives");
+    let code = rust(&d.pool, &lagrangian_outputs(&d));
+    // sin and cos of θ1 − θ2, θ1 − θ3, θ2 − θ3 (M, Q) and θ1…θ3 (Q), each once.
+    assert!(
+        !code.contains(". sin ()") && !code.contains(". cos ()"),
+        "{code}"
+    );
+    assert!(code.matches("sin_cos").count() >= 3, "{code}");
+}
+
+/// A state: q, q̇, q̈, p in [−2, 2], t in [0, 1], parameters c in [0.5, 2], from a seed.
+struct State {
+    q: Vec<f64>,
+    qd: Vec<f64>,
+    qdd: Vec<f64>,
+    p: Vec<f64>,
+    t: f64,
+    c: Vec<f64>,
+}
+
+impl State {
+    fn random(seed: u64, n: usize, params: usize) -> Self {
+        let mut s = seed;
+        let mut next = move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut v = |k: usize, lo: f64, hi: f64| {
+            (0..k).map(|_| lo + (hi - lo) * next()).collect::<Vec<_>>()
+        };
+        State {
+            q: v(n, -2.0, 2.0),
+            qd: v(n, -2.0, 2.0),
+            qdd: v(n, -2.0, 2.0),
+            p: v(n, -2.0, 2.0),
+            t: v(1, 0.0, 1.0)[0],
+            c: v(params, 0.5, 2.0),
+        }
+    }
+
+    fn value(&self, s: Symbol) -> f64 {
+        match s {
+            Symbol::Time => self.t,
+            Symbol::Coordinate(i) => self.q[i],
+            Symbol::Velocity(i) => self.qd[i],
+            Symbol::Acceleration(i) => self.qdd[i],
+            Symbol::Momentum(i) => self.p[i],
+            Symbol::Parameter(i) => self.c[i],
+        }
+    }
+
+    fn inputs(&self) -> TapeInputs<'_> {
+        TapeInputs {
+            q: &self.q,
+            qd: &self.qd,
+            qdd: &self.qdd,
+            p: &self.p,
+            t: self.t,
+            params: &self.c,
+        }
+    }
+}
+
+fn assert_close(tape: &[f64], eval: &[f64], tol: f64, what: &str) {
+    for (k, (a, b)) in tape.iter().zip(eval).enumerate() {
+        assert!(
+            (a - b).abs() <= tol * (1.0 + a.abs().max(b.abs())),
+            "{what}, output {k}: tape {a} vs eval {b}"
+        );
+    }
+}
+
+#[test]
+fn model_tape_agrees_with_the_dag_on_the_chains() {
+    for spec in [
+        pendulum_chain_cartesian(1),
+        pendulum_chain_cartesian(4),
+        pendulum_chain_minimal(2),
+        pendulum_chain_minimal(4),
+    ] {
+        let d = derive(&spec).expect("the chain derives");
+        let tape = LagrangianTape::new(&d).expect("a Lagrangian model");
+        let mut ws = tape.workspace();
+        let n = d.coordinates.len();
+        for seed in 0..8 {
+            let x = State::random(seed, n, d.parameters.len());
+            let values = tape
+                .eval(&x.q, &x.qd, x.t, &x.c, &mut ws)
+                .expect("inputs fit");
+            let all: Vec<f64> = [
+                values.mass_matrix,
+                values.generalized_force,
+                values.constraint_matrix,
+                values.constraint_rhs,
+                values.nonideal_force,
+            ]
+            .concat();
+            let expected = d.pool.eval_all(&lagrangian_outputs(&d), &|s| x.value(s));
+            assert_eq!(all.len(), expected.len());
+            assert_close(&all, &expected, 1e-12, &d.name);
+            assert_eq!(values.mass_matrix.len(), n * n);
+            assert_eq!(values.constraint_rhs.len(), tape.m());
+        }
+    }
+}
+
+#[test]
+fn tape_rejects_short_inputs_and_buffers() {
+    let mut pool = Pool::new();
+    let a = x(&mut pool, 2);
+    let m = pool.symbol(Symbol::Parameter(0));
+    let e = pool.mul(&[a, m]);
+    let tape = compile_tape(&pool, &[e]);
+    assert_eq!(tape.required().q, 3);
+    assert_eq!(tape.required().params, 1);
+    let mut regs = vec![0.0; tape.registers()];
+    let mut out = [0.0];
+    let short = TapeInputs {
+        q: &[1.0, 2.0],
+        params: &[2.0],
+        ..TapeInputs::default()
+    };
+    assert_eq!(
+        tape.eval(&short, &mut regs, &mut out),
+        Err(TapeError::Input {
+            input: "q",
+            needed: 3,
+            given: 2
+        })
+    );
+    let inputs = TapeInputs {
+        q: &[1.0, 2.0, 3.0],
+        params: &[2.0],
+        ..TapeInputs::default()
+    };
+    assert!(matches!(
+        tape.eval(&inputs, &mut [], &mut out),
+        Err(TapeError::Registers { .. })
+    ));
+    assert!(matches!(
+        tape.eval(&inputs, &mut regs, &mut [0.0, 0.0]),
+        Err(TapeError::Outputs {
+            expected: 1,
+            given: 2
+        })
+    ));
+    tape.eval(&inputs, &mut regs, &mut out).expect("inputs fit");
+    assert_eq!(out, [6.0]);
+}
+
+/// A random expression tree over x0, x1, x2, t and c0, with functions kept on their domains.
+#[derive(Clone, Debug)]
+enum Tree {
+    Leaf(Symbol),
+    Int(i64),
+    Ratio(i64, i64),
+    Add(Vec<Tree>),
+    Mul(Vec<Tree>),
+    Sub(Box<Tree>, Box<Tree>),
+    /// a / (1 + b²).
+    Div(Box<Tree>, Box<Tree>),
+    Powi(Box<Tree>, i64),
+    /// f(a) for a function defined everywhere, or sqrt/ln of 1 + a².
+    Call(Func, Box<Tree>),
+    Atan2(Box<Tree>, Box<Tree>),
+}
+
+fn tree() -> impl Strategy<Value = Tree> {
+    let leaf = prop_oneof![
+        (0usize..3).prop_map(|i| Tree::Leaf(Symbol::Coordinate(i))),
+        Just(Tree::Leaf(Symbol::Time)),
+        Just(Tree::Leaf(Symbol::Parameter(0))),
+        Just(Tree::Leaf(Symbol::Velocity(1))),
+        (-3i64..=3).prop_map(Tree::Int),
+        (-5i64..=5, 2i64..=4).prop_map(|(p, q)| Tree::Ratio(p, q)),
+    ];
+    leaf.prop_recursive(4, 24, 3, |inner| {
+        let func = prop_oneof![
+            Just(Func::Sin),
+            Just(Func::Cos),
+            Just(Func::Atan),
+            Just(Func::Tanh),
+            Just(Func::Abs),
+            Just(Func::Sqrt),
+            Just(Func::Ln),
+            Just(Func::Sinh),
+        ];
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 2..4).prop_map(Tree::Add),
+            prop::collection::vec(inner.clone(), 2..4).prop_map(Tree::Mul),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Tree::Sub(a.into(), b.into())),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| Tree::Div(a.into(), b.into())),
+            (inner.clone(), -3i64..=3).prop_map(|(a, k)| Tree::Powi(a.into(), k)),
+            (func, inner.clone()).prop_map(|(f, a)| Tree::Call(f, a.into())),
+            (inner.clone(), inner).prop_map(|(a, b)| Tree::Atan2(a.into(), b.into())),
+        ]
+    })
+}
+
+fn build(pool: &mut Pool, t: &Tree) -> ExprId {
+    match t {
+        Tree::Leaf(s) => pool.symbol(*s),
+        Tree::Int(k) => pool.integer(*k),
+        Tree::Ratio(p, q) => pool.rational(*p, *q),
+        Tree::Add(ts) => {
+            let ids: Vec<ExprId> = ts.iter().map(|t| build(pool, t)).collect();
+            pool.add(&ids)
+        }
+        Tree::Mul(ts) => {
+            let ids: Vec<ExprId> = ts.iter().map(|t| build(pool, t)).collect();
+            pool.mul(&ids)
+        }
+        Tree::Sub(a, b) => {
+            let (a, b) = (build(pool, a), build(pool, b));
+            pool.sub(a, b)
+        }
+        Tree::Div(a, b) => {
+            let (a, b) = (build(pool, a), build(pool, b));
+            let den = positive(pool, b);
+            pool.div(a, den)
+        }
+        Tree::Powi(a, k) => {
+            let a = build(pool, a);
+            // Negative powers of 1 + a², so that nothing divides by zero.
+            let base = if *k < 0 { positive(pool, a) } else { a };
+            pool.powi(base, *k)
+        }
+        Tree::Call(f, a) => {
+            let a = build(pool, a);
+            let arg = match f {
+                Func::Sqrt | Func::Ln => positive(pool, a),
+                Func::Sinh => {
+                    // Keep sinh's argument bounded.
+                    pool.call(Func::Tanh, &[a])
+                }
+                _ => a,
+            };
+            pool.call(*f, &[arg])
+        }
+        Tree::Atan2(a, b) => {
+            let (a, b) = (build(pool, a), build(pool, b));
+            let x = positive(pool, b);
+            pool.call(Func::Atan2, &[a, x])
+        }
+    }
+}
+
+/// 1 + a².
+fn positive(pool: &mut Pool, a: ExprId) -> ExprId {
+    let one = pool.one();
+    let square = pool.powi(a, 2);
+    pool.add(&[one, square])
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn tape_agrees_with_recursive_eval(trees in prop::collection::vec(tree(), 1..4), seed in 0u64..1000) {
+        let mut pool = Pool::new();
+        let outputs: Vec<ExprId> = trees.iter().map(|t| build(&mut pool, t)).collect();
+        let tape = compile_tape(&pool, &outputs);
+        let x = State::random(seed, 3, 1);
+        let mut regs = vec![f64::NAN; tape.registers()];
+        let mut out = vec![f64::NAN; tape.outputs()];
+        tape.eval(&x.inputs(), &mut regs, &mut out).expect("inputs fit");
+        let expected = pool.eval_all(&outputs, &|s| x.value(s));
+        for (k, (a, b)) in out.iter().zip(&expected).enumerate() {
+            prop_assert!(a.is_finite() && b.is_finite(), "output {k}: {a} vs {b}");
+            prop_assert!((a - b).abs() <= 1e-9 * (1.0 + a.abs().max(b.abs())), "output {k}: tape {a} vs eval {b}");
+        }
+        // Emission and op counts are consistent: one instruction per distinct value.
+        let report = count_ops(&pool, &outputs);
+        prop_assert!(report.dag.total() <= report.tree.total());
+        prop_assert!(report.dag.total() as usize <= tape.len());
+    }
+}
+
+#[test]
+fn text_and_latex_print_signs_fractions_and_powers() {
+    let names = Names {
+        coordinates: vec!["theta1".into(), "x".into()],
+        momenta: vec![],
+        parameters: vec!["m".into(), "g".into()],
+    };
+    let mut pool = Pool::new();
+    let th = pool.symbol(Symbol::Coordinate(0));
+    let xx = pool.symbol(Symbol::Coordinate(1));
+    let xd = pool.symbol(Symbol::Velocity(1));
+    let m = pool.symbol(Symbol::Parameter(0));
+    let g = pool.symbol(Symbol::Parameter(1));
+    // L = m ẋ²/2 − m g x cos θ1
+    let half = pool.rational(1, 2);
+    let xd2 = pool.powi(xd, 2);
+    let kinetic = pool.mul(&[half, m, xd2]);
+    let c = pool.call(Func::Cos, &[th]);
+    let potential = pool.mul(&[m, g, xx, c]);
+    let l = pool.sub(kinetic, potential);
+    let t = text(&pool, l, &names);
+    assert_eq!(t, "(m*dot(x)^2 - 2*x*m*g*cos(theta1))/2");
+    assert!(!t.contains("+ -") && !t.contains("-1*"), "{t}");
+    let tex = latex(&pool, l, &names);
+    assert_eq!(
+        tex,
+        "\\frac{m \\dot{x}^{2} - 2 x m g \\cos\\left(\\theta_{1}\\right)}{2}"
+    );
+
+    let s = pool.add(&[xx, m]);
+    let inv = pool.powi(s, -2);
+    let e = pool.mul(&[g, inv]);
+    assert_eq!(text(&pool, e, &names), "g/(x + m)^2");
+    assert_eq!(
+        latex(&pool, e, &names),
+        "\\frac{g}{\\left(x + m\\right)^{2}}"
+    );
+
+    let r = pool.sqrt(xx);
+    let neg = pool.neg(r);
+    assert_eq!(text(&pool, neg, &names), "-sqrt(x)");
+    assert_eq!(latex(&pool, neg, &names), "-\\sqrt{x}");
+    let s2 = pool.powi(c, 2);
+    assert_eq!(
+        latex(&pool, s2, &names),
+        "\\cos^{2}\\left(\\theta_{1}\\right)"
+    );
+    assert_eq!(text(&pool, s2, &names), "cos(theta1)^2");
+    let acc = pool.symbol(Symbol::Acceleration(0));
+    assert_eq!(latex(&pool, acc, &names), "\\ddot{\\theta}_{1}");
+    assert_eq!(text(&pool, acc, &names), "ddot(theta1)");
+}
+
+#[test]
+fn equations_print_every_nonzero_entry() {
+    let d = derive(&pendulum_chain_cartesian(1)).expect("the pendulum derives");
+    let t = equations_text(&d);
+    assert!(
+        t.starts_with(
+            "PendulumChainCartesian1 (Lagrangian): n = 2 coordinates (x1, y1), m = 1 constraints"
+        ),
+        "{t}"
+    );
+    for line in [
+        "  M[1,1] = m1",
+        "  M[2,2] = m1",
+        "  Q[2] = -m1*g",
+        "  A[1,1] = 2*x1",
+        "  b[1] = -2*(dot(x1)^2 + dot(y1)^2)",
+        "C, non-ideal constraint force (2): all entries 0",
+    ] {
+        assert!(t.contains(line), "no `{line}` in\n{t}");
+    }
+    assert!(!t.contains("M[1,2]"), "{t}");
+    let tex = equations_latex(&d);
+    assert!(tex.contains("M_{1,1} &= m_{1} \\\\"), "{tex}");
+    assert!(tex.trim_end().ends_with("\\end{aligned}"), "{tex}");
+}
