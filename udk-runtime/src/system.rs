@@ -47,8 +47,20 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
     /// The Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L (the energy when L does not depend on t).
     fn energy(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64) -> f64;
 
+    /// Number of holonomic constraints f(q, t) = 0: they are the first `NUM_HOLONOMIC` of the
+    /// m rows of A, b and [`LagrangianSystem::velocity_residual`]; the remaining rows are the
+    /// nonholonomic constraints φ(q, q̇, t) = 0.
+    const NUM_HOLONOMIC: usize;
+
+    /// The holonomic constraints f(q, t) aligned with the m rows of A: fᵢ in each of the first
+    /// `NUM_HOLONOMIC` rows, 0 in the nonholonomic rows. Zero on the constraint manifold; these
+    /// rows of A are ∂f/∂q.
+    fn holonomic_residual(&self, q: &SVector<f64, N>, t: f64) -> SVector<f64, M>;
+
     /// Euclidean norm of the holonomic constraints f(q, t), 0 when there are none.
-    fn position_residual_norm(&self, q: &SVector<f64, N>, t: f64) -> f64;
+    fn position_residual_norm(&self, q: &SVector<f64, N>, t: f64) -> f64 {
+        self.holonomic_residual(q, t).norm()
+    }
 
     /// The m constraints at velocity level: ḟ(q, q̇, t) for each holonomic constraint, then
     /// φ(q, q̇, t) for each nonholonomic one; zero on a consistent state.
@@ -146,8 +158,19 @@ pub trait HamiltonianSystem<const N: usize, const M: usize> {
     /// The Hamiltonian H(q, p, t).
     fn hamiltonian(&self, q: &SVector<f64, N>, p: &SVector<f64, N>, t: f64) -> f64;
 
+    /// Number of holonomic constraints f(q, t) = 0: the first `NUM_HOLONOMIC` of the m rows of
+    /// A_p, b_p and [`HamiltonianSystem::constraint_residual`] are φ = (∂f/∂q) H_p + ∂f/∂t
+    /// (Udwadia 2016, eq 9); the remaining rows are constraints given as φ(q, p, t) = 0.
+    const NUM_HOLONOMIC: usize;
+
+    /// The holonomic constraints f(q, t) aligned with the m rows of A_p: fᵢ in each of the first
+    /// `NUM_HOLONOMIC` rows, 0 in the other rows. Zero on the constraint manifold.
+    fn holonomic_residual(&self, q: &SVector<f64, N>, t: f64) -> SVector<f64, M>;
+
     /// Euclidean norm of the holonomic constraints f(q, t), 0 when there are none.
-    fn position_residual_norm(&self, q: &SVector<f64, N>, t: f64) -> f64;
+    fn position_residual_norm(&self, q: &SVector<f64, N>, t: f64) -> f64 {
+        self.holonomic_residual(q, t).norm()
+    }
 
     /// The m constraints φ(q, p, t) (holonomic ones turned into φ through q̇ = H_p); zero on a
     /// consistent state.

@@ -1,7 +1,7 @@
 //! The code of a Hamiltonian model: H, H_p, H_q, H_pp, A_p, b_p, the residuals, and the
 //! `HamiltonianSystem` impl that turns them into the constrained Hamilton equations.
 
-use super::{allowances, doc, equations, local, vector_type, Code, Output};
+use super::{allowances, doc, equations, field, local, vector_type, Code, Output};
 use crate::derivation::HamiltonianEquations;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
@@ -73,7 +73,10 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
         (local("a_p"), Output::Matrix(&eq.a_p)),
         (local("b_p"), Output::Vector(&eq.b_p)),
     ]);
-    let (h_p, h_q, h_pp, a_p, b_p) = (&values[0], &values[1], &values[2], &values[3], &values[4]);
+    let fields = ["h_p", "h_q", "h_pp", "a_p", "b_p"]
+        .iter()
+        .zip(&values)
+        .map(|(name, value)| field(name, value));
     let allow = allowances();
     let equations = equations(code.derivation);
 
@@ -98,7 +101,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
             #doc_terms
             pub fn terms(&self, q: &#vec_n, p: &#vec_n, t: f64) -> #runtime::HamiltonianTerms<#n, #m> {
                 #statements
-                #runtime::HamiltonianTerms { h_p: #h_p, h_q: #h_q, h_pp: #h_pp, a_p: #a_p, b_p: #b_p }
+                #runtime::HamiltonianTerms { #(#fields),* }
             }
 
             #doc_state
@@ -130,8 +133,12 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
                 Self::hamiltonian(self, q, p, t)
             }
 
-            fn position_residual_norm(&self, q: &#vec_n, t: f64) -> f64 {
-                Self::position_residual(self, q, t).norm()
+            const NUM_HOLONOMIC: usize = #h;
+
+            fn holonomic_residual(&self, q: &#vec_n, t: f64) -> #vec_m {
+                let mut rows = #vec_m::zeros();
+                rows.fixed_rows_mut::<#h>(0).copy_from(&Self::position_residual(self, q, t));
+                rows
             }
 
             fn constraint_residual(&self, q: &#vec_n, p: &#vec_n, t: f64) -> #vec_m {

@@ -1,7 +1,9 @@
 //! The code of a Lagrangian model: M, Q, A, b, C, the Jacobi integral, the residuals, and the
 //! `LagrangianSystem` impl that turns them into motion by the fundamental equation.
 
-use super::{allowances, doc, equations, is_zero, local, matrix_type, vector_type, Code, Output};
+use super::{
+    allowances, doc, equations, field, is_zero, local, matrix_type, vector_type, Code, Output,
+};
 use crate::derivation::LagrangianEquations;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
@@ -111,11 +113,19 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
         outputs.push((local("nonideal_force"), Output::Vector(&eq.nonideal_force)));
     }
     let (statements, values) = code.emit(&outputs);
-    let (mass_v, force_v, a_v, b_v) = (&values[0], &values[1], &values[2], &values[3]);
     let nonideal_v = match values.get(4) {
         Some(c) => quote!(::core::option::Option::Some(#c)),
         None => quote!(::core::option::Option::None),
     };
+    let fields = [
+        "mass_matrix",
+        "generalized_force",
+        "constraint_matrix",
+        "constraint_rhs",
+    ]
+    .iter()
+    .zip(&values)
+    .map(|(name, value)| field(name, value));
     let allow = allowances();
     let equations = equations(code.derivation);
 
@@ -149,13 +159,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
             #doc_terms
             pub fn terms(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #runtime::LagrangianTerms<#n, #m> {
                 #statements
-                #runtime::LagrangianTerms {
-                    mass_matrix: #mass_v,
-                    generalized_force: #force_v,
-                    constraint_matrix: #a_v,
-                    constraint_rhs: #b_v,
-                    nonideal_force: #nonideal_v,
-                }
+                #runtime::LagrangianTerms { #(#fields,)* nonideal_force: #nonideal_v }
             }
 
             #doc_acceleration
@@ -189,8 +193,12 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
                 Self::energy(self, q, qd, t)
             }
 
-            fn position_residual_norm(&self, q: &#vec_n, t: f64) -> f64 {
-                Self::position_residual(self, q, t).norm()
+            const NUM_HOLONOMIC: usize = #h;
+
+            fn holonomic_residual(&self, q: &#vec_n, t: f64) -> #vec_m {
+                let mut rows = #vec_m::zeros();
+                rows.fixed_rows_mut::<#h>(0).copy_from(&Self::position_residual(self, q, t));
+                rows
             }
 
             fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_m {
