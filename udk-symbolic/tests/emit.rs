@@ -1,44 +1,17 @@
 //! The emitters: Rust tokens (lowering, CSE, sin_cos, structural zeros, op counts), the
 //! run-time tape against the recursive evaluation of the DAG, and the LaTeX/text printers.
 
-use proc_macro2::{Literal, TokenStream};
+mod emit_support;
+
+use emit_support::{build, lagrangian_outputs, symbol, tree, State};
 use proptest::prelude::*;
-use quote::quote;
 use udk_symbolic::emit::{
     compile_tape, count_ops, emit_rust, equations_latex, equations_text, latex, text,
-    LagrangianTape, Names, TapeError, TapeInputs,
+    HamiltonianTape, LagrangianTape, Names, TapeError, TapeInputs,
 };
 use udk_symbolic::expr::{ExprId, Func, Pool, Symbol};
 use udk_symbolic::models::{pendulum_chain_cartesian, pendulum_chain_minimal};
 use udk_symbolic::{derive, Derivation, Equations};
-
-/// Symbols as the tokens `q[i]`, `qd[i]`, `p[i]`, `c[i]`, `t`.
-fn symbol(s: Symbol) -> TokenStream {
-    let index = |i: usize| Literal::usize_unsuffixed(i);
-    match s {
-        Symbol::Time => quote!(t),
-        Symbol::Coordinate(i) => {
-            let i = index(i);
-            quote!(q[#i])
-        }
-        Symbol::Velocity(i) => {
-            let i = index(i);
-            quote!(qd[#i])
-        }
-        Symbol::Acceleration(i) => {
-            let i = index(i);
-            quote!(qdd[#i])
-        }
-        Symbol::Momentum(i) => {
-            let i = index(i);
-            quote!(p[#i])
-        }
-        Symbol::Parameter(i) => {
-            let i = index(i);
-            quote!(c[#i])
-        }
-    }
-}
 
 /// The emitted code of `outputs` as one string: statements, then `=> output` per output.
 fn rust(pool: &Pool, outputs: &[ExprId]) -> String {
@@ -205,20 +178,6 @@ fn emission_is_deterministic() {
     assert_eq!(build(), build());
 }
 
-fn lagrangian_outputs(d: &Derivation) -> Vec<ExprId> {
-    let Equations::Lagrangian(e) = &d.equations else {
-        panic!("a Lagrangian model")
-    };
-    [
-        &e.mass_matrix.entries[..],
-        &e.generalized_force,
-        &e.constraint_matrix.entries,
-        &e.constraint_rhs,
-        &e.nonideal_force,
-    ]
-    .concat()
-}
-
 #[test]
 fn cse_reduces_the_operations_of_the_chains() {
     // The Cartesian chain has little to share; the minimal one shares a lot.
@@ -242,61 +201,6 @@ fn cse_reduces_the_operations_of_the_chains() {
         "{code}"
     );
     assert!(code.matches("sin_cos").count() >= 3, "{code}");
-}
-
-/// A state: q, q̇, q̈, p in [−2, 2], t in [0, 1], parameters c in [0.5, 2], from a seed.
-struct State {
-    q: Vec<f64>,
-    qd: Vec<f64>,
-    qdd: Vec<f64>,
-    p: Vec<f64>,
-    t: f64,
-    c: Vec<f64>,
-}
-
-impl State {
-    fn random(seed: u64, n: usize, params: usize) -> Self {
-        let mut s = seed;
-        let mut next = move || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
-        let mut v = |k: usize, lo: f64, hi: f64| {
-            (0..k).map(|_| lo + (hi - lo) * next()).collect::<Vec<_>>()
-        };
-        State {
-            q: v(n, -2.0, 2.0),
-            qd: v(n, -2.0, 2.0),
-            qdd: v(n, -2.0, 2.0),
-            p: v(n, -2.0, 2.0),
-            t: v(1, 0.0, 1.0)[0],
-            c: v(params, 0.5, 2.0),
-        }
-    }
-
-    fn value(&self, s: Symbol) -> f64 {
-        match s {
-            Symbol::Time => self.t,
-            Symbol::Coordinate(i) => self.q[i],
-            Symbol::Velocity(i) => self.qd[i],
-            Symbol::Acceleration(i) => self.qdd[i],
-            Symbol::Momentum(i) => self.p[i],
-            Symbol::Parameter(i) => self.c[i],
-        }
-    }
-
-    fn inputs(&self) -> TapeInputs<'_> {
-        TapeInputs {
-            q: &self.q,
-            qd: &self.qd,
-            qdd: &self.qdd,
-            p: &self.p,
-            t: self.t,
-            params: &self.c,
-        }
-    }
 }
 
 fn assert_close(tape: &[f64], eval: &[f64], tol: f64, what: &str) {
@@ -384,110 +288,6 @@ fn tape_rejects_short_inputs_and_buffers() {
     ));
     tape.eval(&inputs, &mut regs, &mut out).expect("inputs fit");
     assert_eq!(out, [6.0]);
-}
-
-/// A random expression tree over x0, x1, x2, t and c0, with functions kept on their domains.
-#[derive(Clone, Debug)]
-enum Tree {
-    Leaf(Symbol),
-    Int(i64),
-    Ratio(i64, i64),
-    Add(Vec<Tree>),
-    Mul(Vec<Tree>),
-    Sub(Box<Tree>, Box<Tree>),
-    /// a / (1 + b²).
-    Div(Box<Tree>, Box<Tree>),
-    Powi(Box<Tree>, i64),
-    /// f(a) for a function defined everywhere, or sqrt/ln of 1 + a².
-    Call(Func, Box<Tree>),
-    Atan2(Box<Tree>, Box<Tree>),
-}
-
-fn tree() -> impl Strategy<Value = Tree> {
-    let leaf = prop_oneof![
-        (0usize..3).prop_map(|i| Tree::Leaf(Symbol::Coordinate(i))),
-        Just(Tree::Leaf(Symbol::Time)),
-        Just(Tree::Leaf(Symbol::Parameter(0))),
-        Just(Tree::Leaf(Symbol::Velocity(1))),
-        (-3i64..=3).prop_map(Tree::Int),
-        (-5i64..=5, 2i64..=4).prop_map(|(p, q)| Tree::Ratio(p, q)),
-    ];
-    leaf.prop_recursive(4, 24, 3, |inner| {
-        let func = prop_oneof![
-            Just(Func::Sin),
-            Just(Func::Cos),
-            Just(Func::Atan),
-            Just(Func::Tanh),
-            Just(Func::Abs),
-            Just(Func::Sqrt),
-            Just(Func::Ln),
-            Just(Func::Sinh),
-        ];
-        prop_oneof![
-            prop::collection::vec(inner.clone(), 2..4).prop_map(Tree::Add),
-            prop::collection::vec(inner.clone(), 2..4).prop_map(Tree::Mul),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| Tree::Sub(a.into(), b.into())),
-            (inner.clone(), inner.clone()).prop_map(|(a, b)| Tree::Div(a.into(), b.into())),
-            (inner.clone(), -3i64..=3).prop_map(|(a, k)| Tree::Powi(a.into(), k)),
-            (func, inner.clone()).prop_map(|(f, a)| Tree::Call(f, a.into())),
-            (inner.clone(), inner).prop_map(|(a, b)| Tree::Atan2(a.into(), b.into())),
-        ]
-    })
-}
-
-fn build(pool: &mut Pool, t: &Tree) -> ExprId {
-    match t {
-        Tree::Leaf(s) => pool.symbol(*s),
-        Tree::Int(k) => pool.integer(*k),
-        Tree::Ratio(p, q) => pool.rational(*p, *q),
-        Tree::Add(ts) => {
-            let ids: Vec<ExprId> = ts.iter().map(|t| build(pool, t)).collect();
-            pool.add(&ids)
-        }
-        Tree::Mul(ts) => {
-            let ids: Vec<ExprId> = ts.iter().map(|t| build(pool, t)).collect();
-            pool.mul(&ids)
-        }
-        Tree::Sub(a, b) => {
-            let (a, b) = (build(pool, a), build(pool, b));
-            pool.sub(a, b)
-        }
-        Tree::Div(a, b) => {
-            let (a, b) = (build(pool, a), build(pool, b));
-            let den = positive(pool, b);
-            pool.div(a, den)
-        }
-        Tree::Powi(a, k) => {
-            let a = build(pool, a);
-            // Negative powers of 1 + a², so that nothing divides by zero.
-            let base = if *k < 0 { positive(pool, a) } else { a };
-            pool.powi(base, *k)
-        }
-        Tree::Call(f, a) => {
-            let a = build(pool, a);
-            let arg = match f {
-                Func::Sqrt | Func::Ln => positive(pool, a),
-                Func::Sinh => {
-                    // Keep sinh's argument bounded.
-                    pool.call(Func::Tanh, &[a])
-                }
-                _ => a,
-            };
-            pool.call(*f, &[arg])
-        }
-        Tree::Atan2(a, b) => {
-            let (a, b) = (build(pool, a), build(pool, b));
-            let x = positive(pool, b);
-            pool.call(Func::Atan2, &[a, x])
-        }
-    }
-}
-
-/// 1 + a².
-fn positive(pool: &mut Pool, a: ExprId) -> ExprId {
-    let one = pool.one();
-    let square = pool.powi(a, 2);
-    pool.add(&[one, square])
 }
 
 proptest! {
@@ -591,4 +391,64 @@ fn equations_print_every_nonzero_entry() {
     let tex = equations_latex(&d);
     assert!(tex.contains("M_{1,1} &= m_{1} \\\\"), "{tex}");
     assert!(tex.trim_end().ends_with("\\end{aligned}"), "{tex}");
+}
+
+/// The spherical pendulum as a Hamiltonian model (Udwadia 2016, section 4.1), from TOML.
+fn spherical_pendulum() -> Derivation {
+    let spec: udk_symbolic::ModelSpec = toml::from_str(
+        r#"
+        name = "SphericalPendulum"
+        coordinates = ["x", "y", "z"]
+        momenta = ["px", "py", "pz"]
+        parameters = [{ name = "m" }, { name = "g" }, { name = "L" }]
+        hamiltonian = "(px.powi(2) + py.powi(2) + pz.powi(2)) / (2.0 * m) - m * g * z"
+        holonomic = ["x.powi(2) + y.powi(2) + z.powi(2) - L.powi(2)"]
+        "#,
+    )
+    .expect("the model parses");
+    derive(&spec).expect("the model derives")
+}
+
+#[test]
+fn hamiltonian_tape_agrees_with_the_dag_and_checks_the_model_kind() {
+    let d = spherical_pendulum();
+    let Equations::Hamiltonian(e) = &d.equations else {
+        panic!("a Hamiltonian model")
+    };
+    assert!(LagrangianTape::new(&d).is_err());
+    let lagrangian = derive(&pendulum_chain_minimal(1)).expect("the pendulum derives");
+    assert_eq!(
+        HamiltonianTape::new(&lagrangian).unwrap_err().to_string(),
+        "a Hamiltonian tape needs a Hamiltonian model, but `PendulumChainMinimal1` is not one"
+    );
+    let tape = HamiltonianTape::new(&d).expect("a Hamiltonian model");
+    assert_eq!((tape.n(), tape.m()), (3, 1));
+    let mut ws = tape.workspace();
+    let outputs: Vec<ExprId> =
+        [&e.h_p[..], &e.h_q, &e.h_pp.entries, &e.a_p.entries, &e.b_p].concat();
+    for seed in 0..8 {
+        let x = State::random(seed, 3, 3);
+        let v = tape
+            .eval(&x.q, &x.p, x.t, &x.c, &mut ws)
+            .expect("inputs fit");
+        let all = [v.h_p, v.h_q, v.h_pp, v.a_p, v.b_p].concat();
+        let expected = d.pool.eval_all(&outputs, &|s| x.value(s));
+        assert_close(&all, &expected, 1e-12, &d.name);
+        // H_p = p/m, the closed form.
+        assert_close(
+            v.h_p,
+            &[x.p[0] / x.c[0], x.p[1] / x.c[0], x.p[2] / x.c[0]],
+            1e-14,
+            "H_p",
+        );
+    }
+    let sheet = equations_text(&d);
+    assert!(
+        sheet.contains("(Hamiltonian): n = 3 coordinates (x, y, z), m = 1 constraints"),
+        "{sheet}"
+    );
+    assert!(sheet.contains("  H_p[1] = px/m"), "{sheet}");
+    assert!(
+        equations_latex(&d).contains("\\left(H_{p}\\right)_{1} &= \\frac{\\mathrm{px}}{m} \\\\")
+    );
 }
