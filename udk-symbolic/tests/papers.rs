@@ -146,7 +146,7 @@ fn quaternion_rigid_body() {
             "Q = −8ĖᵀJEu̇ (4.3)",
         );
         let a = x.eval_matrix(&d.pool, &eq.constraint_matrix);
-        assert_close_matrix(&a, &[x.q.clone()], "A = uᵀ");
+        assert_close_matrix(&a, std::slice::from_ref(&x.q), "A = uᵀ");
         let b = -x.v.iter().map(|v| v * v).sum::<f64>();
         assert_close(&x.eval_vec(&d.pool, &eq.constraint_rhs), &[b], "b = −u̇ᵀu̇");
     }
