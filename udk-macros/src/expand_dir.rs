@@ -1,6 +1,6 @@
 //! `UDK_EXPAND_DIR`: when set at build time, each model's generated code is written, formatted
-//! with prettyplease by `udk_symbolic::codegen::format_expansion` (the function `udk expand`
-//! uses too), to `<dir>/<Struct>.rs`.
+//! by [`udk_symbolic::codegen::format_expansion`] (the formatter `udk expand` uses too), to
+//! `<dir>/<Struct>.rs`.
 
 use proc_macro2::{Span, TokenStream};
 use std::path::PathBuf;
