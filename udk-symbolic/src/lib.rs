@@ -7,8 +7,8 @@
 
 pub mod codegen;
 pub mod derivation;
-pub mod emit;
 pub mod derive;
+pub mod emit;
 pub mod error;
 pub mod expr;
 pub mod models;

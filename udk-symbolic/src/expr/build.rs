@@ -14,6 +14,7 @@
 //! - square roots are `Call(Sqrt, [x])`; x^(k/2) for odd k is sqrt(x)^k; sqrt(x)^(2k) is x^k;
 //! - an integer power of a product or a power is distributed: (x·y)^k = x^k·y^k,
 //!   (x^a)^k = x^(a·k);
+//! - c·R·sin²u + c·R·cos²u = c·R (same coefficient c and cofactor R);
 //! - sin, tan, asin, atan, sinh, tanh of a negated argument pull the sign out; cos, cosh and
 //!   abs drop it;
 //! - functions of exact constants fold only when the result is exact (sin 0, cos 0, exp 0,
@@ -118,6 +119,17 @@ impl Pool {
             }
         }
         collected.retain(|(_, c)| !c.is_zero());
+        if let Some((i, j, rest)) = self.pythagorean_pair(&collected) {
+            // c·R·sin²u + c·R·cos²u = c·R
+            let merged = self.scale(collected[i].1, rest);
+            let mut terms = vec![merged, self.constant(constant)];
+            for (k, &(rest, c)) in collected.iter().enumerate() {
+                if k != i && k != j {
+                    terms.push(self.scale(c, rest));
+                }
+            }
+            return self.add(&terms);
+        }
         if collected.is_empty() || (collected.len() == 1 && constant.is_zero()) {
             return match collected.first() {
                 Some(&(rest, c)) => self.scale(c, rest),
@@ -344,6 +356,70 @@ impl Pool {
         let floats: Vec<f64> = values.iter().map(|v| v.to_f64()).collect();
         let value = func.apply(&floats);
         value.is_finite().then(|| self.number(value))
+    }
+
+    /// Two collected terms c·R·sin²u and c·R·cos²u (same c and R), as their indices and R.
+    fn pythagorean_pair(
+        &mut self,
+        collected: &[(ExprId, Number)],
+    ) -> Option<(usize, usize, ExprId)> {
+        let two = self
+            .index
+            .get(&Node::Number(Number::Rational(2, 1)))
+            .copied()?;
+        for (i, &(rest, c)) in collected.iter().enumerate() {
+            let factors: Vec<ExprId> = match self.get(rest) {
+                Node::Mul(ops) => ops.to_vec(),
+                _ => vec![rest],
+            };
+            for (k, &factor) in factors.iter().enumerate() {
+                let Node::Pow(base, exponent) = self.get(factor) else {
+                    continue;
+                };
+                let Node::Call(Func::Sin, u) = self.get(*base) else {
+                    continue;
+                };
+                if *exponent != two {
+                    continue;
+                }
+                let Some(other) = self.cosine_counterpart(&factors, k, u, two) else {
+                    continue;
+                };
+                let Some(j) = collected.iter().position(|&(r, d)| r == other && d == c) else {
+                    continue;
+                };
+                let remaining: Vec<ExprId> = (factors.iter().enumerate())
+                    .filter(|&(m, _)| m != k)
+                    .map(|(_, &f)| f)
+                    .collect();
+                let rest = match remaining.len() {
+                    0 => self.one(),
+                    1 => remaining[0],
+                    _ => self.intern(Node::Mul(remaining.into())),
+                };
+                return Some((i, j, rest));
+            }
+        }
+        None
+    }
+
+    /// The existing node `factors` with factor k replaced by cos(u)², if the pool has it.
+    fn cosine_counterpart(
+        &self,
+        factors: &[ExprId],
+        k: usize,
+        u: &[ExprId],
+        two: ExprId,
+    ) -> Option<ExprId> {
+        let cos = *self.index.get(&Node::Call(Func::Cos, u.into()))?;
+        let cos2 = *self.index.get(&Node::Pow(cos, two))?;
+        let mut other = factors.to_vec();
+        other[k] = cos2;
+        other.sort_unstable();
+        match other.len() {
+            1 => Some(other[0]),
+            _ => self.index.get(&Node::Mul(other.into())).copied(),
+        }
     }
 
     /// Whether a product's operands are [number, sum].

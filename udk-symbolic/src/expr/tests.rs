@@ -156,3 +156,23 @@ fn sums_are_primitive_and_sign_normalized() {
     };
     assert_eq!(p.as_number(ops[0]), Some(Number::Rational(1, 6)));
 }
+
+#[test]
+fn pythagorean_identity() {
+    let (mut p, x, y) = setup();
+    let s = p.call(Func::Sin, &[x]);
+    let c = p.call(Func::Cos, &[x]);
+    let s2 = p.powi(s, 2);
+    let c2 = p.powi(c, 2);
+    let three = p.integer(3);
+    let a = p.mul(&[three, y, s2]);
+    let b = p.mul(&[y, c2, three]);
+    let sum = p.add(&[a, x, b]);
+    let y3 = p.mul(&[three, y]);
+    assert_eq!(sum, p.add(&[x, y3]));
+    assert_eq!(p.add(&[s2, c2]), p.one());
+    // Different cofactors or coefficients stay.
+    let b2 = p.mul(&[x, c2]);
+    let kept = p.add(&[a, b2]);
+    assert!(matches!(p.get(kept), Node::Add(ops) if ops.len() == 2));
+}
