@@ -1,0 +1,204 @@
+//! `udk-bench`: the Rust side of `bench/compare.sh`. Each subcommand prints JSON on stdout.
+//!
+//! - `check WORKLOAD`: the accelerations of every udk path at every state of the workload.
+//! - `accel WORKLOAD`: nanoseconds per acceleration call of every udk path.
+//! - `derive N...`: seconds of derivation plus Rust emission (`udk_symbolic::generate`).
+//! - `simulate WORKLOAD T_END TOL`: one DOP853 run per generated model.
+//! - `macro-source FORM N`: a `lib.rs` holding just that chain model under `#[lagrangian]`.
+
+use serde_json::{json, Value};
+use std::error::Error;
+use udk_bench::{
+    models, timing, Accelerator, BenchModel, Chain, DoublePendulum, Form, TapeModel, Workload,
+};
+use udk_symbolic::models::{pendulum_chain_cartesian, pendulum_chain_minimal};
+use udk_symbolic::ModelSpec;
+
+const FORMS: [Form; 2] = [Form::Cartesian, Form::Minimal];
+
+fn spec(form: Form, links: usize) -> ModelSpec {
+    match form {
+        Form::Cartesian => pendulum_chain_cartesian(links),
+        Form::Minimal => pendulum_chain_minimal(links),
+    }
+}
+
+/// The udk paths of one model: (tool name, evaluator).
+type Subjects = Vec<(&'static str, Box<dyn Accelerator>)>;
+
+/// Every udk path for `chain` in `form`.
+fn subjects(chain: &Chain, form: Form) -> Result<Subjects, Box<dyn Error>> {
+    let parameter = |name: &str| -> f64 {
+        let index = |digits: &str| digits.parse::<usize>().map(|k| k - 1);
+        match (name, index(&name[1..])) {
+            ("g", _) => chain.g,
+            (_, Ok(k)) if name.starts_with('m') => chain.masses[k],
+            (_, Ok(k)) if name.starts_with('l') => chain.lengths[k],
+            _ => f64::NAN,
+        }
+    };
+    let mut subjects: Subjects = Vec::new();
+    if let Some(model) = models::generated(chain, form) {
+        subjects.push(("generated", as_accelerator(model)));
+    }
+    subjects.push((
+        "tape",
+        Box::new(TapeModel::new(&spec(form, chain.links()), parameter)?),
+    ));
+    if form == Form::Minimal && chain.links() == 2 {
+        subjects.push(("closed_form", Box::new(DoublePendulum::new(chain))));
+    }
+    Ok(subjects)
+}
+
+fn as_accelerator(model: Box<dyn BenchModel>) -> Box<dyn Accelerator> {
+    struct Wrap(Box<dyn BenchModel>);
+    impl Accelerator for Wrap {
+        fn acceleration(&self, q: &[f64], qd: &[f64]) -> Result<Vec<f64>, Box<dyn Error>> {
+            self.0.acceleration(q, qd)
+        }
+        fn ns_per_call(&self, states: &[(Vec<f64>, Vec<f64>)]) -> f64 {
+            self.0.ns_per_call(states)
+        }
+    }
+    Box::new(Wrap(model))
+}
+
+fn check(workload: &Workload) -> Result<Value, Box<dyn Error>> {
+    let mut rows = Vec::new();
+    for chain in &workload.chains {
+        for form in FORMS {
+            for (tool, subject) in subjects(chain, form)? {
+                let accelerations = chain
+                    .states_in(form)
+                    .iter()
+                    .map(|(q, qd)| subject.acceleration(q, qd))
+                    .collect::<Result<Vec<_>, _>>()?;
+                rows.push(json!({"tool": tool, "form": form, "links": chain.links(), "accelerations": accelerations}));
+            }
+        }
+    }
+    Ok(Value::Array(rows))
+}
+
+fn accel(workload: &Workload) -> Result<Value, Box<dyn Error>> {
+    let mut rows = Vec::new();
+    for chain in &workload.chains {
+        for form in FORMS {
+            let states = chain.states_in(form);
+            for (tool, subject) in subjects(chain, form)? {
+                let ns = subject.ns_per_call(&states);
+                eprintln!("accel {tool} {form:?} n={}: {ns:.1} ns", chain.links());
+                rows.push(json!({"tool": tool, "form": form, "links": chain.links(), "ns": ns}));
+            }
+        }
+    }
+    Ok(Value::Array(rows))
+}
+
+fn derive(sizes: &[usize]) -> Value {
+    let mut rows = Vec::new();
+    for &links in sizes {
+        for form in FORMS {
+            let spec = spec(form, links);
+            let seconds = timing::seconds_per_call(10.0, || {
+                udk_symbolic::generate(&spec).map(|code| code.is_empty())
+            });
+            eprintln!("derive {form:?} n={links}: {seconds:.4} s");
+            rows.push(json!({"form": form, "links": links, "seconds": seconds}));
+        }
+    }
+    Value::Array(rows)
+}
+
+fn simulate(workload: &Workload, t_end: f64, tolerance: f64) -> Result<Value, Box<dyn Error>> {
+    let mut rows = Vec::new();
+    for chain in &workload.chains {
+        for form in FORMS {
+            let Some(model) = models::generated(chain, form) else {
+                continue;
+            };
+            let (q, qd) = &chain.states_in(form)[0];
+            let run = (0..timing::REPEATS)
+                .map(|_| model.simulate(q, qd, t_end, tolerance))
+                .collect::<Result<Vec<_>, _>>()?
+                .into_iter()
+                .min_by(|a, b| a.seconds.total_cmp(&b.seconds))
+                .expect("at least one run");
+            eprintln!("simulate {form:?} n={}: {run:?}", model.links());
+            rows.push(json!({"form": model.form(), "links": model.links(), "evaluations": run.evaluations, "steps": run.steps, "seconds": run.seconds}));
+        }
+    }
+    Ok(Value::Array(rows))
+}
+
+/// The `lib.rs` of a crate holding just one chain model, written with `#[lagrangian]`.
+fn macro_source(form: Form, links: usize) -> String {
+    let spec = spec(form, links);
+    let join = |items: Vec<String>| items.join(", ");
+    let coordinates = join(spec.coordinates.iter().map(|c| c.to_string()).collect());
+    let lagrangian = spec
+        .lagrangian
+        .as_ref()
+        .map(|l| l.to_string())
+        .unwrap_or_default();
+    let holonomic = match spec.holonomic.is_empty() {
+        true => String::new(),
+        false => format!(
+            "    holonomic({}),\n",
+            join(spec.holonomic.iter().map(|f| f.to_string()).collect())
+        ),
+    };
+    let fields = join(
+        spec.parameters
+            .iter()
+            .map(|p| format!("pub {}: f64", p.name))
+            .collect(),
+    );
+    format!(
+        "//! The {links}-link pendulum chain, {form:?} form.\n\n\
+         /// The chain.\n#[udk::lagrangian(\n    coordinates({coordinates}),\n    lagrangian = {lagrangian},\n{holonomic})]\n\
+         pub struct {name} {{ {fields} }}\n",
+        name = spec.name
+    )
+}
+
+fn read_workload(path: &str) -> Result<Workload, Box<dyn Error>> {
+    Ok(serde_json::from_str(&std::fs::read_to_string(path)?)?)
+}
+
+fn form(text: &str) -> Result<Form, Box<dyn Error>> {
+    Ok(serde_json::from_value(Value::String(text.to_owned()))?)
+}
+
+fn run(args: &[String]) -> Result<(), Box<dyn Error>> {
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let output = match args.as_slice() {
+        ["check", path] => check(&read_workload(path)?)?,
+        ["accel", path] => accel(&read_workload(path)?)?,
+        ["derive", sizes @ ..] => derive(
+            &sizes
+                .iter()
+                .map(|s| s.parse())
+                .collect::<Result<Vec<usize>, _>>()?,
+        ),
+        ["simulate", path, t_end, tolerance] => {
+            simulate(&read_workload(path)?, t_end.parse()?, tolerance.parse()?)?
+        }
+        ["macro-source", f, links] => {
+            print!("{}", macro_source(form(f)?, links.parse()?));
+            return Ok(());
+        }
+        _ => return Err("usage: udk-bench check|accel WORKLOAD | derive N... | simulate WORKLOAD T_END TOL | macro-source cartesian|minimal N".into()),
+    };
+    println!("{output}");
+    Ok(())
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let Err(e) = run(&args) {
+        eprintln!("udk-bench: {e}");
+        std::process::exit(1);
+    }
+}
