@@ -1,0 +1,117 @@
+//! The command line, parsed by clap.
+
+use clap::{Parser, Subcommand, ValueEnum};
+use std::path::PathBuf;
+
+/// udk: constrained mechanical systems by the Udwadia–Kalaba equation, from model files
+/// (TOML, or JSON when the name ends in `.json`), with no recompiling.
+///
+/// Exit codes: 0 success; 2 bad input (malformed file, unknown symbol, wrong vector length, an
+/// initial state off the constraints); 3 no trustworthy motion at a state (non-unique
+/// acceleration, inconsistent constraints); 1 an output that cannot be written.
+#[derive(Debug, Parser)]
+#[command(name = "udk", version)]
+pub struct Args {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Print n, m and the derived M, Q, A, b and C (H_p, H_q, H_pp, A_p and b_p for a
+    /// Hamiltonian model), entry by entry.
+    Derive {
+        /// The model file.
+        model: PathBuf,
+        /// Print LaTeX instead of plain text.
+        #[arg(long)]
+        latex: bool,
+    },
+    /// Print the Rust code `#[lagrangian]` / `#[hamiltonian]` generates for the model, formatted
+    /// as `UDK_EXPAND_DIR` writes it (for `pub struct <name> { pub <parameter>: f64, … }`).
+    Expand {
+        /// The model file.
+        model: PathBuf,
+    },
+    /// Evaluate the equations of motion at one state (or many) and print JSON: the acceleration
+    /// (ṗ for a Hamiltonian model), the constraint force, M, Q, A, b, C and ranks.
+    Eval(EvalArgs),
+    /// Simulate the model from its initial state with the udk-runtime simulator.
+    Simulate(SimulateArgs),
+}
+
+/// Arguments of `udk eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// The model file.
+    pub model: PathBuf,
+    /// Generalized coordinates q, n comma-separated numbers (default: the file's initial q0).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    pub q: Vec<f64>,
+    /// Generalized velocities q̇ of a Lagrangian model, n comma-separated numbers.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    pub qd: Vec<f64>,
+    /// Generalized momenta p of a Hamiltonian model, n comma-separated numbers.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    pub p: Vec<f64>,
+    /// Time t (s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub t: Option<f64>,
+    /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// A JSON array of states `{"t": …, "q": […], "qd": […]}` (`"p"` for a Hamiltonian
+    /// model); the output is a JSON array in the same order.
+    #[arg(long, conflicts_with_all = ["q", "qd", "p", "t"])]
+    pub states: Option<PathBuf>,
+}
+
+/// Arguments of `udk simulate`.
+#[derive(Debug, clap::Args)]
+pub struct SimulateArgs {
+    /// The model file; its `[initial]` table gives t0, q0 and qd0 (or p0).
+    pub model: PathBuf,
+    /// Final time (s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub t_end: f64,
+    /// Relative tolerance of the adaptive integrators.
+    #[arg(long, default_value_t = 1e-10)]
+    pub rtol: f64,
+    /// Absolute tolerance of the adaptive integrators.
+    #[arg(long, default_value_t = 1e-12)]
+    pub atol: f64,
+    /// The integrator.
+    #[arg(long, value_enum, default_value_t = Method::Dop853)]
+    pub method: Method,
+    /// Step of the fixed-step RK4 integrator (s).
+    #[arg(long, default_value_t = 1e-3)]
+    pub step: f64,
+    /// Output times every this many seconds (default: (t_end − t0) / 1000).
+    #[arg(long)]
+    pub dt_out: Option<f64>,
+    /// How far the initial state may violate a constraint.
+    #[arg(long, default_value_t = 1e-8)]
+    pub constraint_tol: f64,
+    /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Write the trajectory as CSV.
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Plot the trajectory as SVG.
+    #[arg(long)]
+    pub plot: Option<PathBuf>,
+}
+
+/// The integrators of the simulator.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Method {
+    /// Adaptive Dormand–Prince 8(5,3).
+    Dop853,
+    /// Adaptive Dormand–Prince 5(4).
+    Dopri5,
+    /// Classical fixed-step Runge–Kutta 4.
+    Rk4,
+}

@@ -1,0 +1,375 @@
+//! `udk eval`: the equations of motion of a model at one state or many, as JSON.
+
+use crate::args::EvalArgs;
+use crate::failure::Failure;
+use crate::model::{Evaluator, HamiltonianEvaluator, LagrangianEvaluator, Model};
+use nalgebra::{DMatrix, DVector};
+use serde::{Deserialize, Serialize};
+use udk_runtime::Options;
+
+/// One state of `--states`: t (default 0), q, and q̇ (Lagrangian) or p (Hamiltonian).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct State {
+    /// Time t (s).
+    #[serde(default)]
+    pub t: f64,
+    /// Generalized coordinates, n entries.
+    pub q: Vec<f64>,
+    /// Generalized velocities, n entries (Lagrangian models).
+    #[serde(default)]
+    pub qd: Option<Vec<f64>>,
+    /// Generalized momenta, n entries (Hamiltonian models).
+    #[serde(default)]
+    pub p: Option<Vec<f64>>,
+}
+
+/// The equations of motion of a Lagrangian model at one state (Udwadia & Kalaba 1993;
+/// Udwadia & Phohomsiri 2006, eq 2.14). Matrices are lists of rows.
+#[derive(Debug, Clone, Serialize)]
+pub struct LagrangianReport {
+    /// Time t (s).
+    pub t: f64,
+    /// q, n.
+    pub q: Vec<f64>,
+    /// q̇, n.
+    pub qd: Vec<f64>,
+    /// The constrained acceleration q̈, n.
+    pub acceleration: Vec<f64>,
+    /// The constraint force Qᶜ = M q̈ − Q, n.
+    pub constraint_force: Vec<f64>,
+    /// M, n × n.
+    pub mass_matrix: Vec<Vec<f64>>,
+    /// Q, n.
+    pub generalized_force: Vec<f64>,
+    /// A, m × n.
+    pub constraint_matrix: Vec<Vec<f64>>,
+    /// b, m.
+    pub constraint_rhs: Vec<f64>,
+    /// C, n (zeros for ideal constraints).
+    pub nonideal_force: Vec<f64>,
+    /// The Jacobi integral h.
+    pub energy: f64,
+    /// f(q, t) (one per holonomic constraint) and the m constraints at velocity level.
+    pub residuals: Residuals,
+    /// Ranks of M, A and [M; A]; the acceleration is unique iff rank [M; A] = n.
+    pub rank: LagrangianRank,
+}
+
+/// Constraint residuals at a state: zero on the constraint manifold.
+#[derive(Debug, Clone, Serialize)]
+pub struct Residuals {
+    /// The holonomic constraints f(q, t).
+    pub holonomic: Vec<f64>,
+    /// Lagrangian models: ḟ then φ(q, q̇, t), m entries; Hamiltonian models: φ(q, p, t).
+    pub velocity: Vec<f64>,
+}
+
+/// Rank information of a Lagrangian model at a state (Udwadia & Phohomsiri 2006, Result 3).
+#[derive(Debug, Clone, Serialize)]
+pub struct LagrangianRank {
+    /// n.
+    pub n: usize,
+    /// m.
+    pub m: usize,
+    /// rank M.
+    pub mass_matrix: usize,
+    /// rank A.
+    pub constraint_matrix: usize,
+    /// rank [M; A].
+    pub mass_and_constraint_matrix: usize,
+}
+
+/// The constrained Hamilton equations at one state (Udwadia 2016, eqs 35–36).
+#[derive(Debug, Clone, Serialize)]
+pub struct HamiltonianReport {
+    /// Time t (s).
+    pub t: f64,
+    /// q, n.
+    pub q: Vec<f64>,
+    /// p, n.
+    pub p: Vec<f64>,
+    /// q̇ = H_p, n.
+    pub qd: Vec<f64>,
+    /// ṗ = −H_q + Fᶜ, n.
+    pub momentum_rate: Vec<f64>,
+    /// The constraint force on ṗ, Fᶜ, n.
+    pub constraint_force: Vec<f64>,
+    /// H_p, n.
+    pub h_p: Vec<f64>,
+    /// H_q, n.
+    pub h_q: Vec<f64>,
+    /// H_pp, n × n.
+    pub h_pp: Vec<Vec<f64>>,
+    /// A_p, m × n.
+    pub a_p: Vec<Vec<f64>>,
+    /// b_p, m.
+    pub b_p: Vec<f64>,
+    /// H(q, p, t).
+    pub hamiltonian: f64,
+    /// f(q, t) and φ(q, p, t).
+    pub residuals: Residuals,
+    /// Ranks of H_pp and A_p.
+    pub rank: HamiltonianRank,
+}
+
+/// Rank information of a Hamiltonian model at a state.
+#[derive(Debug, Clone, Serialize)]
+pub struct HamiltonianRank {
+    /// n.
+    pub n: usize,
+    /// m.
+    pub m: usize,
+    /// rank H_pp (n for a regular H).
+    pub h_pp: usize,
+    /// rank A_p (< m for redundant constraints).
+    pub a_p: usize,
+}
+
+/// A report of either kind.
+#[derive(Debug, Clone, Serialize)]
+#[serde(untagged)]
+pub enum Report {
+    /// Of a Lagrangian model.
+    Lagrangian(Box<LagrangianReport>),
+    /// Of a Hamiltonian model.
+    Hamiltonian(Box<HamiltonianReport>),
+}
+
+/// Runs `udk eval` and returns its JSON text.
+///
+/// # Errors
+/// [`Failure::BadInput`] for a bad model, states file, vector length or `--set`;
+/// [`Failure::Motion`] when the acceleration at a state is not unique or the constraints are
+/// inconsistent (naming the state).
+pub fn run(args: &EvalArgs) -> Result<String, Failure> {
+    let model = Model::load(&args.model)?;
+    let params = model.parameter_values(&args.set)?;
+    let mut evaluator = model.evaluator(params);
+    let json = match &args.states {
+        Some(path) => {
+            let states = read_states(path)?;
+            let name = path.display().to_string();
+            let mut reports = Vec::with_capacity(states.len());
+            for (k, state) in states.iter().enumerate() {
+                let context = format!("{name}: state {k}: ");
+                reports.push(evaluate(&model, &mut evaluator, state, &context)?);
+            }
+            serde_json::to_string(&reports)
+        }
+        None => {
+            let state = command_line_state(&model, args)?;
+            serde_json::to_string_pretty(&evaluate(&model, &mut evaluator, &state, "")?)
+        }
+    };
+    json.map_err(|e| Failure::Output(format!("cannot write JSON: {e}")))
+}
+
+/// The state of `--q`, `--qd`/`--p` and `--t`, or the file's initial state when `--q` is not
+/// given.
+fn command_line_state(model: &Model, args: &EvalArgs) -> Result<State, Failure> {
+    if args.q.is_empty() {
+        let Some(initial) = &model.file.spec.initial else {
+            return Err(Failure::bad_input(format!(
+                "{}: no state to evaluate: give --q and --{} (or --states), or an [initial] table in the file",
+                model.file.name(),
+                if model.is_hamiltonian() { "p" } else { "qd" }
+            )));
+        };
+        let some = |v: &Vec<f64>| (!v.is_empty()).then(|| v.clone());
+        return Ok(State {
+            t: args.t.unwrap_or(initial.t0),
+            q: initial.q0.clone(),
+            qd: some(&initial.qd0),
+            p: some(&initial.p0),
+        });
+    }
+    let some = |v: &Vec<f64>| (!v.is_empty()).then(|| v.clone());
+    Ok(State {
+        t: args.t.unwrap_or(0.0),
+        q: args.q.clone(),
+        qd: some(&args.qd),
+        p: some(&args.p),
+    })
+}
+
+/// Reads a JSON array of states.
+fn read_states(path: &std::path::Path) -> Result<Vec<State>, Failure> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| Failure::bad_input(format!("{}: cannot read: {e}", path.display())))?;
+    serde_json::from_str(&text).map_err(|e| {
+        let message = e.to_string();
+        let message = message
+            .rfind(" at line ")
+            .map_or(&message[..], |i| &message[..i]);
+        Failure::bad_input(format!(
+            "{}:{}:{}: {message}",
+            path.display(),
+            e.line(),
+            e.column()
+        ))
+    })
+}
+
+/// The report at `state`, after checking its vector lengths; `context` prefixes messages.
+///
+/// # Errors
+/// [`Failure::BadInput`] for wrong lengths or a missing q̇/p; [`Failure::Motion`] when the
+/// kernels find no trustworthy motion.
+pub fn evaluate(
+    model: &Model,
+    evaluator: &mut Evaluator,
+    state: &State,
+    context: &str,
+) -> Result<Report, Failure> {
+    model.check_length(context, "q", &state.q)?;
+    let (wanted, other) = if model.is_hamiltonian() {
+        (&state.p, ("p", "qd"))
+    } else {
+        (&state.qd, ("qd", "p"))
+    };
+    let present = [&state.qd, &state.p].iter().any(|v| v.is_some());
+    let Some(v) = wanted else {
+        let why = if present {
+            format!(
+                "`{}` is for {} models",
+                other.1,
+                if model.is_hamiltonian() {
+                    "Lagrangian"
+                } else {
+                    "Hamiltonian"
+                }
+            )
+        } else {
+            "it is missing".to_owned()
+        };
+        return Err(Failure::bad_input(format!(
+            "{context}`{}` must give the {} ({why})",
+            other.0,
+            if model.is_hamiltonian() {
+                "momenta p"
+            } else {
+                "velocities qd"
+            }
+        )));
+    };
+    model.check_length(context, other.0, v)?;
+    let motion = |e: udk_runtime::Error| {
+        let at = if context.is_empty() {
+            format!("at t = {}", state.t)
+        } else {
+            format!("{context}t = {}", state.t)
+        };
+        Failure::Motion(format!("{}: {at}: {e}", model.file.name()))
+    };
+    Ok(match evaluator {
+        Evaluator::Lagrangian(l) => Report::Lagrangian(Box::new(
+            lagrangian(l, &state.q, v, state.t).map_err(motion)?,
+        )),
+        Evaluator::Hamiltonian(h) => Report::Hamiltonian(Box::new(
+            hamiltonian(h, &state.q, v, state.t).map_err(motion)?,
+        )),
+    })
+}
+
+fn lagrangian(
+    e: &mut LagrangianEvaluator,
+    q: &[f64],
+    qd: &[f64],
+    t: f64,
+) -> Result<LagrangianReport, udk_runtime::Error> {
+    let terms = e.terms(q, qd, t);
+    let options = Options::default();
+    let (acceleration, constraint_force) = udk_runtime::acceleration_and_constraint_force_dyn(
+        &terms.mass_matrix,
+        &terms.generalized_force,
+        &terms.constraint_matrix,
+        &terms.constraint_rhs,
+        terms.nonideal_force.as_ref(),
+        &options,
+    )?;
+    let (energy, holonomic, velocity) = e.residuals(q, qd, t);
+    let n = q.len();
+    let rank = LagrangianRank {
+        n,
+        m: e.m(),
+        mass_matrix: udk_runtime::rank(&terms.mass_matrix, None)?,
+        constraint_matrix: udk_runtime::rank(&terms.constraint_matrix, None)?,
+        mass_and_constraint_matrix: udk_runtime::mass_constraint_rank_dyn(
+            &terms.mass_matrix,
+            &terms.constraint_matrix,
+            &options,
+        )?,
+    };
+    Ok(LagrangianReport {
+        t,
+        q: q.to_vec(),
+        qd: qd.to_vec(),
+        acceleration: acceleration.as_slice().to_vec(),
+        constraint_force: constraint_force.as_slice().to_vec(),
+        mass_matrix: rows(&terms.mass_matrix),
+        generalized_force: vector(&terms.generalized_force),
+        constraint_matrix: rows(&terms.constraint_matrix),
+        constraint_rhs: vector(&terms.constraint_rhs),
+        nonideal_force: terms
+            .nonideal_force
+            .as_ref()
+            .map_or_else(|| vec![0.0; n], vector),
+        energy,
+        residuals: Residuals {
+            holonomic,
+            velocity,
+        },
+        rank,
+    })
+}
+
+fn hamiltonian(
+    e: &mut HamiltonianEvaluator,
+    q: &[f64],
+    p: &[f64],
+    t: f64,
+) -> Result<HamiltonianReport, udk_runtime::Error> {
+    let terms = e.terms(q, p, t);
+    let (momentum_rate, constraint_force) =
+        udk_runtime::hamiltonian::momentum_rate_and_constraint_force_dyn(
+            &terms.h_q,
+            &terms.h_pp,
+            &terms.a_p,
+            &terms.b_p,
+            &Options::default(),
+        )?;
+    let (hamiltonian, holonomic, velocity) = e.residuals(q, p, t);
+    Ok(HamiltonianReport {
+        t,
+        q: q.to_vec(),
+        p: p.to_vec(),
+        qd: vector(&terms.h_p),
+        momentum_rate: vector(&momentum_rate),
+        constraint_force: vector(&constraint_force),
+        h_p: vector(&terms.h_p),
+        h_q: vector(&terms.h_q),
+        h_pp: rows(&terms.h_pp),
+        a_p: rows(&terms.a_p),
+        b_p: vector(&terms.b_p),
+        hamiltonian,
+        residuals: Residuals {
+            holonomic,
+            velocity,
+        },
+        rank: HamiltonianRank {
+            n: q.len(),
+            m: e.m(),
+            h_pp: udk_runtime::rank(&terms.h_pp, None)?,
+            a_p: udk_runtime::rank(&terms.a_p, None)?,
+        },
+    })
+}
+
+fn vector(v: &DVector<f64>) -> Vec<f64> {
+    v.as_slice().to_vec()
+}
+
+fn rows(m: &DMatrix<f64>) -> Vec<Vec<f64>> {
+    m.row_iter().map(|r| r.iter().copied().collect()).collect()
+}

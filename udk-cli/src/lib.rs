@@ -1,0 +1,59 @@
+//! The `udk` command line: models as TOML or JSON files, derived, expanded, evaluated and
+//! simulated with no rustc.
+//!
+//! - [`model_file`]: a `udk_symbolic::ModelSpec` (plus optional initial conditions) read from a
+//!   file, with every error located at its file, line and column;
+//! - [`model`]: the derived model with its parameter values, and the run-time evaluation tape
+//!   that evaluates M, Q, A, b, C (or H_p, H_q, H_pp, A_p, b_p) at a state;
+//! - [`eval`]: `udk eval`, the equations of motion at states as JSON;
+//! - [`args`]: the command line; [`run`] runs it.
+
+pub mod args;
+pub mod eval;
+mod failure;
+pub mod model;
+pub mod model_file;
+
+pub use args::{Args, Command};
+pub use failure::Failure;
+
+use std::io::Write;
+
+/// Runs one command, printing its result on standard output.
+///
+/// # Errors
+/// A [`Failure`] whose exit code is 2 for bad input, 3 for a state with no trustworthy motion,
+/// 1 for an output that cannot be written.
+pub fn run(args: &Args) -> Result<(), Failure> {
+    match &args.command {
+        Command::Derive { model, latex } => {
+            let model = model::Model::load(model)?;
+            let sheet = if *latex {
+                udk_symbolic::emit::equations_latex(&model.derivation)
+            } else {
+                udk_symbolic::emit::equations_text(&model.derivation)
+            };
+            print(&sheet)
+        }
+        Command::Expand { model } => {
+            let file = model_file::ModelFile::load(model)?;
+            let source = udk_symbolic::codegen::expand(&file.spec).map_err(|e| file.locate(&e))?;
+            print(&source)
+        }
+        Command::Eval(eval_args) => {
+            let json = eval::run(eval_args)?;
+            print(&format!("{json}\n"))
+        }
+        Command::Simulate(_) => Err(Failure::bad_input(
+            "simulate: the udk-runtime simulator is not available in this build",
+        )),
+    }
+}
+
+/// Writes `text` to standard output.
+fn print(text: &str) -> Result<(), Failure> {
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .map_err(|e| Failure::Output(format!("cannot write to standard output: {e}")))
+}

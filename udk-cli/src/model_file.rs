@@ -1,0 +1,278 @@
+//! Model files: a `udk_symbolic::ModelSpec` (plus optional initial conditions) as TOML, or as
+//! JSON when the file name ends in `.json`, and the location of every error in them.
+//!
+//! Expressions are strings in the file, parsed by `syn::parse_str`; with proc-macro2's
+//! `span-locations` each string becomes its own source, so an error's span gives a line and a
+//! column within its expression, and joining it with an expression's span (possible only
+//! within the same source) tells which expression it is in.
+
+use crate::failure::Failure;
+use proc_macro2::Span;
+use serde::Deserialize;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use toml::Spanned;
+use udk_symbolic::{Errors, ModelSpec};
+
+/// A model file, read and parsed.
+#[derive(Debug)]
+pub struct ModelFile {
+    /// Where it was read from.
+    pub path: PathBuf,
+    /// The model.
+    pub spec: ModelSpec,
+    text: String,
+    /// Byte ranges of the expression and name strings in a TOML file.
+    positions: Option<Positions>,
+}
+
+/// Where each string of a TOML model file is: byte ranges of the values, quotes included.
+#[derive(Debug, Default, Deserialize)]
+struct Positions {
+    #[serde(default)]
+    coordinates: Vec<Spanned<String>>,
+    #[serde(default)]
+    momenta: Vec<Spanned<String>>,
+    #[serde(default)]
+    parameters: Vec<ParameterPosition>,
+    lagrangian: Option<Spanned<String>>,
+    hamiltonian: Option<Spanned<String>>,
+    #[serde(default)]
+    holonomic: Vec<Spanned<String>>,
+    #[serde(default)]
+    nonholonomic: Vec<Spanned<String>>,
+    #[serde(default)]
+    constraints: Vec<Spanned<String>>,
+    #[serde(default)]
+    forces: Vec<Spanned<String>>,
+    #[serde(default)]
+    nonideal: Vec<Spanned<String>>,
+}
+
+#[derive(Debug, Deserialize)]
+struct ParameterPosition {
+    name: Spanned<String>,
+}
+
+/// One string of the spec that spans can point into: its key, e.g. `holonomic[0]`, a span
+/// in it, its text, and in a TOML file its value's byte range (quotes included).
+struct Site {
+    key: String,
+    span: Span,
+    text: String,
+    value: Option<Range<usize>>,
+}
+
+impl Site {
+    fn new(key: String, span: Span, text: String, value: Option<&Spanned<String>>) -> Self {
+        match value {
+            Some(v) => Site {
+                key,
+                span,
+                text: v.get_ref().clone(),
+                value: Some(v.span()),
+            },
+            None => Site {
+                key,
+                span,
+                text,
+                value: None,
+            },
+        }
+    }
+}
+
+impl ModelFile {
+    /// Reads and parses the model file at `path` (JSON if its name ends in `.json`, else TOML).
+    ///
+    /// # Errors
+    /// [`Failure::BadInput`] with the file, line and column when the file cannot be read or
+    /// does not parse (malformed TOML or JSON, an unknown key, an expression that is not a
+    /// Rust expression, a wrong type).
+    pub fn load(path: &Path) -> Result<Self, Failure> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Failure::bad_input(format!("{}: cannot read: {e}", path.display())))?;
+        let is_json = path.extension().is_some_and(|e| e == "json");
+        let (spec, positions) = if is_json {
+            let spec = serde_json::from_str(&text).map_err(|e| {
+                Failure::bad_input(format!(
+                    "{}:{}:{}: {}",
+                    path.display(),
+                    e.line(),
+                    e.column(),
+                    without_position(&e.to_string())
+                ))
+            })?;
+            (spec, None)
+        } else {
+            let spec = toml::from_str(&text).map_err(|e| {
+                let at = e
+                    .span()
+                    .map(|s| line_column(&text, s.start))
+                    .map(|(l, c)| format!(":{l}:{c}"))
+                    .unwrap_or_default();
+                Failure::bad_input(format!(
+                    "{}{at}: {}",
+                    path.display(),
+                    e.message().trim_end().replace('\n', "; ")
+                ))
+            })?;
+            (spec, toml::from_str(&text).ok())
+        };
+        Ok(ModelFile {
+            path: path.to_owned(),
+            spec,
+            text,
+            positions,
+        })
+    }
+
+    /// The file name as given, for messages.
+    pub fn name(&self) -> String {
+        self.path.display().to_string()
+    }
+
+    /// Every error of `errors` as one line: `file:line:column: message (in `key`, column c)`
+    /// when the error points into an expression or a name of the file, else `file: message`.
+    pub fn locate(&self, errors: &Errors) -> Failure {
+        let sites = self.sites();
+        Failure::BadInput(
+            errors
+                .0
+                .iter()
+                .map(|e| {
+                    let site = sites.iter().find(|s| s.span.join(e.span).is_some());
+                    match site {
+                        Some(site) => self.at_site(site, e.span, &e.message),
+                        None => format!("{}: {}", self.name(), e.message),
+                    }
+                })
+                .collect(),
+        )
+    }
+
+    fn at_site(&self, site: &Site, span: Span, message: &str) -> String {
+        let start = span.start();
+        let where_in = if site.text.contains('\n') {
+            format!("line {}, column {}", start.line, start.column + 1)
+        } else {
+            format!("column {}", start.column + 1)
+        };
+        let offset = byte_offset(&site.text, start.line, start.column);
+        let file_at = site
+            .value
+            .as_ref()
+            .map(|v| {
+                let at = match expression_start(&self.text, v, &site.text) {
+                    Some(base) => base + offset,
+                    None => v.start,
+                };
+                let (l, c) = line_column(&self.text, at);
+                format!(":{l}:{c}")
+            })
+            .unwrap_or_default();
+        format!(
+            "{}{file_at}: {message} (in `{}`, {where_in})",
+            self.name(),
+            site.key
+        )
+    }
+
+    /// Every name and expression of the spec with its key and, in a TOML file, its value.
+    fn sites(&self) -> Vec<Site> {
+        let spec = &self.spec;
+        let none = Positions::default();
+        let pos = self.positions.as_ref().unwrap_or(&none);
+        let mut sites = Vec::new();
+        for (key, names, values) in [
+            ("coordinates", &spec.coordinates, &pos.coordinates),
+            ("momenta", &spec.momenta, &pos.momenta),
+        ] {
+            for (i, name) in names.iter().enumerate() {
+                let key = format!("{key}[{i}]");
+                sites.push(Site::new(key, name.span(), name.as_string(), values.get(i)));
+            }
+        }
+        for (i, p) in spec.parameters.iter().enumerate() {
+            let value = pos.parameters.get(i).map(|p| &p.name);
+            let key = format!("parameters[{i}].name");
+            sites.push(Site::new(key, p.name.span(), p.name.as_string(), value));
+        }
+        for (key, expr, value) in [
+            ("lagrangian", &spec.lagrangian, &pos.lagrangian),
+            ("hamiltonian", &spec.hamiltonian, &pos.hamiltonian),
+        ] {
+            if let Some(expr) = expr {
+                let key = key.to_owned();
+                sites.push(Site::new(
+                    key,
+                    expr.span(),
+                    expr.to_string(),
+                    value.as_ref(),
+                ));
+            }
+        }
+        for (key, exprs, values) in [
+            ("holonomic", &spec.holonomic, &pos.holonomic),
+            ("nonholonomic", &spec.nonholonomic, &pos.nonholonomic),
+            ("constraints", &spec.constraints, &pos.constraints),
+            ("forces", &spec.forces, &pos.forces),
+            ("nonideal", &spec.nonideal, &pos.nonideal),
+        ] {
+            for (i, expr) in exprs.iter().enumerate() {
+                let key = format!("{key}[{i}]");
+                sites.push(Site::new(key, expr.span(), expr.to_string(), values.get(i)));
+            }
+        }
+        sites
+    }
+}
+
+/// Byte offset in `text` of the 1-based `line` and 0-based character `column`.
+fn byte_offset(text: &str, line: usize, column: usize) -> usize {
+    let line_start: usize = text
+        .split_inclusive('\n')
+        .take(line.saturating_sub(1))
+        .map(str::len)
+        .sum();
+    let rest = &text[line_start.min(text.len())..];
+    line_start
+        + rest
+            .char_indices()
+            .nth(column)
+            .map_or(rest.len(), |(i, _)| i)
+}
+
+/// 1-based line and column (in characters) of byte `offset` in `text`.
+pub(crate) fn line_column(text: &str, offset: usize) -> (usize, usize) {
+    let before = &text[..offset.min(text.len())];
+    let line = before.matches('\n').count() + 1;
+    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
+    (line, column)
+}
+
+/// The byte offset in `file` where the string value at `range` (quotes included) starts, when
+/// its raw text is `parsed` (no escapes), so that offsets within the expression are offsets in
+/// the file.
+fn expression_start(file: &str, range: &Range<usize>, parsed: &str) -> Option<usize> {
+    let raw = file.get(range.clone())?;
+    let quote = ["\"\"\"", "'''", "\"", "'"]
+        .into_iter()
+        .find(|q| raw.starts_with(q) && raw.ends_with(q) && raw.len() >= 2 * q.len())?;
+    let inner = &raw[quote.len()..raw.len() - quote.len()];
+    // A newline right after the opening delimiter of a multi-line string is not part of it.
+    let skip = [0, 1, 2].into_iter().find(|&k| {
+        inner.get(k..) == Some(parsed)
+            && inner
+                .get(..k)
+                .is_some_and(|head| head.trim_matches(['\r', '\n']).is_empty())
+    })?;
+    Some(range.start + quote.len() + skip)
+}
+
+/// A serde_json message without its trailing " at line L column C".
+fn without_position(message: &str) -> &str {
+    message
+        .rfind(" at line ")
+        .map_or(message, |i| &message[..i])
+}
