@@ -189,9 +189,24 @@ fn matrix_type(rows: usize, cols: usize) -> TokenStream {
     quote!(::udk::__private::nalgebra::SMatrix::<f64, #rows, #cols>)
 }
 
-/// `#[doc = "..."]` for each line of `text`.
+/// `#[doc = " ..."]` for each line of `text` (the leading space makes `/// ...` when printed).
 fn doc(text: &str) -> TokenStream {
-    text.lines().map(|line| quote!(#[doc = #line])).collect()
+    text.lines()
+        .map(|line| {
+            let line = format!(" {line}");
+            quote!(#[doc = #line])
+        })
+        .collect()
+}
+
+/// `name: value` in a struct literal, or the shorthand `name` when `value` is the local `name`.
+fn field(name: &str, value: &TokenStream) -> TokenStream {
+    let name = local(name);
+    if value.to_string() == name.to_string() {
+        quote!(#name)
+    } else {
+        quote!(#name: #value)
+    }
 }
 
 /// The `EQUATIONS` constant's value: the derived equations as text and LaTeX.
