@@ -2,13 +2,16 @@
 //! 10-link pendulum chain in Cartesian coordinates (20 coordinates, 10 length constraints)
 //! and in minimal coordinates (10 angles): `derive`, then the Rust code of M, Q, A, b, C
 //! (formatted to a string, as the macro hands it to rustc), the run-time tape, and the
-//! equation sheets. Run: `cargo bench -p udk-symbolic --bench emit`.
+//! equation sheets. Also the time of one evaluation of M, Q, A, b, C by the run-time tape.
+//! Run: `cargo bench -p udk-symbolic --bench emit`.
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use std::hint::black_box;
-use udk_symbolic::emit::{compile_tape, emit_rust, equations_latex, equations_text};
+use udk_symbolic::emit::{
+    compile_tape, emit_rust, equations_latex, equations_text, LagrangianTape,
+};
 use udk_symbolic::expr::{ExprId, Symbol};
 use udk_symbolic::{derive, models, Derivation, Equations, ModelSpec};
 
@@ -74,5 +77,36 @@ fn bench_derive_and_emit(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench_derive_and_emit);
+fn bench_tape_eval(c: &mut Criterion) {
+    let mut group = c.benchmark_group("tape_eval");
+    for (name, spec) in [
+        (
+            "pendulum_chain_cartesian_10",
+            models::pendulum_chain_cartesian(10),
+        ),
+        (
+            "pendulum_chain_minimal_10",
+            models::pendulum_chain_minimal(10),
+        ),
+    ] {
+        let d = derive(&spec).expect("the chain derives");
+        let tape = LagrangianTape::new(&d).expect("a Lagrangian model");
+        let mut ws = tape.workspace();
+        let n = tape.n();
+        let q: Vec<f64> = (0..n).map(|i| 0.1 * i as f64 + 0.3).collect();
+        let qd: Vec<f64> = (0..n).map(|i| 0.05 * i as f64 - 0.2).collect();
+        let params = vec![1.0; d.parameters.len()];
+        group.bench_function(name, |b| {
+            b.iter(|| {
+                let v = tape
+                    .eval(black_box(&q), black_box(&qd), 0.0, &params, &mut ws)
+                    .expect("inputs fit");
+                black_box(v.mass_matrix[0]);
+            })
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, bench_derive_and_emit, bench_tape_eval);
 criterion_main!(benches);

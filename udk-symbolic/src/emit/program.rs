@@ -122,22 +122,15 @@ impl Program {
             if !live[v] || paired[v] {
                 continue;
             }
-            let pair = match *op {
-                Op::Call(Func::Sin | Func::Cos, a) => sin_of.get(&a).zip(cos_of.get(&a)),
-                _ => None,
-            };
-            match pair {
-                Some((&sin, &cos)) => {
-                    let arg = match *op {
-                        Op::Call(_, a) => a,
-                        _ => unreachable!("only sin and cos pair up"),
-                    };
+            if let Op::Call(Func::Sin | Func::Cos, arg) = *op {
+                if let (Some(&sin), Some(&cos)) = (sin_of.get(&arg), cos_of.get(&arg)) {
                     paired[sin as usize] = true;
                     paired[cos as usize] = true;
                     steps.push(Step::SinCos { arg, sin, cos });
+                    continue;
                 }
-                None => steps.push(Step::Op(v as Val)),
             }
+            steps.push(Step::Op(v as Val));
         }
 
         let mut uses = vec![0u32; ops.len()];
