@@ -193,4 +193,73 @@ mod tests {
         assert!(errors[0].contains("`x` is both a coordinate and a field"));
         assert!(errors[1].contains("field `n` has type `u32`"));
     }
+
+    #[test]
+    fn reports_every_error_as_one_compile_error_each() {
+        let out = expand(
+            Kind::Lagrangian,
+            quote!(
+                coordinates(x, x),
+                lagrangian = 0.5 * m * dot(x).powi(2) + k * x
+            ),
+            quote!(
+                struct P {
+                    m: f64,
+                    x: f64,
+                }
+            ),
+        )
+        .to_string();
+        // The struct is kept (no cascade of "cannot find type" errors), then one
+        // compile_error! per problem: `x` twice a coordinate, `x` also a field, unknown `k`.
+        assert!(out.starts_with("struct P"), "{out}");
+        assert_eq!(out.matches("compile_error").count(), 3, "{out}");
+        assert!(out.contains("already a coordinate"), "{out}");
+        assert!(out.contains("both a coordinate and a field"), "{out}");
+        assert!(out.contains("unknown identifier `k`"), "{out}");
+    }
+
+    #[test]
+    fn writes_the_expansion_to_udk_expand_dir_as_udk_expand_prints_it() {
+        let dir = std::env::temp_dir().join(format!("udk-expand-dir-{}", std::process::id()));
+        std::env::set_var("UDK_EXPAND_DIR", &dir);
+        let out = expand(
+            Kind::Hamiltonian,
+            quote!(
+                coordinates(x),
+                momenta(p),
+                hamiltonian = p.powi(2) / (2.0 * m) + 0.5 * k * x.powi(2),
+            ),
+            quote!(
+                pub struct Oscillator {
+                    pub m: f64,
+                    pub k: f64,
+                }
+            ),
+        );
+        std::env::remove_var("UDK_EXPAND_DIR");
+        assert!(!out.to_string().contains("compile_error"), "{out}");
+        let written = std::fs::read_to_string(dir.join("Oscillator.rs")).unwrap();
+        std::fs::remove_dir_all(&dir).unwrap();
+        let spec = ModelSpec {
+            name: "Oscillator".into(),
+            coordinates: vec!["x".parse().unwrap()],
+            momenta: vec!["p".parse().unwrap()],
+            parameters: ["m", "k"]
+                .iter()
+                .map(|name| udk_symbolic::Parameter {
+                    name: name.parse().unwrap(),
+                    value: None,
+                })
+                .collect(),
+            hamiltonian: Some(
+                "p.powi(2) / (2.0 * m) + 0.5 * k * x.powi(2)"
+                    .parse()
+                    .unwrap(),
+            ),
+            ..ModelSpec::default()
+        };
+        assert_eq!(written, udk_symbolic::codegen::expand(&spec).unwrap());
+        assert!(written.contains("pub fn state_derivative("), "{written}");
+    }
 }
