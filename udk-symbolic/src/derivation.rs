@@ -28,13 +28,17 @@ pub struct LagrangianEquations {
     pub mass_matrix: ExprMatrix,
     /// Generalized force Q = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + forces, n entries.
     pub generalized_force: Vec<ExprId>,
-    /// Constraint matrix A = ∂(constraint)/∂q̈, m × n.
+    /// Constraint matrix A = ∂(constraint)/∂q̈, m × n: row r is ∂f̈ᵣ/∂q̈ for a holonomic
+    /// constraint fᵣ(q, t) (differentiated twice) and ∂φ̇ᵣ/∂q̈ for a nonholonomic φᵣ(q, q̇, t)
+    /// (differentiated once); review paper eqs 18–29.
     pub constraint_matrix: ExprMatrix,
-    /// b = −(constraint with q̈ = 0), m entries, so that A q̈ = b.
+    /// b = −(f̈ or φ̇ with q̈ = 0), m entries, so that A q̈ = b.
     pub constraint_rhs: Vec<ExprId>,
-    /// Non-ideal constraint force C, n entries (zeros when none was given).
+    /// Non-ideal constraint force C(q, q̇, t), n entries (zeros when none was given);
+    /// Udwadia & Phohomsiri 2006, eq 2.14.
     pub nonideal_force: Vec<ExprId>,
-    /// Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L.
+    /// Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L (conserved when L does not depend on t, there are no
+    /// forces, and the constraints are ideal and do no work).
     pub energy: ExprId,
     /// The holonomic constraints f(q, t), as written.
     pub holonomic: Vec<ExprId>,
@@ -56,9 +60,10 @@ pub struct HamiltonianEquations {
     pub h_pp: ExprMatrix,
     /// A_p = ∂φ/∂p, m × n.
     pub a_p: ExprMatrix,
-    /// b_p = −(∂φ/∂q) H_p − ∂φ/∂t, m entries.
+    /// b_p = −(∂φ/∂q) H_p − ∂φ/∂t, m entries, so that A_p ṗ = b_p (eq 11).
     pub b_p: Vec<ExprId>,
-    /// The constraints φ(q, p, t), m entries (holonomic ones already turned into φ through q̇ = H_p).
+    /// The constraints φ(q, p, t), m entries: first each holonomic f(q, t) turned into
+    /// φ = (∂f/∂q) H_p + ∂f/∂t through q̇ = H_p (eq 9), then the given φ(q, p, t).
     pub constraints: Vec<ExprId>,
     /// The holonomic constraints f(q, t) as written, if any.
     pub holonomic: Vec<ExprId>,

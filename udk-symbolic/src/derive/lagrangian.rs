@@ -43,7 +43,7 @@ pub(super) fn derive(
     let momenta: Vec<ExprId> = (0..n).map(|i| pool.diff(l, Symbol::Velocity(i))).collect();
     let mass_matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
     let is_velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
-    if (mass_matrix.entries.iter()).any(|&m| pool.depends_on(m, &is_velocity)) {
+    if pool.any_depends_on(&mass_matrix.entries, &is_velocity) {
         errors.push(
             lagrangian.span(),
             "the Lagrangian is not quadratic in the generalized velocities: the mass matrix \

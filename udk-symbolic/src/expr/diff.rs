@@ -78,8 +78,15 @@ impl Pool {
 
     /// Whether `id` contains a symbol s with `pred(s)`.
     pub fn depends_on(&self, id: ExprId, pred: &dyn Fn(Symbol) -> bool) -> bool {
-        let mut seen = vec![false; id.0 as usize + 1];
-        let mut stack = vec![id];
+        self.any_depends_on(&[id], pred)
+    }
+
+    /// Whether any of `ids` contains a symbol s with `pred(s)` (one traversal of the shared
+    /// DAG).
+    pub fn any_depends_on(&self, ids: &[ExprId], pred: &dyn Fn(Symbol) -> bool) -> bool {
+        let size = ids.iter().map(|id| id.0 as usize + 1).max().unwrap_or(0);
+        let mut seen = vec![false; size];
+        let mut stack = ids.to_vec();
         while let Some(node) = stack.pop() {
             if std::mem::replace(&mut seen[node.0 as usize], true) {
                 continue;
