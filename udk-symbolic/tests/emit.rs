@@ -449,6 +449,6 @@ fn hamiltonian_tape_agrees_with_the_dag_and_checks_the_model_kind() {
     );
     assert!(sheet.contains("  H_p[1] = px/m"), "{sheet}");
     assert!(
-        equations_latex(&d).contains("\\left(H_{p}\\right)_{1} &= \\frac{\\mathrm{px}}{m} \\\\")
+        equations_latex(&d).contains("\\left(H_{p}\\right)_{1} &= \\frac{p_{x}}{m} \\\\")
     );
 }

@@ -9,7 +9,8 @@ use crate::expr::Symbol;
 /// `ddot(x)`. LaTeX shows `theta1` as `\theta_{1}`, its velocity as `\dot{\theta}_{1}` and its
 /// acceleration as `\ddot{\theta}_{1}`; Greek letter names become their LaTeX commands, other
 /// names of several letters are set upright (`th` is θ) (`\mathrm{mass}`), and a trailing number or `_x`
-/// becomes a subscript. A quantity whose index has no name is shown as `q3`, `p3` or `c3`
+/// becomes a subscript; a momentum named `p` + a coordinate's name, such as `px`, is `p_{x}`.
+/// A quantity whose index has no name is shown as `q3`, `p3` or `c3`
 /// (1-based).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Names {
@@ -59,17 +60,31 @@ impl Names {
     /// The LaTeX name of `symbol`.
     pub fn latex(&self, symbol: Symbol) -> String {
         let (name, dots) = self.raw(symbol);
-        let (base, subscript) = split_subscript(&name);
-        let base = latex_base(base);
-        let base = match dots {
-            0 => base,
-            1 => format!("\\dot{{{base}}}"),
-            _ => format!("\\ddot{{{base}}}"),
-        };
-        match subscript {
-            Some(s) => format!("{base}_{{{s}}}"),
-            None => base,
+        if let Symbol::Momentum(_) = symbol {
+            // `px`, the momentum of coordinate `x`, is p_{x}.
+            if let Some(c) = name
+                .strip_prefix('p')
+                .filter(|c| self.coordinates.iter().any(|q| q == c))
+            {
+                return format!("p_{{{}}}", latex_name(c, 0));
+            }
         }
+        latex_name(&name, dots)
+    }
+}
+
+/// A name with `dots` dots over its base, in LaTeX.
+fn latex_name(name: &str, dots: u8) -> String {
+    let (base, subscript) = split_subscript(name);
+    let base = latex_base(base);
+    let base = match dots {
+        0 => base,
+        1 => format!("\\dot{{{base}}}"),
+        _ => format!("\\ddot{{{base}}}"),
+    };
+    match subscript {
+        Some(s) => format!("{base}_{{{s}}}"),
+        None => base,
     }
 }
 
