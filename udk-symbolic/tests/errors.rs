@@ -190,3 +190,22 @@ fn momentum_outside_hamiltonian_expressions() {
         4,
     );
 }
+
+#[test]
+fn hamiltonian_constraint_without_momentum() {
+    let found = errors(
+        r#"
+        name = "P"
+        coordinates = ["x", "y"]
+        momenta = ["px", "py"]
+        hamiltonian = "px.powi(2) + py.powi(2)"
+        constraints = ["x * py", "x - y", "t"]
+        "#,
+    );
+    let summary: Vec<(&str, usize)> = found.iter().map(|e| (e.0.as_str(), e.2)).collect();
+    assert_eq!(found.len(), 2, "{summary:?}");
+    assert!(found[0].0.contains("has no momentum") && found[0].2 == 0);
+    assert!(found[1]
+        .0
+        .contains("depends on no generalized coordinate or momentum"));
+}

@@ -40,11 +40,18 @@ pub(super) fn derive(
             );
         }
     }
+    let momentum = |s: Symbol| matches!(s, Symbol::Momentum(_));
     for (&phi, e) in given.iter().zip(&spec.constraints) {
         if !pool.depends_on(phi, &state) {
             errors.push(
                 e.span(),
                 "this constraint depends on no generalized coordinate or momentum",
+            );
+        } else if !pool.depends_on(phi, &momentum) {
+            errors.push(
+                e.span(),
+                "this constraint φ(q, p, t) has no momentum: write it as a holonomic \
+                 constraint f(q, t), which is first turned into φ through q̇ = H_p",
             );
         }
     }

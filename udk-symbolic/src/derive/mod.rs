@@ -35,8 +35,9 @@ use crate::spec::ModelSpec;
 /// - expressions: see [`crate::parse`] (unknown identifier or function, wrong argument
 ///   count, unsupported syntax, a velocity or momentum where the expression may not have one);
 /// - the model: L not quadratic in q̇ (M would depend on q̇), at L's span; a constraint
-///   that depends on no coordinate, velocity or momentum, or a nonholonomic constraint with
-///   no velocity, at the constraint's span.
+///   that depends on no coordinate, velocity or momentum, a nonholonomic constraint with no
+///   velocity, or a Hamiltonian constraint φ(q, p, t) with no momentum (each would be
+///   differentiated once too few), at the constraint's span.
 pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
     let mut errors = Errors::default();
     let kind = check::check_spec(spec, &mut errors);
