@@ -2,6 +2,7 @@
 //! several parameter values and states. Each example under `examples/` is compiled here as a
 //! module, so the models tested are exactly the ones the examples show.
 
+mod api;
 mod phohomsiri;
 mod review;
 mod udwadia_2016;

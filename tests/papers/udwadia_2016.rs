@@ -8,7 +8,7 @@ use udk::nalgebra::{Vector2, Vector3, Vector4};
 
 #[allow(dead_code)]
 #[path = "../../examples/spherical_pendulum.rs"]
-mod spherical_pendulum;
+pub(crate) mod spherical_pendulum;
 
 #[allow(dead_code)]
 #[path = "../../examples/nonholonomic_particle.rs"]
