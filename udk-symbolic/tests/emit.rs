@@ -156,16 +156,24 @@ fn constants_are_full_precision_f64_literals() {
     let a = x(&mut pool, 0);
     let pi = pool.number(std::f64::consts::PI);
     let tiny = pool.number(1e-300);
+    let g = pool.rational(981, 100);
+    let third = pool.rational(1, 3);
     let e1 = pool.mul(&[pi, a]);
     let e2 = pool.pow(pi, a);
     let e3 = pool.add(&[tiny, a]);
-    let code = rust(&pool, &[e1, e2, e3]);
-    assert!(code.contains("3.141592653589793 * q [0]"), "{code}");
-    assert!(
-        code.contains("3.141592653589793_f64 . powf (q [0])"),
-        "{code}"
-    );
-    assert!(code.contains("1e-300 + q [0]"), "{code}");
+    let e4 = pool.mul(&[g, a]);
+    let e5 = pool.pow(third, a);
+    let code = rust(&pool, &[e1, e2, e3, e4, e5]);
+    // Constants of core::f64::consts by name (clippy's approx_constant), others as literals.
+    for expected in [
+        ":: core :: f64 :: consts :: PI * q [0]",
+        ":: core :: f64 :: consts :: PI . powf (q [0])",
+        "1e-300 + q [0]",
+        "9.81 * q [0]",
+        "0.3333333333333333_f64 . powf (q [0])",
+    ] {
+        assert!(code.contains(expected), "no `{expected}` in {code}");
+    }
 }
 
 #[test]
@@ -448,7 +456,5 @@ fn hamiltonian_tape_agrees_with_the_dag_and_checks_the_model_kind() {
         "{sheet}"
     );
     assert!(sheet.contains("  H_p[1] = px/m"), "{sheet}");
-    assert!(
-        equations_latex(&d).contains("\\left(H_{p}\\right)_{1} &= \\frac{p_{x}}{m} \\\\")
-    );
+    assert!(equations_latex(&d).contains("\\left(H_{p}\\right)_{1} &= \\frac{p_{x}}{m} \\\\"));
 }

@@ -1,5 +1,6 @@
 //! The emitted Rust computes what the tape computes: the tokens are parsed with syn and run by
-//! a small interpreter of the f64 subset the emitter writes (literals, `q[i]`-style symbols,
+//! a small interpreter of the f64 subset the emitter writes (literals, `core::f64::consts::PI`,
+//! `q[i]`-style symbols,
 //! `+ - * /`, unary `-`, parentheses, `let` temporaries, `sin_cos` pairs and the f64 methods).
 //! Because the interpreter follows the tokens' precedence and parentheses, this checks that
 //! the emitted expressions keep the operation order of the shared program, bit for bit.
@@ -75,10 +76,11 @@ impl Env<'_> {
             Expr::Lit(l) => literal(&l.lit),
             Expr::Paren(p) => self.eval(&p.expr),
             Expr::Path(p) => {
-                let name = p.path.get_ident().expect("a plain name").to_string();
-                match name.as_str() {
-                    "t" => self.x.t,
-                    _ => self.vars[&name],
+                let path = quote::quote!(#p).to_string().replace(' ', "");
+                match path.strip_prefix("::core::f64::consts::") {
+                    Some(name) => named_constant(name),
+                    None if path == "t" => self.x.t,
+                    None => self.vars[&path],
                 }
             }
             Expr::Index(i) => {
@@ -135,6 +137,32 @@ impl Env<'_> {
             }
             other => panic!("unexpected expression {}", quote::quote!(#other)),
         }
+    }
+}
+
+fn named_constant(name: &str) -> f64 {
+    use std::f64::consts as c;
+    match name {
+        "PI" => c::PI,
+        "TAU" => c::TAU,
+        "FRAC_PI_2" => c::FRAC_PI_2,
+        "FRAC_PI_3" => c::FRAC_PI_3,
+        "FRAC_PI_4" => c::FRAC_PI_4,
+        "FRAC_PI_6" => c::FRAC_PI_6,
+        "FRAC_PI_8" => c::FRAC_PI_8,
+        "FRAC_1_PI" => c::FRAC_1_PI,
+        "FRAC_2_PI" => c::FRAC_2_PI,
+        "FRAC_2_SQRT_PI" => c::FRAC_2_SQRT_PI,
+        "SQRT_2" => c::SQRT_2,
+        "FRAC_1_SQRT_2" => c::FRAC_1_SQRT_2,
+        "E" => c::E,
+        "LOG2_E" => c::LOG2_E,
+        "LOG2_10" => c::LOG2_10,
+        "LOG10_E" => c::LOG10_E,
+        "LOG10_2" => c::LOG10_2,
+        "LN_2" => c::LN_2,
+        "LN_10" => c::LN_10,
+        other => panic!("unknown constant {other}"),
     }
 }
 

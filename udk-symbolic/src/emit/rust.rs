@@ -204,17 +204,46 @@ impl Writer<'_> {
                 let lit = literal(-x, "_f64");
                 quote! { (-#lit) }
             }
-            Some(x) => literal(x, "_f64").into_token_stream(),
+            Some(x) => literal(x, "_f64"),
             None => self.operand(v, Prec::Primary),
         }
     }
 }
 
-/// The shortest literal that reads back as `x` (finite, non-negative), with `suffix`.
-fn literal(x: f64, suffix: &str) -> Literal {
-    format!("{x:?}{suffix}")
+/// `x` (finite, non-negative) as the `core::f64::consts` constant of exactly that value, if
+/// there is one (clippy's `approx_constant` rejects such literals), else as the shortest
+/// literal that reads back as `x`, with `suffix`.
+fn literal(x: f64, suffix: &str) -> TokenStream {
+    use std::f64::consts as c;
+    let named = [
+        (c::PI, "PI"),
+        (c::TAU, "TAU"),
+        (c::FRAC_PI_2, "FRAC_PI_2"),
+        (c::FRAC_PI_3, "FRAC_PI_3"),
+        (c::FRAC_PI_4, "FRAC_PI_4"),
+        (c::FRAC_PI_6, "FRAC_PI_6"),
+        (c::FRAC_PI_8, "FRAC_PI_8"),
+        (c::FRAC_1_PI, "FRAC_1_PI"),
+        (c::FRAC_2_PI, "FRAC_2_PI"),
+        (c::FRAC_2_SQRT_PI, "FRAC_2_SQRT_PI"),
+        (c::SQRT_2, "SQRT_2"),
+        (c::FRAC_1_SQRT_2, "FRAC_1_SQRT_2"),
+        (c::E, "E"),
+        (c::LOG2_E, "LOG2_E"),
+        (c::LOG2_10, "LOG2_10"),
+        (c::LOG10_E, "LOG10_E"),
+        (c::LOG10_2, "LOG10_2"),
+        (c::LN_2, "LN_2"),
+        (c::LN_10, "LN_10"),
+    ];
+    if let Some((_, name)) = named.iter().find(|(v, _)| v.to_bits() == x.to_bits()) {
+        let name = Ident::new(name, Span::call_site());
+        return quote! { ::core::f64::consts::#name };
+    }
+    let lit: Literal = format!("{x:?}{suffix}")
         .parse()
-        .expect("the Debug form of a finite f64 is a float literal")
+        .expect("the Debug form of a finite f64 is a float literal");
+    lit.into_token_stream()
 }
 
 fn primary(tokens: TokenStream) -> Expr {

@@ -112,6 +112,8 @@ pub enum Tree {
     Leaf(Symbol),
     Int(i64),
     Ratio(i64, i64),
+    /// π, a float constant.
+    Pi,
     Add(Vec<Tree>),
     Mul(Vec<Tree>),
     Sub(Box<Tree>, Box<Tree>),
@@ -131,6 +133,7 @@ pub fn tree() -> impl Strategy<Value = Tree> {
         Just(Tree::Leaf(Symbol::Velocity(1))),
         (-3i64..=3).prop_map(Tree::Int),
         (-5i64..=5, 2i64..=4).prop_map(|(p, q)| Tree::Ratio(p, q)),
+        Just(Tree::Pi),
     ];
     leaf.prop_recursive(4, 24, 3, |inner| {
         let func = prop_oneof![
@@ -160,6 +163,7 @@ pub fn build(pool: &mut Pool, t: &Tree) -> ExprId {
         Tree::Leaf(s) => pool.symbol(*s),
         Tree::Int(k) => pool.integer(*k),
         Tree::Ratio(p, q) => pool.rational(*p, *q),
+        Tree::Pi => pool.number(std::f64::consts::PI),
         Tree::Add(ts) => {
             let ids: Vec<ExprId> = ts.iter().map(|t| build(pool, t)).collect();
             pool.add(&ids)
