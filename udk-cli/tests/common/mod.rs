@@ -1,0 +1,51 @@
+//! Helpers of the command-line tests: the binary, the model files, JSON and comparisons.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+
+pub use serde_json::Value as Json;
+
+/// The `udk` binary of this package.
+pub fn udk() -> assert_cmd::Command {
+    assert_cmd::Command::cargo_bin("udk").expect("the udk binary is built for the tests")
+}
+
+/// `examples/models/` of the workspace.
+pub fn models_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/models")
+}
+
+/// The model file `examples/models/<name>.toml`.
+pub fn model(name: &str) -> PathBuf {
+    models_dir().join(format!("{name}.toml"))
+}
+
+/// Asserts |a − b| ≤ tol · max(1, |b|) entry by entry.
+pub fn close(a: &[f64], b: &[f64], tol: f64, what: &str) {
+    assert_eq!(a.len(), b.len(), "{what}: lengths differ: {a:?} vs {b:?}");
+    for (i, (x, y)) in a.iter().zip(b).enumerate() {
+        assert!(
+            (x - y).abs() <= tol * y.abs().max(1.0),
+            "{what}[{i}]: {x} vs {y} (|Δ| = {:e})",
+            (x - y).abs()
+        );
+    }
+}
+
+/// A JSON array of numbers.
+pub fn numbers(v: &Json) -> Vec<f64> {
+    v.as_array()
+        .expect("an array")
+        .iter()
+        .map(|x| x.as_f64().expect("a number"))
+        .collect()
+}
+
+/// A JSON list of rows, flattened column-major (nalgebra's order).
+pub fn matrix_column_major(v: &Json) -> Vec<f64> {
+    let rows: Vec<Vec<f64>> = v.as_array().expect("rows").iter().map(numbers).collect();
+    let cols = rows.first().map_or(0, Vec::len);
+    (0..cols)
+        .flat_map(|j| rows.iter().map(move |r| r[j]))
+        .collect()
+}
