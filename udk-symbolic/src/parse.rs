@@ -100,9 +100,15 @@ impl Context {
         velocities: false,
         momenta: true,
     };
-    /// A generalized force or non-ideal constraint force, of (q, q̇, t).
+    /// A non-conservative generalized force of (q, q̇, t).
     pub const FORCE: Context = Context {
         what: "a generalized force of (q, q̇, t)",
+        velocities: true,
+        momenta: false,
+    };
+    /// An entry of the non-ideal constraint force C(q, q̇, t).
+    pub const NONIDEAL: Context = Context {
+        what: "a non-ideal constraint force C(q, q̇, t)",
         velocities: true,
         momenta: false,
     };

@@ -32,7 +32,7 @@ pub(super) fn derive(
         .map(|f| parse(pool, Context::FORCE, f))
         .collect();
     let nonideal: Vec<ExprId> = (spec.nonideal.iter())
-        .map(|f| parse(pool, Context::FORCE, f))
+        .map(|f| parse(pool, Context::NONIDEAL, f))
         .collect();
     if !errors.is_empty() {
         return None;
