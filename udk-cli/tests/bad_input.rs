@@ -1,0 +1,295 @@
+//! Each kind of bad input gives a one-line error naming the file and the position, and exit
+//! code 2; a state with no unique or consistent acceleration gives exit code 3.
+
+mod common;
+
+use common::{model, udk};
+use std::path::{Path, PathBuf};
+
+/// Writes `text` to `name` in `dir` and returns the path.
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// Runs `udk args…`, asserts the exit code, and returns standard error.
+fn fails(args: &[&std::ffi::OsStr], code: i32) -> String {
+    let output = udk().args(args).assert().code(code).get_output().clone();
+    assert!(output.stdout.is_empty(), "nothing on stdout on failure");
+    String::from_utf8(output.stderr).unwrap()
+}
+
+fn os<S: AsRef<std::ffi::OsStr> + ?Sized>(s: &S) -> &std::ffi::OsStr {
+    s.as_ref()
+}
+
+const PENDULUM: &str = r#"name = "Pendulum"
+coordinates = ["x", "y"]
+parameters = [{ name = "m", value = 1.0 }, { name = "g", value = 9.81 }, { name = "l", value = 2.0 }]
+lagrangian = "0.5 * m * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y"
+holonomic = ["x.powi(2) + y.powi(2) - l.powi(2)"]
+"#;
+
+#[test]
+fn malformed_toml_names_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = PENDULUM.replace(r#"coordinates = ["x", "y"]"#, r#"coordinates = ["x", "y""#);
+    let path = write(dir.path(), "p.toml", &text);
+    let err = fails(&[os("derive"), path.as_os_str()], 2);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    // The array is unclosed: toml notices at the start of line 3.
+    assert!(
+        err.starts_with(&format!(
+            "udk: error: {}:3:1: missing comma",
+            path.display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_key_is_reported_at_its_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = PENDULUM.replace("holonomic =", "holonomics =");
+    let path = write(dir.path(), "p.toml", &text);
+    let err = fails(&[os("derive"), path.as_os_str()], 2);
+    assert!(
+        err.contains(&format!(
+            "{}:5:1: unknown field `holonomics`",
+            path.display()
+        )),
+        "{err}"
+    );
+}
+
+#[test]
+fn malformed_json_model_names_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "p.json",
+        "{\n  \"name\": \"P\",\n  \"coordinates\": [\"x\",]\n}",
+    );
+    let err = fails(&[os("expand"), path.as_os_str()], 2);
+    assert!(
+        err.starts_with(&format!("udk: error: {}:3:", path.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn expression_syntax_error_points_at_the_value() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = PENDULUM.replace("x.powi(2) + y.powi(2) - l.powi(2)", "x.powi(2) + ");
+    let path = write(dir.path(), "p.toml", &text);
+    let err = fails(&[os("derive"), path.as_os_str()], 2);
+    assert!(err.contains(&format!("{}:5:", path.display())), "{err}");
+    assert!(err.contains("is not an expression"), "{err}");
+}
+
+#[test]
+fn unknown_symbol_names_the_key_and_column_and_the_file_position() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = PENDULUM.replace("- l.powi(2)", "- len.powi(2)");
+    let path = write(dir.path(), "p.toml", &text);
+    for command in ["derive", "expand", "eval"] {
+        let err = fails(&[os(command), path.as_os_str()], 2);
+        // `holonomic = ["` is 14 characters; `len` is at column 25 of the expression.
+        assert_eq!(
+            err.trim_end(),
+            format!(
+                "udk: error: {}:5:39: unknown identifier `len`: not a coordinate, momentum, \
+                 parameter, `t` or `PI` (in `holonomic[0]`, column 25)",
+                path.display()
+            )
+        );
+    }
+}
+
+#[test]
+fn every_error_of_a_model_is_reported_one_per_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = PENDULUM
+        .replace("- l.powi(2)", "- len.powi(2)")
+        .replace("- m * g * y", "- m * grav * y.sine()");
+    let path = write(dir.path(), "p.toml", &text);
+    let err = fails(&[os("derive"), path.as_os_str()], 2);
+    assert_eq!(err.lines().count(), 3, "{err}");
+    assert!(err.contains("(in `lagrangian`, column"), "{err}");
+    assert!(
+        err.contains("`grav`") && err.contains("`sine`") && err.contains("`len`"),
+        "{err}"
+    );
+}
+
+#[test]
+fn wrong_vector_length_names_the_vector_and_n() {
+    let err = fails(
+        &[
+            os("eval"),
+            model("wheel_on_incline").as_os_str(),
+            os("--q"),
+            os("1,2,3"),
+            os("--qd"),
+            os("0,0"),
+        ],
+        2,
+    );
+    assert!(
+        err.contains("q has 3 entries, but `WheelOnIncline` has n = 2 coordinates (theta, y)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn velocities_for_a_hamiltonian_model_are_refused() {
+    let path = model("spherical_pendulum_hamiltonian");
+    let err = fails(
+        &[
+            os("eval"),
+            path.as_os_str(),
+            os("--q"),
+            os("1,0,0"),
+            os("--qd"),
+            os("0,1,0"),
+        ],
+        2,
+    );
+    assert!(
+        err.contains("`p` must give the momenta p (`qd` is for Lagrangian models)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn malformed_states_file_and_a_bad_state_are_located() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = model("wheel_on_incline");
+    let states = write(
+        dir.path(),
+        "s.json",
+        "[\n  {\"t\": 0, \"q\": [0, 0], \"qd\": [0, 0]},\n  {\"q\": [0 0]}\n]",
+    );
+    let err = fails(
+        &[
+            os("eval"),
+            path.as_os_str(),
+            os("--states"),
+            states.as_os_str(),
+        ],
+        2,
+    );
+    assert!(
+        err.starts_with(&format!("udk: error: {}:3:", states.display())),
+        "{err}"
+    );
+    let states = write(
+        dir.path(),
+        "s2.json",
+        r#"[{"q": [0, 0], "qd": [0, 0]}, {"q": [0], "qd": [0, 0]}]"#,
+    );
+    let err = fails(
+        &[
+            os("eval"),
+            path.as_os_str(),
+            os("--states"),
+            states.as_os_str(),
+        ],
+        2,
+    );
+    assert!(
+        err.contains(&format!("{}: state 1: q has 1 entries", states.display())),
+        "{err}"
+    );
+}
+
+#[test]
+fn unknown_or_malformed_parameter_settings_are_refused() {
+    let path = model("wheel_on_incline");
+    let err = fails(
+        &[os("eval"), path.as_os_str(), os("--set"), os("mass=3")],
+        2,
+    );
+    assert!(
+        err.contains(
+            "`mass` is not a parameter of `WheelOnIncline` (parameters: m, r, ic, g, alpha)"
+        ),
+        "{err}"
+    );
+    let err = fails(
+        &[os("eval"), path.as_os_str(), os("--set"), os("m=heavy")],
+        2,
+    );
+    assert!(err.contains("expected NAME=VALUE"), "{err}");
+}
+
+#[test]
+fn a_parameter_without_value_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "p.toml",
+        &PENDULUM.replace(", value = 9.81", ""),
+    );
+    let err = fails(
+        &[
+            os("eval"),
+            path.as_os_str(),
+            os("--q"),
+            os("0,-2"),
+            os("--qd"),
+            os("0,0"),
+        ],
+        2,
+    );
+    assert!(err.contains("parameter `g` has no value"), "{err}");
+    udk()
+        .args([
+            os("eval"),
+            path.as_os_str(),
+            os("--q"),
+            os("0,-2"),
+            os("--qd"),
+            os("0,0"),
+            os("--set"),
+            os("g=9.81"),
+        ])
+        .assert()
+        .success();
+}
+
+#[test]
+fn a_non_unique_acceleration_exits_with_3() {
+    let err = fails(
+        &[os("eval"), model("wheel_zero_mass_particle").as_os_str()],
+        3,
+    );
+    assert!(
+        err.contains("the constrained acceleration is not unique: rank [M; A] = 2 < n = 3"),
+        "{err}"
+    );
+}
+
+#[test]
+fn inconsistent_constraints_exit_with_3() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = r#"name = "Stuck"
+coordinates = ["x"]
+lagrangian = "0.5 * dot(x).powi(2)"
+holonomic = ["x - t.powi(2)", "x"]
+"#;
+    let path = write(dir.path(), "s.toml", text);
+    let err = fails(
+        &[
+            os("eval"),
+            path.as_os_str(),
+            os("--q"),
+            os("0"),
+            os("--qd"),
+            os("0"),
+        ],
+        3,
+    );
+    assert!(err.contains("the constraints are inconsistent"), "{err}");
+}
