@@ -12,6 +12,8 @@
 //! - [`reference_acceleration`], [`mass_constraint_rank`]: eq 2.15 of Udwadia & Phohomsiri
 //!   2006 and its uniqueness test, for cross-checks.
 //! - [`pinv`], [`rank`], [`pinv_symmetric`]: Moore–Penrose inverse and numerical rank.
+//! - [`simulate`] (default feature `simulate`): DOP853/DOPRI5/RK4 runs of any generated
+//!   system with Baumgarte stabilization, projection, trajectories, CSV and SVG plots.
 //!
 //! Every kernel validates its input and returns [`Error`] rather than panicking or
 //! returning NaN.
@@ -23,6 +25,8 @@ pub mod hamiltonian;
 mod options;
 mod pinv;
 mod projection;
+#[cfg(feature = "simulate")]
+pub mod simulate;
 mod singular;
 pub mod system;
 mod validate;

@@ -1,0 +1,143 @@
+//! A trajectory as CSV (serde + csv): one row per sample,
+//! `t, q1…qn, qd1…qdn (or p1…pn), position_residual, velocity_residual, energy`.
+//! Floats are written in the shortest form that reads back to the same bits.
+
+use super::{Sample, StateKind, Stats, Trajectory};
+use nalgebra::SVector;
+use std::io::{Read, Write};
+use std::path::Path;
+
+/// Why a trajectory could not be written or read.
+#[derive(Debug, thiserror::Error)]
+pub enum OutputError {
+    /// A file could not be created, written or read.
+    #[error("I/O error: {0}")]
+    Io(#[from] std::io::Error),
+    /// The CSV writer or reader failed (including a field that is not a number).
+    #[error("CSV error: {0}")]
+    Csv(#[from] ::csv::Error),
+    /// The CSV does not have the columns of a trajectory with n coordinates.
+    #[error("not a trajectory CSV: {0}")]
+    Format(String),
+    /// The plot could not be drawn.
+    #[error("plot error: {0}")]
+    Plot(String),
+}
+
+/// Creates the parent directory of `path` when it is missing.
+pub(super) fn create_parent(path: &Path) -> std::io::Result<()> {
+    match path.parent() {
+        Some(parent) if !parent.as_os_str().is_empty() => std::fs::create_dir_all(parent),
+        _ => Ok(()),
+    }
+}
+
+impl StateKind {
+    /// The CSV column prefix of the second half of the state: `qd` or `p`.
+    fn prefix(self) -> &'static str {
+        match self {
+            StateKind::Velocities => "qd",
+            StateKind::Momenta => "p",
+        }
+    }
+}
+
+impl<const N: usize> Trajectory<N> {
+    /// The CSV header: `t`, `q1`…`qn`, `qd1`…`qdn` or `p1`…`pn`, `position_residual`,
+    /// `velocity_residual`, `energy`.
+    pub fn csv_header(&self) -> Vec<String> {
+        let mut header = vec!["t".to_string()];
+        header.extend((1..=N).map(|i| format!("q{i}")));
+        header.extend((1..=N).map(|i| format!("{}{i}", self.kind.prefix())));
+        header.extend(["position_residual", "velocity_residual", "energy"].map(String::from));
+        header
+    }
+
+    /// Writes the samples as CSV to `writer`.
+    ///
+    /// # Errors
+    /// [`OutputError::Csv`] or [`OutputError::Io`].
+    pub fn write_csv_to<W: Write>(&self, writer: W) -> Result<(), OutputError> {
+        let mut csv = ::csv::Writer::from_writer(writer);
+        csv.write_record(self.csv_header())?;
+        for s in &self.samples {
+            let row: Vec<f64> = std::iter::once(s.t)
+                .chain(s.q.iter().copied())
+                .chain(s.v.iter().copied())
+                .chain([s.position_residual, s.velocity_residual, s.energy])
+                .collect();
+            csv.serialize(row)?;
+        }
+        csv.flush()?;
+        Ok(())
+    }
+
+    /// Writes the samples as CSV to the file `path`, creating its directory if needed.
+    ///
+    /// # Errors
+    /// As [`Trajectory::write_csv_to`].
+    pub fn write_csv(&self, path: impl AsRef<Path>) -> Result<(), OutputError> {
+        let path = path.as_ref();
+        create_parent(path)?;
+        self.write_csv_to(std::fs::File::create(path)?)
+    }
+
+    /// Reads a trajectory with n = `N` coordinates written by [`Trajectory::write_csv_to`];
+    /// the header tells velocities from momenta. [`Trajectory::stats`] is zero.
+    ///
+    /// # Errors
+    /// [`OutputError::Format`] for a header or row of the wrong shape, [`OutputError::Csv`]
+    /// for a field that is not a number.
+    pub fn read_csv_from<R: Read>(reader: R) -> Result<Self, OutputError> {
+        let mut csv = ::csv::Reader::from_reader(reader);
+        let header = csv.headers()?.clone();
+        let kind = [StateKind::Velocities, StateKind::Momenta]
+            .into_iter()
+            .find(|&kind| {
+                let expected = Trajectory::<N> {
+                    kind,
+                    samples: Vec::new(),
+                    stats: Stats::default(),
+                }
+                .csv_header();
+                header.iter().eq(expected.iter().map(String::as_str))
+            })
+            .ok_or_else(|| {
+                OutputError::Format(format!(
+                    "expected the header of a trajectory with {N} coordinates, found {header:?}"
+                ))
+            })?;
+        let mut samples = Vec::new();
+        for row in csv.deserialize::<Vec<f64>>() {
+            let row = row?;
+            if row.len() != 2 * N + 4 {
+                return Err(OutputError::Format(format!(
+                    "a row has {} fields, expected {}",
+                    row.len(),
+                    2 * N + 4
+                )));
+            }
+            samples.push(Sample {
+                t: row[0],
+                q: SVector::from_column_slice(&row[1..=N]),
+                v: SVector::from_column_slice(&row[N + 1..=2 * N]),
+                position_residual: row[2 * N + 1],
+                velocity_residual: row[2 * N + 2],
+                energy: row[2 * N + 3],
+            });
+        }
+        Ok(Trajectory {
+            kind,
+            samples,
+            stats: Stats::default(),
+        })
+    }
+
+    /// Reads the CSV file `path` (see [`Trajectory::read_csv_from`]).
+    ///
+    /// # Errors
+    /// As [`Trajectory::read_csv_from`], and [`OutputError::Io`] when the file cannot be read.
+    pub fn read_csv(path: impl AsRef<Path>) -> Result<Self, OutputError> {
+        Self::read_csv_from(std::fs::File::open(path)?)
+    }
+}

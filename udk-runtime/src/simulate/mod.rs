@@ -1,0 +1,30 @@
+//! Simulation of any generated system: integration with DOP853, DOPRI5 or RK4 (from the
+//! `differential-equations` crate), Baumgarte stabilization, projection onto the constraint
+//! manifold, and the resulting [`Trajectory`] with CSV and SVG output.
+//!
+//! Behind the default cargo feature `simulate`; `default-features = false` leaves it out.
+//!
+//! ```ignore
+//! use udk::simulate::{simulate_lagrangian, OutputTimes, SimulationOptions};
+//! let options = SimulationOptions { output: OutputTimes::Every(0.01), ..Default::default() };
+//! let trajectory = simulate_lagrangian(&pendulum, &q0, &qd0, 0.0, 10.0, &options)?;
+//! println!("max |f| = {:e}", trajectory.max_position_residual());
+//! trajectory.write_csv("target/udk/pendulum.csv")?;
+//! trajectory.plot_svg("target/udk/pendulum.svg", "spherical pendulum", &["x", "y", "z"])?;
+//! ```
+
+mod csv;
+mod dynamics;
+mod error;
+mod integrate;
+mod options;
+mod plot;
+mod projection;
+mod stabilization;
+mod trajectory;
+
+pub use self::csv::OutputError;
+pub use error::SimulationError;
+pub use integrate::{simulate_hamiltonian, simulate_lagrangian};
+pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
+pub use trajectory::{Sample, StateKind, Stats, Trajectory};

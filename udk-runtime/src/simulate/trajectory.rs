@@ -1,0 +1,100 @@
+//! The recorded motion: one [`Sample`] per output time, and run statistics.
+
+use nalgebra::SVector;
+
+/// What the second half of the state is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StateKind {
+    /// Generalized velocities q̇ (a Lagrangian system).
+    Velocities,
+    /// Generalized momenta p (a Hamiltonian system).
+    Momenta,
+}
+
+/// The state and its checks at one output time, for n = `N` coordinates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample<const N: usize> {
+    /// The time t (s).
+    pub t: f64,
+    /// The generalized coordinates q, n entries.
+    pub q: SVector<f64, N>,
+    /// The generalized velocities q̇ or momenta p (see [`Trajectory::kind`]), n entries.
+    pub v: SVector<f64, N>,
+    /// ‖f(q, t)‖, the Euclidean norm of the holonomic constraints (position level).
+    pub position_residual: f64,
+    /// The Euclidean norm of the velocity-level constraints: (ḟ, φ(q, q̇, t)) for a Lagrangian
+    /// system, φ(q, p, t) for a Hamiltonian one.
+    pub velocity_residual: f64,
+    /// The Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L, or the Hamiltonian H (J when the model is in SI).
+    pub energy: f64,
+}
+
+/// Counts of the work a run did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Accepted integrator steps.
+    pub accepted_steps: usize,
+    /// Rejected integrator steps (adaptive methods).
+    pub rejected_steps: usize,
+    /// Evaluations of the right-hand side (one acceleration or state derivative each).
+    pub rhs_evaluations: usize,
+}
+
+/// A simulated motion: the samples at the output times, in increasing t.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Trajectory<const N: usize> {
+    /// Whether [`Sample::v`] holds velocities or momenta.
+    pub kind: StateKind,
+    /// One sample per output time; the first is at t₀.
+    pub samples: Vec<Sample<N>>,
+    /// Steps and right-hand-side evaluations of the run (zero for a trajectory read from CSV).
+    pub stats: Stats,
+}
+
+impl<const N: usize> Trajectory<N> {
+    /// The time of the last sample (s), or `None` when there is none.
+    pub fn final_time(&self) -> Option<f64> {
+        self.samples.last().map(|s| s.t)
+    }
+
+    /// The largest ‖f‖ over the samples (0 for an empty trajectory).
+    pub fn max_position_residual(&self) -> f64 {
+        self.samples
+            .iter()
+            .map(|s| s.position_residual)
+            .fold(0.0, f64::max)
+    }
+
+    /// The largest velocity-level residual over the samples (0 for an empty trajectory).
+    pub fn max_velocity_residual(&self) -> f64 {
+        self.samples
+            .iter()
+            .map(|s| s.velocity_residual)
+            .fold(0.0, f64::max)
+    }
+
+    /// The energy error of each sample relative to the first, (E(t) − E(t₀)) / |E(t₀)|; when
+    /// E(t₀) = 0, the absolute error E(t) − E(t₀) instead.
+    pub fn relative_energy_error(&self) -> Vec<f64> {
+        let Some(first) = self.samples.first() else {
+            return Vec::new();
+        };
+        let scale = if first.energy == 0.0 {
+            1.0
+        } else {
+            first.energy.abs()
+        };
+        (self.samples.iter())
+            .map(|s| (s.energy - first.energy) / scale)
+            .collect()
+    }
+
+    /// The largest |relative energy error| over the run (see
+    /// [`Trajectory::relative_energy_error`]). Meaningful as a drift measure when the energy
+    /// is conserved (no explicit time dependence, no non-conservative forces).
+    pub fn energy_drift(&self) -> f64 {
+        (self.relative_energy_error().into_iter())
+            .map(f64::abs)
+            .fold(0.0, f64::max)
+    }
+}
