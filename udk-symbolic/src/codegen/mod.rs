@@ -24,6 +24,8 @@ use crate::expr::{ExprId, Node, Pool, Symbol};
 use crate::spec::ModelSpec;
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// The impl blocks for the model `spec`: its inherent API and its system trait impl.
 ///
@@ -50,6 +52,11 @@ pub fn generate(spec: &ModelSpec) -> Result<TokenStream, Errors> {
 struct Code<'a> {
     derivation: &'a Derivation,
     parameters: Vec<Ident>,
+    /// The local each symbol is bound to at the top of a function that uses it, so that the
+    /// code reads like the model (`theta`, `theta_dot`, `m` rather than `q[0]`, `qd[0]`,
+    /// `self.m`). A symbol whose name would clash (twice the same name, or an argument's name)
+    /// has none and is read in place.
+    names: BTreeMap<Symbol, Ident>,
     /// n, the number of generalized coordinates, as an unsuffixed literal.
     n: Literal,
 }
@@ -64,6 +71,27 @@ enum Output<'a> {
 
 impl<'a> Code<'a> {
     fn new(derivation: &'a Derivation) -> Self {
+        let mut candidates: Vec<(Symbol, String)> = Vec::new();
+        for (i, name) in derivation.coordinates.iter().enumerate() {
+            candidates.push((Symbol::Coordinate(i), name.clone()));
+            candidates.push((Symbol::Velocity(i), format!("{name}_dot")));
+        }
+        for (i, name) in derivation.momenta.iter().enumerate() {
+            candidates.push((Symbol::Momentum(i), name.clone()));
+        }
+        for (i, name) in derivation.parameters.iter().enumerate() {
+            candidates.push((Symbol::Parameter(i), name.clone()));
+        }
+        let clashes = |name: &str| {
+            ["q", "qd", "p", "t"].contains(&name)
+                || name.starts_with("__")
+                || candidates.iter().filter(|(_, other)| other == name).count() > 1
+        };
+        let names = candidates
+            .iter()
+            .filter(|(_, name)| !clashes(name))
+            .map(|(symbol, name)| (*symbol, Ident::new(name, Span::call_site())))
+            .collect();
         Code {
             derivation,
             parameters: derivation
@@ -71,13 +99,14 @@ impl<'a> Code<'a> {
                 .iter()
                 .map(|p| Ident::new(p, Span::call_site()))
                 .collect(),
+            names,
             n: Literal::usize_unsuffixed(derivation.coordinates.len()),
         }
     }
 
-    /// The tokens that read `symbol` inside a generated function with arguments `q`, `qd` or
-    /// `p`, and `t`.
-    fn symbol(&self, symbol: Symbol) -> TokenStream {
+    /// The tokens that read `symbol` from the arguments of a generated function (`q`, `qd` or
+    /// `p`, `t`, and `self`).
+    fn access(&self, symbol: Symbol) -> TokenStream {
         match symbol {
             Symbol::Time => quote!(t),
             Symbol::Coordinate(i) => index(quote!(q), i),
@@ -107,8 +136,26 @@ impl<'a> Code<'a> {
             })
             .copied()
             .collect();
-        let block = emit_rust(&self.derivation.pool, &ids, &|s| self.symbol(s));
-        let mut statements = block.statements.clone();
+        // Symbols are read through their named locals, bound once at the top (see `names`),
+        // except where a name is also one of this function's output locals.
+        let used = RefCell::new(BTreeSet::new());
+        let symbol = |s: Symbol| match self.names.get(&s) {
+            Some(name) if outputs.iter().all(|(output, _)| output != name) => {
+                used.borrow_mut().insert(s);
+                quote!(#name)
+            }
+            _ => self.access(s),
+        };
+        let block = emit_rust(&self.derivation.pool, &ids, &symbol);
+        let used = used.into_inner();
+        let locals = used.iter().map(|s| &self.names[s]);
+        let reads = used.iter().map(|&s| self.access(s));
+        let mut statements = match used.len() {
+            0 => TokenStream::new(),
+            1 => quote!(let #(#locals)* = #(#reads)*;),
+            _ => quote!(let (#(#locals),*) = (#(#reads),*);),
+        };
+        statements.extend(block.statements.clone());
         let mut values = Vec::with_capacity(outputs.len());
         let mut k = 0;
         for (name, output) in outputs {
@@ -202,7 +249,7 @@ fn doc(text: &str) -> TokenStream {
 /// `name: value` in a struct literal, or the shorthand `name` when `value` is the local `name`.
 fn field(name: &str, value: &TokenStream) -> TokenStream {
     let name = local(name);
-    if value.to_string() == name.to_string() {
+    if name == value.to_string() {
         quote!(#name)
     } else {
         quote!(#name: #value)
