@@ -134,3 +134,33 @@ fn generic_code_runs_any_generated_system() {
         &Vector3::new(0.0, 0.7, 0.0)
     ));
 }
+
+/// Names that clash with the generated code's own: the argument `q`, the output local
+/// `mass_matrix`, the velocity local `x_dot` of `x`, and `p`.
+#[lagrangian(
+    coordinates(q, mass_matrix, x),
+    lagrangian = 0.5 * p * (dot(q).powi(2) + dot(mass_matrix).powi(2) + dot(x).powi(2)) - x_dot * x,
+    holonomic(q - mass_matrix),
+)]
+struct ClashingNames {
+    p: f64,
+    x_dot: f64,
+}
+
+#[test]
+fn names_that_clash_with_generated_locals_still_work() {
+    let model = ClashingNames { p: 2.0, x_dot: 3.0 };
+    let (q, qd) = (Vector3::new(0.5, 0.5, 1.0), Vector3::new(0.1, 0.1, 0.2));
+    assert_close(
+        model.mass_matrix(&q, 0.0).as_slice(),
+        &[2.0, 0.0, 0.0, 0.0, 2.0, 0.0, 0.0, 0.0, 2.0],
+    );
+    assert_close(
+        model.acceleration(&q, &qd, 0.0).unwrap().as_slice(),
+        &[0.0, 0.0, -1.5],
+    );
+    assert_close(
+        &[model.energy(&q, &qd, 0.0)],
+        &[0.5 * 2.0 * (0.01 + 0.01 + 0.04) + 3.0],
+    );
+}
