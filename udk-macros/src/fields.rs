@@ -11,8 +11,9 @@ use udk_symbolic::{Errors, Expression, ModelSpec, Name, Parameter};
 
 /// Fills `spec.name` and `spec.parameters` from `item`, pushing an error for a struct without
 /// named fields, for generics, for a coordinate or momentum that is also a field, and for each
-/// use in an expression of a field that is not `f64`.
-pub fn check(item: &ItemStruct, spec: &mut ModelSpec, errors: &mut Errors) {
+/// use in an expression of a field that is not `f64`. Returns whether the parameters are known
+/// (the struct has named fields).
+pub fn check(item: &ItemStruct, spec: &mut ModelSpec, errors: &mut Errors) -> bool {
     spec.name = item.ident.to_string();
     if !item.generics.params.is_empty() {
         errors.push(
@@ -25,7 +26,7 @@ pub fn check(item: &ItemStruct, spec: &mut ModelSpec, errors: &mut Errors) {
             item.ident.span(),
             "a model must be a struct with named fields: its `f64` fields are the parameters",
         );
-        return;
+        return false;
     };
     let variables: Vec<&Name> = spec.coordinates.iter().chain(&spec.momenta).collect();
     let mut parameters = Vec::new();
@@ -67,6 +68,7 @@ pub fn check(item: &ItemStruct, spec: &mut ModelSpec, errors: &mut Errors) {
         });
     }
     spec.parameters = parameters;
+    true
 }
 
 /// Whether `ty` is written `f64` (or a path ending in `f64`, such as `core::primitive::f64`).

@@ -17,7 +17,24 @@ use syn::ItemStruct;
 use udk_symbolic::{Errors, ModelSpec};
 
 /// Derives the equations of motion of a Lagrangian model and generates its API.
-/// See the `udk` crate for the syntax and the generated items.
+///
+/// ```text
+/// #[lagrangian(
+///     coordinates(q1, ..., qn),          // required
+///     lagrangian = L(q, dot(q), t),      // required, quadratic in the velocities
+///     holonomic(f1, ...),                // f(q, t) = 0
+///     nonholonomic(phi1, ...),           // φ(q, q̇, t) = 0
+///     forces(Q1, ..., Qn),               // non-conservative generalized forces
+///     nonideal(C1, ..., Cn),             // non-ideal constraint force C
+/// )]
+/// pub struct Model { pub parameter: f64, ... }
+/// ```
+///
+/// The struct's `f64` fields are the parameters. The macro adds `DOF`, `NUM_CONSTRAINTS`,
+/// `NUM_HOLONOMIC`, `EQUATIONS`, `mass_matrix`, `generalized_forces`, `constraint_matrix`,
+/// `constraint_rhs`, `nonideal_force`, `terms`, `acceleration`, `constraint_force`, `energy`,
+/// `position_residual` and `velocity_residual`, and implements `udk::LagrangianSystem<n, m>`.
+/// See the `udk` crate and its README ("Writing a model") for shapes and an example.
 #[proc_macro_attribute]
 pub fn lagrangian(
     attr: proc_macro::TokenStream,
@@ -27,7 +44,22 @@ pub fn lagrangian(
 }
 
 /// Derives the constrained Hamilton equations of a model and generates its API.
-/// See the `udk` crate for the syntax and the generated items.
+///
+/// ```text
+/// #[hamiltonian(
+///     coordinates(q1, ..., qn),          // required
+///     momenta(p1, ..., pn),              // required
+///     hamiltonian = H(q, p, t),          // required
+///     constraints(phi1, ...),            // φ(q, p, t) = 0
+///     holonomic(f1, ...),                // f(q, t) = 0, turned into φ through q̇ = H_p
+/// )]
+/// pub struct Model { pub parameter: f64, ... }
+/// ```
+///
+/// The struct's `f64` fields are the parameters. The macro adds `DOF`, `NUM_CONSTRAINTS`,
+/// `NUM_HOLONOMIC`, `EQUATIONS`, `hamiltonian`, `velocity`, `terms`, `state_derivative`,
+/// `constraint_force`, `constraint_residual` and `position_residual`, and implements
+/// `udk::HamiltonianSystem<n, m>` (Udwadia 2016, eqs 35–36).
 #[proc_macro_attribute]
 pub fn hamiltonian(
     attr: proc_macro::TokenStream,
@@ -52,10 +84,11 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     let mut spec = ModelSpec::default();
     let mut errors = Errors::default();
     attr::parse(kind, attr, &mut spec, &mut errors);
-    // A malformed attribute leaves the spec incomplete; deriving it would only add noise.
+    // A malformed attribute, or a struct whose fields are not named, leaves the spec
+    // incomplete; deriving it would only add noise.
     let attribute_ok = errors.is_empty();
-    fields::check(&item, &mut spec, &mut errors);
-    let generated = if attribute_ok {
+    let parameters_known = fields::check(&item, &mut spec, &mut errors);
+    let generated = if attribute_ok && parameters_known {
         match udk_symbolic::codegen::generate(&spec) {
             Ok(generated) => Some(generated),
             Err(derivation_errors) => {
