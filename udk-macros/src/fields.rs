@@ -3,7 +3,7 @@
 //! These checks need the struct, so they live here; every check of the model itself (names,
 //! expressions, counts) is in `udk_symbolic::derive`, where the CLI gets it too.
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Delimiter, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::spanned::Spanned;
 use syn::{Fields, ItemStruct, Type};
@@ -97,16 +97,26 @@ fn expressions(spec: &ModelSpec) -> impl Iterator<Item = &Expression> {
         .chain(&spec.nonideal)
 }
 
-/// The spans where `ident` is used as a variable (not as a method name) in `expressions`.
+/// The spans where `ident` is used as a variable in `expressions`: not as a method name
+/// (`x.ident()`) nor as a function name (`ident(x)`).
 fn uses_of<'a>(
     ident: &syn::Ident,
     expressions: impl Iterator<Item = &'a Expression>,
 ) -> Vec<proc_macro2::Span> {
     fn walk(ident: &syn::Ident, tokens: TokenStream, spans: &mut Vec<proc_macro2::Span>) {
         let mut after_dot = false;
-        for token in tokens {
+        let mut tokens = tokens.into_iter().peekable();
+        while let Some(token) = tokens.next() {
             match &token {
-                TokenTree::Ident(i) if i == ident && !after_dot => spans.push(i.span()),
+                TokenTree::Ident(i) if i == ident && !after_dot => {
+                    let called = matches!(
+                        tokens.peek(),
+                        Some(TokenTree::Group(g)) if g.delimiter() == Delimiter::Parenthesis
+                    );
+                    if !called {
+                        spans.push(i.span());
+                    }
+                }
                 TokenTree::Group(group) => walk(ident, group.stream(), spans),
                 _ => {}
             }
