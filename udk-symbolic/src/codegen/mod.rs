@@ -14,6 +14,8 @@
 mod expansion;
 mod hamiltonian;
 mod lagrangian;
+#[cfg(test)]
+mod tests;
 
 pub use expansion::{expand, format_expansion, model_struct};
 
