@@ -1,10 +1,10 @@
 //! Generated fixed-size code does not allocate: every generated function of a Lagrangian model
-//! with a positive definite M, one with a singular M, and a Hamiltonian model, called under a
-//! counting global allocator.
+//! with a positive definite M, one with a singular M, a Hamiltonian model, and one with
+//! redundant constraints, called under a counting global allocator.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
-use udk::nalgebra::{Vector2, Vector3};
+use udk::nalgebra::{Vector2, Vector3, Vector4};
 use udk::{hamiltonian, lagrangian};
 
 struct Counting;
@@ -69,6 +69,11 @@ struct HamiltonianPendulum {
     m: f64,
     g: f64,
 }
+
+/// Three functionally dependent constraints: the rank-deficient path of the runtime.
+#[allow(dead_code)]
+#[path = "../examples/two_particles_incline.rs"]
+mod two_particles_incline;
 
 #[test]
 fn generated_functions_do_not_allocate() {
