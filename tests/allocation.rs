@@ -138,4 +138,19 @@ fn generated_functions_do_not_allocate() {
         allocations(|| hamiltonian.constraint_residual(&q, &p, 0.0)),
         0
     );
+
+    let particles = two_particles_incline::TwoParticlesOnIncline {
+        m1: 1.0,
+        m2: 3.0,
+        g: 9.81,
+        alpha: 0.3,
+        l: 2.0,
+    };
+    let (sin, cos) = 0.7f64.sin_cos();
+    let q = Vector4::new(1.0 + 2.0 * cos, 0.5 + 2.0 * sin, 1.0, 0.5);
+    let p = Vector4::new(-0.8 * sin, 0.8 * cos, 0.9 * sin, -0.9 * cos);
+    assert_eq!(
+        allocations(|| particles.state_derivative(&q, &p, 0.0).unwrap()),
+        0
+    );
 }
