@@ -2,7 +2,7 @@
 //! the impl blocks of its struct out.
 //!
 //! For a struct named `spec.name` whose `f64` fields are `spec.parameters` (read from `&self`),
-//! [`generate`] derives the equations ([`crate::derive`]) and emits:
+//! [`generate`] derives the equations ([`crate::derive()`]) and emits:
 //! - an inherent impl with the constants `DOF`, `NUM_CONSTRAINTS`, `NUM_HOLONOMIC`, `EQUATIONS`
 //!   and one straight-line, allocation-free function per derived quantity;
 //! - an impl of `udk_runtime::LagrangianSystem<N, M>` or `udk_runtime::HamiltonianSystem<N, M>`,
@@ -32,7 +32,7 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The impl blocks for the model `spec`: its inherent API and its system trait impl.
 ///
 /// # Errors
-/// Every error of [`crate::derive`] (unknown names, wrong counts, an L not quadratic in the
+/// Every error of [`crate::derive()`] (unknown names, wrong counts, an L not quadratic in the
 /// velocities, ...), each at its culprit's span, and an error when `spec.name` is not a Rust
 /// identifier.
 pub fn generate(spec: &ModelSpec) -> Result<TokenStream, Errors> {
