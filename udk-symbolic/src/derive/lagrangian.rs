@@ -39,7 +39,9 @@ pub(super) fn derive(
     }
     check_constraints(pool, spec, &holonomic, &nonholonomic, errors);
 
-    // ∂L/∂q̇ᵢ, M = ∂²L/∂q̇², Q = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + forces.
+    // ∂L/∂q̇ᵢ, M = ∂²L/∂q̇², Q = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + forces, where the middle
+    // terms are the convective derivative (∂/∂t + q̇ᵀ∂/∂q) of ∂L/∂q̇ᵢ: computed on the DAG,
+    // it shares the derivatives of common subexpressions across all i.
     let momenta: Vec<ExprId> = (0..n).map(|i| pool.diff(l, Symbol::Velocity(i))).collect();
     let mass_matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
     let is_velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
@@ -50,36 +52,27 @@ pub(super) fn derive(
              ∂²L/∂q̇² depends on them",
         );
     }
-    let velocities: Vec<ExprId> = (0..n).map(|i| pool.symbol(Symbol::Velocity(i))).collect();
     let generalized_force = (0..n)
         .map(|i| {
-            let mut terms = vec![pool.diff(l, Symbol::Coordinate(i))];
-            for (j, &v) in velocities.iter().enumerate() {
-                let mixed = pool.diff(momenta[i], Symbol::Coordinate(j));
-                let term = pool.mul(&[mixed, v]);
-                terms.push(pool.neg(term));
-            }
-            let explicit = pool.diff(momenta[i], Symbol::Time);
-            terms.push(pool.neg(explicit));
+            let potential = pool.diff(l, Symbol::Coordinate(i));
+            let convective = pool.convective_derivative(momenta[i]);
+            let minus_convective = pool.neg(convective);
+            let mut terms = vec![potential, minus_convective];
             terms.extend(forces.get(i));
             pool.add(&terms)
         })
         .collect();
 
-    // Velocity level: ḟ, then φ; acceleration level: f̈, then φ̇.
-    let first: Vec<ExprId> = holonomic.iter().map(|&f| pool.time_derivative(f)).collect();
-    let velocity_constraints: Vec<ExprId> = first.iter().chain(&nonholonomic).copied().collect();
-    let second: Vec<ExprId> = velocity_constraints
-        .iter()
-        .map(|&c| pool.time_derivative(c))
+    // Velocity level: ḟ = (∂/∂t + q̇ᵀ∂/∂q) f, then φ. Their time derivatives are
+    // A q̈ − b with A = ∂(ḟ or φ)/∂q̇ (= ∂(f̈ or φ̇)/∂q̈) and b = −(∂/∂t + q̇ᵀ∂/∂q)(ḟ or φ).
+    let first: Vec<ExprId> = (holonomic.iter())
+        .map(|&f| pool.convective_derivative(f))
         .collect();
-    let constraint_matrix = jacobian(pool, &second, n, Symbol::Acceleration);
-    let constraint_rhs = second
-        .iter()
+    let velocity_constraints: Vec<ExprId> = first.iter().chain(&nonholonomic).copied().collect();
+    let constraint_matrix = jacobian(pool, &velocity_constraints, n, Symbol::Velocity);
+    let constraint_rhs = (velocity_constraints.iter())
         .map(|&c| {
-            let rest = pool.substitute(c, &mut |pool, s| {
-                matches!(s, Symbol::Acceleration(_)).then(|| pool.zero())
-            });
+            let rest = pool.convective_derivative(c);
             pool.neg(rest)
         })
         .collect();
@@ -90,6 +83,7 @@ pub(super) fn derive(
     };
 
     // h = q̇ᵀ ∂L/∂q̇ − L.
+    let velocities: Vec<ExprId> = (0..n).map(|i| pool.symbol(Symbol::Velocity(i))).collect();
     let mut terms: Vec<ExprId> = (velocities.iter().zip(&momenta))
         .map(|(&v, &p)| pool.mul(&[v, p]))
         .collect();

@@ -14,6 +14,8 @@ pub(crate) enum Wrt {
     Symbol(Symbol),
     /// d/dt along q̇ and q̈.
     Time,
+    /// ∂/∂t + Σ q̇ᵢ ∂/∂qᵢ.
+    Convective,
 }
 
 /// The derivative of each leaf, given the pool to build it in.
@@ -49,6 +51,17 @@ impl Pool {
             Symbol::Acceleration(_) | Symbol::Momentum(_) => {
                 panic!("time derivative of {s:?} is not expressible")
             }
+        })
+    }
+
+    /// The convective time derivative ∂/∂t + Σ q̇ᵢ ∂/∂qᵢ: the total time derivative with every
+    /// other symbol (velocities, accelerations, momenta, parameters) held fixed. For g(q, q̇, t),
+    /// dg/dt = convective(g) + Σ (∂g/∂q̇ᵢ) q̈ᵢ, so the part of dg/dt free of q̈ is convective(g).
+    pub fn convective_derivative(&mut self, id: ExprId) -> ExprId {
+        self.memoized(id, Wrt::Convective, &mut |pool, s| match s {
+            Symbol::Time => pool.one(),
+            Symbol::Coordinate(i) => pool.symbol(Symbol::Velocity(i)),
+            _ => pool.zero(),
         })
     }
 
