@@ -18,6 +18,10 @@ use std::fmt;
 /// - `constraints`: φ(q, p, t) = 0 of a Hamiltonian model (Udwadia 2016, eq 10);
 /// - `forces`: n non-conservative generalized forces, added to Q;
 /// - `nonideal`: n entries of the non-ideal constraint force C (Udwadia & Phohomsiri 2006, eq 2.14).
+///
+/// A Lagrangian model takes `holonomic`, `nonholonomic`, `forces` and `nonideal`; a Hamiltonian
+/// model takes `momenta`, `holonomic` and `constraints` (its equations have no place for
+/// forces or C). [`derive`](crate::derive()) reports any other field that is set, at its span.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSpec {
