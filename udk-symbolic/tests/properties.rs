@@ -274,6 +274,28 @@ proptest! {
     }
 }
 
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(128))]
+
+    #[test]
+    fn convective_derivative_is_the_time_derivative_without_accelerations(
+        tree in tree(),
+        x in point(),
+    ) {
+        let mut pool = Pool::new();
+        let id = build(&mut pool, &tree);
+        let convective = pool.convective_derivative(id);
+        let dt = pool.time_derivative(id);
+        let at = |s: Symbol| match s {
+            Symbol::Velocity(1) | Symbol::Acceleration(_) => 0.0,
+            s => values(&x)(s),
+        };
+        let (c, d) = (pool.eval(convective, &at), pool.eval(dt, &at));
+        prop_assume!(d.is_finite() && d.abs() < 1e6);
+        prop_assert!((c - d).abs() <= 1e-9 * (1.0 + d.abs()), "convective {c}, d/dt {d}");
+    }
+}
+
 /// Every node of the pool and the equations, as text.
 fn fingerprint(d: &Derivation) -> (Vec<String>, String) {
     let nodes = (0..d.pool.len())
