@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# udk against SymPy, PyDy and Pinocchio on the n-link pendulum chain (n = 2, 5, 10, 20,
+# Cartesian and minimal coordinates), in one run on one machine. Prints three tables
+# (derivation time, time per acceleration call, DOP853 throughput) with udk/peer ratios, and
+# writes them to bench/out/tables.md (raw figures: bench/out/raw.json).
+#
+# Needs python3 (3.11) with venv, network access to PyPI, a Rust toolchain, g++. Takes about
+# half an hour on 2 cores. Not part of CI. Arguments are passed to compare.py (--help).
+set -euo pipefail
+BENCH="$(cd "$(dirname "$0")" && pwd)"
+ROOT="$(dirname "$BENCH")"
+VENV="$BENCH/.venv"
+OUT="$BENCH/out"
+mkdir -p "$OUT"
+
+echo "== Python peers in $VENV" >&2
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV"
+"$VENV/bin/pip" install -q --upgrade pip
+grep -v '^\s*#' "$BENCH/requirements.txt" | grep -v '^\s*$' | while read -r requirement; do
+    "$VENV/bin/pip" install -q "$requirement" || echo "pip install $requirement FAILED: its figures will be missing" >&2
+done
+
+echo "== udk (Rust): cargo build --release -p udk-bench --features large" >&2
+(cd "$ROOT" && cargo build --release -p udk-bench --features large)
+
+echo "== Pinocchio ABA in C++ against the pin wheel's headers" >&2
+PREFIX="$(ls -d "$VENV"/lib/python3*/site-packages/cmeel.prefix 2>/dev/null | head -n 1 || true)"
+rm -f "$OUT/pinocchio_aba"
+if [ -n "$PREFIX" ] && [ -d "$PREFIX/include/pinocchio" ] && [ -d "$PREFIX/include/eigen3" ]; then
+    # The definitions are those of the wheel's pinocchio CMake target; header-only, -O3 as the
+    # Rust side (no -march=native on either side).
+    g++ -O3 -DNDEBUG -std=c++17 \
+        -DBOOST_MPL_LIMIT_LIST_SIZE=30 -DBOOST_MPL_LIMIT_VECTOR_SIZE=30 \
+        -DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS -DBOOST_FUSION_INVOKE_MAX_ARITY=12 \
+        -I"$PREFIX/include" -I"$PREFIX/include/eigen3" \
+        "$BENCH/pinocchio_aba.cpp" -o "$OUT/pinocchio_aba" \
+        || echo "building pinocchio_aba.cpp FAILED: no Pinocchio C++ figures" >&2
+else
+    echo "no Pinocchio/Eigen headers in the venv: no Pinocchio C++ figures" >&2
+fi
+
+echo "== running the comparison" >&2
+cd "$BENCH"
+"$VENV/bin/python" "$BENCH/compare.py" "$@"
