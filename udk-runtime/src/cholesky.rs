@@ -1,34 +1,32 @@
-//! Cholesky factorization of symmetric positive semidefinite matrices with a relative pivot
-//! threshold, in place and allocation-free for fixed sizes.
+//! Cholesky factorization S = L Lᵀ of symmetric positive definite matrices with a relative
+//! pivot threshold, allocation-free for fixed sizes.
 //!
 //! A pivot dₖ (the diagonal of the Schur complement) is accepted when dₖ > τ·Sₖₖ, i.e. when
-//! row k is not (numerically) a combination of the rows before it. Rejected pivots leave a
-//! zero column in L, so the factor solves the independent subsystem and returns a basic
-//! solution with zeros in the rejected positions. The ratio dₖ/Sₖₖ is invariant under
-//! diagonal scaling, so the test does not depend on units.
+//! row k is not (numerically) a combination of the rows before it: dₖ/Sₖₖ = sin²θₖ, θₖ being
+//! the angle between row k and the span of the previous rows in the metric of S. The ratio
+//! is invariant under diagonal scaling, so the test does not depend on units.
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector};
 
-/// Lower factor L with L Lᵀ = S on the accepted rows and columns.
-pub(crate) struct SemidefiniteCholesky<D: Dim>
+/// Lower factor L with L Lᵀ = S.
+pub(crate) struct Cholesky<D: Dim>
 where
     DefaultAllocator: Allocator<D, D>,
 {
-    /// Lower triangle holds L; rejected pivots have a zero column. The strict upper
-    /// triangle still holds the input and is never read.
+    /// Lower triangle holds L; the strict upper triangle still holds the input and is
+    /// never read.
     l: OMatrix<f64, D, D>,
-    rank: usize,
 }
 
-impl<D: Dim> SemidefiniteCholesky<D>
+impl<D: Dim> Cholesky<D>
 where
     DefaultAllocator: Allocator<D, D>,
 {
-    /// Factors the lower triangle of `s`; `tolerance` is the relative pivot threshold τ.
-    pub(crate) fn new(mut s: OMatrix<f64, D, D>, tolerance: f64) -> Self {
+    /// Factors the lower triangle of `s`; `None` if some pivot ratio dₖ/Sₖₖ is ≤ `tolerance`
+    /// (S singular, indefinite, or nearly so).
+    pub(crate) fn new(mut s: OMatrix<f64, D, D>, tolerance: f64) -> Option<Self> {
         let n = s.nrows();
-        let mut rank = 0;
         for k in 0..n {
             let diagonal = s[(k, k)];
             let mut pivot = diagonal;
@@ -36,10 +34,7 @@ where
                 pivot -= s[(k, j)] * s[(k, j)];
             }
             if !(diagonal > 0.0 && pivot > tolerance * diagonal) {
-                for i in k..n {
-                    s[(i, k)] = 0.0;
-                }
-                continue;
+                return None;
             }
             let lkk = pivot.sqrt();
             s[(k, k)] = lkk;
@@ -50,23 +45,11 @@ where
                 }
                 s[(i, k)] = v / lkk;
             }
-            rank += 1;
         }
-        Self { l: s, rank }
+        Some(Self { l: s })
     }
 
-    /// Number of accepted pivots.
-    #[cfg(test)]
-    pub(crate) fn rank(&self) -> usize {
-        self.rank
-    }
-
-    /// Whether every pivot was accepted (the matrix is numerically positive definite).
-    pub(crate) fn is_full_rank(&self) -> bool {
-        self.rank == self.l.nrows()
-    }
-
-    /// Overwrites the columns of `b` with L⁻¹ b (rejected rows set to zero).
+    /// Overwrites the columns of `b` with L⁻¹ b.
     pub(crate) fn solve_lower_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>)
     where
         DefaultAllocator: Allocator<D, C>,
@@ -74,43 +57,31 @@ where
         let n = self.l.nrows();
         for c in 0..b.ncols() {
             for k in 0..n {
-                let lkk = self.l[(k, k)];
-                if lkk == 0.0 {
-                    b[(k, c)] = 0.0;
-                    continue;
-                }
                 let mut v = b[(k, c)];
                 for j in 0..k {
                     v -= self.l[(k, j)] * b[(j, c)];
                 }
-                b[(k, c)] = v / lkk;
+                b[(k, c)] = v / self.l[(k, k)];
             }
         }
     }
 
-    /// Overwrites the columns of `b` with L⁻ᵀ b (rejected rows set to zero).
-    pub(crate) fn solve_upper_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>)
+    /// Overwrites `b` with L⁻ᵀ b.
+    pub(crate) fn solve_upper_mut(&self, b: &mut OVector<f64, D>)
     where
-        DefaultAllocator: Allocator<D, C>,
+        DefaultAllocator: Allocator<D>,
     {
         let n = self.l.nrows();
-        for c in 0..b.ncols() {
-            for k in (0..n).rev() {
-                let lkk = self.l[(k, k)];
-                if lkk == 0.0 {
-                    b[(k, c)] = 0.0;
-                    continue;
-                }
-                let mut v = b[(k, c)];
-                for j in k + 1..n {
-                    v -= self.l[(j, k)] * b[(j, c)];
-                }
-                b[(k, c)] = v / lkk;
+        for k in (0..n).rev() {
+            let mut v = b[k];
+            for j in k + 1..n {
+                v -= self.l[(j, k)] * b[j];
             }
+            b[k] = v / self.l[(k, k)];
         }
     }
 
-    /// Returns a basic solution x of S x = b, i.e. (L Lᵀ)⁻¹ b on the accepted subsystem.
+    /// Returns S⁻¹ b = L⁻ᵀ L⁻¹ b.
     pub(crate) fn solve(&self, b: &OVector<f64, D>) -> OVector<f64, D>
     where
         DefaultAllocator: Allocator<D>,
@@ -118,6 +89,23 @@ where
         let mut x = b.clone();
         self.solve_lower_mut(&mut x);
         self.solve_upper_mut(&mut x);
+        x
+    }
+
+    /// Returns L y.
+    pub(crate) fn mul_lower(&self, y: &OVector<f64, D>) -> OVector<f64, D>
+    where
+        DefaultAllocator: Allocator<D>,
+    {
+        let n = self.l.nrows();
+        let mut x = y.clone();
+        for i in (0..n).rev() {
+            let mut v = 0.0;
+            for j in 0..=i {
+                v += self.l[(i, j)] * y[j];
+            }
+            x[i] = v;
+        }
         x
     }
 }
@@ -128,30 +116,30 @@ mod tests {
     use nalgebra::{Matrix3, Vector3};
 
     #[test]
-    fn factors_positive_definite_matrix() {
+    fn factors_and_solves_positive_definite_matrix() {
         let s = Matrix3::new(4.0, 2.0, 0.6, 2.0, 5.0, 1.0, 0.6, 1.0, 3.0);
-        let f = SemidefiniteCholesky::new(s, 1e-12);
-        assert!(f.is_full_rank());
+        let f = Cholesky::new(s, 1e-12).unwrap();
         let b = Vector3::new(1.0, -2.0, 0.5);
-        let x = f.solve(&b);
-        assert!((s * x - b).norm() < 1e-14);
+        assert!((s * f.solve(&b) - b).norm() < 1e-14);
+        // L (Lᵀ x) = S x.
+        let mut y = b;
+        let l = s.cholesky().unwrap().l();
+        y = l.transpose() * y;
+        assert!((f.mul_lower(&y) - s * b).norm() < 1e-13);
     }
 
     #[test]
-    fn rejects_dependent_rows_and_returns_basic_solution() {
+    fn rejects_dependent_rows_zero_and_negative_diagonals() {
         // Row 3 = row 1 + row 2.
-        let s = Matrix3::new(2.0, 1.0, 3.0, 1.0, 2.0, 3.0, 3.0, 3.0, 6.0);
-        let f = SemidefiniteCholesky::new(s, 1e-12);
-        assert_eq!(f.rank(), 2);
-        let b = s * Vector3::new(0.3, -0.7, 0.2);
-        let x = f.solve(&b);
-        assert_eq!(x[2], 0.0);
-        assert!((s * x - b).norm() < 1e-13);
-    }
-
-    #[test]
-    fn rejects_zero_and_negative_diagonals() {
-        let s = Matrix3::new(1.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, -1.0);
-        assert_eq!(SemidefiniteCholesky::new(s, 0.0).rank(), 1);
+        let dependent = Matrix3::new(2.0, 1.0, 3.0, 1.0, 2.0, 3.0, 3.0, 3.0, 6.0);
+        assert!(Cholesky::new(dependent, 1e-12).is_none());
+        let zero = Matrix3::from_diagonal(&Vector3::new(1.0, 0.0, 1.0));
+        assert!(Cholesky::new(zero, 0.0).is_none());
+        let negative = Matrix3::from_diagonal(&Vector3::new(1.0, 1.0, -1.0));
+        assert!(Cholesky::new(negative, 0.0).is_none());
+        // Pivot ratio 1 − 0.999² ≈ 2e-3 passes 1e-6 and fails 1e-2.
+        let tilted = Matrix3::new(1.0, 0.999, 0.0, 0.999, 1.0, 0.0, 0.0, 0.0, 1.0);
+        assert!(Cholesky::new(tilted, 1e-6).is_some());
+        assert!(Cholesky::new(tilted, 1e-2).is_none());
     }
 }

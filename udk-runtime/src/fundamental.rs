@@ -24,7 +24,7 @@
 
 use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatrix, SVector, U1};
 
-use crate::cholesky::SemidefiniteCholesky;
+use crate::cholesky::Cholesky;
 use crate::projection::{project, VectorPair, FACTOR_TOLERANCE};
 use crate::{singular, validate, Error, KernelAllocator, Options, Weighting};
 
@@ -55,32 +55,34 @@ where
         force += c;
     }
 
-    let mut factor = SemidefiniteCholesky::new(mass_matrix.clone(), FACTOR_TOLERANCE);
-    if !factor.is_full_rank() {
-        semidefinite(mass_matrix)?;
-        let g = weighting_matrix(&options.weighting, constraint_matrix.shape_generic().0)?;
-        if !(options.alpha.is_finite() && options.alpha != 0.0) {
-            return Err(Error::InvalidOption {
-                what: "alpha must be finite and nonzero",
-            });
+    let factor = match Cholesky::new(mass_matrix.clone(), FACTOR_TOLERANCE) {
+        Some(factor) => factor,
+        None => {
+            semidefinite(mass_matrix)?;
+            let g = weighting_matrix(&options.weighting, constraint_matrix.shape_generic().0)?;
+            if !(options.alpha.is_finite() && options.alpha != 0.0) {
+                return Err(Error::InvalidOption {
+                    what: "alpha must be finite and nonzero",
+                });
+            }
+            let alpha2 = options.alpha * options.alpha;
+            let ga = g * constraint_matrix;
+            let augmented = mass_matrix + constraint_matrix.tr_mul(&ga) * alpha2;
+            let Some(factor) = Cholesky::new(augmented, FACTOR_TOLERANCE) else {
+                return svd_fallback(
+                    mass_matrix,
+                    generalized_force,
+                    constraint_matrix,
+                    constraint_rhs,
+                    nonideal_force,
+                    options,
+                );
+            };
+            // z = α²b, so that C + Aᵀλ is the constraint force on the actual system (eq 3.37).
+            force += ga.tr_mul(constraint_rhs) * alpha2;
+            factor
         }
-        let alpha2 = options.alpha * options.alpha;
-        let ga = g * constraint_matrix;
-        let augmented = mass_matrix + constraint_matrix.tr_mul(&ga) * alpha2;
-        factor = SemidefiniteCholesky::new(augmented, FACTOR_TOLERANCE);
-        if !factor.is_full_rank() {
-            return svd_fallback(
-                mass_matrix,
-                generalized_force,
-                constraint_matrix,
-                constraint_rhs,
-                nonideal_force,
-                options,
-            );
-        }
-        // z = α²b, so that C + Aᵀλ is the constraint force on the actual system (eq 3.37).
-        force += ga.tr_mul(constraint_rhs) * alpha2;
-    }
+    };
     let unconstrained = factor.solve(&force);
     let p = project(
         &factor,
@@ -107,7 +109,7 @@ where
     }
     let (n, _) = mass_matrix.shape_generic();
     let shifted = mass_matrix + OMatrix::identity_generic(n, n) * (SEMIDEFINITE_SHIFT * scale);
-    if SemidefiniteCholesky::new(shifted, 0.0).is_full_rank() {
+    if Cholesky::new(shifted, 0.0).is_some() {
         Ok(())
     } else {
         Err(Error::NotPositiveSemidefinite {
@@ -149,7 +151,7 @@ where
             validate::finite(g, WHAT)?;
             validate::symmetric(g, WHAT)?;
             let g = OMatrix::from_fn_generic(r, r, |i, j| g[(i, j)]);
-            if !SemidefiniteCholesky::new(g.clone(), 0.0).is_full_rank() {
+            if Cholesky::new(g.clone(), 0.0).is_none() {
                 return Err(Error::NotPositiveDefinite { what: WHAT });
             }
             Ok(g)

@@ -8,7 +8,7 @@
 
 use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatrix, SVector};
 
-use crate::cholesky::SemidefiniteCholesky;
+use crate::cholesky::Cholesky;
 use crate::projection::{project, VectorPair, FACTOR_TOLERANCE};
 use crate::{validate, Error, KernelAllocator, Options};
 
@@ -29,10 +29,8 @@ where
     validate::symmetric(h_pp, "H_pp")?;
     validate::finite(a_p, "A_p")?;
     validate::finite(b_p, "b_p")?;
-    let factor = SemidefiniteCholesky::new(h_pp.clone(), FACTOR_TOLERANCE);
-    if !factor.is_full_rank() {
-        return Err(Error::NotPositiveDefinite { what: "H_pp" });
-    }
+    let factor = Cholesky::new(h_pp.clone(), FACTOR_TOLERANCE)
+        .ok_or(Error::NotPositiveDefinite { what: "H_pp" })?;
     let p = project(&factor, -h_q, a_p, b_p, options)?;
     Ok((p.acceleration, p.correction))
 }

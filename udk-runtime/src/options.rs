@@ -24,14 +24,15 @@ pub enum Weighting {
 /// consistency tolerance 1e-8. Constructing it does not allocate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
-    /// Relative rank tolerance τ (dimensionless, ≥ 0).
+    /// Relative rank tolerance τ (dimensionless, ≥ 0) of every rank decision in the kernels:
     ///
-    /// - Redundant constraints: a pivot of the Cholesky factorization of A M⁻¹ Aᵀ whose ratio
-    ///   to its diagonal entry is ≤ τ marks its row as linearly dependent on the previous rows.
-    /// - SVD-based paths (eq 2.15 reference, rank of [M; A]): singular values ≤ τ·σ_max are zero.
+    /// - Redundant constraints: singular values of B = A M^-½ (formed as (L⁻¹Aᵀ)ᵀ with the
+    ///   Cholesky factor M = L Lᵀ, each row scaled to unit norm) at or below τ·σ_max mark
+    ///   linearly dependent constraints.
+    /// - Eq 2.15 reference and rank [M; A]: singular values ≤ τ·σ_max count as zero.
     ///
-    /// `None`: 1e-12 for pivot ratios, and the [`pinv`](crate::pinv) default
-    /// max(rows, cols)·ε·σ_max for singular values.
+    /// `None` means 1e-10. (The free function [`pinv`](crate::pinv) has its own absolute
+    /// tolerance argument.)
     pub tolerance: Option<f64>,
     /// Relative tolerance of the consistency test: the constraints are declared inconsistent
     /// when ‖A q̈ − b‖ > `consistency_tolerance` · (‖A‖_F (‖a‖ + ‖q̈ − a‖) + ‖b‖), a being the
@@ -56,8 +57,8 @@ impl Default for Options {
     }
 }
 
-/// Default relative pivot tolerance for detecting redundant constraints.
-const DEFAULT_PIVOT_TOLERANCE: f64 = 1e-12;
+/// Default relative rank tolerance of the kernels.
+const DEFAULT_RANK_TOLERANCE: f64 = 1e-10;
 
 impl Options {
     /// Checks the scalar fields that every kernel reads.
@@ -77,8 +78,8 @@ impl Options {
         Ok(())
     }
 
-    /// The pivot-ratio tolerance for A M⁻¹ Aᵀ.
-    pub(crate) fn pivot_tolerance(&self) -> f64 {
-        self.tolerance.unwrap_or(DEFAULT_PIVOT_TOLERANCE)
+    /// The relative rank tolerance τ.
+    pub(crate) fn rank_tolerance(&self) -> f64 {
+        self.tolerance.unwrap_or(DEFAULT_RANK_TOLERANCE)
     }
 }

@@ -40,7 +40,7 @@ pub(crate) fn reference_unchecked(
 ) -> Result<ReferenceSolution<DVector<f64>>, Error> {
     let n = generalized_force.len();
     let m = constraint_rhs.len();
-    let tolerance = Tolerance::relative(options.tolerance);
+    let tolerance = Tolerance::Relative(options.rank_tolerance());
     let (a_pinv, _) = pinv_and_rank(constraint_matrix, tolerance)?;
     let projector = DMatrix::identity(n, n) - &a_pinv * constraint_matrix;
     let mut stacked = DMatrix::zeros(n + m, n);
@@ -105,8 +105,7 @@ fn validate_dyn(
 ///
 /// When rank [M; A] < n the solution is not unique (eq 2.14); the returned acceleration is
 /// then the minimum-norm one (η = 0) and [`ReferenceSolution::is_unique`] is false.
-/// Singular values ≤ τ·σ_max count as zero, τ = [`Options::tolerance`] (default
-/// max(rows, cols)·ε).
+/// Singular values ≤ τ·σ_max count as zero, τ = [`Options::tolerance`] (default 1e-10).
 ///
 /// # Errors
 /// `DimensionMismatch`, `NonFinite`, `NotSymmetric`, `InvalidOption`,
@@ -165,7 +164,7 @@ pub fn reference_acceleration<const N: usize, const M: usize>(
 
 /// Numerical rank of the (n + m) × n matrix [M; A] for dynamic sizes: the acceleration is
 /// unique iff it equals n (Udwadia & Phohomsiri 2006, Result 3). Singular values
-/// ≤ τ·σ_max count as zero, τ = [`Options::tolerance`] (default max(n + m, n)·ε).
+/// ≤ τ·σ_max count as zero, τ = [`Options::tolerance`] (default 1e-10).
 ///
 /// # Errors
 /// `DimensionMismatch` (M not n × n or A not m × n), `NonFinite`, `InvalidOption`,
@@ -187,7 +186,7 @@ pub fn mass_constraint_rank_dyn(
     let mut stacked = DMatrix::zeros(n + m, n);
     stacked.rows_mut(0, n).copy_from(mass_matrix);
     stacked.rows_mut(n, m).copy_from(constraint_matrix);
-    pinv_and_rank(&stacked, Tolerance::relative(options.tolerance)).map(|(_, r)| r)
+    pinv_and_rank(&stacked, Tolerance::Relative(options.rank_tolerance())).map(|(_, r)| r)
 }
 
 /// [`mass_constraint_rank_dyn`] for fixed sizes (copies into dynamic storage).
