@@ -278,6 +278,8 @@ fn lagrangian(
     qd: &[f64],
     t: f64,
 ) -> Result<LagrangianReport, udk_runtime::Error> {
+    let m = e.m();
+    let (energy, holonomic, velocity) = e.residuals(q, qd, t);
     let terms = e.terms(q, qd, t);
     let options = Options::default();
     let (acceleration, constraint_force) = udk_runtime::acceleration_and_constraint_force_dyn(
@@ -288,11 +290,10 @@ fn lagrangian(
         terms.nonideal_force.as_ref(),
         &options,
     )?;
-    let (energy, holonomic, velocity) = e.residuals(q, qd, t);
     let n = q.len();
     let rank = LagrangianRank {
         n,
-        m: e.m(),
+        m,
         mass_matrix: udk_runtime::rank(&terms.mass_matrix, None)?,
         constraint_matrix: udk_runtime::rank(&terms.constraint_matrix, None)?,
         mass_and_constraint_matrix: udk_runtime::mass_constraint_rank_dyn(
@@ -330,6 +331,8 @@ fn hamiltonian(
     p: &[f64],
     t: f64,
 ) -> Result<HamiltonianReport, udk_runtime::Error> {
+    let m = e.m();
+    let (hamiltonian, holonomic, velocity) = e.residuals(q, p, t);
     let terms = e.terms(q, p, t);
     let (momentum_rate, constraint_force) =
         udk_runtime::hamiltonian::momentum_rate_and_constraint_force_dyn(
@@ -339,7 +342,6 @@ fn hamiltonian(
             &terms.b_p,
             &Options::default(),
         )?;
-    let (hamiltonian, holonomic, velocity) = e.residuals(q, p, t);
     Ok(HamiltonianReport {
         t,
         q: q.to_vec(),
@@ -359,7 +361,7 @@ fn hamiltonian(
         },
         rank: HamiltonianRank {
             n: q.len(),
-            m: e.m(),
+            m,
             h_pp: udk_runtime::rank(&terms.h_pp, None)?,
             a_p: udk_runtime::rank(&terms.a_p, None)?,
         },

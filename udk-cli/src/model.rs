@@ -4,10 +4,9 @@ use crate::failure::Failure;
 use crate::model_file::ModelFile;
 use nalgebra::{DMatrix, DVector};
 use std::path::Path;
-use udk_symbolic::emit::{
-    compile_tape, HamiltonianTape, LagrangianTape, Tape, TapeInputs, Workspace,
-};
-use udk_symbolic::{Derivation, Equations};
+use udk_symbolic::emit::{compile_tape, Tape, TapeInputs};
+use udk_symbolic::expr::{ExprId, Pool};
+use udk_symbolic::{Derivation, Equations, ExprMatrix};
 
 /// A model file and its derivation.
 #[derive(Debug)]
@@ -104,26 +103,57 @@ impl Model {
     /// The model's run-time evaluator with parameter values `params`.
     pub fn evaluator(&self, params: Vec<f64>) -> Evaluator {
         let d = &self.derivation;
+        let (n, pool) = (self.n(), &d.pool);
         match &d.equations {
             Equations::Lagrangian(e) => {
-                let tape = LagrangianTape::new(d).expect("a Lagrangian derivation");
+                let m = e.constraint_rhs.len();
+                let nonideal = !e.nonideal_force.iter().all(|&c| pool.is_zero(c));
                 let monitor = [&[e.energy][..], &e.holonomic, &e.velocity_constraints].concat();
                 Evaluator::Lagrangian(LagrangianEvaluator {
-                    workspace: tape.workspace(),
-                    tape,
-                    monitor: Monitor::new(compile_tape(&d.pool, &monitor)),
-                    nonideal: !e.nonideal_force.iter().all(|&c| d.pool.is_zero(c)),
+                    scatter: Scatter::new(
+                        pool,
+                        &[
+                            Block::matrix(&e.mass_matrix),
+                            Block::vector(&e.generalized_force),
+                            Block::matrix(&e.constraint_matrix),
+                            Block::vector(&e.constraint_rhs),
+                            Block::vector(&e.nonideal_force),
+                        ],
+                    ),
+                    terms: LagrangianTerms {
+                        mass_matrix: DMatrix::zeros(n, n),
+                        generalized_force: DVector::zeros(n),
+                        constraint_matrix: DMatrix::zeros(m, n),
+                        constraint_rhs: DVector::zeros(m),
+                        nonideal_force: nonideal.then(|| DVector::zeros(n)),
+                    },
+                    monitor: Monitor::new(compile_tape(pool, &monitor)),
                     holonomic: e.holonomic.len(),
                     params,
                 })
             }
             Equations::Hamiltonian(e) => {
-                let tape = HamiltonianTape::new(d).expect("a Hamiltonian derivation");
+                let m = e.b_p.len();
                 let monitor = [&[e.hamiltonian][..], &e.holonomic, &e.constraints].concat();
                 Evaluator::Hamiltonian(HamiltonianEvaluator {
-                    workspace: tape.workspace(),
-                    tape,
-                    monitor: Monitor::new(compile_tape(&d.pool, &monitor)),
+                    scatter: Scatter::new(
+                        pool,
+                        &[
+                            Block::vector(&e.h_p),
+                            Block::vector(&e.h_q),
+                            Block::matrix(&e.h_pp),
+                            Block::matrix(&e.a_p),
+                            Block::vector(&e.b_p),
+                        ],
+                    ),
+                    terms: HamiltonianTerms {
+                        h_p: DVector::zeros(n),
+                        h_q: DVector::zeros(n),
+                        h_pp: DMatrix::zeros(n, n),
+                        a_p: DMatrix::zeros(m, n),
+                        b_p: DVector::zeros(m),
+                    },
+                    monitor: Monitor::new(compile_tape(pool, &monitor)),
                     holonomic: e.holonomic.len(),
                     params,
                 })
@@ -177,6 +207,77 @@ impl Monitor {
     }
 }
 
+/// A block of derived expressions: row-major entries of a rows × cols matrix (cols = 1 for a
+/// vector).
+struct Block<'a> {
+    entries: &'a [ExprId],
+    rows: usize,
+    cols: usize,
+}
+
+impl<'a> Block<'a> {
+    fn matrix(m: &'a ExprMatrix) -> Self {
+        Block {
+            entries: &m.entries,
+            rows: m.rows,
+            cols: m.cols,
+        }
+    }
+
+    fn vector(v: &'a [ExprId]) -> Self {
+        Block {
+            entries: v,
+            rows: v.len(),
+            cols: 1,
+        }
+    }
+}
+
+/// The tape of the entries of several blocks that are not structurally zero, and where each
+/// goes: (block, column-major index). Structural zeros are never computed nor written, so the
+/// nalgebra buffers they sit in, zeroed once, stay zero.
+#[derive(Debug, Clone)]
+struct Scatter {
+    tape: Tape,
+    regs: Vec<f64>,
+    out: Vec<f64>,
+    targets: Vec<(usize, usize)>,
+}
+
+impl Scatter {
+    fn new(pool: &Pool, blocks: &[Block]) -> Self {
+        let mut ids = Vec::new();
+        let mut targets = Vec::new();
+        for (b, block) in blocks.iter().enumerate() {
+            for (k, &id) in block.entries.iter().enumerate() {
+                if !pool.is_zero(id) {
+                    ids.push(id);
+                    let (i, j) = (k / block.cols, k % block.cols);
+                    targets.push((b, j * block.rows + i));
+                }
+            }
+        }
+        let tape = compile_tape(pool, &ids);
+        Scatter {
+            regs: vec![0.0; tape.registers()],
+            out: vec![0.0; tape.outputs()],
+            tape,
+            targets,
+        }
+    }
+
+    /// Evaluates the tape at `inputs` and writes each entry into its block of `blocks`
+    /// (nalgebra's column-major storage).
+    fn eval<const K: usize>(&mut self, inputs: &TapeInputs, blocks: [&mut [f64]; K]) {
+        self.tape
+            .eval(inputs, &mut self.regs, &mut self.out)
+            .expect("inputs of n entries and buffers sized for the tape");
+        for (&value, &(b, index)) in self.out.iter().zip(&self.targets) {
+            blocks[b][index] = value;
+        }
+    }
+}
+
 /// M, Q, A, b and C of a Lagrangian model at one state, as nalgebra dynamic matrices.
 #[derive(Debug, Clone)]
 pub struct LagrangianTerms {
@@ -193,14 +294,14 @@ pub struct LagrangianTerms {
     pub nonideal_force: Option<DVector<f64>>,
 }
 
-/// The run-time evaluator of a Lagrangian model: the tape of M, Q, A, b, C and the tape of the
-/// energy and constraint residuals, with their buffers and the parameter values.
+/// The run-time evaluator of a Lagrangian model: the tape of M, Q, A, b, C (structural zeros
+/// left out) and the tape of the energy and constraint residuals, with their buffers and the
+/// parameter values.
 #[derive(Debug, Clone)]
 pub struct LagrangianEvaluator {
-    tape: LagrangianTape,
-    workspace: Workspace,
+    scatter: Scatter,
+    terms: LagrangianTerms,
     monitor: Monitor,
-    nonideal: bool,
     holonomic: usize,
     params: Vec<f64>,
 }
@@ -208,25 +309,40 @@ pub struct LagrangianEvaluator {
 impl LagrangianEvaluator {
     /// Number of constraints m.
     pub fn m(&self) -> usize {
-        self.tape.m()
+        self.terms.constraint_rhs.len()
+    }
+
+    /// Number of holonomic constraints, the first rows of A.
+    pub fn num_holonomic(&self) -> usize {
+        self.holonomic
     }
 
     /// M, Q, A, b, C at (q, q̇, t); `q` and `qd` must have n entries (checked by the caller).
-    pub fn terms(&mut self, q: &[f64], qd: &[f64], t: f64) -> LagrangianTerms {
-        let (n, m) = (self.tape.n(), self.tape.m());
-        let v = self
-            .tape
-            .eval(q, qd, t, &self.params, &mut self.workspace)
-            .expect("inputs of n entries and a workspace made for the tape");
-        LagrangianTerms {
-            mass_matrix: DMatrix::from_row_slice(n, n, v.mass_matrix),
-            generalized_force: DVector::from_column_slice(v.generalized_force),
-            constraint_matrix: DMatrix::from_row_slice(m, n, v.constraint_matrix),
-            constraint_rhs: DVector::from_column_slice(v.constraint_rhs),
-            nonideal_force: self
-                .nonideal
-                .then(|| DVector::from_column_slice(v.nonideal_force)),
-        }
+    /// Allocates nothing.
+    pub fn terms(&mut self, q: &[f64], qd: &[f64], t: f64) -> &LagrangianTerms {
+        let inputs = TapeInputs {
+            q,
+            qd,
+            t,
+            params: &self.params,
+            ..TapeInputs::default()
+        };
+        let terms = &mut self.terms;
+        let nonideal = terms
+            .nonideal_force
+            .as_mut()
+            .map_or(&mut [][..], |c| c.as_mut_slice());
+        self.scatter.eval(
+            &inputs,
+            [
+                terms.mass_matrix.as_mut_slice(),
+                terms.generalized_force.as_mut_slice(),
+                terms.constraint_matrix.as_mut_slice(),
+                terms.constraint_rhs.as_mut_slice(),
+                nonideal,
+            ],
+        );
+        &self.terms
     }
 
     /// (Jacobi integral h, holonomic residuals f(q, t), velocity-level residuals (m)).
@@ -260,8 +376,8 @@ pub struct HamiltonianTerms {
 /// The run-time evaluator of a Hamiltonian model.
 #[derive(Debug, Clone)]
 pub struct HamiltonianEvaluator {
-    tape: HamiltonianTape,
-    workspace: Workspace,
+    scatter: Scatter,
+    terms: HamiltonianTerms,
     monitor: Monitor,
     holonomic: usize,
     params: Vec<f64>,
@@ -270,23 +386,36 @@ pub struct HamiltonianEvaluator {
 impl HamiltonianEvaluator {
     /// Number of constraints m.
     pub fn m(&self) -> usize {
-        self.tape.m()
+        self.terms.b_p.len()
     }
 
-    /// H_p, H_q, H_pp, A_p, b_p at (q, p, t); `q` and `p` must have n entries.
-    pub fn terms(&mut self, q: &[f64], p: &[f64], t: f64) -> HamiltonianTerms {
-        let (n, m) = (self.tape.n(), self.tape.m());
-        let v = self
-            .tape
-            .eval(q, p, t, &self.params, &mut self.workspace)
-            .expect("inputs of n entries and a workspace made for the tape");
-        HamiltonianTerms {
-            h_p: DVector::from_column_slice(v.h_p),
-            h_q: DVector::from_column_slice(v.h_q),
-            h_pp: DMatrix::from_row_slice(n, n, v.h_pp),
-            a_p: DMatrix::from_row_slice(m, n, v.a_p),
-            b_p: DVector::from_column_slice(v.b_p),
-        }
+    /// Number of holonomic constraints, the first rows of A_p.
+    pub fn num_holonomic(&self) -> usize {
+        self.holonomic
+    }
+
+    /// H_p, H_q, H_pp, A_p, b_p at (q, p, t); `q` and `p` must have n entries. Allocates
+    /// nothing.
+    pub fn terms(&mut self, q: &[f64], p: &[f64], t: f64) -> &HamiltonianTerms {
+        let inputs = TapeInputs {
+            q,
+            p,
+            t,
+            params: &self.params,
+            ..TapeInputs::default()
+        };
+        let terms = &mut self.terms;
+        self.scatter.eval(
+            &inputs,
+            [
+                terms.h_p.as_mut_slice(),
+                terms.h_q.as_mut_slice(),
+                terms.h_pp.as_mut_slice(),
+                terms.a_p.as_mut_slice(),
+                terms.b_p.as_mut_slice(),
+            ],
+        );
+        &self.terms
     }
 
     /// (H, holonomic residuals f(q, t), constraint residuals φ(q, p, t) (m)).
