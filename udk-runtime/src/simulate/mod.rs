@@ -14,6 +14,7 @@
 //! ```
 
 mod csv;
+mod dynamic;
 mod dynamics;
 mod error;
 mod integrate;
@@ -24,6 +25,10 @@ mod stabilization;
 mod trajectory;
 
 pub use self::csv::OutputError;
+pub use dynamic::{
+    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, DynamicHamiltonianSystem,
+    DynamicHamiltonianTerms, DynamicLagrangianSystem, DynamicLagrangianTerms,
+};
 pub use error::SimulationError;
 pub use integrate::{simulate_hamiltonian, simulate_lagrangian};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};

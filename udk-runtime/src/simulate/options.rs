@@ -25,8 +25,9 @@ pub enum OutputTimes {
     /// At t₀ and at the end of every accepted integrator step (dense in the integrator's own
     /// sense: every point it computes).
     Steps,
-    /// At t₀, t₀ + Δt, t₀ + 2Δt, … and at t_f, by the method's dense output between steps. The
-    /// field is Δt (s, > 0).
+    /// At t₀, t₀ + Δt, t₀ + 2Δt, … and at t_f. The field is Δt (s, > 0). The integration is
+    /// split at these times, so each output is a step end, at the method's full accuracy (no
+    /// dense-output interpolation).
     Every(f64),
 }
 
@@ -74,8 +75,8 @@ impl Default for Baumgarte {
 /// 2016), then the momenta by p ← p − A_p⁺ φ(q, p, t). ⁺ is the Moore–Penrose inverse
 /// ([`crate::pinv`]), so each correction is the smallest one.
 ///
-/// The run is split at the output times: each segment starts from the projected state.
-/// Needs [`OutputTimes::Every`].
+/// Each piece of the run between output times starts from the projected state. Needs
+/// [`OutputTimes::Every`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Projection {
     /// Stop iterating when the Euclidean norm of the residual is ≤ this (absolute, in the

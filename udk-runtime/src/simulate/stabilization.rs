@@ -1,21 +1,21 @@
 //! Baumgarte's stabilization of A q̈ = b (or A_p ṗ = b_p): see [`super::Baumgarte`].
 
 use super::Baumgarte;
-use nalgebra::SVector;
+use nalgebra::{Dim, Storage, StorageMut, Vector};
 
 /// b̃ = b − 2α r − β² f on the first `num_holonomic` rows, b̃ = b − γ r on the others, in place.
 ///
 /// `f` is the holonomic residual aligned with the m rows (zero on the other rows) and `r` the
 /// velocity-level residual of each row: ḟ on a holonomic row, φ on the others.
-pub(crate) fn stabilize<const M: usize>(
-    rhs: &mut SVector<f64, M>,
+pub(crate) fn stabilize<D: Dim, S: StorageMut<f64, D>, F: Storage<f64, D>, R: Storage<f64, D>>(
+    rhs: &mut Vector<f64, D, S>,
     num_holonomic: usize,
-    f: &SVector<f64, M>,
-    r: &SVector<f64, M>,
+    f: &Vector<f64, D, F>,
+    r: &Vector<f64, D, R>,
     gains: &Baumgarte,
 ) {
     let stiffness = gains.beta * gains.beta;
-    for i in 0..M {
+    for i in 0..rhs.len() {
         rhs[i] -= if i < num_holonomic {
             2.0 * gains.alpha * r[i] + stiffness * f[i]
         } else {

@@ -1,0 +1,261 @@
+//! Systems whose sizes are known only at run time, such as a model file evaluated by a tape
+//! (`udk simulate`): traits over slices and dynamic nalgebra matrices, and their adapters to the
+//! simulator's loop. The caller picks n = `N` (a `match` on n over the sizes it supports); m
+//! and the number of holonomic constraints stay run-time values.
+//!
+//! The same integrators, output times, stabilization and [`Trajectory`] as
+//! [`super::simulate_lagrangian`] and [`super::simulate_hamiltonian`]; the fundamental equation
+//! runs in its dynamic-size form ([`crate::acceleration_dyn`],
+//! [`crate::hamiltonian::momentum_rate_dyn`]). Projection is not offered.
+
+use super::dynamics::{Dynamics, State};
+use super::integrate::run;
+use super::stabilization::stabilize;
+use super::{
+    Baumgarte, Projection, Sample, SimulationError, SimulationOptions, StateKind, Trajectory,
+};
+use crate::{Error, Options};
+use nalgebra::{DMatrix, DVector, SVector};
+
+/// M, Q, A, b and C of a Lagrangian system at one state, n coordinates and m constraints.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DynamicLagrangianTerms {
+    /// Mass matrix M, n × n.
+    pub mass_matrix: DMatrix<f64>,
+    /// Generalized force Q, n.
+    pub generalized_force: DVector<f64>,
+    /// Constraint matrix A, m × n: the holonomic rows first.
+    pub constraint_matrix: DMatrix<f64>,
+    /// b of A q̈ = b, m.
+    pub constraint_rhs: DVector<f64>,
+    /// Non-ideal constraint force C, n; `None` for ideal constraints.
+    pub nonideal_force: Option<DVector<f64>>,
+}
+
+/// A Lagrangian system of run-time size: what [`simulate_dynamic_lagrangian`] needs. Slices
+/// `q`, `qd` have n entries.
+pub trait DynamicLagrangianSystem {
+    /// Number of holonomic constraints: the first rows of A.
+    fn num_holonomic(&self) -> usize;
+    /// M, Q, A, b, C at (q, q̇, t).
+    fn terms(&self, q: &[f64], qd: &[f64], t: f64) -> DynamicLagrangianTerms;
+    /// The Jacobi integral h.
+    fn energy(&self, q: &[f64], qd: &[f64], t: f64) -> f64;
+    /// f(q, t) aligned with the m rows of A (0 on the nonholonomic rows).
+    fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64>;
+    /// ḟ on the holonomic rows, φ(q, q̇, t) on the others, m entries.
+    fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64>;
+}
+
+/// H_p, H_q, H_pp, A_p and b_p of a Hamiltonian system at one state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DynamicHamiltonianTerms {
+    /// H_p = q̇, n.
+    pub h_p: DVector<f64>,
+    /// H_q, n.
+    pub h_q: DVector<f64>,
+    /// H_pp, n × n.
+    pub h_pp: DMatrix<f64>,
+    /// A_p, m × n: the rows of holonomic constraints first.
+    pub a_p: DMatrix<f64>,
+    /// b_p, m.
+    pub b_p: DVector<f64>,
+}
+
+/// A Hamiltonian system of run-time size: what [`simulate_dynamic_hamiltonian`] needs.
+pub trait DynamicHamiltonianSystem {
+    /// Number of holonomic constraints: the first rows of A_p.
+    fn num_holonomic(&self) -> usize;
+    /// H_p, H_q, H_pp, A_p, b_p at (q, p, t).
+    fn terms(&self, q: &[f64], p: &[f64], t: f64) -> DynamicHamiltonianTerms;
+    /// H(q, p, t).
+    fn hamiltonian(&self, q: &[f64], p: &[f64], t: f64) -> f64;
+    /// f(q, t) aligned with the m rows of A_p (0 on the other rows).
+    fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64>;
+    /// φ(q, p, t), m entries.
+    fn constraint_residual(&self, q: &[f64], p: &[f64], t: f64) -> DVector<f64>;
+}
+
+/// [`super::simulate_lagrangian`] for a system of run-time size, with n = `N`.
+///
+/// # Errors
+/// As [`super::simulate_lagrangian`]; [`SimulationError::InvalidOptions`] also when
+/// `options.projection` is set.
+pub fn simulate_dynamic_lagrangian<S: DynamicLagrangianSystem, const N: usize>(
+    system: &S,
+    q0: &SVector<f64, N>,
+    qd0: &SVector<f64, N>,
+    t0: f64,
+    tf: f64,
+    options: &SimulationOptions,
+) -> Result<Trajectory<N>, SimulationError<N>> {
+    no_projection(options)?;
+    let dynamics = Lagrangian {
+        system,
+        stabilization: options.stabilization,
+        kernel: &options.kernel,
+    };
+    run(
+        &dynamics,
+        State::from_columns(&[*q0, *qd0]),
+        t0,
+        tf,
+        options,
+    )
+}
+
+/// [`super::simulate_hamiltonian`] for a system of run-time size, with n = `N`.
+///
+/// # Errors
+/// As [`super::simulate_hamiltonian`]; [`SimulationError::InvalidOptions`] also when
+/// `options.projection` is set.
+pub fn simulate_dynamic_hamiltonian<S: DynamicHamiltonianSystem, const N: usize>(
+    system: &S,
+    q0: &SVector<f64, N>,
+    p0: &SVector<f64, N>,
+    t0: f64,
+    tf: f64,
+    options: &SimulationOptions,
+) -> Result<Trajectory<N>, SimulationError<N>> {
+    no_projection(options)?;
+    let dynamics = Hamiltonian {
+        system,
+        stabilization: options.stabilization,
+        kernel: &options.kernel,
+    };
+    run(&dynamics, State::from_columns(&[*q0, *p0]), t0, tf, options)
+}
+
+fn no_projection<const N: usize>(options: &SimulationOptions) -> Result<(), SimulationError<N>> {
+    match options.projection {
+        Some(_) => Err(SimulationError::InvalidOptions {
+            what: "projection is not available for systems of run-time size",
+        }),
+        None => Ok(()),
+    }
+}
+
+/// q (column 0) and q̇ or p (column 1) of a state, as slices.
+fn halves<const N: usize>(x: &State<N>) -> (&[f64], &[f64]) {
+    x.as_slice().split_at(N)
+}
+
+fn finite<const N: usize>(x: &State<N>, what: &'static str) -> Result<(), Error> {
+    match x.iter().all(|v| v.is_finite()) {
+        true => Ok(()),
+        false => Err(Error::NonFinite { what }),
+    }
+}
+
+struct Lagrangian<'a, S> {
+    system: &'a S,
+    stabilization: Option<Baumgarte>,
+    kernel: &'a Options,
+}
+
+impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N> for Lagrangian<'_, S> {
+    const KIND: StateKind = StateKind::Velocities;
+
+    fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
+        finite(x, "state (q, q̇)")?;
+        let (q, qd) = halves(x);
+        let mut terms = self.system.terms(q, qd, t);
+        if let (Some(gains), false) = (&self.stabilization, terms.constraint_rhs.is_empty()) {
+            stabilize(
+                &mut terms.constraint_rhs,
+                self.system.num_holonomic(),
+                &self.system.holonomic_residual(q, t),
+                &self.system.velocity_residual(q, qd, t),
+                gains,
+            );
+        }
+        let qdd = crate::acceleration_dyn(
+            &terms.mass_matrix,
+            &terms.generalized_force,
+            &terms.constraint_matrix,
+            &terms.constraint_rhs,
+            terms.nonideal_force.as_ref(),
+            self.kernel,
+        )?;
+        let xd = State::from_columns(&[
+            SVector::from_column_slice(qd),
+            SVector::from_column_slice(qdd.as_slice()),
+        ]);
+        finite(&xd, "state derivative (q̇, q̈)")?;
+        Ok(xd)
+    }
+
+    fn sample(&self, t: f64, x: &State<N>) -> Sample<N> {
+        let (q, qd) = halves(x);
+        Sample {
+            t,
+            q: x.column(0).into_owned(),
+            v: x.column(1).into_owned(),
+            position_residual: self.system.holonomic_residual(q, t).norm(),
+            velocity_residual: self.system.velocity_residual(q, qd, t).norm(),
+            energy: self.system.energy(q, qd, t),
+        }
+    }
+
+    fn project(&self, _: f64, _: &State<N>, _: &Projection) -> Result<State<N>, Error> {
+        Err(Error::InvalidOption {
+            what: "projection is not available for systems of run-time size",
+        })
+    }
+}
+
+struct Hamiltonian<'a, S> {
+    system: &'a S,
+    stabilization: Option<Baumgarte>,
+    kernel: &'a Options,
+}
+
+impl<S: DynamicHamiltonianSystem, const N: usize> Dynamics<N> for Hamiltonian<'_, S> {
+    const KIND: StateKind = StateKind::Momenta;
+
+    fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
+        finite(x, "state (q, p)")?;
+        let (q, p) = halves(x);
+        let mut terms = self.system.terms(q, p, t);
+        if let (Some(gains), false) = (&self.stabilization, terms.b_p.is_empty()) {
+            stabilize(
+                &mut terms.b_p,
+                self.system.num_holonomic(),
+                &self.system.holonomic_residual(q, t),
+                &self.system.constraint_residual(q, p, t),
+                gains,
+            );
+        }
+        let pd = crate::hamiltonian::momentum_rate_dyn(
+            &terms.h_q,
+            &terms.h_pp,
+            &terms.a_p,
+            &terms.b_p,
+            self.kernel,
+        )?;
+        let xd = State::from_columns(&[
+            SVector::from_column_slice(terms.h_p.as_slice()),
+            SVector::from_column_slice(pd.as_slice()),
+        ]);
+        finite(&xd, "state derivative (q̇, ṗ)")?;
+        Ok(xd)
+    }
+
+    fn sample(&self, t: f64, x: &State<N>) -> Sample<N> {
+        let (q, p) = halves(x);
+        Sample {
+            t,
+            q: x.column(0).into_owned(),
+            v: x.column(1).into_owned(),
+            position_residual: self.system.holonomic_residual(q, t).norm(),
+            velocity_residual: self.system.constraint_residual(q, p, t).norm(),
+            energy: self.system.hamiltonian(q, p, t),
+        }
+    }
+
+    fn project(&self, _: f64, _: &State<N>, _: &Projection) -> Result<State<N>, Error> {
+        Err(Error::InvalidOption {
+            what: "projection is not available for systems of run-time size",
+        })
+    }
+}
