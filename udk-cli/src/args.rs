@@ -91,6 +91,10 @@ pub struct SimulateArgs {
     /// Output times every this many seconds (default: (t_end − t0) / 1000).
     #[arg(long)]
     pub dt_out: Option<f64>,
+    /// Integrate A q̈ = b as derived, without Baumgarte stabilization (the simulator's default
+    /// gains otherwise).
+    #[arg(long)]
+    pub no_stabilization: bool,
     /// How far the initial state may violate a constraint.
     #[arg(long, default_value_t = 1e-8)]
     pub constraint_tol: f64,

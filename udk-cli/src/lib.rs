@@ -6,6 +6,7 @@
 //! - [`model`]: the derived model with its parameter values, and the run-time evaluation tape
 //!   that evaluates M, Q, A, b, C (or H_p, H_q, H_pp, A_p, b_p) at a state;
 //! - [`eval`]: `udk eval`, the equations of motion at states as JSON;
+//! - [`simulate`]: `udk simulate`, the udk-runtime simulator run on the tapes;
 //! - [`args`]: the command line; [`run`] runs it.
 
 pub mod args;
@@ -13,6 +14,7 @@ pub mod eval;
 mod failure;
 pub mod model;
 pub mod model_file;
+pub mod simulate;
 
 pub use args::{Args, Command};
 pub use failure::Failure;
@@ -44,9 +46,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             let json = eval::run(eval_args)?;
             print(&format!("{json}\n"))
         }
-        Command::Simulate(_) => Err(Failure::bad_input(
-            "simulate: the udk-runtime simulator is not available in this build",
-        )),
+        Command::Simulate(simulate_args) => print(&simulate::run(simulate_args)?),
     }
 }
 

@@ -151,6 +151,14 @@ impl ModelFile {
         )
     }
 
+    /// The text of `expression` as the file writes it (as tokens for a JSON file).
+    pub fn source_of(&self, expression: &udk_symbolic::Expression) -> String {
+        self.sites()
+            .into_iter()
+            .find(|s| s.span.join(expression.span()).is_some())
+            .map_or_else(|| expression.to_string(), |s| s.text)
+    }
+
     fn at_site(&self, site: &Site, span: Span, message: &str) -> String {
         let start = span.start();
         let where_in = if site.text.contains('\n') {

@@ -293,3 +293,73 @@ holonomic = ["x - t.powi(2)", "x"]
     );
     assert!(err.contains("the constraints are inconsistent"), "{err}");
 }
+
+#[test]
+fn an_initial_state_off_the_constraints_names_the_constraint_and_the_violation() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = format!("{PENDULUM}\n[initial]\nq0 = [0.0, -2.1]\nqd0 = [1.0, 0.5]\n");
+    let path = write(dir.path(), "p.toml", &text);
+    let err = fails(
+        &[os("simulate"), path.as_os_str(), os("--t-end"), os("1")],
+        2,
+    );
+    let name = path.display();
+    // f = 2.1² − 2² = 0.41, ḟ = 2 (x ẋ + y ẏ) = −2.1.
+    assert_eq!(
+        err,
+        format!(
+            "udk: error: {name}: the initial state violates holonomic[0] \
+             (`x.powi(2) + y.powi(2) - l.powi(2)`) by 4.100e-1 (tolerance 1e-8)\n\
+             udk: error: {name}: the initial state violates the time derivative of \
+             holonomic[0] by -2.100e0 (tolerance 1e-8)\n"
+        )
+    );
+    // Within a looser tolerance the run goes ahead.
+    udk()
+        .args([os("simulate"), path.as_os_str(), os("--t-end"), os("0.1")])
+        .args([os("--constraint-tol"), os("3")])
+        .assert()
+        .success();
+}
+
+#[test]
+fn simulate_needs_an_initial_state_and_a_final_time_after_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "p.toml", PENDULUM);
+    let err = fails(
+        &[os("simulate"), path.as_os_str(), os("--t-end"), os("1")],
+        2,
+    );
+    assert!(
+        err.contains("no initial state: add an [initial] table with q0 and qd0"),
+        "{err}"
+    );
+    let err = fails(
+        &[
+            os("simulate"),
+            model("wheel_on_incline").as_os_str(),
+            os("--t-end"),
+            os("-1"),
+        ],
+        2,
+    );
+    assert!(
+        err.contains("--t-end -1 must be after the initial time t0 = 0"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_simulation_that_meets_a_non_unique_acceleration_exits_with_3() {
+    let path = model("wheel_zero_mass_particle");
+    let err = fails(
+        &[os("simulate"), path.as_os_str(), os("--t-end"), os("1")],
+        3,
+    );
+    assert!(
+        err.contains(
+            "the equations of motion failed at t = 0 s: the constrained acceleration is not unique"
+        ),
+        "{err}"
+    );
+}

@@ -10,6 +10,9 @@ use chain10::PendulumChainCartesian10;
 
 use common::{close, numbers, udk, Json};
 use udk::nalgebra::{SMatrix, SVector};
+use udk::runtime::simulate::{
+    simulate_hamiltonian, simulate_lagrangian, OutputTimes, SimulationOptions,
+};
 use udk::{hamiltonian, lagrangian, HamiltonianSystem, LagrangianSystem};
 
 #[lagrangian(
@@ -218,6 +221,17 @@ fn wheel_on_incline() {
             alpha: 0.4,
         },
     );
+    simulate_matches_lagrangian(
+        "wheel_on_incline",
+        &WheelOnIncline {
+            m: 2.0,
+            r: 0.3,
+            ic: 0.09,
+            g: 9.81,
+            alpha: 0.4,
+        },
+        2.0,
+    );
 }
 
 #[test]
@@ -247,6 +261,17 @@ fn two_masses_springs() {
             k2: 5.0,
             d: 0.5,
         },
+    );
+    simulate_matches_lagrangian(
+        "two_masses_springs",
+        &TwoMasses {
+            m1: 1.5,
+            m2: 2.5,
+            k1: 3.0,
+            k2: 5.0,
+            d: 0.5,
+        },
+        2.0,
     );
 }
 
@@ -294,6 +319,18 @@ fn quaternion_rigid_body() {
             tau3: 0.3,
         },
     );
+    simulate_matches_lagrangian(
+        "quaternion_rigid_body",
+        &QuaternionRigidBody {
+            j1: 1.0,
+            j2: 2.0,
+            j3: 3.0,
+            tau1: 0.1,
+            tau2: -0.2,
+            tau3: 0.3,
+        },
+        2.0,
+    );
 }
 
 #[test]
@@ -310,6 +347,15 @@ fn spherical_pendulum_lagrangian() {
             l: 2.0,
         },
     );
+    simulate_matches_lagrangian(
+        "spherical_pendulum_lagrangian",
+        &SphericalPendulumLagrangian {
+            m: 1.5,
+            g: 9.81,
+            l: 2.0,
+        },
+        2.0,
+    );
 }
 
 #[test]
@@ -319,12 +365,22 @@ fn spherical_pendulum_hamiltonian() {
         "spherical_pendulum_hamiltonian",
         &SphericalPendulum { m: 1.5, g: 9.81 },
     );
+    simulate_matches_hamiltonian(
+        "spherical_pendulum_hamiltonian",
+        &SphericalPendulum { m: 1.5, g: 9.81 },
+        2.0,
+    );
 }
 
 #[test]
 fn nonholonomic_particle() {
     expand_matches("nonholonomic_particle", "NonholonomicParticle");
     check_hamiltonian("nonholonomic_particle", &NonholonomicParticle { m: 2.0 });
+    simulate_matches_hamiltonian(
+        "nonholonomic_particle",
+        &NonholonomicParticle { m: 2.0 },
+        2.0,
+    );
 }
 
 #[test]
@@ -357,12 +413,26 @@ fn constrained_double_pendulum() {
             omega: 2.0,
         },
     );
+    simulate_matches_hamiltonian(
+        "constrained_double_pendulum",
+        &ConstrainedDoublePendulum {
+            m1: 1.0,
+            m2: 0.5,
+            l1: 1.0,
+            l2: 0.7,
+            g: 9.81,
+            alpha: 0.8,
+            omega: 2.0,
+        },
+        2.0,
+    );
 }
 
 #[test]
 fn spiral_particle() {
     expand_matches("spiral_particle", "SpiralParticle");
     check_lagrangian("spiral_particle", &SpiralParticle { g: 9.81 });
+    simulate_matches_lagrangian("spiral_particle", &SpiralParticle { g: 9.81 }, 2.0);
 }
 
 #[test]
@@ -390,6 +460,24 @@ fn flexible_joint_manipulator() {
             k2: 1.0,
             g: 9.81,
         },
+    );
+    simulate_matches_lagrangian(
+        "flexible_joint_manipulator",
+        &FlexibleJointManipulator {
+            m1: 1.0,
+            m2: 1.0,
+            l1: 1.0,
+            lc1: 0.5,
+            lc2: 0.5,
+            i1: 1.0,
+            i2: 1.0,
+            j11: 1.0,
+            j22: 1.0,
+            k1: 1.0,
+            k2: 1.0,
+            g: 9.81,
+        },
+        2.0,
     );
 }
 
@@ -677,5 +765,101 @@ fn expand_matches(name: &str, structure: &str) {
         printed.get_output().stdout == expected,
         "udk expand {name} differs from {}",
         written.display()
+    );
+}
+
+/// `udk simulate` of the model file `name` to `t_end` with the CSV written, and the final
+/// (q, v) of that CSV.
+fn simulate_final_state(name: &str, t_end: f64) -> (Vec<f64>, Vec<f64>) {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let csv = dir.path().join("trajectory.csv");
+    udk()
+        .arg("simulate")
+        .arg(common::model(name))
+        .arg("--t-end")
+        .arg(t_end.to_string())
+        .arg("--out")
+        .arg(&csv)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&csv).expect("the CSV is written");
+    let last: Vec<f64> = text
+        .lines()
+        .last()
+        .expect("samples")
+        .split(',')
+        .map(|x| x.parse().expect("a number"))
+        .collect();
+    let n = (last.len() - 4) / 2;
+    assert_eq!(last[0], t_end, "the last sample is at t_end");
+    (last[1..=n].to_vec(), last[n + 1..=2 * n].to_vec())
+}
+
+/// What `udk simulate --t-end t_end` runs: DOP853 at its default tolerances with Baumgarte
+/// stabilization, output every (t_end − t0)/1000.
+fn cli_options(t0: f64, t_end: f64) -> SimulationOptions {
+    SimulationOptions {
+        output: OutputTimes::Every((t_end - t0) / 1000.0),
+        ..SimulationOptions::default()
+    }
+}
+
+const SIMULATION_TOL: f64 = 1e-8;
+
+/// The CSV of `udk simulate` ends where the macro-generated system's simulation ends, to 1e-8.
+fn simulate_matches_lagrangian<S: LagrangianSystem<N, M>, const N: usize, const M: usize>(
+    name: &str,
+    system: &S,
+    t_end: f64,
+) {
+    let (t0, q0, v0) = initial(name);
+    let (q0, v0) = (
+        SVector::<f64, N>::from_column_slice(&q0),
+        SVector::<f64, N>::from_column_slice(&v0),
+    );
+    let trajectory = simulate_lagrangian(system, &q0, &v0, t0, t_end, &cli_options(t0, t_end))
+        .expect("the macro-based run reaches t_end");
+    let last = trajectory.samples.last().expect("samples");
+    let (q, v) = simulate_final_state(name, t_end);
+    close(
+        &q,
+        last.q.as_slice(),
+        SIMULATION_TOL,
+        &format!("{name}: final q"),
+    );
+    close(
+        &v,
+        last.v.as_slice(),
+        SIMULATION_TOL,
+        &format!("{name}: final q̇"),
+    );
+}
+
+/// As [`simulate_matches_lagrangian`] for a Hamiltonian model.
+fn simulate_matches_hamiltonian<S: HamiltonianSystem<N, M>, const N: usize, const M: usize>(
+    name: &str,
+    system: &S,
+    t_end: f64,
+) {
+    let (t0, q0, v0) = initial(name);
+    let (q0, v0) = (
+        SVector::<f64, N>::from_column_slice(&q0),
+        SVector::<f64, N>::from_column_slice(&v0),
+    );
+    let trajectory = simulate_hamiltonian(system, &q0, &v0, t0, t_end, &cli_options(t0, t_end))
+        .expect("the macro-based run reaches t_end");
+    let last = trajectory.samples.last().expect("samples");
+    let (q, p) = simulate_final_state(name, t_end);
+    close(
+        &q,
+        last.q.as_slice(),
+        SIMULATION_TOL,
+        &format!("{name}: final q"),
+    );
+    close(
+        &p,
+        last.v.as_slice(),
+        SIMULATION_TOL,
+        &format!("{name}: final p"),
     );
 }
