@@ -12,99 +12,118 @@ use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector};
 /// Lower factor L with L Lᵀ = S.
 pub(crate) struct Cholesky<D: Dim>
 where
-    DefaultAllocator: Allocator<D, D>,
+    DefaultAllocator: Allocator<D, D> + Allocator<D>,
 {
     /// Lower triangle holds L; the strict upper triangle still holds the input and is
     /// never read.
     l: OMatrix<f64, D, D>,
+    /// 1/Lₖₖ, so that the triangular solves multiply instead of divide.
+    inverse_diagonal: OVector<f64, D>,
 }
 
 impl<D: Dim> Cholesky<D>
 where
-    DefaultAllocator: Allocator<D, D>,
+    DefaultAllocator: Allocator<D, D> + Allocator<D>,
 {
     /// Factors the lower triangle of `s`; `None` if some pivot ratio dₖ/Sₖₖ is ≤ `tolerance`
     /// (S singular, indefinite, or nearly so).
+    #[inline]
     pub(crate) fn new(mut s: OMatrix<f64, D, D>, tolerance: f64) -> Option<Self> {
         let n = s.nrows();
+        let mut inverse_diagonal = OVector::zeros_generic(s.shape_generic().0, nalgebra::U1);
+        // Column-major: entry (i, j) at i + j·n.
+        let x = s.as_mut_slice();
         for k in 0..n {
-            let diagonal = s[(k, k)];
+            let diagonal = x[k + k * n];
             let mut pivot = diagonal;
             for j in 0..k {
-                pivot -= s[(k, j)] * s[(k, j)];
+                pivot -= x[k + j * n] * x[k + j * n];
             }
             if !(diagonal > 0.0 && pivot > tolerance * diagonal) {
                 return None;
             }
+            // √d and 1/d are independent, so their latencies overlap: 1/√d = √d · (1/d).
+            let reciprocal = 1.0 / pivot;
             let lkk = pivot.sqrt();
-            s[(k, k)] = lkk;
+            let inverse = lkk * reciprocal;
+            x[k + k * n] = lkk;
+            inverse_diagonal[k] = inverse;
             for i in k + 1..n {
-                let mut v = s[(i, k)];
+                let mut v = x[i + k * n];
                 for j in 0..k {
-                    v -= s[(i, j)] * s[(k, j)];
+                    v -= x[i + j * n] * x[k + j * n];
                 }
-                s[(i, k)] = v / lkk;
+                x[i + k * n] = v * inverse;
             }
         }
-        Some(Self { l: s })
+        Some(Self {
+            l: s,
+            inverse_diagonal,
+        })
+    }
+
+    /// Overwrites `b` (length n) with L⁻¹ b.
+    #[inline]
+    fn forward(&self, b: &mut [f64]) {
+        let n = self.l.nrows();
+        let l = self.l.as_slice();
+        for k in 0..n {
+            let mut v = b[k];
+            for j in 0..k {
+                v -= l[k + j * n] * b[j];
+            }
+            b[k] = v * self.inverse_diagonal[k];
+        }
     }
 
     /// Overwrites the columns of `b` with L⁻¹ b.
+    #[inline]
     pub(crate) fn solve_lower_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>)
     where
         DefaultAllocator: Allocator<D, C>,
     {
         let n = self.l.nrows();
-        for c in 0..b.ncols() {
-            for k in 0..n {
-                let mut v = b[(k, c)];
-                for j in 0..k {
-                    v -= self.l[(k, j)] * b[(j, c)];
-                }
-                b[(k, c)] = v / self.l[(k, k)];
-            }
+        if n == 0 {
+            return;
+        }
+        for column in b.as_mut_slice().chunks_exact_mut(n) {
+            self.forward(column);
         }
     }
 
     /// Overwrites `b` with L⁻ᵀ b.
-    pub(crate) fn solve_upper_mut(&self, b: &mut OVector<f64, D>)
-    where
-        DefaultAllocator: Allocator<D>,
-    {
+    #[inline]
+    pub(crate) fn solve_upper_mut(&self, b: &mut OVector<f64, D>) {
         let n = self.l.nrows();
+        let l = self.l.as_slice();
+        let b = b.as_mut_slice();
         for k in (0..n).rev() {
+            let column = &l[k * n..(k + 1) * n];
             let mut v = b[k];
             for j in k + 1..n {
-                v -= self.l[(j, k)] * b[j];
+                v -= column[j] * b[j];
             }
-            b[k] = v / self.l[(k, k)];
+            b[k] = v * self.inverse_diagonal[k];
         }
     }
 
     /// Returns S⁻¹ b = L⁻ᵀ L⁻¹ b.
-    pub(crate) fn solve(&self, b: &OVector<f64, D>) -> OVector<f64, D>
-    where
-        DefaultAllocator: Allocator<D>,
-    {
+    #[inline]
+    pub(crate) fn solve(&self, b: &OVector<f64, D>) -> OVector<f64, D> {
         let mut x = b.clone();
-        self.solve_lower_mut(&mut x);
+        self.forward(x.as_mut_slice());
         self.solve_upper_mut(&mut x);
         x
     }
 
     /// Returns L y.
-    pub(crate) fn mul_lower(&self, y: &OVector<f64, D>) -> OVector<f64, D>
-    where
-        DefaultAllocator: Allocator<D>,
-    {
+    #[inline]
+    pub(crate) fn mul_lower(&self, y: &OVector<f64, D>) -> OVector<f64, D> {
         let n = self.l.nrows();
+        let l = self.l.as_slice();
         let mut x = y.clone();
-        for i in (0..n).rev() {
-            let mut v = 0.0;
-            for j in 0..=i {
-                v += self.l[(i, j)] * y[j];
-            }
-            x[i] = v;
+        for i in 0..n {
+            x[i] = (0..=i).map(|j| l[i + j * n] * y[j]).sum();
         }
         x
     }

@@ -25,13 +25,17 @@
 use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatrix, SVector, U1};
 
 use crate::cholesky::Cholesky;
-use crate::projection::{project, VectorPair, FACTOR_TOLERANCE};
+use crate::projection::{project, Unconstrained, VectorPair, FACTOR_TOLERANCE};
 use crate::{singular, validate, Error, KernelAllocator, Options, Weighting};
+
+/// q̈ and, when requested, Qᶜ.
+type MaybeForce<N> = (OVector<f64, N>, Option<OVector<f64, N>>);
 
 /// Shift (relative to max |Mᵢⱼ|) below which a negative eigenvalue of M counts as rounding.
 const SEMIDEFINITE_SHIFT: f64 = 1e-8;
 
-/// The generic kernel behind every public entry point of this module; returns (q̈, Qᶜ).
+/// The generic kernel behind every public entry point of this module; returns q̈ and, if
+/// `with_force`, Qᶜ.
 pub(crate) fn solve<N: Dim, R: Dim>(
     mass_matrix: &OMatrix<f64, N, N>,
     generalized_force: &OVector<f64, N>,
@@ -39,7 +43,8 @@ pub(crate) fn solve<N: Dim, R: Dim>(
     constraint_rhs: &OVector<f64, R>,
     nonideal_force: Option<&OVector<f64, N>>,
     options: &Options,
-) -> Result<VectorPair<N>, Error>
+    with_force: bool,
+) -> Result<MaybeForce<N>, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
@@ -83,25 +88,27 @@ where
             factor
         }
     };
-    let unconstrained = factor.solve(&force);
     let p = project(
         &factor,
-        unconstrained,
+        Unconstrained::Force(force),
         constraint_matrix,
         constraint_rhs,
         options,
     )?;
-    let mut constraint_force = p.force;
-    if let Some(c) = nonideal_force {
-        constraint_force += c;
-    }
+    let constraint_force = with_force.then(|| {
+        let mut qc = p.force(&factor);
+        if let Some(c) = nonideal_force {
+            qc += c;
+        }
+        qc
+    });
     Ok((p.acceleration, constraint_force))
 }
 
 /// `Err(NotPositiveSemidefinite)` unless M + δI is positive definite, δ = 1e-8·max|Mᵢⱼ|.
 fn semidefinite<N: Dim>(mass_matrix: &OMatrix<f64, N, N>) -> Result<(), Error>
 where
-    DefaultAllocator: nalgebra::allocator::Allocator<N, N>,
+    DefaultAllocator: nalgebra::allocator::Allocator<N, N> + nalgebra::allocator::Allocator<N>,
 {
     let scale = mass_matrix.amax();
     if scale == 0.0 {
@@ -121,7 +128,7 @@ where
 /// G as an m × m matrix, validated (positive definite, symmetric, finite, right size).
 fn weighting_matrix<R: Dim>(weighting: &Weighting, r: R) -> Result<OMatrix<f64, R, R>, Error>
 where
-    DefaultAllocator: nalgebra::allocator::Allocator<R, R>,
+    DefaultAllocator: nalgebra::allocator::Allocator<R, R> + nalgebra::allocator::Allocator<R>,
 {
     let m = r.value();
     const WHAT: &str = "weighting matrix G";
@@ -149,7 +156,7 @@ where
         Weighting::Matrix(g) => {
             validate::shape(g, (m, m), WHAT)?;
             validate::finite(g, WHAT)?;
-            validate::symmetric(g, WHAT)?;
+            validate::symmetric::<nalgebra::Dyn>(g, WHAT)?;
             let g = OMatrix::from_fn_generic(r, r, |i, j| g[(i, j)]);
             if Cholesky::new(g.clone(), 0.0).is_none() {
                 return Err(Error::NotPositiveDefinite { what: WHAT });
@@ -168,7 +175,7 @@ fn svd_fallback<N: Dim, R: Dim>(
     constraint_rhs: &OVector<f64, R>,
     nonideal_force: Option<&OVector<f64, N>>,
     options: &Options,
-) -> Result<VectorPair<N>, Error>
+) -> Result<MaybeForce<N>, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
@@ -194,7 +201,7 @@ where
     let (n, _) = mass_matrix.shape_generic();
     Ok((
         OVector::from_iterator_generic(n, U1, solution.acceleration.iter().copied()),
-        OVector::from_iterator_generic(n, U1, qc.iter().copied()),
+        Some(OVector::from_iterator_generic(n, U1, qc.iter().copied())),
     ))
 }
 
@@ -214,6 +221,32 @@ fn dyn_shapes(
         validate::shape(c, (n, 1), "non-ideal force C")?;
     }
     Ok(())
+}
+
+/// (q̈, Qᶜ) from [`solve`].
+fn with_force<N: Dim, R: Dim>(
+    mass_matrix: &OMatrix<f64, N, N>,
+    generalized_force: &OVector<f64, N>,
+    constraint_matrix: &OMatrix<f64, R, N>,
+    constraint_rhs: &OVector<f64, R>,
+    nonideal_force: Option<&OVector<f64, N>>,
+    options: &Options,
+) -> Result<VectorPair<N>, Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    let (qdd, qc) = solve(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        options,
+        true,
+    )?;
+    // `solve` returns the force whenever asked; M q̈ − Q is its definition (eq 2.5).
+    let qc = qc.unwrap_or_else(|| mass_matrix * &qdd - generalized_force);
+    Ok((qdd, qc))
 }
 
 /// Constrained acceleration q̈ (n-vector) of M q̈ = Q + Qᶜ, A q̈ = b, for fixed sizes
@@ -248,6 +281,7 @@ pub fn acceleration<const N: usize, const M: usize>(
         constraint_rhs,
         nonideal_force,
         options,
+        false,
     )
     .map(|(qdd, _)| qdd)
 }
@@ -265,7 +299,7 @@ pub fn constraint_force<const N: usize, const M: usize>(
     nonideal_force: Option<&SVector<f64, N>>,
     options: &Options,
 ) -> Result<SVector<f64, N>, Error> {
-    solve(
+    acceleration_and_constraint_force(
         mass_matrix,
         generalized_force,
         constraint_matrix,
@@ -286,7 +320,7 @@ pub fn acceleration_and_constraint_force<const N: usize, const M: usize>(
     nonideal_force: Option<&SVector<f64, N>>,
     options: &Options,
 ) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
-    solve(
+    with_force(
         mass_matrix,
         generalized_force,
         constraint_matrix,
@@ -309,13 +343,21 @@ pub fn acceleration_dyn(
     nonideal_force: Option<&DVector<f64>>,
     options: &Options,
 ) -> Result<DVector<f64>, Error> {
-    acceleration_and_constraint_force_dyn(
+    dyn_shapes(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+    )?;
+    solve(
         mass_matrix,
         generalized_force,
         constraint_matrix,
         constraint_rhs,
         nonideal_force,
         options,
+        false,
     )
     .map(|(qdd, _)| qdd)
 }
@@ -362,7 +404,7 @@ pub fn acceleration_and_constraint_force_dyn(
         constraint_rhs,
         nonideal_force,
     )?;
-    solve(
+    with_force(
         mass_matrix,
         generalized_force,
         constraint_matrix,

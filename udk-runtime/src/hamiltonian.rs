@@ -9,7 +9,7 @@
 use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatrix, SVector};
 
 use crate::cholesky::Cholesky;
-use crate::projection::{project, VectorPair, FACTOR_TOLERANCE};
+use crate::projection::{project, Unconstrained, VectorPair, FACTOR_TOLERANCE};
 use crate::{validate, Error, KernelAllocator, Options};
 
 /// The generic kernel behind every public entry point; returns (ṗ, Q^C).
@@ -31,8 +31,9 @@ where
     validate::finite(b_p, "b_p")?;
     let factor = Cholesky::new(h_pp.clone(), FACTOR_TOLERANCE)
         .ok_or(Error::NotPositiveDefinite { what: "H_pp" })?;
-    let p = project(&factor, -h_q, a_p, b_p, options)?;
-    Ok((p.acceleration, p.correction))
+    let p = project(&factor, Unconstrained::Rate(-h_q), a_p, b_p, options)?;
+    let constraint_force = p.correction(&factor);
+    Ok((p.acceleration, constraint_force))
 }
 
 /// ṗ of the constrained Hamiltonian system (Udwadia 2016, eq 36), fixed sizes, no heap

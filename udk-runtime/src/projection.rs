@@ -33,25 +33,52 @@ pub(crate) const FAST_PATH_PIVOT: f64 = 1e-6;
 /// Two n-vectors: (acceleration or momentum rate, constraint force).
 pub(crate) type VectorPair<N> = (OVector<f64, N>, OVector<f64, N>);
 
-/// Result of [`project`]; all n-vectors.
+/// What the constraints act on.
+pub(crate) enum Unconstrained<N: Dim>
+where
+    DefaultAllocator: nalgebra::allocator::Allocator<N>,
+{
+    /// A force f whose unconstrained acceleration is a = K⁻¹f (the Lagrangian kernels).
+    Force(OVector<f64, N>),
+    /// The unconstrained rate a itself (the Hamiltonian kernels: a = −H_q).
+    Rate(OVector<f64, N>),
+}
+
+/// Result of [`project`].
 pub(crate) struct Projection<N: Dim>
 where
     DefaultAllocator: nalgebra::allocator::Allocator<N>,
 {
-    /// x = a + K⁻¹Aᵀλ.
+    /// x = a + K⁻¹Aᵀλ (n-vector).
     pub(crate) acceleration: OVector<f64, N>,
-    /// K⁻¹Aᵀλ, the change caused by the constraints.
-    pub(crate) correction: OVector<f64, N>,
-    /// Aᵀλ, the ideal constraint force acting on the system whose "mass" is K.
-    pub(crate) force: OVector<f64, N>,
+    /// y = L⁻¹Aᵀλ (n-vector).
+    y: OVector<f64, N>,
 }
 
-/// Applies the constraints A x = b to the unconstrained `a`, with the metric K given by its
-/// Cholesky factor. Inconsistent constraints are reported, never returned as a
-/// least-squares answer.
+impl<N: Dim> Projection<N>
+where
+    DefaultAllocator: nalgebra::allocator::Allocator<N, N> + nalgebra::allocator::Allocator<N>,
+{
+    /// Aᵀλ = L y, the ideal constraint force acting on the system whose "mass" is K = L Lᵀ.
+    pub(crate) fn force(&self, k: &Cholesky<N>) -> OVector<f64, N> {
+        k.mul_lower(&self.y)
+    }
+
+    /// K⁻¹Aᵀλ = L⁻ᵀy, the change of the rate caused by the constraints.
+    pub(crate) fn correction(&self, k: &Cholesky<N>) -> OVector<f64, N> {
+        let mut correction = self.y.clone();
+        k.solve_upper_mut(&mut correction);
+        correction
+    }
+}
+
+/// Applies the constraints A x = b to the unconstrained motion, with the metric K given by
+/// its Cholesky factor. Inconsistent constraints are reported, never returned as a
+/// least-squares answer (the fast path needs no test: full row rank is always consistent).
+#[inline]
 pub(crate) fn project<N: Dim, R: Dim>(
     k: &Cholesky<N>,
-    a: OVector<f64, N>,
+    unconstrained: Unconstrained<N>,
     constraint_matrix: &OMatrix<f64, R, N>,
     constraint_rhs: &OVector<f64, R>,
     options: &Options,
@@ -61,32 +88,76 @@ where
 {
     let mut w = constraint_matrix.transpose();
     k.solve_lower_mut(&mut w);
-    let e = constraint_rhs - constraint_matrix * &a;
-    let fast_tolerance = FAST_PATH_PIVOT.max(options.rank_tolerance().powi(2));
-    let y = match Cholesky::new(w.tr_mul(&w), fast_tolerance) {
-        Some(s) => &w * s.solve(&e),
-        None => redundant(&w, &e, options)?,
+    // For a force, work with g = L⁻¹f: A a = A L⁻ᵀ g = Wᵀg and a + L⁻ᵀy = L⁻ᵀ(g + y).
+    let e = match &unconstrained {
+        Unconstrained::Force(f) => {
+            let mut g = f.clone();
+            k.solve_lower_mut(&mut g);
+            constraint_rhs - w.tr_mul(&g)
+        }
+        Unconstrained::Rate(a) => constraint_rhs - constraint_matrix * a,
     };
-    let mut correction = y.clone();
-    k.solve_upper_mut(&mut correction);
-    // Scale of the terms whose rounding enters A x − b.
-    let scale = constraint_matrix.norm() * (a.norm() + correction.norm()) + constraint_rhs.norm();
-    let acceleration = a + &correction;
+    let fast_tolerance = FAST_PATH_PIVOT.max(options.rank_tolerance().powi(2));
+    let (y, fast) = match Cholesky::new(gram_lower(&w), fast_tolerance) {
+        Some(s) => (&w * s.solve(&e), true),
+        None => (redundant(&w, &e, options)?, false),
+    };
+    let acceleration = match unconstrained {
+        Unconstrained::Force(f) => {
+            let mut x = f;
+            k.solve_lower_mut(&mut x);
+            x += &y;
+            k.solve_upper_mut(&mut x);
+            x
+        }
+        Unconstrained::Rate(a) => {
+            let mut correction = y.clone();
+            k.solve_upper_mut(&mut correction);
+            a + correction
+        }
+    };
     if !acceleration.iter().all(|v| v.is_finite()) {
         return Err(Error::NonFinite {
             what: "constrained acceleration (overflow)",
         });
     }
-    let residual = (constraint_matrix * &acceleration - constraint_rhs).norm();
-    if residual > options.consistency_tolerance * scale {
-        return Err(Error::InconsistentConstraints { residual });
+    let p = Projection { acceleration, y };
+    if !fast {
+        // Scale of the terms whose rounding enters A x − b: ‖A‖(‖a‖ + ‖x − a‖) + ‖b‖.
+        let correction = p.correction(k);
+        let a_norm = (&p.acceleration - &correction).norm();
+        let scale =
+            constraint_matrix.norm() * (a_norm + correction.norm()) + constraint_rhs.norm();
+        let residual = (constraint_matrix * &p.acceleration - constraint_rhs).norm();
+        if residual > options.consistency_tolerance * scale {
+            return Err(Error::InconsistentConstraints { residual });
+        }
     }
-    let force = k.mul_lower(&y);
-    Ok(Projection {
-        acceleration,
-        correction,
-        force,
-    })
+    Ok(p)
+}
+
+/// The lower triangle of WᵀW (the upper triangle is left zero; only the lower one is read).
+#[inline]
+fn gram_lower<N: Dim, R: Dim>(w: &OMatrix<f64, N, R>) -> OMatrix<f64, R, R>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    let (n, m) = w.shape();
+    let (_, r) = w.shape_generic();
+    let mut s = OMatrix::zeros_generic(r, r);
+    if n == 0 {
+        return s;
+    }
+    let columns = w.as_slice();
+    let out = s.as_mut_slice();
+    for j in 0..m {
+        let wj = &columns[j * n..(j + 1) * n];
+        for i in j..m {
+            let wi = &columns[i * n..(i + 1) * n];
+            out[i + j * m] = wi.iter().zip(wj).map(|(x, y)| x * y).sum();
+        }
+    }
+    s
 }
 
 /// y = (Wᵀ)⁺e with the rows of Wᵀ (one per constraint) scaled to unit norm.

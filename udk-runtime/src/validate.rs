@@ -1,6 +1,7 @@
 //! Input checks shared by the kernels: finiteness, symmetry, shapes.
 
-use nalgebra::{Dim, Matrix, RawStorage};
+use nalgebra::allocator::Allocator;
+use nalgebra::{DefaultAllocator, Dim, Matrix, OMatrix, RawStorage};
 
 use crate::Error;
 
@@ -8,6 +9,7 @@ use crate::Error;
 const SYMMETRY_TOLERANCE: f64 = 1e-10;
 
 /// `Err(NonFinite)` unless every entry of `x` is finite.
+#[inline]
 pub(crate) fn finite<R: Dim, C: Dim, S: RawStorage<f64, R, C>>(
     x: &Matrix<f64, R, C, S>,
     what: &'static str,
@@ -19,21 +21,39 @@ pub(crate) fn finite<R: Dim, C: Dim, S: RawStorage<f64, R, C>>(
     }
 }
 
-/// `Err(NotSymmetric)` unless the square matrix `x` is symmetric up to rounding.
-pub(crate) fn symmetric<D: Dim, S: RawStorage<f64, D, D>>(
-    x: &Matrix<f64, D, D, S>,
-    what: &'static str,
-) -> Result<(), Error> {
-    let scale = x.iter().fold(0.0_f64, |acc, v| acc.max(v.abs()));
+/// `Err(NotSymmetric)` unless the square, finite matrix `x` is symmetric up to rounding:
+/// max |Xᵢⱼ − Xⱼᵢ| ≤ 1e-10·max_{i ≥ j} |Xᵢⱼ|.
+#[inline]
+pub(crate) fn symmetric<D: Dim>(x: &OMatrix<f64, D, D>, what: &'static str) -> Result<(), Error>
+where
+    DefaultAllocator: Allocator<D, D>,
+{
+    // Inputs are finite (checked first), so plain comparisons replace NaN-aware max.
     let n = x.nrows();
+    let s = x.as_slice();
+    let mut scale = 0.0_f64;
+    let mut asymmetry = 0.0_f64;
     for j in 0..n {
+        let d = s[j + j * n].abs();
+        if d > scale {
+            scale = d;
+        }
         for i in j + 1..n {
-            if (x[(i, j)] - x[(j, i)]).abs() > SYMMETRY_TOLERANCE * scale {
-                return Err(Error::NotSymmetric { what });
+            let lower = s[i + j * n];
+            let difference = (lower - s[j + i * n]).abs();
+            if difference > asymmetry {
+                asymmetry = difference;
+            }
+            if lower.abs() > scale {
+                scale = lower.abs();
             }
         }
     }
-    Ok(())
+    if asymmetry <= SYMMETRY_TOLERANCE * scale {
+        Ok(())
+    } else {
+        Err(Error::NotSymmetric { what })
+    }
 }
 
 /// `Err(DimensionMismatch)` unless `x` has shape `expected`.
