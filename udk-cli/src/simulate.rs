@@ -139,7 +139,7 @@ fn check_initial_state(
             (format!("holonomic[{i}] (`{text}`)"), *f)
         })
         .chain(velocity.iter().zip(rows).map(|(r, row)| (row, *r)))
-        .filter(|(_, value)| !(value.abs() <= tolerance));
+        .filter(|(_, value)| value.is_nan() || value.abs() > tolerance);
     let lines: Vec<String> = violations
         .map(|(what, value)| {
             format!(

@@ -363,3 +363,67 @@ fn a_simulation_that_meets_a_non_unique_acceleration_exits_with_3() {
         "{err}"
     );
 }
+
+#[test]
+fn errors_in_multi_line_expressions_and_names_are_located_in_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = "name = \"P\"\ncoordinates = [\"x\", \"x\"]\nlagrangian = \"\"\"\n0.5 * dot(x).powi(2)\n  - foo * x\"\"\"\n";
+    let path = write(dir.path(), "p.toml", text);
+    let err = fails(&[os("derive"), path.as_os_str()], 2);
+    let name = path.display();
+    assert_eq!(
+        err,
+        format!(
+            "udk: error: {name}:2:22: `x` is already a coordinate (in `coordinates[1]`, column 1)\n\
+             udk: error: {name}:5:5: unknown identifier `foo`: not a coordinate, momentum, \
+             parameter, `t` or `PI` (in `lagrangian`, line 2, column 5)\n"
+        )
+    );
+}
+
+#[test]
+fn a_model_level_error_names_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(
+        dir.path(),
+        "p.toml",
+        "name = \"P\"\ncoordinates = [\"x\"]\nholonomic = [\"x - 1\"]\n",
+    );
+    let err = fails(&[os("derive"), path.as_os_str()], 2);
+    assert_eq!(
+        err,
+        format!(
+            "udk: error: {}: model `P` has neither a Lagrangian nor a Hamiltonian\n",
+            path.display()
+        )
+    );
+}
+
+#[test]
+fn a_json_model_evaluates_as_its_toml_twin() {
+    let dir = tempfile::tempdir().unwrap();
+    let toml_path = model("wheel_on_incline");
+    let spec: toml::Value = toml::from_str(&std::fs::read_to_string(&toml_path).unwrap()).unwrap();
+    let json_path = write(
+        dir.path(),
+        "wheel.json",
+        &serde_json::to_string_pretty(&spec).unwrap(),
+    );
+    let eval = |path: &Path| {
+        udk()
+            .args([
+                os("eval"),
+                path.as_os_str(),
+                os("--q"),
+                os("1,0.2"),
+                os("--qd"),
+                os("0.5,0.1"),
+            ])
+            .assert()
+            .success()
+            .get_output()
+            .stdout
+            .clone()
+    };
+    assert_eq!(eval(&json_path), eval(&toml_path));
+}
