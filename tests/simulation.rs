@@ -267,13 +267,12 @@ fn zero_mass_particle_stops_the_run_with_the_time_of_failure() {
     match result {
         Err(SimulationError::Dynamics {
             time,
-            q,
+            state,
             source,
             trajectory,
-            ..
         }) => {
             assert_eq!(time, 2.0);
-            assert_eq!(q, q0);
+            assert_eq!(state.q, q0);
             assert_eq!(source, Error::NonUniqueAcceleration { rank: 2, n: 3 });
             // Only the given initial state was recorded.
             assert_eq!(trajectory.samples.len(), 1);

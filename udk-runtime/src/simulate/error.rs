@@ -21,10 +21,8 @@ pub enum SimulationError<const N: usize> {
     Dynamics {
         /// The time of the failed evaluation (s); an integrator stage inside the last step.
         time: f64,
-        /// The coordinates q at the failed evaluation, n entries.
-        q: SVector<f64, N>,
-        /// The velocities q̇ (or momenta p) at the failed evaluation, n entries.
-        v: SVector<f64, N>,
+        /// The state at the failed evaluation.
+        state: Box<FailedState<N>>,
         /// The kernel's error.
         source: Error,
         /// The trajectory up to the last output time before the failure.
@@ -51,6 +49,15 @@ pub enum SimulationError<const N: usize> {
         /// The trajectory up to the last output time reached.
         trajectory: Box<Trajectory<N>>,
     },
+}
+
+/// The state at which the equations of motion failed, n = `N` coordinates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FailedState<const N: usize> {
+    /// The generalized coordinates q, n entries.
+    pub q: SVector<f64, N>,
+    /// The generalized velocities q̇ (or momenta p), n entries.
+    pub v: SVector<f64, N>,
 }
 
 impl<const N: usize> SimulationError<N> {

@@ -2,7 +2,9 @@
 //! recorded at the requested times, the first failed evaluation turned into a stop.
 
 use super::dynamics::{Dynamics, Hamiltonian, Lagrangian, State};
-use super::{Method, OutputTimes, SimulationError, SimulationOptions, Stats, Trajectory};
+use super::{
+    FailedState, Method, OutputTimes, SimulationError, SimulationOptions, Stats, Trajectory,
+};
 use crate::{Error, HamiltonianSystem, LagrangianSystem};
 use differential_equations::control::ControlFlag;
 use differential_equations::interpolate::Interpolation;
@@ -292,8 +294,10 @@ where
         if let Some(failure) = rhs.failure.take() {
             return Err(SimulationError::Dynamics {
                 time: failure.time,
-                q: failure.state.column(0).into_owned(),
-                v: failure.state.column(1).into_owned(),
+                state: Box::new(FailedState {
+                    q: failure.state.column(0).into_owned(),
+                    v: failure.state.column(1).into_owned(),
+                }),
                 source: failure.error,
                 trajectory: trajectory(&recorder.records, stats),
             });

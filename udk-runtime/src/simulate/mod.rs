@@ -29,7 +29,7 @@ pub use dynamic::{
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, DynamicHamiltonianSystem,
     DynamicHamiltonianTerms, DynamicLagrangianSystem, DynamicLagrangianTerms,
 };
-pub use error::SimulationError;
+pub use error::{FailedState, SimulationError};
 pub use integrate::{simulate_hamiltonian, simulate_lagrangian};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
 pub use trajectory::{Sample, StateKind, Stats, Trajectory};

@@ -20,6 +20,16 @@ struct Curve {
     points: Vec<(f64, f64)>,
 }
 
+/// A y-axis tick label: plain for moderate magnitudes, scientific for tiny or huge ones.
+fn tick(y: &f64) -> String {
+    let magnitude = y.abs();
+    if magnitude == 0.0 || (1e-3..1e4).contains(&magnitude) {
+        format!("{y:.3}")
+    } else {
+        format!("{y:.1e}")
+    }
+}
+
 fn plot_error(error: impl std::fmt::Display) -> OutputError {
     OutputError::Plot(error.to_string())
 }
@@ -67,6 +77,7 @@ fn panel(
                 .configure_mesh()
                 .x_desc("t (s)")
                 .y_desc(y_label)
+                .y_label_formatter(&tick)
                 .draw()
                 .map_err(plot_error)?;
             for (i, curve) in curves.iter().enumerate() {
