@@ -132,12 +132,13 @@ fn output_times(t0: f64, dt: f64, tf: f64) -> Vec<f64> {
     unreachable!("the loop returns once t passes t_f")
 }
 
-/// Records (t, x) at every accepted step when asked to, and stops the run after a failed
-/// evaluation.
+/// Records (t, x) at every accepted step when asked to, keeps the largest step of the current
+/// segment, and stops the run after a failed evaluation.
 struct Recorder<'a, const N: usize> {
     failure: &'a RefCell<Option<Failure<N>>>,
     every_step: bool,
     records: Vec<(f64, State<N>)>,
+    largest_step: f64,
 }
 
 impl<const N: usize> Recorder<'_, N> {
@@ -154,7 +155,7 @@ impl<const N: usize> Solout<f64, State<N>> for Recorder<'_, N> {
     fn solout<I>(
         &mut self,
         t_curr: f64,
-        _t_prev: f64,
+        t_prev: f64,
         y_curr: &State<N>,
         _y_prev: &State<N>,
         _interpolator: &mut I,
@@ -166,6 +167,7 @@ impl<const N: usize> Solout<f64, State<N>> for Recorder<'_, N> {
         if self.failure.borrow().is_some() {
             return ControlFlag::Terminate;
         }
+        self.largest_step = self.largest_step.max(t_curr - t_prev);
         if self.every_step && self.records.last().is_none_or(|(t, _)| *t < t_curr) {
             self.records.push((t_curr, *y_curr));
         }
@@ -200,41 +202,46 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
         .map_err(|what| SimulationError::InvalidOptions { what })?;
     let (rtol, atol, max_steps) = (options.rtol, options.atol, options.max_steps);
     match options.method {
-        Method::Dop853 => run_with(dynamics, x0, t0, tf, options, |_| {
-            ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 8, 12, 16>::dop853()
-                .rtol(rtol)
-                .atol(atol)
-                .max_steps(max_steps)
+        Method::Dop853 => run_with(dynamics, x0, t0, tf, options, |h0, _| {
+            let mut method =
+                ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 8, 12, 16>::dop853()
+                    .rtol(rtol)
+                    .atol(atol)
+                    .max_steps(max_steps);
+            method.h0 = h0;
+            method
         }),
-        Method::Dopri5 => run_with(dynamics, x0, t0, tf, options, |_| {
-            ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 5, 7, 7>::dopri5()
-                .rtol(rtol)
-                .atol(atol)
-                .max_steps(max_steps)
+        Method::Dopri5 => run_with(dynamics, x0, t0, tf, options, |h0, _| {
+            let mut method =
+                ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 5, 7, 7>::dopri5()
+                    .rtol(rtol)
+                    .atol(atol)
+                    .max_steps(max_steps);
+            method.h0 = h0;
+            method
         }),
-        Method::Rk4 { step } => run_with(dynamics, x0, t0, tf, options, |length| {
+        Method::Rk4 { step } => run_with(dynamics, x0, t0, tf, options, |_, length| {
             ExplicitRungeKutta::<Ordinary, Fixed, f64, State<N>, 4, 4, 4>::rk4(step.min(length))
                 .max_steps(max_steps)
         }),
     }
 }
 
-/// Integrates segment by segment, `method(length)` building the integrator of a segment of that
-/// length.
+/// Integrates segment by segment, `method(h0, length)` building the integrator of a segment of
+/// that length with initial step h0 ≤ length (0: the method's own estimate).
 ///
 /// With [`OutputTimes::Every`] the segments end at the output times, so every output is a
 /// step end, at the method's full accuracy: no dense-output interpolation is used (the DOP853
 /// interpolant of `differential-equations` 0.7 is far less accurate than its steps), and
-/// projection restarts from the projected state. Each segment starts with the method's own
-/// initial step estimate (handing over the previous segment's step size made DOP853 of
-/// `differential-equations` 0.7 stall in our runs).
+/// projection restarts from the projected state. A segment starts with the largest step the
+/// previous one took or proposed (its last step is cut short to end on the output time).
 fn run_with<D, S, const N: usize>(
     dynamics: &D,
     x0: State<N>,
     t0: f64,
     tf: f64,
     options: &SimulationOptions,
-    method: impl Fn(f64) -> S,
+    method: impl Fn(f64, f64) -> S,
 ) -> Result<Trajectory<N>, SimulationError<N>>
 where
     D: Dynamics<N>,
@@ -253,6 +260,7 @@ where
         failure: &rhs.failure,
         every_step: options.output == OutputTimes::Steps,
         records: Vec::new(),
+        largest_step: 0.0,
     };
     let mut stats = Stats::default();
     let trajectory = |records: &[(f64, State<N>)], stats: Stats| {
@@ -282,9 +290,11 @@ where
 
     let mut x = project(t0, &x0, &[], stats)?;
     recorder.records.push((t0, x));
+    let mut h0: f64 = 0.0;
     for segment in breakpoints.windows(2) {
         let (a, b) = (segment[0], segment[1]);
-        let mut solver = method(b - a);
+        recorder.largest_step = 0.0;
+        let mut solver = method(h0.min(b - a), b - a);
         let result = solve_ode(&mut solver, &rhs, a, b, &x, &mut recorder);
         if let Ok(solution) = &result {
             stats.accepted_steps += solution.steps.accepted;
@@ -311,6 +321,7 @@ where
         }
         x = project(b, solver.y(), &recorder.records, stats)?;
         recorder.finish_segment(b, x);
+        h0 = solver.h().max(recorder.largest_step);
     }
     Ok(*trajectory(&recorder.records, stats))
 }
