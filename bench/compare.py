@@ -37,7 +37,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "out")
 BENCH_BIN = os.path.join(ROOT, "target", "release", "udk-bench")
-# Simulation: span (s) and DOP853 rtol = atol, the same on both sides.
+# Simulation: span (s) and DOP853 rtol = atol, the same on both sides (udk: its simulator,
+# simulate_lagrangian, without Baumgarte stabilization, so that both integrate the same equations).
 SIM_T_END = 10.0
 SIM_TOL = 1e-9
 

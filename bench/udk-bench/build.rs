@@ -75,9 +75,8 @@ fn main() {
             writeln!(
                 arms,
                 "        ({links}, crate::Form::{form}) => Some(::std::boxed::Box::new(\
-                 crate::Generated::<{name}, {dof}, {constraints}, {state}>::new(chain, crate::Form::{form}))),",
+                 crate::Generated::<{name}, {dof}, {constraints}>::new(chain, crate::Form::{form}))),",
                 name = spec.name,
-                state = 2 * dof,
             )
             .unwrap();
         }

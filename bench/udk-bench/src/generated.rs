@@ -1,11 +1,11 @@
 //! A generated model as a benchmark subject: its `acceleration` per call and inside a DOP853
-//! integration.
+//! run of the udk simulator.
 
 use crate::{timing, Accelerator, Chain, Form, FromChain};
-use differential_equations::prelude::{ExplicitRungeKutta, IVP, ODE};
 use nalgebra::SVector;
 use std::error::Error;
 use std::time::Instant;
+use udk::runtime::simulate::{simulate_lagrangian, Method, OutputTimes, SimulationOptions};
 use udk::LagrangianSystem;
 
 /// A generated chain model: what `#[lagrangian]` emits, run through its `acceleration`.
@@ -16,11 +16,13 @@ pub trait BenchModel: Accelerator {
     /// The number of links n.
     fn links(&self) -> usize;
 
-    /// Integrates q̈ = `acceleration`(q, q̇) from (q, q̇) = (`q`, `qd`) over 0 ≤ t ≤ `t_end` with
-    /// DOP853 at relative and absolute tolerance `tolerance`, and reports the cost.
+    /// Simulates the model from (q, q̇) = (`q`, `qd`) over 0 ≤ t ≤ `t_end` with the udk
+    /// simulator: DOP853 at relative and absolute tolerance `tolerance`, A q̈ = b as derived (no
+    /// Baumgarte stabilization, so that the equations are those a peer integrates), output at
+    /// `t_end` only; reports the cost.
     ///
     /// # Errors
-    /// The integrator's error, as text.
+    /// The simulator's error, as text.
     fn simulate(
         &self,
         q: &[f64],
@@ -41,17 +43,16 @@ pub struct SimulationRun {
     pub seconds: f64,
 }
 
-/// Generated system `S` with n = `N` coordinates, m = `M` constraints and state size `K` = 2n.
-pub struct Generated<S, const N: usize, const M: usize, const K: usize> {
+/// Generated system `S` with n = `N` coordinates and m = `M` constraints.
+pub struct Generated<S, const N: usize, const M: usize> {
     system: S,
     form: Form,
     links: usize,
 }
 
-impl<S: FromChain, const N: usize, const M: usize, const K: usize> Generated<S, N, M, K> {
+impl<S: FromChain, const N: usize, const M: usize> Generated<S, N, M> {
     /// The model of `form` with the parameters of `chain`.
     pub fn new(chain: &Chain, form: Form) -> Self {
-        assert_eq!(K, 2 * N, "the state holds q and q̇");
         Generated {
             system: S::from_chain(chain),
             form,
@@ -60,9 +61,7 @@ impl<S: FromChain, const N: usize, const M: usize, const K: usize> Generated<S, 
     }
 }
 
-impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize, const K: usize> Accelerator
-    for Generated<S, N, M, K>
-{
+impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Accelerator for Generated<S, N, M> {
     fn acceleration(&self, q: &[f64], qd: &[f64]) -> Result<Vec<f64>, Box<dyn Error>> {
         let q = SVector::<f64, N>::from_column_slice(q);
         let qd = SVector::<f64, N>::from_column_slice(qd);
@@ -88,27 +87,7 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize, const K: usize> 
     }
 }
 
-/// The first-order system y = (q, q̇), ẏ = (q̇, q̈) of a generated model.
-struct Rhs<'a, S, const N: usize, const M: usize>(&'a S);
-
-impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize, const K: usize>
-    ODE<f64, SVector<f64, K>> for Rhs<'_, S, N, M>
-{
-    fn diff(&self, t: f64, y: &SVector<f64, K>, dydt: &mut SVector<f64, K>) {
-        let q = y.fixed_rows::<N>(0).into_owned();
-        let qd = y.fixed_rows::<N>(N).into_owned();
-        let qdd = self
-            .0
-            .acceleration(&q, &qd, t)
-            .unwrap_or_else(|_| SVector::repeat(f64::NAN));
-        dydt.fixed_rows_mut::<N>(0).copy_from(&qd);
-        dydt.fixed_rows_mut::<N>(N).copy_from(&qdd);
-    }
-}
-
-impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize, const K: usize> BenchModel
-    for Generated<S, N, M, K>
-{
+impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> BenchModel for Generated<S, N, M> {
     fn form(&self) -> Form {
         self.form
     }
@@ -124,24 +103,27 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize, const K: usize> 
         t_end: f64,
         tolerance: f64,
     ) -> Result<SimulationRun, String> {
-        let y0 = SVector::<f64, K>::from_iterator(q.iter().chain(qd).copied());
-        let rhs = Rhs::<S, N, M>(&self.system);
+        let options = SimulationOptions {
+            method: Method::Dop853,
+            rtol: tolerance,
+            atol: tolerance,
+            output: OutputTimes::Every(t_end),
+            stabilization: None,
+            ..SimulationOptions::default()
+        };
+        let (q, qd) = (
+            SVector::<f64, N>::from_column_slice(q),
+            SVector::<f64, N>::from_column_slice(qd),
+        );
         let start = Instant::now();
-        let solution = IVP::ode(&rhs, 0.0, t_end, y0)
-            .method(ExplicitRungeKutta::dop853().rtol(tolerance).atol(tolerance))
-            .solve()
-            .map_err(|e| format!("{e:?}"))?;
+        let trajectory =
+            simulate_lagrangian::<S, N, M>(&self.system, &q, &qd, 0.0, t_end, &options)
+                .map_err(|e| e.to_string())?;
         let seconds = start.elapsed().as_secs_f64();
-        if solution
-            .y
-            .last()
-            .is_none_or(|y| !y.iter().all(|v| v.is_finite()))
-        {
-            return Err("the integration produced a non-finite state".to_owned());
-        }
+        let stats = trajectory.stats;
         Ok(SimulationRun {
-            evaluations: solution.evals.function,
-            steps: solution.steps.total(),
+            evaluations: stats.rhs_evaluations,
+            steps: stats.accepted_steps + stats.rejected_steps,
             seconds,
         })
     }
