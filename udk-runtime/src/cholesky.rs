@@ -1,24 +1,26 @@
-//! Cholesky factorization S = L Lᵀ of symmetric positive definite matrices with a relative
-//! pivot threshold, allocation-free for fixed sizes.
+//! Square-root-free Cholesky factorization S = L D Lᵀ (L unit lower triangular, D diagonal)
+//! of symmetric positive definite matrices, with a relative pivot threshold; in place and
+//! allocation-free for fixed sizes.
 //!
 //! A pivot dₖ (the diagonal of the Schur complement) is accepted when dₖ > τ·Sₖₖ, i.e. when
 //! row k is not (numerically) a combination of the rows before it: dₖ/Sₖₖ = sin²θₖ, θₖ being
 //! the angle between row k and the span of the previous rows in the metric of S. The ratio
-//! is invariant under diagonal scaling, so the test does not depend on units.
+//! is invariant under diagonal scaling, so the test does not depend on units. Avoiding the
+//! square roots of L Lᵀ shortens the dependency chain of small factorizations.
 
 use nalgebra::allocator::Allocator;
-use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector};
+use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
 
-/// Lower factor L with L Lᵀ = S.
+/// Factor S = L D Lᵀ.
 pub(crate) struct Cholesky<D: Dim>
 where
     DefaultAllocator: Allocator<D, D> + Allocator<D>,
 {
-    /// Lower triangle holds L; the strict upper triangle still holds the input and is
-    /// never read.
+    /// Strict lower triangle holds L (unit diagonal implied), the diagonal holds D; the
+    /// strict upper triangle still holds the input and is never read.
     l: OMatrix<f64, D, D>,
-    /// 1/Lₖₖ, so that the triangular solves multiply instead of divide.
-    inverse_diagonal: OVector<f64, D>,
+    /// 1/dₖ.
+    inverse_pivots: OVector<f64, D>,
 }
 
 impl<D: Dim> Cholesky<D>
@@ -27,58 +29,48 @@ where
 {
     /// Factors the lower triangle of `s`; `None` if some pivot ratio dₖ/Sₖₖ is ≤ `tolerance`
     /// (S singular, indefinite, or nearly so).
+    ///
+    /// Right-looking (outer-product) order: after each pivot the trailing lower triangle is
+    /// updated column by column, independent updates that keep the dependency chain short.
     #[inline]
     pub(crate) fn new(mut s: OMatrix<f64, D, D>, tolerance: f64) -> Option<Self> {
         let n = s.nrows();
-        let mut inverse_diagonal = OVector::zeros_generic(s.shape_generic().0, nalgebra::U1);
+        let (d, _) = s.shape_generic();
+        let original = OVector::<f64, D>::from_fn_generic(d, U1, |k, _| s[(k, k)]);
+        let mut inverse_pivots = OVector::zeros_generic(d, U1);
         // Column-major: entry (i, j) at i + j·n.
         let x = s.as_mut_slice();
         for k in 0..n {
-            let diagonal = x[k + k * n];
-            let mut pivot = diagonal;
-            for j in 0..k {
-                pivot -= x[k + j * n] * x[k + j * n];
-            }
-            if !(diagonal > 0.0 && pivot > tolerance * diagonal) {
+            let pivot = x[k + k * n];
+            if !(original[k] > 0.0 && pivot > tolerance * original[k]) {
                 return None;
             }
-            // √d and 1/d are independent, so their latencies overlap: 1/√d = √d · (1/d).
-            let reciprocal = 1.0 / pivot;
-            let lkk = pivot.sqrt();
-            let inverse = lkk * reciprocal;
-            x[k + k * n] = lkk;
-            inverse_diagonal[k] = inverse;
-            for i in k + 1..n {
-                let mut v = x[i + k * n];
-                for j in 0..k {
-                    v -= x[i + j * n] * x[k + j * n];
+            let inverse = 1.0 / pivot;
+            inverse_pivots[k] = inverse;
+            for j in k + 1..n {
+                let ljk = x[j + k * n] * inverse;
+                for i in j..n {
+                    x[i + j * n] -= x[i + k * n] * ljk;
                 }
-                x[i + k * n] = v * inverse;
+            }
+            for i in k + 1..n {
+                x[i + k * n] *= inverse;
             }
         }
         Some(Self {
             l: s,
-            inverse_diagonal,
+            inverse_pivots,
         })
     }
 
-    /// Overwrites `b` (length n) with L⁻¹ b.
-    #[inline]
-    fn forward(&self, b: &mut [f64]) {
-        let n = self.l.nrows();
-        let l = self.l.as_slice();
-        for k in 0..n {
-            let mut v = b[k];
-            for j in 0..k {
-                v -= l[k + j * n] * b[j];
-            }
-            b[k] = v * self.inverse_diagonal[k];
-        }
+    /// The pivots dₖ.
+    pub(crate) fn pivots(&self) -> OVector<f64, D> {
+        self.inverse_pivots.map(|v| 1.0 / v)
     }
 
     /// Overwrites the columns of `b` with L⁻¹ b.
     #[inline]
-    pub(crate) fn solve_lower_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>)
+    pub(crate) fn solve_unit_lower_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>)
     where
         DefaultAllocator: Allocator<D, C>,
     {
@@ -86,14 +78,20 @@ where
         if n == 0 {
             return;
         }
+        let l = self.l.as_slice();
         for column in b.as_mut_slice().chunks_exact_mut(n) {
-            self.forward(column);
+            for k in 0..n {
+                let bk = column[k];
+                for i in k + 1..n {
+                    column[i] -= l[i + k * n] * bk;
+                }
+            }
         }
     }
 
     /// Overwrites `b` with L⁻ᵀ b.
     #[inline]
-    pub(crate) fn solve_upper_mut(&self, b: &mut OVector<f64, D>) {
+    pub(crate) fn solve_unit_upper_mut(&self, b: &mut OVector<f64, D>) {
         let n = self.l.nrows();
         let l = self.l.as_slice();
         let b = b.as_mut_slice();
@@ -103,27 +101,39 @@ where
             for j in k + 1..n {
                 v -= column[j] * b[j];
             }
-            b[k] = v * self.inverse_diagonal[k];
+            b[k] = v;
         }
     }
 
-    /// Returns S⁻¹ b = L⁻ᵀ L⁻¹ b.
+    /// Overwrites the rows of `b` with D⁻¹ b.
+    #[inline]
+    pub(crate) fn scale_inverse_pivots_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>)
+    where
+        DefaultAllocator: Allocator<D, C>,
+    {
+        for mut column in b.column_iter_mut() {
+            column.component_mul_assign(&self.inverse_pivots);
+        }
+    }
+
+    /// Returns S⁻¹ b = L⁻ᵀ D⁻¹ L⁻¹ b.
     #[inline]
     pub(crate) fn solve(&self, b: &OVector<f64, D>) -> OVector<f64, D> {
         let mut x = b.clone();
-        self.forward(x.as_mut_slice());
-        self.solve_upper_mut(&mut x);
+        self.solve_unit_lower_mut(&mut x);
+        self.scale_inverse_pivots_mut(&mut x);
+        self.solve_unit_upper_mut(&mut x);
         x
     }
 
     /// Returns L y.
     #[inline]
-    pub(crate) fn mul_lower(&self, y: &OVector<f64, D>) -> OVector<f64, D> {
+    pub(crate) fn mul_unit_lower(&self, y: &OVector<f64, D>) -> OVector<f64, D> {
         let n = self.l.nrows();
         let l = self.l.as_slice();
         let mut x = y.clone();
         for i in 0..n {
-            x[i] = (0..=i).map(|j| l[i + j * n] * y[j]).sum();
+            x[i] = y[i] + (0..i).map(|j| l[i + j * n] * y[j]).sum::<f64>();
         }
         x
     }
@@ -140,11 +150,11 @@ mod tests {
         let f = Cholesky::new(s, 1e-12).unwrap();
         let b = Vector3::new(1.0, -2.0, 0.5);
         assert!((s * f.solve(&b) - b).norm() < 1e-14);
-        // L (Lᵀ x) = S x.
-        let mut y = b;
-        let l = s.cholesky().unwrap().l();
-        y = l.transpose() * y;
-        assert!((f.mul_lower(&y) - s * b).norm() < 1e-13);
+        // L L⁻¹ b = b, and det S = Π dₖ.
+        let mut z = f.mul_unit_lower(&b);
+        f.solve_unit_lower_mut(&mut z);
+        assert!((z - b).norm() < 1e-14);
+        assert!((f.pivots().iter().product::<f64>() - s.determinant()).abs() < 1e-12);
     }
 
     #[test]

@@ -1,18 +1,21 @@
 //! The constraint projection shared by the Lagrangian and Hamiltonian kernels:
-//! x = a + K⁻¹Aᵀ(A K⁻¹ Aᵀ)⁺(b − A a), evaluated through a Cholesky factor K = L Lᵀ.
+//! x = a + K⁻¹Aᵀ(A K⁻¹ Aᵀ)⁺(b − A a), evaluated through a square-root-free Cholesky
+//! factorization K = L D Lᵀ.
 //!
 //! With K = M this is the fundamental equation (Udwadia & Kalaba 1993, eq 17, rewritten by
 //! X⁺ = Xᵀ(XXᵀ)⁺ so that no matrix square root appears); with K = H_pp and a = −H_q it is
 //! the constrained Hamilton equation (Udwadia 2016, eq 36).
 //!
-//! With W = L⁻¹Aᵀ (n × m), A K⁻¹ Aᵀ = WᵀW and K⁻¹Aᵀ(AK⁻¹Aᵀ)⁺e = L⁻ᵀ W(WᵀW)⁺e = L⁻ᵀ(Wᵀ)⁺e.
-//! - Fast path (A of full row rank, well separated): y = W (WᵀW)⁻¹ e by a Cholesky
-//!   factorization of WᵀW = A K⁻¹ Aᵀ whose pivot ratios all exceed [`FAST_PATH_PIVOT`].
-//! - General path (redundant or nearly redundant constraints): y = (Wᵀ)⁺ e, the
-//!   pseudoinverse by SVD after scaling the rows of Wᵀ to unit norm (which leaves the
+//! With W = L⁻¹Aᵀ (n × m), A K⁻¹ Aᵀ = Wᵀ D⁻¹ W, and with y = Wλ the constraint force is
+//! Aᵀλ = L y and the change of acceleration K⁻¹Aᵀλ = L⁻ᵀ D⁻¹ y.
+//! - Fast path (A of full row rank, well separated): λ = (Wᵀ D⁻¹ W)⁻¹ e, e = b − A a, by a
+//!   Cholesky factorization of A K⁻¹ Aᵀ whose pivot ratios all exceed [`FAST_PATH_PIVOT`].
+//! - General path (redundant or nearly redundant constraints): with B = D^-½ W (the matrix
+//!   (A M^-½)ᵀ of the papers, up to an orthogonal factor), y = D^½ (Bᵀ)⁺ e, the
+//!   pseudoinverse by SVD after scaling the rows of Bᵀ to unit norm (which leaves the
 //!   solution of a consistent system unchanged and makes the rank test unit-free).
 //!
-//! Then x = a + L⁻ᵀy and the constraint force is Aᵀλ = L y. Allocation-free for fixed sizes.
+//! Allocation-free for fixed sizes.
 
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector};
 
@@ -59,21 +62,22 @@ impl<N: Dim> Projection<N>
 where
     DefaultAllocator: nalgebra::allocator::Allocator<N, N> + nalgebra::allocator::Allocator<N>,
 {
-    /// Aᵀλ = L y, the ideal constraint force acting on the system whose "mass" is K = L Lᵀ.
+    /// Aᵀλ = L y, the ideal constraint force acting on the system whose "mass" is K.
     pub(crate) fn force(&self, k: &Cholesky<N>) -> OVector<f64, N> {
-        k.mul_lower(&self.y)
+        k.mul_unit_lower(&self.y)
     }
 
-    /// K⁻¹Aᵀλ = L⁻ᵀy, the change of the rate caused by the constraints.
+    /// K⁻¹Aᵀλ = L⁻ᵀ D⁻¹ y, the change of the rate caused by the constraints.
     pub(crate) fn correction(&self, k: &Cholesky<N>) -> OVector<f64, N> {
         let mut correction = self.y.clone();
-        k.solve_upper_mut(&mut correction);
+        k.scale_inverse_pivots_mut(&mut correction);
+        k.solve_unit_upper_mut(&mut correction);
         correction
     }
 }
 
 /// Applies the constraints A x = b to the unconstrained motion, with the metric K given by
-/// its Cholesky factor. Inconsistent constraints are reported, never returned as a
+/// its factorization. Inconsistent constraints are reported, never returned as a
 /// least-squares answer (the fast path needs no test: full row rank is always consistent).
 #[inline]
 pub(crate) fn project<N: Dim, R: Dim>(
@@ -87,33 +91,36 @@ where
     DefaultAllocator: KernelAllocator<N, R>,
 {
     let mut w = constraint_matrix.transpose();
-    k.solve_lower_mut(&mut w);
-    // For a force, work with g = L⁻¹f: A a = A L⁻ᵀ g = Wᵀg and a + L⁻ᵀy = L⁻ᵀ(g + y).
-    let e = match &unconstrained {
+    k.solve_unit_lower_mut(&mut w);
+    let mut wd = w.clone();
+    k.scale_inverse_pivots_mut(&mut wd);
+    // For a force f, with h = D⁻¹L⁻¹f: A a = A K⁻¹ f = Wᵀh and a + K⁻¹Aᵀλ = L⁻ᵀ(h + D⁻¹y).
+    let (h, e) = match &unconstrained {
         Unconstrained::Force(f) => {
-            let mut g = f.clone();
-            k.solve_lower_mut(&mut g);
-            constraint_rhs - w.tr_mul(&g)
+            let mut h = f.clone();
+            k.solve_unit_lower_mut(&mut h);
+            k.scale_inverse_pivots_mut(&mut h);
+            let e = constraint_rhs - w.tr_mul(&h);
+            (Some(h), e)
         }
-        Unconstrained::Rate(a) => constraint_rhs - constraint_matrix * a,
+        Unconstrained::Rate(a) => (None, constraint_rhs - constraint_matrix * a),
     };
     let fast_tolerance = FAST_PATH_PIVOT.max(options.rank_tolerance().powi(2));
-    let (y, fast) = match Cholesky::new(gram_lower(&w), fast_tolerance) {
+    let (y, fast) = match Cholesky::new(gram_lower(&w, &wd), fast_tolerance) {
         Some(s) => (&w * s.solve(&e), true),
-        None => (redundant(&w, &e, options)?, false),
+        None => (redundant(k, &w, &e, options)?, false),
     };
-    let acceleration = match unconstrained {
-        Unconstrained::Force(f) => {
-            let mut x = f;
-            k.solve_lower_mut(&mut x);
-            x += &y;
-            k.solve_upper_mut(&mut x);
+    let mut step = y.clone();
+    k.scale_inverse_pivots_mut(&mut step);
+    let acceleration = match (unconstrained, h) {
+        (Unconstrained::Force(_), Some(h)) => {
+            let mut x = h + step;
+            k.solve_unit_upper_mut(&mut x);
             x
         }
-        Unconstrained::Rate(a) => {
-            let mut correction = y.clone();
-            k.solve_upper_mut(&mut correction);
-            a + correction
+        (Unconstrained::Force(f), None) | (Unconstrained::Rate(f), _) => {
+            k.solve_unit_upper_mut(&mut step);
+            f + step
         }
     };
     if !acceleration.iter().all(|v| v.is_finite()) {
@@ -126,8 +133,7 @@ where
         // Scale of the terms whose rounding enters A x − b: ‖A‖(‖a‖ + ‖x − a‖) + ‖b‖.
         let correction = p.correction(k);
         let a_norm = (&p.acceleration - &correction).norm();
-        let scale =
-            constraint_matrix.norm() * (a_norm + correction.norm()) + constraint_rhs.norm();
+        let scale = constraint_matrix.norm() * (a_norm + correction.norm()) + constraint_rhs.norm();
         let residual = (constraint_matrix * &p.acceleration - constraint_rhs).norm();
         if residual > options.consistency_tolerance * scale {
             return Err(Error::InconsistentConstraints { residual });
@@ -136,9 +142,10 @@ where
     Ok(p)
 }
 
-/// The lower triangle of WᵀW (the upper triangle is left zero; only the lower one is read).
+/// The lower triangle of Wᵀ(D⁻¹W) = A K⁻¹ Aᵀ (the upper triangle is left zero; only the
+/// lower one is read).
 #[inline]
-fn gram_lower<N: Dim, R: Dim>(w: &OMatrix<f64, N, R>) -> OMatrix<f64, R, R>
+fn gram_lower<N: Dim, R: Dim>(w: &OMatrix<f64, N, R>, wd: &OMatrix<f64, N, R>) -> OMatrix<f64, R, R>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
@@ -148,20 +155,23 @@ where
     if n == 0 {
         return s;
     }
-    let columns = w.as_slice();
+    let left = w.as_slice();
+    let right = wd.as_slice();
     let out = s.as_mut_slice();
     for j in 0..m {
-        let wj = &columns[j * n..(j + 1) * n];
+        let wj = &right[j * n..(j + 1) * n];
         for i in j..m {
-            let wi = &columns[i * n..(i + 1) * n];
+            let wi = &left[i * n..(i + 1) * n];
             out[i + j * m] = wi.iter().zip(wj).map(|(x, y)| x * y).sum();
         }
     }
     s
 }
 
-/// y = (Wᵀ)⁺e with the rows of Wᵀ (one per constraint) scaled to unit norm.
+/// y = D^½ (Bᵀ)⁺ e with B = D^-½ W and the rows of Bᵀ (one per constraint) scaled to unit
+/// norm.
 fn redundant<N: Dim, R: Dim>(
+    k: &Cholesky<N>,
     w: &OMatrix<f64, N, R>,
     e: &OVector<f64, R>,
     options: &Options,
@@ -169,15 +179,20 @@ fn redundant<N: Dim, R: Dim>(
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
-    let mut wt = w.transpose();
+    let root_pivots = k.pivots().map(f64::sqrt);
+    let mut b = w.clone();
+    for mut column in b.column_iter_mut() {
+        column.component_div_assign(&root_pivots);
+    }
+    let mut bt = b.transpose();
     let mut e = e.clone();
-    for i in 0..wt.nrows() {
-        let norm = wt.row(i).norm();
+    for i in 0..bt.nrows() {
+        let norm = bt.row(i).norm();
         if norm > 0.0 {
-            wt.row_mut(i).unscale_mut(norm);
+            bt.row_mut(i).unscale_mut(norm);
             e[i] /= norm;
         }
     }
-    let (wt_pinv, _) = pinv_and_rank(&wt, Tolerance::Relative(options.rank_tolerance()))?;
-    Ok(wt_pinv * e)
+    let (bt_pinv, _) = pinv_and_rank(&bt, Tolerance::Relative(options.rank_tolerance()))?;
+    Ok((bt_pinv * e).component_mul(&root_pivots))
 }

@@ -54,15 +54,17 @@ pub(crate) fn reference_unchecked(
     }
     rhs.rows_mut(n, m).copy_from(constraint_rhs);
     let (stacked_pinv, rank) = pinv_and_rank(&stacked, tolerance)?;
-    // Scale of the terms whose rounding enters A q̈ − b.
-    let scale = constraint_matrix.norm() * stacked_pinv.norm() * rhs.norm() + constraint_rhs.norm();
     let acceleration = stacked_pinv * rhs;
     if !acceleration.iter().all(|v| v.is_finite()) {
         return Err(Error::NonFinite {
             what: "constrained acceleration (overflow)",
         });
     }
-    let residual = (constraint_matrix * &acceleration - constraint_rhs).norm();
+    // A q̈ = b is solvable iff b lies in the range of A: test A A⁺ b = b directly, which does
+    // not depend on the accuracy of 𝓜⁺.
+    let particular = &a_pinv * constraint_rhs;
+    let residual = (constraint_matrix * &particular - constraint_rhs).norm();
+    let scale = constraint_matrix.norm() * particular.norm() + constraint_rhs.norm();
     if residual > options.consistency_tolerance * scale {
         return Err(Error::InconsistentConstraints { residual });
     }

@@ -8,13 +8,23 @@ use crate::Error;
 /// Largest accepted |Xᵢⱼ − Xⱼᵢ| relative to max |Xᵢⱼ| for a "symmetric" matrix.
 const SYMMETRY_TOLERANCE: f64 = 1e-10;
 
-/// `Err(NonFinite)` unless every entry of `x` is finite.
+/// Exponent bits of an f64; all ones exactly for ±∞ and NaN.
+const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
+
+/// `Err(NonFinite)` unless every entry of `x` is finite. Branch-free over the exponent bits,
+/// so that the check vectorizes.
 #[inline]
-pub(crate) fn finite<R: Dim, C: Dim, S: RawStorage<f64, R, C>>(
-    x: &Matrix<f64, R, C, S>,
+pub(crate) fn finite<R: Dim, C: Dim>(
+    x: &OMatrix<f64, R, C>,
     what: &'static str,
-) -> Result<(), Error> {
-    if x.iter().all(|v| v.is_finite()) {
+) -> Result<(), Error>
+where
+    DefaultAllocator: Allocator<R, C>,
+{
+    let non_finite = x.as_slice().iter().fold(0_u64, |acc, v| {
+        acc | u64::from(v.to_bits() & EXPONENT == EXPONENT)
+    });
+    if non_finite == 0 {
         Ok(())
     } else {
         Err(Error::NonFinite { what })
