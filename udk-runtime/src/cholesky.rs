@@ -63,6 +63,11 @@ where
         })
     }
 
+    /// The reciprocal pivots 1/dₖ.
+    pub(crate) fn inverse_pivots(&self) -> &OVector<f64, D> {
+        &self.inverse_pivots
+    }
+
     /// The pivots dₖ.
     pub(crate) fn pivots(&self) -> OVector<f64, D> {
         self.inverse_pivots.map(|v| 1.0 / v)

@@ -92,8 +92,6 @@ where
 {
     let mut w = constraint_matrix.transpose();
     k.solve_unit_lower_mut(&mut w);
-    let mut wd = w.clone();
-    k.scale_inverse_pivots_mut(&mut wd);
     // For a force f, with h = D⁻¹L⁻¹f: A a = A K⁻¹ f = Wᵀh and a + K⁻¹Aᵀλ = L⁻ᵀ(h + D⁻¹y).
     let (h, e) = match &unconstrained {
         Unconstrained::Force(f) => {
@@ -106,7 +104,7 @@ where
         Unconstrained::Rate(a) => (None, constraint_rhs - constraint_matrix * a),
     };
     let fast_tolerance = FAST_PATH_PIVOT.max(options.rank_tolerance().powi(2));
-    let (y, fast) = match Cholesky::new(gram_lower(&w, &wd), fast_tolerance) {
+    let (y, fast) = match Cholesky::new(gram_lower(&w, k.inverse_pivots()), fast_tolerance) {
         Some(s) => (&w * s.solve(&e), true),
         None => (redundant(k, &w, &e, options)?, false),
     };
@@ -142,10 +140,13 @@ where
     Ok(p)
 }
 
-/// The lower triangle of Wᵀ(D⁻¹W) = A K⁻¹ Aᵀ (the upper triangle is left zero; only the
+/// The lower triangle of Wᵀ D⁻¹ W = A K⁻¹ Aᵀ (the upper triangle is left zero; only the
 /// lower one is read).
 #[inline]
-fn gram_lower<N: Dim, R: Dim>(w: &OMatrix<f64, N, R>, wd: &OMatrix<f64, N, R>) -> OMatrix<f64, R, R>
+fn gram_lower<N: Dim, R: Dim>(
+    w: &OMatrix<f64, N, R>,
+    inverse_pivots: &OVector<f64, N>,
+) -> OMatrix<f64, R, R>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
@@ -155,14 +156,19 @@ where
     if n == 0 {
         return s;
     }
-    let left = w.as_slice();
-    let right = wd.as_slice();
+    let columns = w.as_slice();
+    let weights = inverse_pivots.as_slice();
     let out = s.as_mut_slice();
     for j in 0..m {
-        let wj = &right[j * n..(j + 1) * n];
+        let wj = &columns[j * n..(j + 1) * n];
         for i in j..m {
-            let wi = &left[i * n..(i + 1) * n];
-            out[i + j * m] = wi.iter().zip(wj).map(|(x, y)| x * y).sum();
+            let wi = &columns[i * n..(i + 1) * n];
+            out[i + j * m] = wi
+                .iter()
+                .zip(wj)
+                .zip(weights)
+                .map(|((x, y), d)| x * y * d)
+                .sum();
         }
     }
     s
