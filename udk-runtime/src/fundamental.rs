@@ -266,6 +266,25 @@ where
 /// (M indefinite), `NonUniqueAcceleration` (rank [M; A] < n), `InconsistentConstraints`
 /// (A q̈ = b unsolvable), `InvalidOption` / `NotPositiveDefinite` / `DimensionMismatch`
 /// (bad α or G in `options`), `NoConvergence` (SVD fallback).
+///
+/// # Example
+/// The wheel rolling down an incline with the singular mass matrix of Udwadia & Phohomsiri
+/// 2006, eqs 5.6–5.11; the result is their eq 5.17.
+/// ```
+/// use nalgebra::{matrix, vector};
+/// use udk_runtime::{acceleration, Options};
+///
+/// let (m, r, i_c, alpha, g) = (2.0, 0.3, 0.09, 0.4_f64, 9.81);
+/// let mass_matrix = matrix![m * r * r + i_c, 0.0; 0.0, 0.0]; // coordinates (θ, y)
+/// let force = vector![0.0, m * g];
+/// let a = matrix![-r * alpha.sin(), 1.0]; // y = R θ sin α, differentiated twice
+/// let b = vector![0.0];
+/// let qdd = acceleration(&mass_matrix, &force, &a, &b, None, &Options::default())?;
+/// let s = alpha.sin();
+/// let expected = vector![m * g * r * s, m * g * r * r * s * s] / (m * r * r + i_c);
+/// assert!((qdd - expected).norm() <= 1e-12 * expected.norm());
+/// # Ok::<(), udk_runtime::Error>(())
+/// ```
 pub fn acceleration<const N: usize, const M: usize>(
     mass_matrix: &SMatrix<f64, N, N>,
     generalized_force: &SVector<f64, N>,
