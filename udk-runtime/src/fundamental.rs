@@ -34,9 +34,10 @@ type MaybeForce<N> = (OVector<f64, N>, Option<OVector<f64, N>>);
 /// Shift (relative to max |Mᵢⱼ|) below which a negative eigenvalue of M counts as rounding.
 const SEMIDEFINITE_SHIFT: f64 = 1e-8;
 
-/// The generic kernel behind every public entry point of this module; returns q̈ and, if
-/// `with_force`, Qᶜ.
-pub(crate) fn solve<N: Dim, R: Dim>(
+/// The generic kernel behind every public entry point of this module: validates the
+/// inputs (shapes included, so that the dynamic-size twins need no check of their own) and
+/// returns q̈ and, if `with_force`, Qᶜ.
+fn solve<N: Dim, R: Dim>(
     mass_matrix: &OMatrix<f64, N, N>,
     generalized_force: &OVector<f64, N>,
     constraint_matrix: &OMatrix<f64, R, N>,
@@ -48,15 +49,16 @@ pub(crate) fn solve<N: Dim, R: Dim>(
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
-    options.validate()?;
-    validate::finite(mass_matrix, "mass matrix M")?;
-    validate::symmetric(mass_matrix, "mass matrix M")?;
-    validate::finite(generalized_force, "generalized force Q")?;
-    validate::finite(constraint_matrix, "constraint matrix A")?;
-    validate::finite(constraint_rhs, "constraint vector b")?;
+    validate::lagrangian_inputs(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        options,
+    )?;
     let mut force = generalized_force.clone();
     if let Some(c) = nonideal_force {
-        validate::finite(c, "non-ideal force C")?;
         force += c;
     }
 
@@ -190,7 +192,8 @@ where
     );
     let b = DVector::from_iterator(constraint_rhs.len(), constraint_rhs.iter().copied());
     let c = nonideal_force.map(|c| DVector::from_iterator(c.len(), c.iter().copied()));
-    let solution = singular::reference_unchecked(&m, &q, &a, &b, c.as_ref(), options)?;
+    // Re-validates the (already valid) copies; this path costs several SVDs anyway.
+    let solution = singular::reference_acceleration_dyn(&m, &q, &a, &b, c.as_ref(), options)?;
     if !solution.is_unique() {
         return Err(Error::NonUniqueAcceleration {
             rank: solution.rank,
@@ -203,24 +206,6 @@ where
         OVector::from_iterator_generic(n, U1, solution.acceleration.iter().copied()),
         Some(OVector::from_iterator_generic(n, U1, qc.iter().copied())),
     ))
-}
-
-/// Checks the shapes of dynamically sized inputs: n = Q.len(), m = b.len().
-fn dyn_shapes(
-    mass_matrix: &DMatrix<f64>,
-    generalized_force: &DVector<f64>,
-    constraint_matrix: &DMatrix<f64>,
-    constraint_rhs: &DVector<f64>,
-    nonideal_force: Option<&DVector<f64>>,
-) -> Result<(), Error> {
-    let n = generalized_force.len();
-    let m = constraint_rhs.len();
-    validate::shape(mass_matrix, (n, n), "mass matrix M")?;
-    validate::shape(constraint_matrix, (m, n), "constraint matrix A")?;
-    if let Some(c) = nonideal_force {
-        validate::shape(c, (n, 1), "non-ideal force C")?;
-    }
-    Ok(())
 }
 
 /// (q̈, Qᶜ) from [`solve`].
@@ -362,13 +347,6 @@ pub fn acceleration_dyn(
     nonideal_force: Option<&DVector<f64>>,
     options: &Options,
 ) -> Result<DVector<f64>, Error> {
-    dyn_shapes(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-    )?;
     solve(
         mass_matrix,
         generalized_force,
@@ -416,13 +394,6 @@ pub fn acceleration_and_constraint_force_dyn(
     nonideal_force: Option<&DVector<f64>>,
     options: &Options,
 ) -> Result<(DVector<f64>, DVector<f64>), Error> {
-    dyn_shapes(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-    )?;
     with_force(
         mass_matrix,
         generalized_force,

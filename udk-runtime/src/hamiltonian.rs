@@ -12,7 +12,8 @@ use crate::cholesky::Cholesky;
 use crate::projection::{project, Unconstrained, VectorPair, FACTOR_TOLERANCE};
 use crate::{validate, Error, KernelAllocator, Options};
 
-/// The generic kernel behind every public entry point; returns (ṗ, Q^C).
+/// The generic kernel behind every public entry point: validates the inputs (shapes
+/// included, n = `h_q.len()`, m = `b_p.len()`) and returns (ṗ, Q^C).
 fn solve<N: Dim, R: Dim>(
     h_q: &OVector<f64, N>,
     h_pp: &OMatrix<f64, N, N>,
@@ -23,6 +24,9 @@ fn solve<N: Dim, R: Dim>(
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
+    let n = h_q.len();
+    validate::shape(h_pp, (n, n), "H_pp")?;
+    validate::shape(a_p, (b_p.len(), n), "A_p")?;
     options.validate()?;
     validate::finite(h_q, "H_q")?;
     validate::finite(h_pp, "H_pp")?;
@@ -76,7 +80,7 @@ pub fn momentum_rate_dyn(
     b_p: &DVector<f64>,
     options: &Options,
 ) -> Result<DVector<f64>, Error> {
-    momentum_rate_and_constraint_force_dyn(h_q, h_pp, a_p, b_p, options).map(|(p_dot, _)| p_dot)
+    solve(h_q, h_pp, a_p, b_p, options).map(|(p_dot, _)| p_dot)
 }
 
 /// [`momentum_rate_and_constraint_force`] for dynamic sizes.
@@ -90,8 +94,5 @@ pub fn momentum_rate_and_constraint_force_dyn(
     b_p: &DVector<f64>,
     options: &Options,
 ) -> Result<(DVector<f64>, DVector<f64>), Error> {
-    let n = h_q.len();
-    validate::shape(h_pp, (n, n), "H_pp")?;
-    validate::shape(a_p, (b_p.len(), n), "A_p")?;
     solve(h_q, h_pp, a_p, b_p, options)
 }

@@ -14,7 +14,7 @@
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
 
-use crate::{validate, Error};
+use crate::{validate, Error, KernelAllocator};
 
 /// Sweep cap of the Jacobi iteration; convergence is quadratic and takes ~6–10 sweeps.
 const MAX_SWEEPS: usize = 100;
@@ -133,18 +133,15 @@ where
     Ok((p, rank))
 }
 
-/// A⁺ and the numerical rank of A from one SVD (of A or Aᵀ, whichever is tall).
+/// A⁺ and the numerical rank of A from one SVD (of A or Aᵀ, whichever is tall). The bound
+/// is the kernels' storage with n = c columns and m = r rows; the public [`pinv`] and
+/// [`rank`] spell it out because a crate-private trait cannot bound a public function.
 pub(crate) fn pinv_and_rank<R: Dim, C: Dim>(
     a: &OMatrix<f64, R, C>,
     tolerance: Tolerance,
 ) -> Result<(OMatrix<f64, C, R>, usize), Error>
 where
-    DefaultAllocator: Allocator<R, C>
-        + Allocator<C, R>
-        + Allocator<C, C>
-        + Allocator<R, R>
-        + Allocator<C>
-        + Allocator<R>,
+    DefaultAllocator: KernelAllocator<C, R>,
 {
     validate::finite(a, "matrix")?;
     if a.nrows() >= a.ncols() {

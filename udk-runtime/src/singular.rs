@@ -29,8 +29,18 @@ impl<V> ReferenceSolution<V> {
     }
 }
 
-/// Eq 2.15 (with eq 2.14, η = 0, when not unique) for already validated dynamic inputs.
-pub(crate) fn reference_unchecked(
+/// Reference acceleration by Udwadia & Phohomsiri 2006, eq 2.15, for dynamic sizes:
+/// q̈ = [(I − A⁺A)M; A]⁺ [Q + C; b], where M (n × n, symmetric positive semidefinite,
+/// possibly singular), Q and C (n-vectors), A (m × n), b (m-vector).
+///
+/// When rank [M; A] < n the solution is not unique (eq 2.14); the returned acceleration is
+/// then the minimum-norm one (η = 0) and [`ReferenceSolution::is_unique`] is false.
+/// Singular values ≤ τ·σ_max count as zero, τ = [`Options::tolerance`] (default 1e-10).
+///
+/// # Errors
+/// `DimensionMismatch`, `NonFinite`, `NotSymmetric`, `InvalidOption`,
+/// `InconsistentConstraints` (A q̈ = b unsolvable), `NoConvergence`.
+pub fn reference_acceleration_dyn(
     mass_matrix: &DMatrix<f64>,
     generalized_force: &DVector<f64>,
     constraint_matrix: &DMatrix<f64>,
@@ -38,6 +48,14 @@ pub(crate) fn reference_unchecked(
     nonideal_force: Option<&DVector<f64>>,
     options: &Options,
 ) -> Result<ReferenceSolution<DVector<f64>>, Error> {
+    validate::lagrangian_inputs(
+        mass_matrix,
+        generalized_force,
+        constraint_matrix,
+        constraint_rhs,
+        nonideal_force,
+        options,
+    )?;
     let n = generalized_force.len();
     let m = constraint_rhs.len();
     let tolerance = Tolerance::Relative(options.rank_tolerance());
@@ -73,69 +91,6 @@ pub(crate) fn reference_unchecked(
         rank,
         n,
     })
-}
-
-/// Validates dynamic inputs: shapes (n = Q.len(), m = b.len()), finiteness, symmetry.
-fn validate_dyn(
-    mass_matrix: &DMatrix<f64>,
-    generalized_force: &DVector<f64>,
-    constraint_matrix: &DMatrix<f64>,
-    constraint_rhs: &DVector<f64>,
-    nonideal_force: Option<&DVector<f64>>,
-    options: &Options,
-) -> Result<(), Error> {
-    let n = generalized_force.len();
-    let m = constraint_rhs.len();
-    options.validate()?;
-    validate::shape(mass_matrix, (n, n), "mass matrix M")?;
-    validate::shape(constraint_matrix, (m, n), "constraint matrix A")?;
-    validate::finite(mass_matrix, "mass matrix M")?;
-    validate::symmetric(mass_matrix, "mass matrix M")?;
-    validate::finite(generalized_force, "generalized force Q")?;
-    validate::finite(constraint_matrix, "constraint matrix A")?;
-    validate::finite(constraint_rhs, "constraint vector b")?;
-    if let Some(c) = nonideal_force {
-        validate::shape(c, (n, 1), "non-ideal force C")?;
-        validate::finite(c, "non-ideal force C")?;
-    }
-    Ok(())
-}
-
-/// Reference acceleration by Udwadia & Phohomsiri 2006, eq 2.15, for dynamic sizes:
-/// q̈ = [(I − A⁺A)M; A]⁺ [Q + C; b], where M (n × n, symmetric positive semidefinite,
-/// possibly singular), Q and C (n-vectors), A (m × n), b (m-vector).
-///
-/// When rank [M; A] < n the solution is not unique (eq 2.14); the returned acceleration is
-/// then the minimum-norm one (η = 0) and [`ReferenceSolution::is_unique`] is false.
-/// Singular values ≤ τ·σ_max count as zero, τ = [`Options::tolerance`] (default 1e-10).
-///
-/// # Errors
-/// `DimensionMismatch`, `NonFinite`, `NotSymmetric`, `InvalidOption`,
-/// `InconsistentConstraints` (A q̈ = b unsolvable), `NoConvergence`.
-pub fn reference_acceleration_dyn(
-    mass_matrix: &DMatrix<f64>,
-    generalized_force: &DVector<f64>,
-    constraint_matrix: &DMatrix<f64>,
-    constraint_rhs: &DVector<f64>,
-    nonideal_force: Option<&DVector<f64>>,
-    options: &Options,
-) -> Result<ReferenceSolution<DVector<f64>>, Error> {
-    validate_dyn(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-        options,
-    )?;
-    reference_unchecked(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-        options,
-    )
 }
 
 /// [`reference_acceleration_dyn`] for fixed sizes (copies into dynamic storage; a

@@ -1,9 +1,9 @@
 //! Input checks shared by the kernels: finiteness, symmetry, shapes.
 
 use nalgebra::allocator::Allocator;
-use nalgebra::{DefaultAllocator, Dim, Matrix, OMatrix, RawStorage};
+use nalgebra::{DefaultAllocator, Dim, Matrix, OMatrix, OVector, RawStorage};
 
-use crate::Error;
+use crate::{Error, KernelAllocator, Options};
 
 /// Largest accepted |Xᵢⱼ − Xⱼᵢ| relative to max |Xᵢⱼ| for a "symmetric" matrix.
 const SYMMETRY_TOLERANCE: f64 = 1e-10;
@@ -81,4 +81,40 @@ pub(crate) fn shape<R: Dim, C: Dim, S: RawStorage<f64, R, C>>(
             found: x.shape(),
         })
     }
+}
+
+/// Checks the inputs of the Lagrangian kernels (M q̈ = Q + Qᶜ, A q̈ = b), in this order:
+/// shapes (n = Q.len(), m = b.len(); always right for fixed sizes), `options`, finiteness
+/// of M, symmetry of M, finiteness of Q, A, b and C.
+pub(crate) fn lagrangian_inputs<N: Dim, R: Dim>(
+    mass_matrix: &OMatrix<f64, N, N>,
+    generalized_force: &OVector<f64, N>,
+    constraint_matrix: &OMatrix<f64, R, N>,
+    constraint_rhs: &OVector<f64, R>,
+    nonideal_force: Option<&OVector<f64, N>>,
+    options: &Options,
+) -> Result<(), Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    let n = generalized_force.len();
+    shape(mass_matrix, (n, n), "mass matrix M")?;
+    shape(
+        constraint_matrix,
+        (constraint_rhs.len(), n),
+        "constraint matrix A",
+    )?;
+    if let Some(c) = nonideal_force {
+        shape(c, (n, 1), "non-ideal force C")?;
+    }
+    options.validate()?;
+    finite(mass_matrix, "mass matrix M")?;
+    symmetric(mass_matrix, "mass matrix M")?;
+    finite(generalized_force, "generalized force Q")?;
+    finite(constraint_matrix, "constraint matrix A")?;
+    finite(constraint_rhs, "constraint vector b")?;
+    if let Some(c) = nonideal_force {
+        finite(c, "non-ideal force C")?;
+    }
+    Ok(())
 }
