@@ -170,3 +170,48 @@ fn constraint_force_eq_3_28_with_z_alpha2_b_for_every_gauge() {
         }
     }
 }
+
+/// Regression: at this state (rank-3 M, J = diag(1, 2, 3), no torque) an earlier kernel
+/// returned a wrong acceleration without an error; the Cholesky rewrite fixed it. The
+/// reported u has |u|² − 1 ≈ −6·10⁻⁹, which moves the exact solution of (M, Q, A, b) about
+/// 10⁻⁸ away from eq 4.6 (derived for |u| = 1); the state is therefore put on the constraint
+/// manifold first (u normalized, u̇ made orthogonal to u, as in [`bodies`]), a change of
+/// ~3·10⁻⁹ that leaves the kernel's conditioning as reported.
+#[test]
+fn quaternion_acceleration_eq_4_6_at_former_failure_state() {
+    let u = Vector4::new(
+        -0.9328921165952696,
+        0.0012820278827981918,
+        -0.3601536389400631,
+        7.330581009928293e-5,
+    )
+    .normalize();
+    let u_dot = Vector4::new(
+        0.36015556698747037,
+        0.005554964126438415,
+        -0.9328789107312411,
+        -0.0077322417856056066,
+    );
+    let body = Body {
+        j: Vector3::new(1.0, 2.0, 3.0),
+        u,
+        u_dot: u_dot - u * u.dot(&u_dot),
+        torque: Vector3::zeros(),
+    };
+    let expected = closed_form(&body);
+    // The closed form itself, to the digits quoted with the report of the failure.
+    assert_close(
+        &expected,
+        &Vector4::new(0.93293, 0.0085855, 0.36027, -0.009955),
+        1e-4,
+        "eq 4.6 closed form",
+    );
+    let (m, q, a, b) = system(&body);
+    let qdd = acceleration(&m, &q, &a, &b, None, &Options::default()).unwrap();
+    assert_close(
+        &qdd,
+        &expected,
+        EXAMPLE_TOLERANCE,
+        "eq 4.6 (augmented kernel)",
+    );
+}
