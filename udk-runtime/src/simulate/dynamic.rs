@@ -8,13 +8,11 @@
 //! runs in its dynamic-size form ([`crate::acceleration_dyn`],
 //! [`crate::hamiltonian::momentum_rate_dyn`]). Projection is not offered.
 
-use super::dynamics::{Dynamics, State};
+use super::dynamics::{finite, join, Dynamics, State, WithOptions};
 use super::integrate::run;
-use super::stabilization::stabilize;
-use super::{
-    Baumgarte, Projection, Sample, SimulationError, SimulationOptions, StateKind, Trajectory,
-};
-use crate::{Error, Options};
+use super::stabilization::solve_stabilized;
+use super::{Sample, SimulationError, SimulationOptions, StateKind, Trajectory};
+use crate::Error;
 use nalgebra::{DMatrix, DVector, SVector};
 
 /// M, Q, A, b and C of a Lagrangian system at one state, n coordinates and m constraints.
@@ -90,18 +88,8 @@ pub fn simulate_dynamic_lagrangian<S: DynamicLagrangianSystem, const N: usize>(
     options: &SimulationOptions,
 ) -> Result<Trajectory<N>, SimulationError<N>> {
     no_projection(options)?;
-    let dynamics = Lagrangian {
-        system,
-        stabilization: options.stabilization,
-        kernel: &options.kernel,
-    };
-    run(
-        &dynamics,
-        State::from_columns(&[*q0, *qd0]),
-        t0,
-        tf,
-        options,
-    )
+    let dynamics: WithOptions<_, DynamicLagrange> = WithOptions::new(system, options);
+    run(&dynamics, join(q0, qd0), t0, tf, options)
 }
 
 /// [`super::simulate_hamiltonian`] for a system of run-time size, with n = `N`.
@@ -118,12 +106,8 @@ pub fn simulate_dynamic_hamiltonian<S: DynamicHamiltonianSystem, const N: usize>
     options: &SimulationOptions,
 ) -> Result<Trajectory<N>, SimulationError<N>> {
     no_projection(options)?;
-    let dynamics = Hamiltonian {
-        system,
-        stabilization: options.stabilization,
-        kernel: &options.kernel,
-    };
-    run(&dynamics, State::from_columns(&[*q0, *p0]), t0, tf, options)
+    let dynamics: WithOptions<_, DynamicHamilton> = WithOptions::new(system, options);
+    run(&dynamics, join(q0, p0), t0, tf, options)
 }
 
 fn no_projection<const N: usize>(options: &SimulationOptions) -> Result<(), SimulationError<N>> {
@@ -140,47 +124,42 @@ fn halves<const N: usize>(x: &State<N>) -> (&[f64], &[f64]) {
     x.as_slice().split_at(N)
 }
 
-fn finite<const N: usize>(x: &State<N>, what: &'static str) -> Result<(), Error> {
-    match x.iter().all(|v| v.is_finite()) {
-        true => Ok(()),
-        false => Err(Error::NonFinite { what }),
-    }
-}
+/// Marker of a [`DynamicLagrangianSystem`] in [`WithOptions`].
+struct DynamicLagrange;
 
-struct Lagrangian<'a, S> {
-    system: &'a S,
-    stabilization: Option<Baumgarte>,
-    kernel: &'a Options,
-}
-
-impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N> for Lagrangian<'_, S> {
+impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
+    for WithOptions<'_, S, DynamicLagrange>
+{
     const KIND: StateKind = StateKind::Velocities;
 
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
         finite(x, "state (q, q̇)")?;
         let (q, qd) = halves(x);
-        let mut terms = self.system.terms(q, qd, t);
-        if let (Some(gains), false) = (&self.stabilization, terms.constraint_rhs.is_empty()) {
-            stabilize(
-                &mut terms.constraint_rhs,
-                self.system.num_holonomic(),
-                &self.system.holonomic_residual(q, t),
-                &self.system.velocity_residual(q, qd, t),
-                gains,
-            );
-        }
-        let qdd = crate::acceleration_dyn(
-            &terms.mass_matrix,
-            &terms.generalized_force,
+        let terms = self.system.terms(q, qd, t);
+        let qdd = solve_stabilized(
+            self.stabilization.as_ref(),
+            self.system.num_holonomic(),
             &terms.constraint_matrix,
             &terms.constraint_rhs,
-            terms.nonideal_force.as_ref(),
-            self.kernel,
+            || {
+                let f = self.system.holonomic_residual(q, t);
+                (f, self.system.velocity_residual(q, qd, t))
+            },
+            |b| {
+                crate::acceleration_dyn(
+                    &terms.mass_matrix,
+                    &terms.generalized_force,
+                    &terms.constraint_matrix,
+                    b,
+                    terms.nonideal_force.as_ref(),
+                    self.kernel,
+                )
+            },
         )?;
-        let xd = State::from_columns(&[
-            SVector::from_column_slice(qd),
-            SVector::from_column_slice(qdd.as_slice()),
-        ]);
+        let xd = join(
+            &SVector::from_column_slice(qd),
+            &SVector::from_column_slice(qdd.as_slice()),
+        );
         finite(&xd, "state derivative (q̇, q̈)")?;
         Ok(xd)
     }
@@ -196,47 +175,43 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N> for Lagrangian<'_, 
             energy: self.system.energy(q, qd, t),
         }
     }
-
-    fn project(&self, _: f64, _: &State<N>, _: &Projection) -> Result<State<N>, Error> {
-        Err(Error::InvalidOption {
-            what: "projection is not available for systems of run-time size",
-        })
-    }
 }
 
-struct Hamiltonian<'a, S> {
-    system: &'a S,
-    stabilization: Option<Baumgarte>,
-    kernel: &'a Options,
-}
+/// Marker of a [`DynamicHamiltonianSystem`] in [`WithOptions`].
+struct DynamicHamilton;
 
-impl<S: DynamicHamiltonianSystem, const N: usize> Dynamics<N> for Hamiltonian<'_, S> {
+impl<S: DynamicHamiltonianSystem, const N: usize> Dynamics<N>
+    for WithOptions<'_, S, DynamicHamilton>
+{
     const KIND: StateKind = StateKind::Momenta;
 
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
         finite(x, "state (q, p)")?;
         let (q, p) = halves(x);
-        let mut terms = self.system.terms(q, p, t);
-        if let (Some(gains), false) = (&self.stabilization, terms.b_p.is_empty()) {
-            stabilize(
-                &mut terms.b_p,
-                self.system.num_holonomic(),
-                &self.system.holonomic_residual(q, t),
-                &self.system.constraint_residual(q, p, t),
-                gains,
-            );
-        }
-        let pd = crate::hamiltonian::momentum_rate_dyn(
-            &terms.h_q,
-            &terms.h_pp,
+        let terms = self.system.terms(q, p, t);
+        let pd = solve_stabilized(
+            self.stabilization.as_ref(),
+            self.system.num_holonomic(),
             &terms.a_p,
             &terms.b_p,
-            self.kernel,
+            || {
+                let f = self.system.holonomic_residual(q, t);
+                (f, self.system.constraint_residual(q, p, t))
+            },
+            |b| {
+                crate::hamiltonian::momentum_rate_dyn(
+                    &terms.h_q,
+                    &terms.h_pp,
+                    &terms.a_p,
+                    b,
+                    self.kernel,
+                )
+            },
         )?;
-        let xd = State::from_columns(&[
-            SVector::from_column_slice(terms.h_p.as_slice()),
-            SVector::from_column_slice(pd.as_slice()),
-        ]);
+        let xd = join(
+            &SVector::from_column_slice(terms.h_p.as_slice()),
+            &SVector::from_column_slice(pd.as_slice()),
+        );
         finite(&xd, "state derivative (q̇, ṗ)")?;
         Ok(xd)
     }
@@ -251,11 +226,5 @@ impl<S: DynamicHamiltonianSystem, const N: usize> Dynamics<N> for Hamiltonian<'_
             velocity_residual: self.system.constraint_residual(q, p, t).norm(),
             energy: self.system.hamiltonian(q, p, t),
         }
-    }
-
-    fn project(&self, _: f64, _: &State<N>, _: &Projection) -> Result<State<N>, Error> {
-        Err(Error::InvalidOption {
-            what: "projection is not available for systems of run-time size",
-        })
     }
 }

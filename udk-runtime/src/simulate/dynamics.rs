@@ -2,8 +2,8 @@
 //! stabilization, checks and projection: what the integrator loop needs from a system.
 
 use super::projection::{project_hamiltonian, project_lagrangian};
-use super::stabilization::stabilize;
-use super::{Baumgarte, Projection, Sample, StateKind};
+use super::stabilization::solve_stabilized;
+use super::{Baumgarte, Projection, Sample, SimulationOptions, StateKind};
 use crate::{Error, HamiltonianSystem, LagrangianSystem, Options};
 use nalgebra::{SMatrix, SVector};
 use std::marker::PhantomData;
@@ -22,8 +22,12 @@ pub(crate) trait Dynamics<const N: usize> {
     /// The residuals and energy of x at t.
     fn sample(&self, t: f64, x: &State<N>) -> Sample<N>;
 
-    /// x projected onto the constraint manifold at t.
-    fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error>;
+    /// x projected onto the constraint manifold at t; by default not available.
+    fn project(&self, _t: f64, _x: &State<N>, _: &Projection) -> Result<State<N>, Error> {
+        Err(Error::InvalidOption {
+            what: "projection is not available for systems of run-time size",
+        })
+    }
 }
 
 /// Splits x into (q, v).
@@ -32,12 +36,12 @@ fn split<const N: usize>(x: &State<N>) -> (SVector<f64, N>, SVector<f64, N>) {
 }
 
 /// Joins (q, v) into x.
-fn join<const N: usize>(q: &SVector<f64, N>, v: &SVector<f64, N>) -> State<N> {
+pub(crate) fn join<const N: usize>(q: &SVector<f64, N>, v: &SVector<f64, N>) -> State<N> {
     State::from_columns(&[*q, *v])
 }
 
 /// `Err(NonFinite)` unless every entry of `x` is finite.
-fn finite<const N: usize>(x: &State<N>, what: &'static str) -> Result<(), Error> {
+pub(crate) fn finite<const N: usize>(x: &State<N>, what: &'static str) -> Result<(), Error> {
     if x.iter().all(|v| v.is_finite()) {
         Ok(())
     } else {
@@ -45,13 +49,32 @@ fn finite<const N: usize>(x: &State<N>, what: &'static str) -> Result<(), Error>
     }
 }
 
-/// A Lagrangian system, integrated as q̇, q̈ = fundamental equation with (stabilized) b.
-pub(crate) struct Lagrangian<'a, S, const N: usize, const M: usize> {
+/// A system with the drift control and kernel options of a run. `K` is a marker saying which
+/// equations of motion are integrated (Lagrange's or Hamilton's, of fixed or run-time size).
+pub(crate) struct WithOptions<'a, S, K> {
     pub(crate) system: &'a S,
     pub(crate) stabilization: Option<Baumgarte>,
     pub(crate) kernel: &'a Options,
-    pub(crate) sizes: PhantomData<([f64; N], [f64; M])>,
+    kind: PhantomData<K>,
 }
+
+impl<'a, S, K> WithOptions<'a, S, K> {
+    pub(crate) fn new(system: &'a S, options: &'a SimulationOptions) -> Self {
+        Self {
+            system,
+            stabilization: options.stabilization,
+            kernel: &options.kernel,
+            kind: PhantomData,
+        }
+    }
+}
+
+/// Marker of a Lagrangian system with n = `N` coordinates and m = `M` constraints.
+pub(crate) struct Lagrange<const N: usize, const M: usize>;
+
+/// A Lagrangian system, integrated as q̇, q̈ = fundamental equation with (stabilized) b.
+pub(crate) type Lagrangian<'a, S, const N: usize, const M: usize> =
+    WithOptions<'a, S, Lagrange<N, M>>;
 
 impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     for Lagrangian<'_, S, N, M>
@@ -61,23 +84,26 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
         finite(x, "state (q, q̇)")?;
         let (q, qd) = split(x);
-        let mut terms = self.system.terms(&q, &qd, t);
-        if let (Some(gains), true) = (&self.stabilization, M > 0) {
-            stabilize(
-                &mut terms.constraint_rhs,
-                S::NUM_HOLONOMIC,
-                &self.system.holonomic_residual(&q, t),
-                &self.system.velocity_residual(&q, &qd, t),
-                gains,
-            );
-        }
-        let qdd = crate::acceleration(
-            &terms.mass_matrix,
-            &terms.generalized_force,
+        let terms = self.system.terms(&q, &qd, t);
+        let qdd = solve_stabilized(
+            self.stabilization.as_ref(),
+            S::NUM_HOLONOMIC,
             &terms.constraint_matrix,
             &terms.constraint_rhs,
-            terms.nonideal_force.as_ref(),
-            self.kernel,
+            || {
+                let f = self.system.holonomic_residual(&q, t);
+                (f, self.system.velocity_residual(&q, &qd, t))
+            },
+            |b| {
+                crate::acceleration(
+                    &terms.mass_matrix,
+                    &terms.generalized_force,
+                    &terms.constraint_matrix,
+                    b,
+                    terms.nonideal_force.as_ref(),
+                    self.kernel,
+                )
+            },
         )?;
         let xd = join(&qd, &qdd);
         finite(&xd, "state derivative (q̇, q̈)")?;
@@ -103,13 +129,12 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     }
 }
 
+/// Marker of a Hamiltonian system with n = `N` coordinates and m = `M` constraints.
+pub(crate) struct Hamilton<const N: usize, const M: usize>;
+
 /// A Hamiltonian system, integrated as q̇ = H_p, ṗ by Udwadia 2016 eq 36 with (stabilized) b_p.
-pub(crate) struct Hamiltonian<'a, S, const N: usize, const M: usize> {
-    pub(crate) system: &'a S,
-    pub(crate) stabilization: Option<Baumgarte>,
-    pub(crate) kernel: &'a Options,
-    pub(crate) sizes: PhantomData<([f64; N], [f64; M])>,
-}
+pub(crate) type Hamiltonian<'a, S, const N: usize, const M: usize> =
+    WithOptions<'a, S, Hamilton<N, M>>;
 
 impl<S: HamiltonianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     for Hamiltonian<'_, S, N, M>
@@ -119,22 +144,25 @@ impl<S: HamiltonianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
         finite(x, "state (q, p)")?;
         let (q, p) = split(x);
-        let mut terms = self.system.terms(&q, &p, t);
-        if let (Some(gains), true) = (&self.stabilization, M > 0) {
-            stabilize(
-                &mut terms.b_p,
-                S::NUM_HOLONOMIC,
-                &self.system.holonomic_residual(&q, t),
-                &self.system.constraint_residual(&q, &p, t),
-                gains,
-            );
-        }
-        let pd = crate::hamiltonian::momentum_rate(
-            &terms.h_q,
-            &terms.h_pp,
+        let terms = self.system.terms(&q, &p, t);
+        let pd = solve_stabilized(
+            self.stabilization.as_ref(),
+            S::NUM_HOLONOMIC,
             &terms.a_p,
             &terms.b_p,
-            self.kernel,
+            || {
+                let f = self.system.holonomic_residual(&q, t);
+                (f, self.system.constraint_residual(&q, &p, t))
+            },
+            |b| {
+                crate::hamiltonian::momentum_rate(
+                    &terms.h_q,
+                    &terms.h_pp,
+                    &terms.a_p,
+                    b,
+                    self.kernel,
+                )
+            },
         )?;
         let xd = join(&terms.h_p, &pd);
         finite(&xd, "state derivative (q̇, ṗ)")?;

@@ -1,7 +1,7 @@
 //! The run: the system in first-order form handed to a `differential-equations` method, output
 //! recorded at the requested times, the first failed evaluation turned into a stop.
 
-use super::dynamics::{Dynamics, Hamiltonian, Lagrangian, State};
+use super::dynamics::{join, Dynamics, Hamiltonian, Lagrangian, State, WithOptions};
 use super::{
     FailedState, Method, OutputTimes, SimulationError, SimulationOptions, Stats, Trajectory,
 };
@@ -14,7 +14,6 @@ use differential_equations::solout::Solout;
 use differential_equations::solution::Solution;
 use nalgebra::SVector;
 use std::cell::{Cell, RefCell};
-use std::marker::PhantomData;
 
 /// Simulates a Lagrangian system with n = `N` coordinates and m = `M` constraints from
 /// (q₀, q̇₀) at t₀ to t_f, integrating q̈ from the fundamental equation (Udwadia & Kalaba 1993,
@@ -39,19 +38,8 @@ pub fn simulate_lagrangian<S, const N: usize, const M: usize>(
 where
     S: LagrangianSystem<N, M>,
 {
-    let dynamics = Lagrangian {
-        system,
-        stabilization: options.stabilization,
-        kernel: &options.kernel,
-        sizes: PhantomData,
-    };
-    run(
-        &dynamics,
-        State::from_columns(&[*q0, *qd0]),
-        t0,
-        tf,
-        options,
-    )
+    let dynamics: Lagrangian<_, N, M> = WithOptions::new(system, options);
+    run(&dynamics, join(q0, qd0), t0, tf, options)
 }
 
 /// Simulates a Hamiltonian system with n = `N` coordinates and momenta and m = `M` constraints
@@ -72,13 +60,8 @@ pub fn simulate_hamiltonian<S, const N: usize, const M: usize>(
 where
     S: HamiltonianSystem<N, M>,
 {
-    let dynamics = Hamiltonian {
-        system,
-        stabilization: options.stabilization,
-        kernel: &options.kernel,
-        sizes: PhantomData,
-    };
-    run(&dynamics, State::from_columns(&[*q0, *p0]), t0, tf, options)
+    let dynamics: Hamiltonian<_, N, M> = WithOptions::new(system, options);
+    run(&dynamics, join(q0, p0), t0, tf, options)
 }
 
 /// The first failed right-hand-side evaluation.

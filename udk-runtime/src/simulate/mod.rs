@@ -1,6 +1,7 @@
 //! Simulation of any generated system: integration with DOP853, DOPRI5 or RK4 (from the
 //! `differential-equations` crate), Baumgarte stabilization, projection onto the constraint
-//! manifold, and the resulting [`Trajectory`] with CSV and SVG output.
+//! manifold, and the resulting [`Trajectory`] with CSV and SVG output; the [`Summary`] table
+//! row of a run, and [`Showcase`], a named run timed, summarized and saved.
 //!
 //! Behind the default cargo feature `simulate`; `default-features = false` leaves it out.
 //!
@@ -22,6 +23,7 @@ mod options;
 mod plot;
 mod projection;
 mod stabilization;
+mod summary;
 mod trajectory;
 
 pub use self::csv::OutputError;
@@ -32,4 +34,5 @@ pub use dynamic::{
 pub use error::{FailedState, SimulationError};
 pub use integrate::{simulate_hamiltonian, simulate_lagrangian};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
+pub use summary::{Report, Showcase, Summary};
 pub use trajectory::{Sample, StateKind, Stats, Trajectory};
