@@ -12,8 +12,8 @@ use std::hint::black_box;
 use udk_symbolic::emit::{
     compile_tape, emit_rust, equations_latex, equations_text, LagrangianTape,
 };
-use udk_symbolic::expr::{ExprId, Symbol};
-use udk_symbolic::{derive, models, Derivation, Equations, ModelSpec};
+use udk_symbolic::expr::Symbol;
+use udk_symbolic::{derive, models, ModelSpec};
 
 fn symbol(s: Symbol) -> TokenStream {
     let (array, i) = match s {
@@ -28,26 +28,10 @@ fn symbol(s: Symbol) -> TokenStream {
     quote!(#array[#i])
 }
 
-fn outputs(d: &Derivation) -> Vec<ExprId> {
-    match &d.equations {
-        Equations::Lagrangian(e) => [
-            &e.mass_matrix.entries[..],
-            &e.generalized_force,
-            &e.constraint_matrix.entries,
-            &e.constraint_rhs,
-            &e.nonideal_force,
-        ]
-        .concat(),
-        Equations::Hamiltonian(e) => {
-            [&e.h_p[..], &e.h_q, &e.h_pp.entries, &e.a_p.entries, &e.b_p].concat()
-        }
-    }
-}
-
 /// Derivation and every emitter; returns the sizes of what was made.
 fn derive_and_emit(spec: &ModelSpec) -> (usize, usize, usize) {
     let d = derive(spec).expect("the chain derives");
-    let outputs = outputs(&d);
+    let outputs = d.equations.outputs();
     let block = emit_rust(&d.pool, &outputs, &symbol);
     let code = block.statements.to_string();
     let tape = compile_tape(&d.pool, &outputs);

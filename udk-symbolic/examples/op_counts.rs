@@ -37,15 +37,7 @@ fn main() {
             let Equations::Lagrangian(e) = &d.equations else {
                 unreachable!("the chains are Lagrangian models")
             };
-            let outputs = [
-                &e.mass_matrix.entries[..],
-                &e.generalized_force,
-                &e.constraint_matrix.entries,
-                &e.constraint_rhs,
-                &e.nonideal_force,
-            ]
-            .concat();
-            let report = count_ops(&d.pool, &outputs);
+            let report = count_ops(&d.pool, &d.equations.outputs());
             println!(
                 "{}: n = {}, m = {}, {} DAG nodes",
                 d.name,

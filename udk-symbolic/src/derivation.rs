@@ -78,6 +78,27 @@ pub enum Equations {
     Hamiltonian(HamiltonianEquations),
 }
 
+impl Equations {
+    /// The terms the kernels need, concatenated (matrices row-major): M, Q, A, b, C of a
+    /// Lagrangian model, H_p, H_q, H_pp, A_p, b_p of a Hamiltonian one. The outputs of the
+    /// model tapes, in this order.
+    pub fn outputs(&self) -> Vec<ExprId> {
+        match self {
+            Equations::Lagrangian(e) => [
+                &e.mass_matrix.entries[..],
+                &e.generalized_force,
+                &e.constraint_matrix.entries,
+                &e.constraint_rhs,
+                &e.nonideal_force,
+            ]
+            .concat(),
+            Equations::Hamiltonian(e) => {
+                [&e.h_p[..], &e.h_q, &e.h_pp.entries, &e.a_p.entries, &e.b_p].concat()
+            }
+        }
+    }
+}
+
 /// A derived model: names, the pool that owns every expression, and the equations.
 #[derive(Clone, Debug)]
 pub struct Derivation {

@@ -1,7 +1,7 @@
 //! The code of a Hamiltonian model: H, H_p, H_q, H_pp, A_p, b_p, the residuals, and the
 //! `HamiltonianSystem` impl that turns them into the constrained Hamilton equations.
 
-use super::{allowances, doc, equations, field, local, vector_type, Code, Output};
+use super::{allowances, doc, field, local, vector_type, Code, Output, Shared};
 use crate::derivation::HamiltonianEquations;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
@@ -12,12 +12,10 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
     let n_count = code.derivation.coordinates.len();
     let (m_count, h_count) = (eq.constraints.len(), eq.holonomic.len());
     let m = Literal::usize_unsuffixed(m_count);
-    let h = Literal::usize_unsuffixed(h_count);
     let q = code.coordinate_names();
     let p = format!("({})", code.derivation.momenta.join(", "));
     let vec_n = vector_type(n_count);
     let vec_m = vector_type(m_count);
-    let vec_h = vector_type(h_count);
     let runtime = quote!(::udk::__private::udk_runtime);
     let system = quote!(#runtime::HamiltonianSystem<#n, #m>);
     let error = quote!(#runtime::Error);
@@ -30,9 +28,6 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
     ));
     let doc_m = doc(&format!(
         "Number of constraints φ(q, p, t) = 0: m = {m_count} ({h_count} of them from holonomic constraints)."
-    ));
-    let doc_h = doc(&format!(
-        "Number of holonomic constraints f(q, t) = 0: {h_count}."
     ));
     let doc_equations = doc(
         "The derived H, H_p, H_q, H_pp, A_p and b_p, as plain text and as LaTeX (`EQUATIONS.text`, `EQUATIONS.latex`).",
@@ -57,15 +52,10 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
     let doc_constraints = doc(&format!(
         "The constraints φ(q, p, t), {m_count} entries (holonomic ones through q̇ = H_p); zero on a consistent state.\n\n{state}"
     ));
-    let doc_position = doc(&format!(
-        "The holonomic constraints f(q, t), {h_count} entries; zero on the constraint manifold.\n\n\
-         Arguments: `q`, the generalized coordinates {q}; `t`, the time."
-    ));
 
     let hamiltonian = code.body("hamiltonian", Output::Scalar(eq.hamiltonian));
     let velocity = code.body("velocity", Output::Vector(&eq.h_p));
     let constraints = code.body("constraint_residual", Output::Vector(&eq.constraints));
-    let position = code.body("position_residual", Output::Vector(&eq.holonomic));
     let (statements, values) = code.emit(&[
         (local("h_p"), Output::Vector(&eq.h_p)),
         (local("h_q"), Output::Vector(&eq.h_q)),
@@ -78,19 +68,16 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
         .zip(&values)
         .map(|(name, value)| field(name, value));
     let allow = allowances();
-    let equations = equations(code.derivation);
+    let Shared {
+        constants,
+        position_residual,
+        holonomic_residual,
+    } = code.shared(m_count, &eq.holonomic, [doc_dof, doc_m, doc_equations]);
 
     quote! {
         #allow
         impl #name {
-            #doc_dof
-            pub const DOF: usize = #n;
-            #doc_m
-            pub const NUM_CONSTRAINTS: usize = #m;
-            #doc_h
-            pub const NUM_HOLONOMIC: usize = #h;
-            #doc_equations
-            pub const EQUATIONS: #runtime::ModelEquations = #equations;
+            #constants
 
             #doc_hamiltonian
             pub fn hamiltonian(&self, q: &#vec_n, p: &#vec_n, t: f64) -> f64 { #hamiltonian }
@@ -118,8 +105,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
             #doc_constraints
             pub fn constraint_residual(&self, q: &#vec_n, p: &#vec_n, t: f64) -> #vec_m { #constraints }
 
-            #doc_position
-            pub fn position_residual(&self, q: &#vec_n, t: f64) -> #vec_h { #position }
+            #position_residual
         }
 
         impl #system for #name {
@@ -133,13 +119,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
                 Self::hamiltonian(self, q, p, t)
             }
 
-            const NUM_HOLONOMIC: usize = #h;
-
-            fn holonomic_residual(&self, q: &#vec_n, t: f64) -> #vec_m {
-                let mut rows = #vec_m::zeros();
-                rows.fixed_rows_mut::<#h>(0).copy_from(&Self::position_residual(self, q, t));
-                rows
-            }
+            #holonomic_residual
 
             fn constraint_residual(&self, q: &#vec_n, p: &#vec_n, t: f64) -> #vec_m {
                 Self::constraint_residual(self, q, p, t)

@@ -2,7 +2,7 @@
 //! `LagrangianSystem` impl that turns them into motion by the fundamental equation.
 
 use super::{
-    allowances, doc, equations, field, is_zero, local, matrix_type, vector_type, Code, Output,
+    allowances, doc, field, is_zero, local, matrix_type, vector_type, Code, Output, Shared,
 };
 use crate::derivation::LagrangianEquations;
 use proc_macro2::{Ident, Literal, TokenStream};
@@ -13,11 +13,9 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     let n = &code.n;
     let (m_count, h_count) = (eq.constraint_rhs.len(), eq.holonomic.len());
     let m = Literal::usize_unsuffixed(m_count);
-    let h = Literal::usize_unsuffixed(h_count);
     let q = code.coordinate_names();
     let vec_n = vector_type(code.derivation.coordinates.len());
     let vec_m = vector_type(m_count);
-    let vec_h = vector_type(h_count);
     let mat_nn = matrix_type(
         code.derivation.coordinates.len(),
         code.derivation.coordinates.len(),
@@ -38,9 +36,6 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     let doc_m = doc(&format!(
         "Number of constraint equations: m = {m_count} ({h_count} holonomic, {} nonholonomic).",
         m_count - h_count
-    ));
-    let doc_h = doc(&format!(
-        "Number of holonomic constraints f(q, t) = 0: {h_count}."
     ));
     let doc_equations = doc(
         "The derived M, Q, A, b and C, as plain text and as LaTeX (`EQUATIONS.text`, `EQUATIONS.latex`).",
@@ -76,10 +71,6 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     let doc_energy = doc(&format!(
         "The Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L (the total energy when L does not depend on t).\n\n{state}"
     ));
-    let doc_position = doc(&format!(
-        "The holonomic constraints f(q, t), {h_count} entries; zero on the constraint manifold.\n\n\
-         Arguments: `q`, the generalized coordinates {q}; `t`, the time."
-    ));
     let doc_velocity = doc(&format!(
         "The constraints at velocity level, {m_count} entries: ḟ for each holonomic constraint, then φ(q, q̇, t) \
          for each nonholonomic one; zero on a consistent state.\n\n{state}"
@@ -91,7 +82,6 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     let b = code.body("constraint_rhs", Output::Vector(&eq.constraint_rhs));
     let c = code.body("nonideal_force", Output::Vector(&eq.nonideal_force));
     let energy = code.body("energy", Output::Scalar(eq.energy));
-    let position = code.body("position_residual", Output::Vector(&eq.holonomic));
     let velocity = code.body(
         "velocity_residual",
         Output::Vector(&eq.velocity_constraints),
@@ -127,19 +117,16 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     .zip(&values)
     .map(|(name, value)| field(name, value));
     let allow = allowances();
-    let equations = equations(code.derivation);
+    let Shared {
+        constants,
+        position_residual,
+        holonomic_residual,
+    } = code.shared(m_count, &eq.holonomic, [doc_dof, doc_m, doc_equations]);
 
     quote! {
         #allow
         impl #name {
-            #doc_dof
-            pub const DOF: usize = #n;
-            #doc_m
-            pub const NUM_CONSTRAINTS: usize = #m;
-            #doc_h
-            pub const NUM_HOLONOMIC: usize = #h;
-            #doc_equations
-            pub const EQUATIONS: #runtime::ModelEquations = #equations;
+            #constants
 
             #doc_mass
             pub fn mass_matrix(&self, q: &#vec_n, t: f64) -> #mat_nn { #mass }
@@ -175,8 +162,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
             #doc_energy
             pub fn energy(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> f64 { #energy }
 
-            #doc_position
-            pub fn position_residual(&self, q: &#vec_n, t: f64) -> #vec_h { #position }
+            #position_residual
 
             #doc_velocity
             pub fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_m { #velocity }
@@ -193,13 +179,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
                 Self::energy(self, q, qd, t)
             }
 
-            const NUM_HOLONOMIC: usize = #h;
-
-            fn holonomic_residual(&self, q: &#vec_n, t: f64) -> #vec_m {
-                let mut rows = #vec_m::zeros();
-                rows.fixed_rows_mut::<#h>(0).copy_from(&Self::position_residual(self, q, t));
-                rows
-            }
+            #holonomic_residual
 
             fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_m {
                 Self::velocity_residual(self, q, qd, t)

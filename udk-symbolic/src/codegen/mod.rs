@@ -208,6 +208,66 @@ impl<'a> Code<'a> {
     }
 }
 
+/// The items every model has, whatever its kind.
+struct Shared {
+    /// The inherent constants `DOF`, `NUM_CONSTRAINTS`, `NUM_HOLONOMIC` and `EQUATIONS`.
+    constants: TokenStream,
+    /// The inherent `position_residual(q, t)`: the holonomic constraints f(q, t).
+    position_residual: TokenStream,
+    /// `NUM_HOLONOMIC` and `holonomic_residual` of the system trait impl.
+    holonomic_residual: TokenStream,
+}
+
+impl Code<'_> {
+    /// The [`Shared`] items of a model with `m` constraints whose `holonomic` are f(q, t) = 0;
+    /// `docs` are the doc comments of `DOF`, `NUM_CONSTRAINTS` and `EQUATIONS`.
+    fn shared(&self, m_count: usize, holonomic: &[ExprId], docs: [TokenStream; 3]) -> Shared {
+        let [doc_dof, doc_m, doc_equations] = docs;
+        let n = &self.n;
+        let h_count = holonomic.len();
+        let m = Literal::usize_unsuffixed(m_count);
+        let h = Literal::usize_unsuffixed(h_count);
+        let vec_n = vector_type(self.derivation.coordinates.len());
+        let vec_m = vector_type(m_count);
+        let vec_h = vector_type(h_count);
+        let q = self.coordinate_names();
+        let doc_h = doc(&format!(
+            "Number of holonomic constraints f(q, t) = 0: {h_count}."
+        ));
+        let doc_position = doc(&format!(
+            "The holonomic constraints f(q, t), {h_count} entries; zero on the constraint manifold.\n\n\
+             Arguments: `q`, the generalized coordinates {q}; `t`, the time."
+        ));
+        let equations = equations(self.derivation);
+        let position = self.body("position_residual", Output::Vector(holonomic));
+        Shared {
+            constants: quote! {
+                #doc_dof
+                pub const DOF: usize = #n;
+                #doc_m
+                pub const NUM_CONSTRAINTS: usize = #m;
+                #doc_h
+                pub const NUM_HOLONOMIC: usize = #h;
+                #doc_equations
+                pub const EQUATIONS: ::udk::__private::udk_runtime::ModelEquations = #equations;
+            },
+            position_residual: quote! {
+                #doc_position
+                pub fn position_residual(&self, q: &#vec_n, t: f64) -> #vec_h { #position }
+            },
+            holonomic_residual: quote! {
+                const NUM_HOLONOMIC: usize = #h;
+
+                fn holonomic_residual(&self, q: &#vec_n, t: f64) -> #vec_m {
+                    let mut rows = #vec_m::zeros();
+                    rows.fixed_rows_mut::<#h>(0).copy_from(&Self::position_residual(self, q, t));
+                    rows
+                }
+            },
+        }
+    }
+}
+
 /// Whether `id` is the constant 0.
 fn is_zero(pool: &Pool, id: ExprId) -> bool {
     matches!(pool.get(id), Node::Number(x) if x.to_f64() == 0.0)

@@ -21,7 +21,8 @@ mod terms;
 pub use equations::{equations_latex, equations_text};
 pub use latex::{latex, text};
 pub use model_tape::{
-    HamiltonianTape, HamiltonianValues, LagrangianTape, LagrangianValues, Workspace, WrongModelKind,
+    HamiltonianKind, HamiltonianTape, HamiltonianValues, LagrangianKind, LagrangianTape,
+    LagrangianValues, ModelTape, Workspace, WrongModelKind,
 };
 pub use names::Names;
 pub use program::{count_ops, OpCounts, OpReport};

@@ -3,10 +3,10 @@
 
 use super::tape::{compile_tape, Tape, TapeError, TapeInputs};
 use crate::derivation::{Derivation, Equations};
-use crate::expr::ExprId;
+use std::marker::PhantomData;
 
 /// Buffers for evaluating a [`Tape`] (registers and outputs), allocated once and reused by
-/// every call of [`LagrangianTape::eval`] or [`HamiltonianTape::eval`].
+/// every evaluation of a [`ModelTape`].
 #[derive(Clone, Debug)]
 pub struct Workspace {
     regs: Vec<f64>,
@@ -43,16 +43,79 @@ pub struct WrongModelKind {
     pub model: String,
 }
 
-/// The run-time form of a Lagrangian model with n coordinates and m constraints: evaluates
-/// M, Q, A, b and C at (q, q̇, t) with the model's parameters, with no rustc.
+/// The run-time form of a derived model with n coordinates and m constraints: its outputs
+/// compiled into one [`Tape`], evaluated together with no rustc. `K` is the kind of model,
+/// [`LagrangianKind`] ([`LagrangianTape`]) or [`HamiltonianKind`] ([`HamiltonianTape`]).
 ///
 /// Agrees with the Rust code emitted for the same outputs to rounding (same operations in the
-/// same order). Inputs: `q`, `qd` n entries, `params` as many as the model has.
+/// same order).
 #[derive(Clone, Debug)]
-pub struct LagrangianTape {
+pub struct ModelTape<K> {
     n: usize,
     m: usize,
     tape: Tape,
+    kind: PhantomData<K>,
+}
+
+/// Marks a [`ModelTape`] of a Lagrangian model.
+#[derive(Clone, Copy, Debug)]
+pub enum LagrangianKind {}
+
+/// Marks a [`ModelTape`] of a Hamiltonian model.
+#[derive(Clone, Copy, Debug)]
+pub enum HamiltonianKind {}
+
+/// The run-time form of a Lagrangian model with n coordinates and m constraints: evaluates
+/// M, Q, A, b and C at (q, q̇, t) with the model's parameters, with no rustc.
+/// Inputs: `q`, `qd` n entries, `params` as many as the model has.
+pub type LagrangianTape = ModelTape<LagrangianKind>;
+
+/// The run-time form of a Hamiltonian model with n coordinates, n momenta and m constraints:
+/// evaluates H_p, H_q, H_pp, A_p and b_p at (q, p, t) (Udwadia 2016, eqs 9–12), with no rustc.
+pub type HamiltonianTape = ModelTape<HamiltonianKind>;
+
+impl<K> ModelTape<K> {
+    /// The tape of [`Equations::outputs`] of the derivation `d`, which has m constraints.
+    fn compile(d: &Derivation, m: usize) -> Self {
+        ModelTape {
+            n: d.coordinates.len(),
+            m,
+            tape: compile_tape(&d.pool, &d.equations.outputs()),
+            kind: PhantomData,
+        }
+    }
+
+    /// Number of coordinates n.
+    pub fn n(&self) -> usize {
+        self.n
+    }
+
+    /// Number of constraints m.
+    pub fn m(&self) -> usize {
+        self.m
+    }
+
+    /// The underlying tape (outputs concatenated in the order of the values of `eval`).
+    pub fn tape(&self) -> &Tape {
+        &self.tape
+    }
+
+    /// Buffers for `eval`.
+    pub fn workspace(&self) -> Workspace {
+        Workspace::new(&self.tape)
+    }
+
+    /// Evaluates the tape at `inputs` into `ws` and splits the outputs into five blocks, of
+    /// the lengths that `lengths` gives for (n, m).
+    fn run<'w>(
+        &self,
+        inputs: &TapeInputs,
+        ws: &'w mut Workspace,
+        lengths: fn(usize, usize) -> [usize; 5],
+    ) -> Result<[&'w [f64]; 5], TapeError> {
+        self.tape.eval(inputs, &mut ws.regs, &mut ws.out)?;
+        Ok(blocks(&ws.out, lengths(self.n, self.m)))
+    }
 }
 
 /// M, Q, A, b, C of a Lagrangian model at one state, borrowed from a [`Workspace`].
@@ -70,8 +133,8 @@ pub struct LagrangianValues<'w> {
     pub nonideal_force: &'w [f64],
 }
 
-impl LagrangianTape {
-    /// Compiles the tape of a derived Lagrangian model.
+impl ModelTape<LagrangianKind> {
+    /// Compiles the tape of a derived Lagrangian model (outputs M, Q, A, b, C).
     ///
     /// # Errors
     /// [`WrongModelKind`] when `d` is a Hamiltonian model.
@@ -82,39 +145,7 @@ impl LagrangianTape {
                 model: d.name.clone(),
             });
         };
-        let outputs: Vec<ExprId> = [
-            &e.mass_matrix.entries[..],
-            &e.generalized_force,
-            &e.constraint_matrix.entries,
-            &e.constraint_rhs,
-            &e.nonideal_force,
-        ]
-        .concat();
-        Ok(LagrangianTape {
-            n: d.coordinates.len(),
-            m: e.constraint_rhs.len(),
-            tape: compile_tape(&d.pool, &outputs),
-        })
-    }
-
-    /// Number of coordinates n.
-    pub fn n(&self) -> usize {
-        self.n
-    }
-
-    /// Number of constraints m.
-    pub fn m(&self) -> usize {
-        self.m
-    }
-
-    /// The underlying tape (outputs M, Q, A, b, C concatenated).
-    pub fn tape(&self) -> &Tape {
-        &self.tape
-    }
-
-    /// Buffers for [`Self::eval`].
-    pub fn workspace(&self) -> Workspace {
-        Workspace::new(&self.tape)
+        Ok(Self::compile(d, e.constraint_rhs.len()))
     }
 
     /// Evaluates M, Q, A, b and C at (q, q̇, t); allocates nothing.
@@ -136,10 +167,8 @@ impl LagrangianTape {
             params,
             ..TapeInputs::default()
         };
-        self.tape.eval(&inputs, &mut ws.regs, &mut ws.out)?;
-        let (n, m) = (self.n, self.m);
         let [mass_matrix, generalized_force, constraint_matrix, constraint_rhs, nonideal_force] =
-            blocks(&ws.out, [n * n, n, m * n, m, n]);
+            self.run(&inputs, ws, |n, m| [n * n, n, m * n, m, n])?;
         Ok(LagrangianValues {
             mass_matrix,
             generalized_force,
@@ -148,15 +177,6 @@ impl LagrangianTape {
             nonideal_force,
         })
     }
-}
-
-/// The run-time form of a Hamiltonian model with n coordinates, n momenta and m constraints:
-/// evaluates H_p, H_q, H_pp, A_p and b_p at (q, p, t) (Udwadia 2016, eqs 9–12), with no rustc.
-#[derive(Clone, Debug)]
-pub struct HamiltonianTape {
-    n: usize,
-    m: usize,
-    tape: Tape,
 }
 
 /// H_p, H_q, H_pp, A_p, b_p of a Hamiltonian model at one state, borrowed from a [`Workspace`].
@@ -174,8 +194,8 @@ pub struct HamiltonianValues<'w> {
     pub b_p: &'w [f64],
 }
 
-impl HamiltonianTape {
-    /// Compiles the tape of a derived Hamiltonian model.
+impl ModelTape<HamiltonianKind> {
+    /// Compiles the tape of a derived Hamiltonian model (outputs H_p, H_q, H_pp, A_p, b_p).
     ///
     /// # Errors
     /// [`WrongModelKind`] when `d` is a Lagrangian model.
@@ -186,33 +206,7 @@ impl HamiltonianTape {
                 model: d.name.clone(),
             });
         };
-        let outputs: Vec<ExprId> =
-            [&e.h_p[..], &e.h_q, &e.h_pp.entries, &e.a_p.entries, &e.b_p].concat();
-        Ok(HamiltonianTape {
-            n: d.coordinates.len(),
-            m: e.b_p.len(),
-            tape: compile_tape(&d.pool, &outputs),
-        })
-    }
-
-    /// Number of coordinates n.
-    pub fn n(&self) -> usize {
-        self.n
-    }
-
-    /// Number of constraints m.
-    pub fn m(&self) -> usize {
-        self.m
-    }
-
-    /// The underlying tape (outputs H_p, H_q, H_pp, A_p, b_p concatenated).
-    pub fn tape(&self) -> &Tape {
-        &self.tape
-    }
-
-    /// Buffers for [`Self::eval`].
-    pub fn workspace(&self) -> Workspace {
-        Workspace::new(&self.tape)
+        Ok(Self::compile(d, e.b_p.len()))
     }
 
     /// Evaluates H_p, H_q, H_pp, A_p and b_p at (q, p, t); allocates nothing.
@@ -234,9 +228,7 @@ impl HamiltonianTape {
             params,
             ..TapeInputs::default()
         };
-        self.tape.eval(&inputs, &mut ws.regs, &mut ws.out)?;
-        let (n, m) = (self.n, self.m);
-        let [h_p, h_q, h_pp, a_p, b_p] = blocks(&ws.out, [n, n, n * n, m * n, m]);
+        let [h_p, h_q, h_pp, a_p, b_p] = self.run(&inputs, ws, |n, m| [n, n, n * n, m * n, m])?;
         Ok(HamiltonianValues {
             h_p,
             h_q,
