@@ -2,22 +2,17 @@
 //! Cartesian coordinates (20 coordinates, 10 length constraints) and in minimal coordinates
 //! (10 angles). Run: `cargo bench -p udk-symbolic --bench derive`.
 
+#[path = "../tests/emit_support/mod.rs"]
+mod emit_support;
+
 use criterion::{criterion_group, criterion_main, Criterion};
+use emit_support::pendulum_chains;
 use std::hint::black_box;
-use udk_symbolic::{derive, models};
+use udk_symbolic::derive;
 
 fn bench_derive(c: &mut Criterion) {
     let mut group = c.benchmark_group("derive");
-    for (name, spec) in [
-        (
-            "pendulum_chain_cartesian_10",
-            models::pendulum_chain_cartesian(10),
-        ),
-        (
-            "pendulum_chain_minimal_10",
-            models::pendulum_chain_minimal(10),
-        ),
-    ] {
+    for (name, spec) in pendulum_chains() {
         let pool_size = derive(&spec).expect("chain derives").pool.len();
         println!("{name}: {pool_size} DAG nodes after derivation");
         group.bench_function(name, |b| b.iter(|| derive(black_box(&spec))));

@@ -5,28 +5,16 @@
 //! equation sheets. Also the time of one evaluation of M, Q, A, b, C by the run-time tape.
 //! Run: `cargo bench -p udk-symbolic --bench emit`.
 
+#[path = "../tests/emit_support/mod.rs"]
+mod emit_support;
+
 use criterion::{criterion_group, criterion_main, Criterion};
-use proc_macro2::{Literal, TokenStream};
-use quote::quote;
+use emit_support::{pendulum_chains, symbol};
 use std::hint::black_box;
 use udk_symbolic::emit::{
     compile_tape, emit_rust, equations_latex, equations_text, LagrangianTape,
 };
-use udk_symbolic::expr::Symbol;
-use udk_symbolic::{derive, models, ModelSpec};
-
-fn symbol(s: Symbol) -> TokenStream {
-    let (array, i) = match s {
-        Symbol::Time => return quote!(t),
-        Symbol::Coordinate(i) => (quote!(q), i),
-        Symbol::Velocity(i) => (quote!(qd), i),
-        Symbol::Acceleration(i) => (quote!(qdd), i),
-        Symbol::Momentum(i) => (quote!(p), i),
-        Symbol::Parameter(i) => (quote!(c), i),
-    };
-    let i = Literal::usize_unsuffixed(i);
-    quote!(#array[#i])
-}
+use udk_symbolic::{derive, ModelSpec};
 
 /// Derivation and every emitter; returns the sizes of what was made.
 fn derive_and_emit(spec: &ModelSpec) -> (usize, usize, usize) {
@@ -42,16 +30,7 @@ fn derive_and_emit(spec: &ModelSpec) -> (usize, usize, usize) {
 fn bench_derive_and_emit(c: &mut Criterion) {
     let mut group = c.benchmark_group("derive_and_emit");
     group.sample_size(10);
-    for (name, spec) in [
-        (
-            "pendulum_chain_cartesian_10",
-            models::pendulum_chain_cartesian(10),
-        ),
-        (
-            "pendulum_chain_minimal_10",
-            models::pendulum_chain_minimal(10),
-        ),
-    ] {
+    for (name, spec) in pendulum_chains() {
         let (code, tape, sheets) = derive_and_emit(&spec);
         println!(
             "{name}: {code} bytes of Rust, {tape} tape instructions, {sheets} bytes of equations"
@@ -63,16 +42,7 @@ fn bench_derive_and_emit(c: &mut Criterion) {
 
 fn bench_tape_eval(c: &mut Criterion) {
     let mut group = c.benchmark_group("tape_eval");
-    for (name, spec) in [
-        (
-            "pendulum_chain_cartesian_10",
-            models::pendulum_chain_cartesian(10),
-        ),
-        (
-            "pendulum_chain_minimal_10",
-            models::pendulum_chain_minimal(10),
-        ),
-    ] {
+    for (name, spec) in pendulum_chains() {
         let d = derive(&spec).expect("the chain derives");
         let tape = LagrangianTape::new(&d).expect("a Lagrangian model");
         let mut ws = tape.workspace();

@@ -41,21 +41,13 @@ fn tree() -> impl Strategy<Value = Tree> {
         (0..VARIABLES.len()).prop_map(Tree::Var),
         (-5i8..=5, 1u8..=4).prop_map(|(p, q)| Tree::Const(p, q)),
     ];
-    let unary = prop::sample::select(vec![
-        Func::Sin,
-        Func::Cos,
-        Func::Tan,
-        Func::Asin,
-        Func::Acos,
-        Func::Atan,
-        Func::Sinh,
-        Func::Cosh,
-        Func::Tanh,
-        Func::Exp,
-        Func::Ln,
-        Func::Abs,
-        Func::Sqrt,
-    ]);
+    // Every one-argument function; Atan2 has its own node.
+    let unary = prop::sample::select(
+        Func::ALL
+            .into_iter()
+            .filter(|f| f.arity() == 1)
+            .collect::<Vec<_>>(),
+    );
     leaf.prop_recursive(5, 40, 2, move |inner| {
         let b = || inner.clone().prop_map(Box::new);
         prop_oneof![

@@ -1,5 +1,5 @@
 //! Helpers shared by the emitter tests: symbol tokens, random states, random expression
-//! trees, and the outputs of a Lagrangian model.
+//! trees, the outputs of a Lagrangian model, and the models of the benchmarks.
 #![allow(dead_code)]
 
 use proc_macro2::{Literal, TokenStream};
@@ -7,34 +7,20 @@ use proptest::prelude::*;
 use quote::quote;
 use udk_symbolic::emit::TapeInputs;
 use udk_symbolic::expr::{ExprId, Func, Pool, Symbol};
-use udk_symbolic::{Derivation, Equations};
+use udk_symbolic::{models, Derivation, Equations, ModelSpec};
 
 /// Symbols as the tokens `q[i]`, `qd[i]`, `p[i]`, `c[i]`, `t`.
 pub fn symbol(s: Symbol) -> TokenStream {
-    let index = |i: usize| Literal::usize_unsuffixed(i);
-    match s {
-        Symbol::Time => quote!(t),
-        Symbol::Coordinate(i) => {
-            let i = index(i);
-            quote!(q[#i])
-        }
-        Symbol::Velocity(i) => {
-            let i = index(i);
-            quote!(qd[#i])
-        }
-        Symbol::Acceleration(i) => {
-            let i = index(i);
-            quote!(qdd[#i])
-        }
-        Symbol::Momentum(i) => {
-            let i = index(i);
-            quote!(p[#i])
-        }
-        Symbol::Parameter(i) => {
-            let i = index(i);
-            quote!(c[#i])
-        }
-    }
+    let (array, i) = match s {
+        Symbol::Time => return quote!(t),
+        Symbol::Coordinate(i) => (quote!(q), i),
+        Symbol::Velocity(i) => (quote!(qd), i),
+        Symbol::Acceleration(i) => (quote!(qdd), i),
+        Symbol::Momentum(i) => (quote!(p), i),
+        Symbol::Parameter(i) => (quote!(c), i),
+    };
+    let i = Literal::usize_unsuffixed(i);
+    quote!(#array[#i])
 }
 
 pub fn lagrangian_outputs(d: &Derivation) -> Vec<ExprId> {
@@ -212,4 +198,19 @@ pub fn positive(pool: &mut Pool, a: ExprId) -> ExprId {
     let one = pool.one();
     let square = pool.powi(a, 2);
     pool.add(&[one, square])
+}
+
+/// The 10-link pendulum chain in Cartesian (20 coordinates, 10 length constraints) and in
+/// minimal coordinates (10 angles), named as the benchmarks report them.
+pub fn pendulum_chains() -> [(&'static str, ModelSpec); 2] {
+    [
+        (
+            "pendulum_chain_cartesian_10",
+            models::pendulum_chain_cartesian(10),
+        ),
+        (
+            "pendulum_chain_minimal_10",
+            models::pendulum_chain_minimal(10),
+        ),
+    ]
 }
