@@ -4,6 +4,7 @@ use crate::failure::Failure;
 use crate::model_file::ModelFile;
 use nalgebra::{DMatrix, DVector};
 use std::path::Path;
+use udk_runtime::simulate::{DynamicHamiltonianTerms, DynamicLagrangianTerms};
 use udk_symbolic::emit::{compile_tape, Tape, TapeInputs};
 use udk_symbolic::expr::{ExprId, Pool};
 use udk_symbolic::{Derivation, Equations, ExprMatrix};
@@ -109,7 +110,7 @@ impl Model {
                 let m = e.constraint_rhs.len();
                 let nonideal = !e.nonideal_force.iter().all(|&c| pool.is_zero(c));
                 let monitor = [&[e.energy][..], &e.holonomic, &e.velocity_constraints].concat();
-                Evaluator::Lagrangian(LagrangianEvaluator {
+                Evaluator::Lagrangian(TapeEvaluator {
                     scatter: Scatter::new(
                         pool,
                         &[
@@ -120,7 +121,7 @@ impl Model {
                             Block::vector(&e.nonideal_force),
                         ],
                     ),
-                    terms: LagrangianTerms {
+                    terms: DynamicLagrangianTerms {
                         mass_matrix: DMatrix::zeros(n, n),
                         generalized_force: DVector::zeros(n),
                         constraint_matrix: DMatrix::zeros(m, n),
@@ -135,7 +136,7 @@ impl Model {
             Equations::Hamiltonian(e) => {
                 let m = e.b_p.len();
                 let monitor = [&[e.hamiltonian][..], &e.holonomic, &e.constraints].concat();
-                Evaluator::Hamiltonian(HamiltonianEvaluator {
+                Evaluator::Hamiltonian(TapeEvaluator {
                     scatter: Scatter::new(
                         pool,
                         &[
@@ -146,7 +147,7 @@ impl Model {
                             Block::vector(&e.b_p),
                         ],
                     ),
-                    terms: HamiltonianTerms {
+                    terms: DynamicHamiltonianTerms {
                         h_p: DVector::zeros(n),
                         h_q: DVector::zeros(n),
                         h_pp: DMatrix::zeros(n, n),
@@ -278,155 +279,115 @@ impl Scatter {
     }
 }
 
-/// M, Q, A, b and C of a Lagrangian model at one state, as nalgebra dynamic matrices.
-#[derive(Debug, Clone)]
-pub struct LagrangianTerms {
-    /// Mass matrix M, n × n.
-    pub mass_matrix: DMatrix<f64>,
-    /// Generalized force Q, n.
-    pub generalized_force: DVector<f64>,
-    /// Constraint matrix A, m × n.
-    pub constraint_matrix: DMatrix<f64>,
-    /// b of A q̈ = b, m.
-    pub constraint_rhs: DVector<f64>,
-    /// Non-ideal constraint force C, n; `None` when the model's C is identically 0 (as in the
-    /// generated code).
-    pub nonideal_force: Option<DVector<f64>>,
-}
-
-/// The run-time evaluator of a Lagrangian model: the tape of M, Q, A, b, C (structural zeros
-/// left out) and the tape of the energy and constraint residuals, with their buffers and the
-/// parameter values.
-#[derive(Debug, Clone)]
-pub struct LagrangianEvaluator {
-    scatter: Scatter,
-    terms: LagrangianTerms,
-    monitor: Monitor,
-    holonomic: usize,
-    params: Vec<f64>,
-}
-
-impl LagrangianEvaluator {
+/// The terms a [`TapeEvaluator`] fills: M, Q, A, b, C of a Lagrangian model
+/// ([`DynamicLagrangianTerms`]) or H_p, H_q, H_pp, A_p, b_p of a Hamiltonian one
+/// ([`DynamicHamiltonianTerms`]).
+pub trait TapeTerms {
     /// Number of constraints m.
-    pub fn m(&self) -> usize {
-        self.terms.constraint_rhs.len()
+    fn m(&self) -> usize;
+    /// The tape inputs at (q, v, t): v is q̇ (Lagrangian) or p (Hamiltonian).
+    fn inputs<'a>(q: &'a [f64], v: &'a [f64], t: f64, params: &'a [f64]) -> TapeInputs<'a>;
+    /// The buffers of the five blocks, in the order of the scatter tape.
+    fn blocks(&mut self) -> [&mut [f64]; 5];
+}
+
+impl TapeTerms for DynamicLagrangianTerms {
+    fn m(&self) -> usize {
+        self.constraint_rhs.len()
     }
 
-    /// Number of holonomic constraints, the first rows of A.
-    pub fn num_holonomic(&self) -> usize {
-        self.holonomic
-    }
-
-    /// M, Q, A, b, C at (q, q̇, t); `q` and `qd` must have n entries (checked by the caller).
-    /// Allocates nothing.
-    pub fn terms(&mut self, q: &[f64], qd: &[f64], t: f64) -> &LagrangianTerms {
-        let inputs = TapeInputs {
+    fn inputs<'a>(q: &'a [f64], qd: &'a [f64], t: f64, params: &'a [f64]) -> TapeInputs<'a> {
+        TapeInputs {
             q,
             qd,
             t,
-            params: &self.params,
+            params,
             ..TapeInputs::default()
-        };
-        let terms = &mut self.terms;
-        let nonideal = terms
+        }
+    }
+
+    fn blocks(&mut self) -> [&mut [f64]; 5] {
+        let nonideal = self
             .nonideal_force
             .as_mut()
             .map_or(&mut [][..], |c| c.as_mut_slice());
-        self.scatter.eval(
-            &inputs,
-            [
-                terms.mass_matrix.as_mut_slice(),
-                terms.generalized_force.as_mut_slice(),
-                terms.constraint_matrix.as_mut_slice(),
-                terms.constraint_rhs.as_mut_slice(),
-                nonideal,
-            ],
-        );
-        &self.terms
+        [
+            self.mass_matrix.as_mut_slice(),
+            self.generalized_force.as_mut_slice(),
+            self.constraint_matrix.as_mut_slice(),
+            self.constraint_rhs.as_mut_slice(),
+            nonideal,
+        ]
+    }
+}
+
+impl TapeTerms for DynamicHamiltonianTerms {
+    fn m(&self) -> usize {
+        self.b_p.len()
     }
 
-    /// (Jacobi integral h, holonomic residuals f(q, t), velocity-level residuals (m)).
-    pub fn residuals(&mut self, q: &[f64], qd: &[f64], t: f64) -> (f64, Vec<f64>, Vec<f64>) {
-        let inputs = TapeInputs {
+    fn inputs<'a>(q: &'a [f64], p: &'a [f64], t: f64, params: &'a [f64]) -> TapeInputs<'a> {
+        TapeInputs {
             q,
-            qd,
+            p,
             t,
-            params: &self.params,
+            params,
             ..TapeInputs::default()
-        };
-        self.monitor.eval(&inputs, self.holonomic)
+        }
+    }
+
+    fn blocks(&mut self) -> [&mut [f64]; 5] {
+        [
+            self.h_p.as_mut_slice(),
+            self.h_q.as_mut_slice(),
+            self.h_pp.as_mut_slice(),
+            self.a_p.as_mut_slice(),
+            self.b_p.as_mut_slice(),
+        ]
     }
 }
 
-/// H_p, H_q, H_pp, A_p and b_p of a Hamiltonian model at one state.
+/// The run-time evaluator of a model: the tape of its terms `T` (structural zeros left out)
+/// and the tape of the energy (or H) and constraint residuals, with their buffers and the
+/// parameter values.
 #[derive(Debug, Clone)]
-pub struct HamiltonianTerms {
-    /// H_p = q̇, n.
-    pub h_p: DVector<f64>,
-    /// H_q, n.
-    pub h_q: DVector<f64>,
-    /// H_pp, n × n.
-    pub h_pp: DMatrix<f64>,
-    /// A_p, m × n.
-    pub a_p: DMatrix<f64>,
-    /// b_p, m.
-    pub b_p: DVector<f64>,
-}
-
-/// The run-time evaluator of a Hamiltonian model.
-#[derive(Debug, Clone)]
-pub struct HamiltonianEvaluator {
+pub struct TapeEvaluator<T> {
     scatter: Scatter,
-    terms: HamiltonianTerms,
+    terms: T,
     monitor: Monitor,
     holonomic: usize,
     params: Vec<f64>,
 }
 
-impl HamiltonianEvaluator {
+/// The evaluator of a Lagrangian model: M, Q, A, b, C.
+pub type LagrangianEvaluator = TapeEvaluator<DynamicLagrangianTerms>;
+
+/// The evaluator of a Hamiltonian model: H_p, H_q, H_pp, A_p, b_p.
+pub type HamiltonianEvaluator = TapeEvaluator<DynamicHamiltonianTerms>;
+
+impl<T: TapeTerms> TapeEvaluator<T> {
     /// Number of constraints m.
     pub fn m(&self) -> usize {
-        self.terms.b_p.len()
+        self.terms.m()
     }
 
-    /// Number of holonomic constraints, the first rows of A_p.
+    /// Number of holonomic constraints, the first rows of A (or A_p).
     pub fn num_holonomic(&self) -> usize {
         self.holonomic
     }
 
-    /// H_p, H_q, H_pp, A_p, b_p at (q, p, t); `q` and `p` must have n entries. Allocates
-    /// nothing.
-    pub fn terms(&mut self, q: &[f64], p: &[f64], t: f64) -> &HamiltonianTerms {
-        let inputs = TapeInputs {
-            q,
-            p,
-            t,
-            params: &self.params,
-            ..TapeInputs::default()
-        };
-        let terms = &mut self.terms;
-        self.scatter.eval(
-            &inputs,
-            [
-                terms.h_p.as_mut_slice(),
-                terms.h_q.as_mut_slice(),
-                terms.h_pp.as_mut_slice(),
-                terms.a_p.as_mut_slice(),
-                terms.b_p.as_mut_slice(),
-            ],
-        );
+    /// The terms at (q, v, t), v = q̇ or p; `q` and `v` must have n entries (checked by the
+    /// caller). Allocates nothing.
+    pub fn terms(&mut self, q: &[f64], v: &[f64], t: f64) -> &T {
+        let inputs = T::inputs(q, v, t, &self.params);
+        self.scatter.eval(&inputs, self.terms.blocks());
         &self.terms
     }
 
-    /// (H, holonomic residuals f(q, t), constraint residuals φ(q, p, t) (m)).
-    pub fn residuals(&mut self, q: &[f64], p: &[f64], t: f64) -> (f64, Vec<f64>, Vec<f64>) {
-        let inputs = TapeInputs {
-            q,
-            p,
-            t,
-            params: &self.params,
-            ..TapeInputs::default()
-        };
+    /// (Jacobi integral h or H, holonomic residuals f(q, t), the m constraints at velocity
+    /// level: (ḟ, φ(q, q̇, t)) or φ(q, p, t)).
+    pub fn residuals(&mut self, q: &[f64], v: &[f64], t: f64) -> (f64, Vec<f64>, Vec<f64>) {
+        let inputs = T::inputs(q, v, t, &self.params);
         self.monitor.eval(&inputs, self.holonomic)
     }
 }

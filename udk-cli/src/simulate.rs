@@ -3,7 +3,7 @@
 
 use crate::args::{Method, SimulateArgs};
 use crate::failure::Failure;
-use crate::model::{Evaluator, HamiltonianEvaluator, LagrangianEvaluator, Model};
+use crate::model::{Evaluator, Model, TapeEvaluator, TapeTerms};
 use indicatif::{ProgressBar, ProgressStyle};
 use nalgebra::{DVector, SVector};
 use std::cell::RefCell;
@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use udk_runtime::simulate::{
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, DynamicHamiltonianSystem,
     DynamicHamiltonianTerms, DynamicLagrangianSystem, DynamicLagrangianTerms, OutputTimes,
-    SimulationError, SimulationOptions, Trajectory,
+    SimulationError, SimulationOptions, Summary, Trajectory,
 };
 
 /// The largest n `udk simulate` handles: the simulator's state has a compile-time size, so the
@@ -178,7 +178,7 @@ impl Run<'_> {
         let start = Instant::now();
         let result = match evaluator {
             Evaluator::Lagrangian(evaluator) => {
-                let system = TapeLagrangian {
+                let system = Tape {
                     evaluator: RefCell::new(evaluator),
                     progress: &self.progress,
                 };
@@ -192,7 +192,7 @@ impl Run<'_> {
                 )
             }
             Evaluator::Hamiltonian(evaluator) => {
-                let system = TapeHamiltonian {
+                let system = Tape {
                     evaluator: RefCell::new(evaluator),
                     progress: &self.progress,
                 };
@@ -211,7 +211,9 @@ impl Run<'_> {
         match result {
             Ok(trajectory) => {
                 self.write(&trajectory)?;
-                Ok(self.summary(&trajectory, wall))
+                let name = &self.model.derivation.name;
+                let summary = Summary::new(name, self.options.method, &trajectory, wall);
+                Ok(format!("{}\n{summary}\n", Summary::header()))
             }
             Err(error) => {
                 let stopped = error.trajectory().map(|t| self.write(t));
@@ -256,37 +258,6 @@ impl Run<'_> {
                 .map_err(|e| output(path, &e))?;
         }
         Ok(())
-    }
-
-    /// The tour's table: header and one row.
-    fn summary<const N: usize>(&self, trajectory: &Trajectory<N>, wall: Duration) -> String {
-        let method = match self.options.method {
-            udk_runtime::simulate::Method::Dop853 => "DOP853".to_string(),
-            udk_runtime::simulate::Method::Dopri5 => "DOPRI5".to_string(),
-            udk_runtime::simulate::Method::Rk4 { step } => format!("RK4 h={step}"),
-        };
-        format!(
-            "{:<34} {:<9} {:>6} {:>7} {:>8} {:>10} {:>10} {:>12} {:>9}\n\
-             {:<34} {:<9} {:>6} {:>7} {:>8.2} {:>10.1e} {:>10.1e} {:>12.1e} {:>9.1}\n",
-            "system",
-            "method",
-            "steps",
-            "RHS",
-            "final t",
-            "max |f|",
-            "max |ḟ,φ|",
-            "energy drift",
-            "wall ms",
-            self.model.derivation.name,
-            method,
-            trajectory.stats.accepted_steps,
-            trajectory.stats.rhs_evaluations,
-            trajectory.final_time().unwrap_or(self.t0),
-            trajectory.max_position_residual(),
-            trajectory.max_velocity_residual(),
-            trajectory.energy_drift(),
-            wall.as_secs_f64() * 1e3,
-        )
     }
 }
 
@@ -343,91 +314,81 @@ impl Progress {
     }
 }
 
-/// f(q, t) of the holonomic rows followed by zeros: aligned with the m rows.
-fn aligned(holonomic: Vec<f64>, m: usize) -> DVector<f64> {
-    let mut f = DVector::zeros(m);
-    f.as_mut_slice()[..holonomic.len()].copy_from_slice(&holonomic);
-    f
-}
-
-/// A Lagrangian model file's tapes as a system for the simulator.
-struct TapeLagrangian<'a> {
-    evaluator: RefCell<LagrangianEvaluator>,
+/// A model file's tapes as a system for the simulator: a [`DynamicLagrangianSystem`] for
+/// Lagrangian terms, a [`DynamicHamiltonianSystem`] for Hamiltonian ones.
+struct Tape<'a, T> {
+    evaluator: RefCell<TapeEvaluator<T>>,
     progress: &'a RefCell<Progress>,
 }
 
-impl DynamicLagrangianSystem for TapeLagrangian<'_> {
+impl<T: TapeTerms + Clone> Tape<'_, T> {
+    /// The terms at (q, v, t), reporting t to the progress bar.
+    fn terms(&self, q: &[f64], v: &[f64], t: f64) -> T {
+        self.progress.borrow_mut().update(t);
+        self.evaluator.borrow_mut().terms(q, v, t).clone()
+    }
+
+    /// The energy h or H.
+    fn scalar(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
+        self.evaluator.borrow_mut().residuals(q, v, t).0
+    }
+
+    /// f(q, t) of the holonomic rows followed by zeros: aligned with the m rows.
+    fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
+        let mut evaluator = self.evaluator.borrow_mut();
+        let mut aligned = DVector::zeros(evaluator.m());
+        // f(q, t) does not read q̇ or p; the monitor tape needs one of n entries all the same.
+        let (_, f, _) = evaluator.residuals(q, q, t);
+        aligned.as_mut_slice()[..f.len()].copy_from_slice(&f);
+        aligned
+    }
+
+    /// The m constraints at velocity level.
+    fn velocity_residual(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
+        DVector::from_vec(self.evaluator.borrow_mut().residuals(q, v, t).2)
+    }
+}
+
+impl DynamicLagrangianSystem for Tape<'_, DynamicLagrangianTerms> {
     fn num_holonomic(&self) -> usize {
         self.evaluator.borrow().num_holonomic()
     }
 
     fn terms(&self, q: &[f64], qd: &[f64], t: f64) -> DynamicLagrangianTerms {
-        self.progress.borrow_mut().update(t);
-        let mut evaluator = self.evaluator.borrow_mut();
-        let terms = evaluator.terms(q, qd, t);
-        DynamicLagrangianTerms {
-            mass_matrix: terms.mass_matrix.clone(),
-            generalized_force: terms.generalized_force.clone(),
-            constraint_matrix: terms.constraint_matrix.clone(),
-            constraint_rhs: terms.constraint_rhs.clone(),
-            nonideal_force: terms.nonideal_force.clone(),
-        }
+        Tape::terms(self, q, qd, t)
     }
 
     fn energy(&self, q: &[f64], qd: &[f64], t: f64) -> f64 {
-        self.evaluator.borrow_mut().residuals(q, qd, t).0
+        self.scalar(q, qd, t)
     }
 
     fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
-        let mut evaluator = self.evaluator.borrow_mut();
-        let m = evaluator.m();
-        // f(q, t) does not read q̇; the monitor tape needs one of n entries all the same.
-        let (_, f, _) = evaluator.residuals(q, q, t);
-        aligned(f, m)
+        Tape::holonomic_residual(self, q, t)
     }
 
     fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
-        DVector::from_vec(self.evaluator.borrow_mut().residuals(q, qd, t).2)
+        Tape::velocity_residual(self, q, qd, t)
     }
 }
 
-/// A Hamiltonian model file's tapes as a system for the simulator.
-struct TapeHamiltonian<'a> {
-    evaluator: RefCell<HamiltonianEvaluator>,
-    progress: &'a RefCell<Progress>,
-}
-
-impl DynamicHamiltonianSystem for TapeHamiltonian<'_> {
+impl DynamicHamiltonianSystem for Tape<'_, DynamicHamiltonianTerms> {
     fn num_holonomic(&self) -> usize {
         self.evaluator.borrow().num_holonomic()
     }
 
     fn terms(&self, q: &[f64], p: &[f64], t: f64) -> DynamicHamiltonianTerms {
-        self.progress.borrow_mut().update(t);
-        let mut evaluator = self.evaluator.borrow_mut();
-        let terms = evaluator.terms(q, p, t);
-        DynamicHamiltonianTerms {
-            h_p: terms.h_p.clone(),
-            h_q: terms.h_q.clone(),
-            h_pp: terms.h_pp.clone(),
-            a_p: terms.a_p.clone(),
-            b_p: terms.b_p.clone(),
-        }
+        Tape::terms(self, q, p, t)
     }
 
     fn hamiltonian(&self, q: &[f64], p: &[f64], t: f64) -> f64 {
-        self.evaluator.borrow_mut().residuals(q, p, t).0
+        self.scalar(q, p, t)
     }
 
     fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
-        let mut evaluator = self.evaluator.borrow_mut();
-        let m = evaluator.m();
-        // f(q, t) does not read p; the monitor tape needs one of n entries all the same.
-        let (_, f, _) = evaluator.residuals(q, q, t);
-        aligned(f, m)
+        Tape::holonomic_residual(self, q, t)
     }
 
     fn constraint_residual(&self, q: &[f64], p: &[f64], t: f64) -> DVector<f64> {
-        DVector::from_vec(self.evaluator.borrow_mut().residuals(q, p, t).2)
+        self.velocity_residual(q, p, t)
     }
 }

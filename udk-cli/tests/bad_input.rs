@@ -24,6 +24,38 @@ fn os<S: AsRef<std::ffi::OsStr> + ?Sized>(s: &S) -> &std::ffi::OsStr {
     s.as_ref()
 }
 
+/// `udk eval model --q q --qd qd`, expected to fail with `code`; standard error.
+fn eval_fails(model: &Path, q: &str, qd: &str, code: i32) -> String {
+    let args = [
+        os("eval"),
+        model.as_os_str(),
+        os("--q"),
+        os(q),
+        os("--qd"),
+        os(qd),
+    ];
+    fails(&args, code)
+}
+
+/// `udk eval model --states states`, expected to fail with code 2; standard error.
+fn eval_states_fails(model: &Path, states: &Path) -> String {
+    let args = [
+        os("eval"),
+        model.as_os_str(),
+        os("--states"),
+        states.as_os_str(),
+    ];
+    fails(&args, 2)
+}
+
+/// `udk simulate model --t-end t_end`, expected to fail with `code`; standard error.
+fn simulate_fails(model: &Path, t_end: &str, code: i32) -> String {
+    fails(
+        &[os("simulate"), model.as_os_str(), os("--t-end"), os(t_end)],
+        code,
+    )
+}
+
 const PENDULUM: &str = r#"name = "Pendulum"
 coordinates = ["x", "y"]
 parameters = [{ name = "m", value = 1.0 }, { name = "g", value = 9.81 }, { name = "l", value = 2.0 }]
@@ -125,17 +157,7 @@ fn every_error_of_a_model_is_reported_one_per_line() {
 
 #[test]
 fn wrong_vector_length_names_the_vector_and_n() {
-    let err = fails(
-        &[
-            os("eval"),
-            model("wheel_on_incline").as_os_str(),
-            os("--q"),
-            os("1,2,3"),
-            os("--qd"),
-            os("0,0"),
-        ],
-        2,
-    );
+    let err = eval_fails(&model("wheel_on_incline"), "1,2,3", "0,0", 2);
     assert!(
         err.contains("q has 3 entries, but `WheelOnIncline` has n = 2 coordinates (theta, y)"),
         "{err}"
@@ -145,17 +167,7 @@ fn wrong_vector_length_names_the_vector_and_n() {
 #[test]
 fn velocities_for_a_hamiltonian_model_are_refused() {
     let path = model("spherical_pendulum_hamiltonian");
-    let err = fails(
-        &[
-            os("eval"),
-            path.as_os_str(),
-            os("--q"),
-            os("1,0,0"),
-            os("--qd"),
-            os("0,1,0"),
-        ],
-        2,
-    );
+    let err = eval_fails(&path, "1,0,0", "0,1,0", 2);
     assert!(
         err.contains("`p` must give the momenta p (`qd` is for Lagrangian models)"),
         "{err}"
@@ -171,15 +183,7 @@ fn malformed_states_file_and_a_bad_state_are_located() {
         "s.json",
         "[\n  {\"t\": 0, \"q\": [0, 0], \"qd\": [0, 0]},\n  {\"q\": [0 0]}\n]",
     );
-    let err = fails(
-        &[
-            os("eval"),
-            path.as_os_str(),
-            os("--states"),
-            states.as_os_str(),
-        ],
-        2,
-    );
+    let err = eval_states_fails(&path, &states);
     assert!(
         err.starts_with(&format!("udk: error: {}:3:", states.display())),
         "{err}"
@@ -189,15 +193,7 @@ fn malformed_states_file_and_a_bad_state_are_located() {
         "s2.json",
         r#"[{"q": [0, 0], "qd": [0, 0]}, {"q": [0], "qd": [0, 0]}]"#,
     );
-    let err = fails(
-        &[
-            os("eval"),
-            path.as_os_str(),
-            os("--states"),
-            states.as_os_str(),
-        ],
-        2,
-    );
+    let err = eval_states_fails(&path, &states);
     assert!(
         err.contains(&format!("{}: state 1: q has 1 entries", states.display())),
         "{err}"
@@ -232,17 +228,7 @@ fn a_parameter_without_value_is_refused() {
         "p.toml",
         &PENDULUM.replace(", value = 9.81", ""),
     );
-    let err = fails(
-        &[
-            os("eval"),
-            path.as_os_str(),
-            os("--q"),
-            os("0,-2"),
-            os("--qd"),
-            os("0,0"),
-        ],
-        2,
-    );
+    let err = eval_fails(&path, "0,-2", "0,0", 2);
     assert!(err.contains("parameter `g` has no value"), "{err}");
     udk()
         .args([
@@ -280,17 +266,7 @@ lagrangian = "0.5 * dot(x).powi(2)"
 holonomic = ["x - t.powi(2)", "x"]
 "#;
     let path = write(dir.path(), "s.toml", text);
-    let err = fails(
-        &[
-            os("eval"),
-            path.as_os_str(),
-            os("--q"),
-            os("0"),
-            os("--qd"),
-            os("0"),
-        ],
-        3,
-    );
+    let err = eval_fails(&path, "0", "0", 3);
     assert!(err.contains("the constraints are inconsistent"), "{err}");
 }
 
@@ -299,10 +275,7 @@ fn an_initial_state_off_the_constraints_names_the_constraint_and_the_violation()
     let dir = tempfile::tempdir().unwrap();
     let text = format!("{PENDULUM}\n[initial]\nq0 = [0.0, -2.1]\nqd0 = [1.0, 0.5]\n");
     let path = write(dir.path(), "p.toml", &text);
-    let err = fails(
-        &[os("simulate"), path.as_os_str(), os("--t-end"), os("1")],
-        2,
-    );
+    let err = simulate_fails(&path, "1", 2);
     let name = path.display();
     // f = 2.1² − 2² = 0.41, ḟ = 2 (x ẋ + y ẏ) = −2.1.
     assert_eq!(
@@ -326,23 +299,12 @@ fn an_initial_state_off_the_constraints_names_the_constraint_and_the_violation()
 fn simulate_needs_an_initial_state_and_a_final_time_after_it() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "p.toml", PENDULUM);
-    let err = fails(
-        &[os("simulate"), path.as_os_str(), os("--t-end"), os("1")],
-        2,
-    );
+    let err = simulate_fails(&path, "1", 2);
     assert!(
         err.contains("no initial state: add an [initial] table with q0 and qd0"),
         "{err}"
     );
-    let err = fails(
-        &[
-            os("simulate"),
-            model("wheel_on_incline").as_os_str(),
-            os("--t-end"),
-            os("-1"),
-        ],
-        2,
-    );
+    let err = simulate_fails(&model("wheel_on_incline"), "-1", 2);
     assert!(
         err.contains("--t-end -1 must be after the initial time t0 = 0"),
         "{err}"
@@ -352,10 +314,7 @@ fn simulate_needs_an_initial_state_and_a_final_time_after_it() {
 #[test]
 fn a_simulation_that_meets_a_non_unique_acceleration_exits_with_3() {
     let path = model("wheel_zero_mass_particle");
-    let err = fails(
-        &[os("simulate"), path.as_os_str(), os("--t-end"), os("1")],
-        3,
-    );
+    let err = simulate_fails(&path, "1", 3);
     assert!(
         err.contains(
             "the equations of motion failed at t = 0 s: the constrained acceleration is not unique"

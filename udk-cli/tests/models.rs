@@ -1,237 +1,91 @@
 //! `udk eval` and `udk expand` on every model under `examples/models/` against the same models
-//! written with `#[lagrangian]` / `#[hamiltonian]`: the evaluations agree to 1e-12, and the
-//! expansions byte for byte with the files the macros wrote to `UDK_EXPAND_DIR` (set for this
-//! package by its build script) while this test compiled.
+//! written with `#[lagrangian]` / `#[hamiltonian]` (the examples themselves, compiled here as
+//! modules): the evaluations agree to 1e-12, the expansions byte for byte with the files the
+//! macros wrote to `UDK_EXPAND_DIR` (set for this package by its build script) while this test
+//! compiled, and `udk simulate` ends where the generated system's simulation ends.
 
 mod chain10;
 mod common;
 
+#[allow(dead_code)]
+#[path = "../../examples/constrained_double_pendulum.rs"]
+mod constrained_double_pendulum;
+
+#[allow(dead_code)]
+#[path = "../../examples/double_pendulum_minimal.rs"]
+mod double_pendulum_minimal;
+
+#[allow(dead_code)]
+#[path = "../../examples/flexible_joint_manipulator.rs"]
+mod flexible_joint_manipulator;
+
+#[allow(dead_code)]
+#[path = "../../examples/nonholonomic_particle.rs"]
+mod nonholonomic_particle;
+
+#[allow(dead_code)]
+#[path = "../../examples/quaternion_rigid_body.rs"]
+mod quaternion_rigid_body;
+
+#[allow(dead_code)]
+#[path = "../../examples/spherical_pendulum.rs"]
+mod spherical_pendulum;
+
+#[allow(dead_code)]
+#[path = "../../examples/spiral_particle.rs"]
+mod spiral_particle;
+
+#[allow(dead_code)]
+#[path = "../../examples/swarm_robots.rs"]
+mod swarm_robots;
+
+#[allow(dead_code)]
+#[path = "../../examples/two_masses_springs.rs"]
+mod two_masses_springs;
+
+#[allow(dead_code)]
+#[path = "../../examples/two_particles_incline.rs"]
+mod two_particles_incline;
+
+#[allow(dead_code)]
+#[path = "../../examples/wheel_on_incline.rs"]
+mod wheel_on_incline;
+
+#[allow(dead_code)]
+#[path = "../../examples/wheel_zero_mass_particle.rs"]
+mod wheel_zero_mass_particle;
+
 use chain10::PendulumChainCartesian10;
-
 use common::{close, numbers, udk, Json};
-use udk::nalgebra::{SMatrix, SVector};
+use constrained_double_pendulum::ConstrainedDoublePendulum;
+use double_pendulum_minimal::DoublePendulum;
+use flexible_joint_manipulator::FlexibleJointManipulator;
+use nonholonomic_particle::NonholonomicParticle;
+use quaternion_rigid_body::QuaternionRigidBody;
+use spherical_pendulum::{SphericalPendulum, SphericalPendulumLagrangian};
+use spiral_particle::SpiralParticle;
+use swarm_robots::SwarmOfFiveRobots;
+use two_masses_springs::{TwoMasses, TwoMassesFirstMassless, TwoMassesSecondMassless};
+use two_particles_incline::TwoParticlesOnIncline;
+use udk::nalgebra::SVector;
 use udk::runtime::simulate::{
-    simulate_hamiltonian, simulate_lagrangian, OutputTimes, SimulationOptions,
+    simulate_hamiltonian, simulate_lagrangian, OutputTimes, SimulationError, SimulationOptions,
+    Trajectory,
 };
-use udk::{hamiltonian, lagrangian, HamiltonianSystem, LagrangianSystem};
-
-#[lagrangian(
-    coordinates(theta, y),
-    lagrangian = 0.5 * m * (r * dot(theta)).powi(2) + 0.5 * ic * dot(theta).powi(2) + m * g * y,
-    holonomic(y - r * theta * alpha.sin()),
-)]
-pub struct WheelOnIncline {
-    pub m: f64,
-    pub r: f64,
-    pub ic: f64,
-    pub g: f64,
-    pub alpha: f64,
-}
-
-#[lagrangian(
-    coordinates(theta, y, x),
-    lagrangian = 0.5 * m * (r * dot(theta)).powi(2) + 0.5 * ic * dot(theta).powi(2) + m * g * y,
-    holonomic(y - r * theta * alpha.sin()),
-)]
-pub struct WheelWithMasslessParticle {
-    pub m: f64,
-    pub r: f64,
-    pub ic: f64,
-    pub g: f64,
-    pub alpha: f64,
-}
-
-#[lagrangian(
-    coordinates(x1, q1, q2),
-    lagrangian = 0.5 * m1 * dot(x1).powi(2) + 0.5 * m2 * (dot(q1) + dot(q2)).powi(2) - 0.5 * k1 * x1.powi(2) - 0.5 * k2 * q2.powi(2),
-    holonomic(q1 - x1 - d),
-)]
-pub struct TwoMasses {
-    pub m1: f64,
-    pub m2: f64,
-    pub k1: f64,
-    pub k2: f64,
-    pub d: f64,
-}
-
-#[lagrangian(
-    coordinates(x1, q1, q2),
-    lagrangian = 0.5 * m1 * dot(x1).powi(2) + 0.5 * m2 * (dot(q1) + dot(q2)).powi(2) - 0.5 * k1 * x1.powi(2) - 0.5 * k2 * q2.powi(2),
-    holonomic(q1 - x1 - d, k1 * x1 - k2 * q2),
-)]
-pub struct TwoMassesFirstMassless {
-    pub m1: f64,
-    pub m2: f64,
-    pub k1: f64,
-    pub k2: f64,
-    pub d: f64,
-}
-
-#[lagrangian(
-    coordinates(x1, q1, q2),
-    lagrangian = 0.5 * m1 * dot(x1).powi(2) + 0.5 * m2 * (dot(q1) + dot(q2)).powi(2) - 0.5 * k1 * x1.powi(2) - 0.5 * k2 * q2.powi(2),
-    holonomic(q1 - x1 - d, k2 * q2),
-)]
-pub struct TwoMassesSecondMassless {
-    pub m1: f64,
-    pub m2: f64,
-    pub k1: f64,
-    pub k2: f64,
-    pub d: f64,
-}
-
-#[lagrangian(
-    coordinates(u0, u1, u2, u3),
-    lagrangian = 2.0 * (j1 * (-u1 * dot(u0) + u0 * dot(u1) + u3 * dot(u2) - u2 * dot(u3)).powi(2) + j2 * (-u2 * dot(u0) - u3 * dot(u1) + u0 * dot(u2) + u1 * dot(u3)).powi(2) + j3 * (-u3 * dot(u0) + u2 * dot(u1) - u1 * dot(u2) + u0 * dot(u3)).powi(2)),
-    holonomic(u0.powi(2) + u1.powi(2) + u2.powi(2) + u3.powi(2) - 1.0),
-    forces(2.0 * (-u1 * tau1 - u2 * tau2 - u3 * tau3), 2.0 * (u0 * tau1 - u3 * tau2 + u2 * tau3), 2.0 * (u3 * tau1 + u0 * tau2 - u1 * tau3), 2.0 * (-u2 * tau1 + u1 * tau2 + u0 * tau3)),
-)]
-pub struct QuaternionRigidBody {
-    pub j1: f64,
-    pub j2: f64,
-    pub j3: f64,
-    pub tau1: f64,
-    pub tau2: f64,
-    pub tau3: f64,
-}
-
-#[lagrangian(
-    coordinates(x, y, z),
-    lagrangian = 0.5 * m * (dot(x).powi(2) + dot(y).powi(2) + dot(z).powi(2)) + m * g * z,
-    holonomic(x.powi(2) + y.powi(2) + z.powi(2) - l.powi(2)),
-)]
-pub struct SphericalPendulumLagrangian {
-    pub m: f64,
-    pub g: f64,
-    pub l: f64,
-}
-
-#[hamiltonian(
-    coordinates(x, y, z),
-    momenta(px, py, pz),
-    hamiltonian = (px.powi(2) + py.powi(2) + pz.powi(2)) / (2.0 * m) - m * g * z,
-    constraints(x * px + y * py + z * pz),
-)]
-pub struct SphericalPendulum {
-    pub m: f64,
-    pub g: f64,
-}
-
-#[hamiltonian(
-    coordinates(x, y, z),
-    momenta(px, py, pz),
-    hamiltonian = (px.powi(2) + py.powi(2) + pz.powi(2)) / (2.0 * m),
-    constraints(z.powi(2) * px - py),
-)]
-pub struct NonholonomicParticle {
-    pub m: f64,
-}
-
-#[hamiltonian(
-    coordinates(x1, y1, x2, y2),
-    momenta(px1, py1, px2, py2),
-    hamiltonian = (px1.powi(2) + py1.powi(2)) / (2.0 * m1) + (px2.powi(2) + py2.powi(2)) / (2.0 * m2) + g * (m1 * y1 + m2 * y2) * alpha.sin(),
-    holonomic((x1 - x2).powi(2) + (y1 - y2).powi(2) - l.powi(2)),
-    constraints((x1 - x2) / m1 * px1 + (y1 - y2) / m1 * py1, (x1 - x2) / m2 * px2 + (y1 - y2) / m2 * py2),
-)]
-pub struct TwoParticlesOnIncline {
-    pub m1: f64,
-    pub m2: f64,
-    pub g: f64,
-    pub alpha: f64,
-    pub l: f64,
-}
-
-#[hamiltonian(
-    coordinates(theta1, theta2),
-    momenta(p1, p2),
-    hamiltonian = 0.5 * ((m1 + m2) * l1.powi(2) * p2.powi(2) + m2 * l2.powi(2) * p1.powi(2) - 2.0 * m2 * l1 * l2 * p1 * p2 * (theta1 - theta2).cos()) / (m2 * l1.powi(2) * l2.powi(2) * (m1 + m2 * (theta1 - theta2).sin().powi(2))) - (m1 + m2) * g * l1 * theta1.cos() - m2 * g * l2 * theta2.cos(),
-    constraints(p1 - alpha * p2 * (omega * t).sin()),
-)]
-pub struct ConstrainedDoublePendulum {
-    pub m1: f64,
-    pub m2: f64,
-    pub l1: f64,
-    pub l2: f64,
-    pub g: f64,
-    pub alpha: f64,
-    pub omega: f64,
-}
-
-#[lagrangian(
-    coordinates(r, theta),
-    lagrangian = 0.5 * (dot(r).powi(2) + r.powi(2) * dot(theta).powi(2)) - g * r * theta.sin(),
-    holonomic(r - (0.1 * theta).exp(), theta + t - 30.0),
-)]
-pub struct SpiralParticle {
-    pub g: f64,
-}
-
-#[lagrangian(
-    coordinates(x1, y1, x2, y2, x3, y3, x4, y4, x5, y5),
-    lagrangian = 0.5 * m * (dot(x1).powi(2) + dot(y1).powi(2) + dot(x2).powi(2) + dot(y2).powi(2) + dot(x3).powi(2) + dot(y3).powi(2) + dot(x4).powi(2) + dot(y4).powi(2) + dot(x5).powi(2) + dot(y5).powi(2)),
-    nonholonomic(dot(x1) + (x1 - x2) * (1.0 - 0.5 / ((x1 - x2).powi(2) + (y1 - y2).powi(2)).sqrt()) + (x1 - x3) * (1.0 - 0.5 / ((x1 - x3).powi(2) + (y1 - y3).powi(2)).sqrt()) + (x1 - x4) * (1.0 - 0.5 / ((x1 - x4).powi(2) + (y1 - y4).powi(2)).sqrt()) + (x1 - x5) * (1.0 - 0.5 / ((x1 - x5).powi(2) + (y1 - y5).powi(2)).sqrt()), dot(y1) + (y1 - y2) * (1.0 - 0.5 / ((x1 - x2).powi(2) + (y1 - y2).powi(2)).sqrt()) + (y1 - y3) * (1.0 - 0.5 / ((x1 - x3).powi(2) + (y1 - y3).powi(2)).sqrt()) + (y1 - y4) * (1.0 - 0.5 / ((x1 - x4).powi(2) + (y1 - y4).powi(2)).sqrt()) + (y1 - y5) * (1.0 - 0.5 / ((x1 - x5).powi(2) + (y1 - y5).powi(2)).sqrt()), dot(x2) + (x2 - x1) * (1.0 - 0.5 / ((x2 - x1).powi(2) + (y2 - y1).powi(2)).sqrt()) + (x2 - x3) * (1.0 - 0.5 / ((x2 - x3).powi(2) + (y2 - y3).powi(2)).sqrt()) + (x2 - x4) * (1.0 - 0.5 / ((x2 - x4).powi(2) + (y2 - y4).powi(2)).sqrt()) + (x2 - x5) * (1.0 - 0.5 / ((x2 - x5).powi(2) + (y2 - y5).powi(2)).sqrt()), dot(y2) + (y2 - y1) * (1.0 - 0.5 / ((x2 - x1).powi(2) + (y2 - y1).powi(2)).sqrt()) + (y2 - y3) * (1.0 - 0.5 / ((x2 - x3).powi(2) + (y2 - y3).powi(2)).sqrt()) + (y2 - y4) * (1.0 - 0.5 / ((x2 - x4).powi(2) + (y2 - y4).powi(2)).sqrt()) + (y2 - y5) * (1.0 - 0.5 / ((x2 - x5).powi(2) + (y2 - y5).powi(2)).sqrt()), dot(x3) + (x3 - x1) * (1.0 - 0.5 / ((x3 - x1).powi(2) + (y3 - y1).powi(2)).sqrt()) + (x3 - x2) * (1.0 - 0.5 / ((x3 - x2).powi(2) + (y3 - y2).powi(2)).sqrt()) + (x3 - x4) * (1.0 - 0.5 / ((x3 - x4).powi(2) + (y3 - y4).powi(2)).sqrt()) + (x3 - x5) * (1.0 - 0.5 / ((x3 - x5).powi(2) + (y3 - y5).powi(2)).sqrt()), dot(y3) + (y3 - y1) * (1.0 - 0.5 / ((x3 - x1).powi(2) + (y3 - y1).powi(2)).sqrt()) + (y3 - y2) * (1.0 - 0.5 / ((x3 - x2).powi(2) + (y3 - y2).powi(2)).sqrt()) + (y3 - y4) * (1.0 - 0.5 / ((x3 - x4).powi(2) + (y3 - y4).powi(2)).sqrt()) + (y3 - y5) * (1.0 - 0.5 / ((x3 - x5).powi(2) + (y3 - y5).powi(2)).sqrt()), dot(x4) + (x4 - x1) * (1.0 - 0.5 / ((x4 - x1).powi(2) + (y4 - y1).powi(2)).sqrt()) + (x4 - x2) * (1.0 - 0.5 / ((x4 - x2).powi(2) + (y4 - y2).powi(2)).sqrt()) + (x4 - x3) * (1.0 - 0.5 / ((x4 - x3).powi(2) + (y4 - y3).powi(2)).sqrt()) + (x4 - x5) * (1.0 - 0.5 / ((x4 - x5).powi(2) + (y4 - y5).powi(2)).sqrt()), dot(y4) + (y4 - y1) * (1.0 - 0.5 / ((x4 - x1).powi(2) + (y4 - y1).powi(2)).sqrt()) + (y4 - y2) * (1.0 - 0.5 / ((x4 - x2).powi(2) + (y4 - y2).powi(2)).sqrt()) + (y4 - y3) * (1.0 - 0.5 / ((x4 - x3).powi(2) + (y4 - y3).powi(2)).sqrt()) + (y4 - y5) * (1.0 - 0.5 / ((x4 - x5).powi(2) + (y4 - y5).powi(2)).sqrt()), dot(x5) + (x5 - x1) * (1.0 - 0.5 / ((x5 - x1).powi(2) + (y5 - y1).powi(2)).sqrt()) + (x5 - x2) * (1.0 - 0.5 / ((x5 - x2).powi(2) + (y5 - y2).powi(2)).sqrt()) + (x5 - x3) * (1.0 - 0.5 / ((x5 - x3).powi(2) + (y5 - y3).powi(2)).sqrt()) + (x5 - x4) * (1.0 - 0.5 / ((x5 - x4).powi(2) + (y5 - y4).powi(2)).sqrt()), dot(y5) + (y5 - y1) * (1.0 - 0.5 / ((x5 - x1).powi(2) + (y5 - y1).powi(2)).sqrt()) + (y5 - y2) * (1.0 - 0.5 / ((x5 - x2).powi(2) + (y5 - y2).powi(2)).sqrt()) + (y5 - y3) * (1.0 - 0.5 / ((x5 - x3).powi(2) + (y5 - y3).powi(2)).sqrt()) + (y5 - y4) * (1.0 - 0.5 / ((x5 - x4).powi(2) + (y5 - y4).powi(2)).sqrt())),
-)]
-pub struct SwarmOfFiveRobots {
-    pub m: f64,
-}
-
-#[lagrangian(
-    coordinates(q1, q2, q3, q4),
-    lagrangian = 0.5 * (m2 * (l1.powi(2) + lc2.powi(2) + 2.0 * l1 * lc2 * q4.cos()) + m1 * lc1.powi(2) + i1 + i2) * dot(q2).powi(2) + (m2 * (lc2.powi(2) + l1 * lc2 * q4.cos()) + i2) * dot(q2) * dot(q4) + 0.5 * (m2 * lc2.powi(2) + i2) * dot(q4).powi(2) + 0.5 * (j11 * dot(q1).powi(2) + j22 * dot(q3).powi(2)) + (m1 * lc1 + m2 * l1) * g * q2.cos() + m2 * lc2 * g * (q2 + q4).cos() - 0.5 * k1 * (q2 - q1).powi(2) - 0.5 * k2 * (q4 - q3).powi(2),
-    nonholonomic(dot(q2) + dot(q4)),
-)]
-pub struct FlexibleJointManipulator {
-    pub m1: f64,
-    pub m2: f64,
-    pub l1: f64,
-    pub lc1: f64,
-    pub lc2: f64,
-    pub i1: f64,
-    pub i2: f64,
-    pub j11: f64,
-    pub j22: f64,
-    pub k1: f64,
-    pub k2: f64,
-    pub g: f64,
-}
-
-#[lagrangian(
-    coordinates(theta1, theta2),
-    lagrangian = 0.5 * (m1 + m2) * l1.powi(2) * dot(theta1).powi(2) + 0.5 * m2 * l2.powi(2) * dot(theta2).powi(2) + m2 * l1 * l2 * dot(theta1) * dot(theta2) * (theta1 - theta2).cos() + (m1 + m2) * g * l1 * theta1.cos() + m2 * g * l2 * theta2.cos(),
-)]
-pub struct DoublePendulum {
-    pub m1: f64,
-    pub m2: f64,
-    pub l1: f64,
-    pub l2: f64,
-    pub g: f64,
-}
+use udk::{HamiltonianSystem, LagrangianSystem};
+use wheel_on_incline::WheelOnIncline;
+use wheel_zero_mass_particle::WheelWithMasslessParticle;
 
 #[test]
 fn wheel_on_incline() {
-    expand_matches("wheel_on_incline", "WheelOnIncline");
-    check_lagrangian(
-        "wheel_on_incline",
-        &WheelOnIncline {
-            m: 2.0,
-            r: 0.3,
-            ic: 0.09,
-            g: 9.81,
-            alpha: 0.4,
-        },
-    );
-    simulate_matches_lagrangian(
-        "wheel_on_incline",
-        &WheelOnIncline {
-            m: 2.0,
-            r: 0.3,
-            ic: 0.09,
-            g: 9.81,
-            alpha: 0.4,
-        },
-        2.0,
-    );
+    let wheel = WheelOnIncline {
+        m: 2.0,
+        r: 0.3,
+        ic: 0.09,
+        g: 9.81,
+        alpha: 0.4,
+    };
+    lagrangian_model("wheel_on_incline", "WheelOnIncline", &wheel, Some(2.0));
 }
 
 #[test]
@@ -249,282 +103,250 @@ fn wheel_zero_mass_particle() {
     );
 }
 
+/// The two masses with springs with masses `m1`, `m2`.
+macro_rules! two_masses {
+    ($model:ident, $m1:expr, $m2:expr) => {
+        $model {
+            m1: $m1,
+            m2: $m2,
+            k1: 3.0,
+            k2: 5.0,
+            d: 0.5,
+        }
+    };
+}
+
 #[test]
 fn two_masses_springs() {
-    expand_matches("two_masses_springs", "TwoMasses");
-    check_lagrangian(
+    lagrangian_model(
         "two_masses_springs",
-        &TwoMasses {
-            m1: 1.5,
-            m2: 2.5,
-            k1: 3.0,
-            k2: 5.0,
-            d: 0.5,
-        },
+        "TwoMasses",
+        &two_masses!(TwoMasses, 1.5, 2.5),
+        Some(2.0),
     );
-    simulate_matches_lagrangian(
-        "two_masses_springs",
-        &TwoMasses {
-            m1: 1.5,
-            m2: 2.5,
-            k1: 3.0,
-            k2: 5.0,
-            d: 0.5,
-        },
-        2.0,
-    );
-}
-
-#[test]
-fn two_masses_first_massless() {
-    expand_matches("two_masses_first_massless", "TwoMassesFirstMassless");
-    check_lagrangian(
+    let first = two_masses!(TwoMassesFirstMassless, 0.0, 2.5);
+    lagrangian_model(
         "two_masses_first_massless",
-        &TwoMassesFirstMassless {
-            m1: 0.0,
-            m2: 2.5,
-            k1: 3.0,
-            k2: 5.0,
-            d: 0.5,
-        },
+        "TwoMassesFirstMassless",
+        &first,
+        None,
     );
-}
-
-#[test]
-fn two_masses_second_massless() {
-    expand_matches("two_masses_second_massless", "TwoMassesSecondMassless");
-    check_lagrangian(
+    let second = two_masses!(TwoMassesSecondMassless, 1.5, 0.0);
+    lagrangian_model(
         "two_masses_second_massless",
-        &TwoMassesSecondMassless {
-            m1: 1.5,
-            m2: 0.0,
-            k1: 3.0,
-            k2: 5.0,
-            d: 0.5,
-        },
+        "TwoMassesSecondMassless",
+        &second,
+        None,
     );
 }
 
 #[test]
 fn quaternion_rigid_body() {
-    expand_matches("quaternion_rigid_body", "QuaternionRigidBody");
-    check_lagrangian(
+    let body = QuaternionRigidBody {
+        j1: 1.0,
+        j2: 2.0,
+        j3: 3.0,
+        tau1: 0.1,
+        tau2: -0.2,
+        tau3: 0.3,
+    };
+    lagrangian_model(
         "quaternion_rigid_body",
-        &QuaternionRigidBody {
-            j1: 1.0,
-            j2: 2.0,
-            j3: 3.0,
-            tau1: 0.1,
-            tau2: -0.2,
-            tau3: 0.3,
-        },
-    );
-    simulate_matches_lagrangian(
-        "quaternion_rigid_body",
-        &QuaternionRigidBody {
-            j1: 1.0,
-            j2: 2.0,
-            j3: 3.0,
-            tau1: 0.1,
-            tau2: -0.2,
-            tau3: 0.3,
-        },
-        2.0,
+        "QuaternionRigidBody",
+        &body,
+        Some(2.0),
     );
 }
 
 #[test]
-fn spherical_pendulum_lagrangian() {
-    expand_matches(
+fn spherical_pendulum() {
+    let (m, g, l) = (1.5, 9.81, 2.0);
+    let lagrangian = SphericalPendulumLagrangian { m, g, l };
+    lagrangian_model(
         "spherical_pendulum_lagrangian",
         "SphericalPendulumLagrangian",
+        &lagrangian,
+        Some(2.0),
     );
-    check_lagrangian(
-        "spherical_pendulum_lagrangian",
-        &SphericalPendulumLagrangian {
-            m: 1.5,
-            g: 9.81,
-            l: 2.0,
-        },
-    );
-    simulate_matches_lagrangian(
-        "spherical_pendulum_lagrangian",
-        &SphericalPendulumLagrangian {
-            m: 1.5,
-            g: 9.81,
-            l: 2.0,
-        },
-        2.0,
-    );
-}
-
-#[test]
-fn spherical_pendulum_hamiltonian() {
-    expand_matches("spherical_pendulum_hamiltonian", "SphericalPendulum");
-    check_hamiltonian(
+    let hamiltonian = SphericalPendulum { m, g };
+    hamiltonian_model(
         "spherical_pendulum_hamiltonian",
-        &SphericalPendulum { m: 1.5, g: 9.81 },
-    );
-    simulate_matches_hamiltonian(
-        "spherical_pendulum_hamiltonian",
-        &SphericalPendulum { m: 1.5, g: 9.81 },
-        2.0,
+        "SphericalPendulum",
+        &hamiltonian,
+        Some(2.0),
     );
 }
 
 #[test]
 fn nonholonomic_particle() {
-    expand_matches("nonholonomic_particle", "NonholonomicParticle");
-    check_hamiltonian("nonholonomic_particle", &NonholonomicParticle { m: 2.0 });
-    simulate_matches_hamiltonian(
+    let particle = NonholonomicParticle { m: 2.0 };
+    hamiltonian_model(
         "nonholonomic_particle",
-        &NonholonomicParticle { m: 2.0 },
-        2.0,
+        "NonholonomicParticle",
+        &particle,
+        Some(2.0),
     );
 }
 
 #[test]
 fn two_particles_incline() {
-    expand_matches("two_particles_incline", "TwoParticlesOnIncline");
-    check_hamiltonian(
+    let particles = TwoParticlesOnIncline {
+        m1: 1.0,
+        m2: 3.0,
+        g: 9.81,
+        alpha: 0.3,
+        l: 2.0,
+    };
+    // Three dependent constraints with Baumgarte stabilization on (the correction projected
+    // onto range(A_p)).
+    hamiltonian_model(
         "two_particles_incline",
-        &TwoParticlesOnIncline {
-            m1: 1.0,
-            m2: 3.0,
-            g: 9.81,
-            alpha: 0.3,
-            l: 2.0,
-        },
+        "TwoParticlesOnIncline",
+        &particles,
+        Some(2.0),
     );
 }
 
 #[test]
 fn constrained_double_pendulum() {
-    expand_matches("constrained_double_pendulum", "ConstrainedDoublePendulum");
-    check_hamiltonian(
+    let pendulum = ConstrainedDoublePendulum {
+        m1: 1.0,
+        m2: 0.5,
+        l1: 1.0,
+        l2: 0.7,
+        g: 9.81,
+        alpha: 0.8,
+        omega: 2.0,
+    };
+    hamiltonian_model(
         "constrained_double_pendulum",
-        &ConstrainedDoublePendulum {
-            m1: 1.0,
-            m2: 0.5,
-            l1: 1.0,
-            l2: 0.7,
-            g: 9.81,
-            alpha: 0.8,
-            omega: 2.0,
-        },
-    );
-    simulate_matches_hamiltonian(
-        "constrained_double_pendulum",
-        &ConstrainedDoublePendulum {
-            m1: 1.0,
-            m2: 0.5,
-            l1: 1.0,
-            l2: 0.7,
-            g: 9.81,
-            alpha: 0.8,
-            omega: 2.0,
-        },
-        2.0,
+        "ConstrainedDoublePendulum",
+        &pendulum,
+        Some(2.0),
     );
 }
 
 #[test]
 fn spiral_particle() {
-    expand_matches("spiral_particle", "SpiralParticle");
-    check_lagrangian("spiral_particle", &SpiralParticle { g: 9.81 });
-    simulate_matches_lagrangian("spiral_particle", &SpiralParticle { g: 9.81 }, 2.0);
+    lagrangian_model(
+        "spiral_particle",
+        "SpiralParticle",
+        &SpiralParticle { g: 9.81 },
+        Some(2.0),
+    );
 }
 
 #[test]
 fn swarm_robots() {
-    expand_matches("swarm_robots", "SwarmOfFiveRobots");
-    check_lagrangian("swarm_robots", &SwarmOfFiveRobots { m: 2.0 });
+    lagrangian_model(
+        "swarm_robots",
+        "SwarmOfFiveRobots",
+        &SwarmOfFiveRobots { m: 2.0 },
+        None,
+    );
 }
 
 #[test]
 fn flexible_joint_manipulator() {
-    expand_matches("flexible_joint_manipulator", "FlexibleJointManipulator");
-    check_lagrangian(
+    let manipulator = FlexibleJointManipulator {
+        m1: 1.0,
+        m2: 1.0,
+        l1: 1.0,
+        lc1: 0.5,
+        lc2: 0.5,
+        i1: 1.0,
+        i2: 1.0,
+        j11: 1.0,
+        j22: 1.0,
+        k1: 1.0,
+        k2: 1.0,
+        g: 9.81,
+    };
+    lagrangian_model(
         "flexible_joint_manipulator",
-        &FlexibleJointManipulator {
-            m1: 1.0,
-            m2: 1.0,
-            l1: 1.0,
-            lc1: 0.5,
-            lc2: 0.5,
-            i1: 1.0,
-            i2: 1.0,
-            j11: 1.0,
-            j22: 1.0,
-            k1: 1.0,
-            k2: 1.0,
-            g: 9.81,
-        },
-    );
-    simulate_matches_lagrangian(
-        "flexible_joint_manipulator",
-        &FlexibleJointManipulator {
-            m1: 1.0,
-            m2: 1.0,
-            l1: 1.0,
-            lc1: 0.5,
-            lc2: 0.5,
-            i1: 1.0,
-            i2: 1.0,
-            j11: 1.0,
-            j22: 1.0,
-            k1: 1.0,
-            k2: 1.0,
-            g: 9.81,
-        },
-        2.0,
+        "FlexibleJointManipulator",
+        &manipulator,
+        Some(2.0),
     );
 }
 
 #[test]
 fn double_pendulum_minimal() {
-    expand_matches("double_pendulum_minimal", "DoublePendulum");
-    check_lagrangian(
-        "double_pendulum_minimal",
-        &DoublePendulum {
-            m1: 1.0,
-            m2: 1.0,
-            l1: 1.0,
-            l2: 1.0,
-            g: 9.81,
-        },
-    );
+    let pendulum = DoublePendulum {
+        m1: 1.0,
+        m2: 1.0,
+        l1: 1.0,
+        l2: 1.0,
+        g: 9.81,
+    };
+    lagrangian_model("double_pendulum_minimal", "DoublePendulum", &pendulum, None);
 }
 
 #[test]
 fn chain10_cartesian() {
-    expand_matches("chain10_cartesian", "PendulumChainCartesian10");
-    check_lagrangian(
+    let chain = PendulumChainCartesian10 {
+        m1: 1.0,
+        m2: 1.0,
+        m3: 1.0,
+        m4: 1.0,
+        m5: 1.0,
+        m6: 1.0,
+        m7: 1.0,
+        m8: 1.0,
+        m9: 1.0,
+        m10: 1.0,
+        l1: 1.0,
+        l2: 1.0,
+        l3: 1.0,
+        l4: 1.0,
+        l5: 1.0,
+        l6: 1.0,
+        l7: 1.0,
+        l8: 1.0,
+        l9: 1.0,
+        l10: 1.0,
+        g: 9.81,
+    };
+    lagrangian_model(
         "chain10_cartesian",
-        &PendulumChainCartesian10 {
-            m1: 1.0,
-            m2: 1.0,
-            m3: 1.0,
-            m4: 1.0,
-            m5: 1.0,
-            m6: 1.0,
-            m7: 1.0,
-            m8: 1.0,
-            m9: 1.0,
-            m10: 1.0,
-            l1: 1.0,
-            l2: 1.0,
-            l3: 1.0,
-            l4: 1.0,
-            l5: 1.0,
-            l6: 1.0,
-            l7: 1.0,
-            l8: 1.0,
-            l9: 1.0,
-            l10: 1.0,
-            g: 9.81,
-        },
+        "PendulumChainCartesian10",
+        &chain,
+        None,
     );
+}
+
+/// The Lagrangian model file `name` against the generated `system` (the struct `structure`): `udk expand` prints what
+/// the macro wrote, `udk eval` agrees with the generated terms, and with `t_end`, `udk simulate`
+/// to t_end ends where the generated system's simulation does.
+fn lagrangian_model<S: LagrangianSystem<N, M>, const N: usize, const M: usize>(
+    name: &str,
+    structure: &str,
+    system: &S,
+    t_end: Option<f64>,
+) {
+    expand_matches(name, structure);
+    check_lagrangian(name, system);
+    if let Some(t_end) = t_end {
+        simulate_matches(name, t_end, |q0, v0, t0, options| {
+            simulate_lagrangian(system, q0, v0, t0, t_end, options)
+        });
+    }
+}
+
+/// As [`lagrangian_model`] for a Hamiltonian model.
+fn hamiltonian_model<S: HamiltonianSystem<N, M>, const N: usize, const M: usize>(
+    name: &str,
+    structure: &str,
+    system: &S,
+    t_end: Option<f64>,
+) {
+    expand_matches(name, structure);
+    check_hamiltonian(name, system);
+    if let Some(t_end) = t_end {
+        simulate_matches(name, t_end, |q0, v0, t0, options| {
+            simulate_hamiltonian(system, q0, v0, t0, t_end, options)
+        });
+    }
 }
 
 /// The initial state of a model file: (t0, q0, qd0 or p0).
@@ -573,6 +395,31 @@ fn eval(name: &str, key: &str, states: &[(f64, Vec<f64>, Vec<f64>)]) -> Vec<Json
 
 const TOL: f64 = 1e-12;
 
+/// The entry of a report at `path` (keys separated by `/`) as numbers: a number, a vector, or a
+/// list of rows flattened column-major (nalgebra's order).
+fn field(report: &Json, path: &str) -> Vec<f64> {
+    let value = path.split('/').fold(report, |v, key| &v[key]);
+    match value {
+        Json::Number(x) => vec![x.as_f64().expect("a number")],
+        Json::Array(rows) if rows.first().is_some_and(Json::is_array) => {
+            common::matrix_column_major(value)
+        }
+        _ => numbers(value),
+    }
+}
+
+/// Asserts each (report path, label, generated values) to [`TOL`].
+fn agree(report: &Json, at: &str, checks: &[(&str, &str, &[f64])]) {
+    for (path, label, generated) in checks {
+        close(
+            &field(report, path),
+            generated,
+            TOL,
+            &format!("{at}: {label}"),
+        );
+    }
+}
+
 fn check_lagrangian<S: LagrangianSystem<N, M>, const N: usize, const M: usize>(
     name: &str,
     system: &S,
@@ -584,73 +431,39 @@ fn check_lagrangian<S: LagrangianSystem<N, M>, const N: usize, const M: usize>(
             SVector::<f64, N>::from_column_slice(qd),
         );
         let terms = system.terms(&q, &qd, *t);
-        let at = format!("{name} at t = {t}");
         let acceleration = system.acceleration(&q, &qd, *t).expect("unique");
         let force = system.constraint_force(&q, &qd, *t).expect("unique");
-        close(
-            &numbers(&report["acceleration"]),
-            acceleration.as_slice(),
-            TOL,
-            &format!("{at}: q̈"),
-        );
-        close(
-            &numbers(&report["constraint_force"]),
-            force.as_slice(),
-            TOL,
-            &format!("{at}: Qᶜ"),
-        );
-        close(
-            &common::matrix_column_major(&report["mass_matrix"]),
-            terms.mass_matrix.as_slice(),
-            TOL,
-            &format!("{at}: M"),
-        );
-        close(
-            &numbers(&report["generalized_force"]),
-            terms.generalized_force.as_slice(),
-            TOL,
-            &format!("{at}: Q"),
+        let c = terms.nonideal_force.unwrap_or_else(SVector::zeros);
+        let holonomic = system.holonomic_residual(&q, *t);
+        let velocity = system.velocity_residual(&q, &qd, *t);
+        let at = format!("{name} at t = {t}");
+        agree(
+            &report,
+            &at,
+            &[
+                ("acceleration", "q̈", acceleration.as_slice()),
+                ("constraint_force", "Qᶜ", force.as_slice()),
+                ("mass_matrix", "M", terms.mass_matrix.as_slice()),
+                ("generalized_force", "Q", terms.generalized_force.as_slice()),
+                ("constraint_rhs", "b", terms.constraint_rhs.as_slice()),
+                ("nonideal_force", "C", c.as_slice()),
+                ("energy", "energy", &[system.energy(&q, &qd, *t)]),
+                (
+                    "residuals/velocity",
+                    "velocity residual",
+                    velocity.as_slice(),
+                ),
+                (
+                    "residuals/holonomic",
+                    "f",
+                    &holonomic.as_slice()[..S::NUM_HOLONOMIC],
+                ),
+            ],
         );
         if M > 0 {
-            close(
-                &common::matrix_column_major(&report["constraint_matrix"]),
-                terms.constraint_matrix.as_slice(),
-                TOL,
-                &format!("{at}: A"),
-            );
+            let a = terms.constraint_matrix;
+            agree(&report, &at, &[("constraint_matrix", "A", a.as_slice())]);
         }
-        close(
-            &numbers(&report["constraint_rhs"]),
-            terms.constraint_rhs.as_slice(),
-            TOL,
-            &format!("{at}: b"),
-        );
-        let c = terms.nonideal_force.unwrap_or_else(SVector::zeros);
-        close(
-            &numbers(&report["nonideal_force"]),
-            c.as_slice(),
-            TOL,
-            &format!("{at}: C"),
-        );
-        close(
-            &[report["energy"].as_f64().unwrap()],
-            &[system.energy(&q, &qd, *t)],
-            TOL,
-            &format!("{at}: energy"),
-        );
-        close(
-            &numbers(&report["residuals"]["velocity"]),
-            system.velocity_residual(&q, &qd, *t).as_slice(),
-            TOL,
-            &format!("{at}: velocity residual"),
-        );
-        let holonomic = system.holonomic_residual(&q, *t);
-        close(
-            &numbers(&report["residuals"]["holonomic"]),
-            &holonomic.as_slice()[..S::NUM_HOLONOMIC],
-            TOL,
-            &format!("{at}: f"),
-        );
         assert_eq!(report["rank"]["mass_and_constraint_matrix"], N);
     }
 }
@@ -665,64 +478,24 @@ fn check_hamiltonian<S: HamiltonianSystem<N, M>, const N: usize, const M: usize>
             SVector::<f64, N>::from_column_slice(q),
             SVector::<f64, N>::from_column_slice(p),
         );
-        let at = format!("{name} at t = {t}");
         let terms = system.terms(&q, &p, *t);
         let (qd, pd) = system.state_derivative(&q, &p, *t).expect("consistent");
         let force = system.constraint_force(&q, &p, *t).expect("consistent");
-        close(
-            &numbers(&report["qd"]),
-            qd.as_slice(),
-            TOL,
-            &format!("{at}: q̇"),
-        );
-        close(
-            &numbers(&report["momentum_rate"]),
-            pd.as_slice(),
-            TOL,
-            &format!("{at}: ṗ"),
-        );
-        close(
-            &numbers(&report["constraint_force"]),
-            force.as_slice(),
-            TOL,
-            &format!("{at}: Fᶜ"),
-        );
-        close(
-            &numbers(&report["h_q"]),
-            terms.h_q.as_slice(),
-            TOL,
-            &format!("{at}: H_q"),
-        );
-        let h_pp: SMatrix<f64, N, N> = terms.h_pp;
-        close(
-            &common::matrix_column_major(&report["h_pp"]),
-            h_pp.as_slice(),
-            TOL,
-            &format!("{at}: H_pp"),
-        );
-        close(
-            &common::matrix_column_major(&report["a_p"]),
-            terms.a_p.as_slice(),
-            TOL,
-            &format!("{at}: A_p"),
-        );
-        close(
-            &numbers(&report["b_p"]),
-            terms.b_p.as_slice(),
-            TOL,
-            &format!("{at}: b_p"),
-        );
-        close(
-            &[report["hamiltonian"].as_f64().unwrap()],
-            &[system.hamiltonian(&q, &p, *t)],
-            TOL,
-            &format!("{at}: H"),
-        );
-        close(
-            &numbers(&report["residuals"]["velocity"]),
-            system.constraint_residual(&q, &p, *t).as_slice(),
-            TOL,
-            &format!("{at}: φ"),
+        let phi = system.constraint_residual(&q, &p, *t);
+        agree(
+            &report,
+            &format!("{name} at t = {t}"),
+            &[
+                ("qd", "q̇", qd.as_slice()),
+                ("momentum_rate", "ṗ", pd.as_slice()),
+                ("constraint_force", "Fᶜ", force.as_slice()),
+                ("h_q", "H_q", terms.h_q.as_slice()),
+                ("h_pp", "H_pp", terms.h_pp.as_slice()),
+                ("a_p", "A_p", terms.a_p.as_slice()),
+                ("b_p", "b_p", terms.b_p.as_slice()),
+                ("hamiltonian", "H", &[system.hamiltonian(&q, &p, *t)]),
+                ("residuals/velocity", "φ", phi.as_slice()),
+            ],
         );
     }
 }
@@ -751,18 +524,24 @@ fn predicate(needle: &str) -> impl predicates::Predicate<[u8]> + '_ {
     predicates::function::function(move |out: &[u8]| String::from_utf8_lossy(out).contains(needle))
 }
 
-/// `udk expand` prints exactly what the macro wrote for `Struct` to `UDK_EXPAND_DIR`.
+/// `udk expand` prints exactly what the macro wrote for `Struct` to `UDK_EXPAND_DIR`, after the
+/// struct's own doc comment: the macro carries the example's `///` lines over, and a model file
+/// has none.
 fn expand_matches(name: &str, structure: &str) {
     let written = std::path::Path::new(env!("UDK_EXPAND_DIR")).join(format!("{structure}.rs"));
-    let expected = std::fs::read(&written)
+    let expected = std::fs::read_to_string(&written)
         .unwrap_or_else(|e| panic!("the macro wrote {}: {e}", written.display()));
+    let mut generated = expected.as_str();
+    while generated.starts_with("///") {
+        generated = generated.split_once('\n').map_or("", |(_, rest)| rest);
+    }
     let printed = udk()
         .arg("expand")
         .arg(common::model(name))
         .assert()
         .success();
     assert!(
-        printed.get_output().stdout == expected,
+        printed.get_output().stdout == generated.as_bytes(),
         "udk expand {name} differs from {}",
         written.display()
     );
@@ -806,19 +585,25 @@ fn cli_options(t0: f64, t_end: f64) -> SimulationOptions {
 
 const SIMULATION_TOL: f64 = 1e-8;
 
-/// The CSV of `udk simulate` ends where the macro-generated system's simulation ends, to 1e-8.
-fn simulate_matches_lagrangian<S: LagrangianSystem<N, M>, const N: usize, const M: usize>(
+/// The CSV of `udk simulate` of the model file `name` ends where `simulate` (q₀, v₀, t₀,
+/// options) of the macro-generated system ends, to 1e-8.
+fn simulate_matches<const N: usize>(
     name: &str,
-    system: &S,
     t_end: f64,
+    simulate: impl FnOnce(
+        &SVector<f64, N>,
+        &SVector<f64, N>,
+        f64,
+        &SimulationOptions,
+    ) -> Result<Trajectory<N>, SimulationError<N>>,
 ) {
     let (t0, q0, v0) = initial(name);
     let (q0, v0) = (
         SVector::<f64, N>::from_column_slice(&q0),
         SVector::<f64, N>::from_column_slice(&v0),
     );
-    let trajectory = simulate_lagrangian(system, &q0, &v0, t0, t_end, &cli_options(t0, t_end))
-        .expect("the macro-based run reaches t_end");
+    let trajectory =
+        simulate(&q0, &v0, t0, &cli_options(t0, t_end)).expect("the macro-based run reaches t_end");
     let last = trajectory.samples.last().expect("samples");
     let (q, v) = simulate_final_state(name, t_end);
     close(
@@ -831,35 +616,6 @@ fn simulate_matches_lagrangian<S: LagrangianSystem<N, M>, const N: usize, const 
         &v,
         last.v.as_slice(),
         SIMULATION_TOL,
-        &format!("{name}: final q̇"),
-    );
-}
-
-/// As [`simulate_matches_lagrangian`] for a Hamiltonian model.
-fn simulate_matches_hamiltonian<S: HamiltonianSystem<N, M>, const N: usize, const M: usize>(
-    name: &str,
-    system: &S,
-    t_end: f64,
-) {
-    let (t0, q0, v0) = initial(name);
-    let (q0, v0) = (
-        SVector::<f64, N>::from_column_slice(&q0),
-        SVector::<f64, N>::from_column_slice(&v0),
-    );
-    let trajectory = simulate_hamiltonian(system, &q0, &v0, t0, t_end, &cli_options(t0, t_end))
-        .expect("the macro-based run reaches t_end");
-    let last = trajectory.samples.last().expect("samples");
-    let (q, p) = simulate_final_state(name, t_end);
-    close(
-        &q,
-        last.q.as_slice(),
-        SIMULATION_TOL,
-        &format!("{name}: final q"),
-    );
-    close(
-        &p,
-        last.v.as_slice(),
-        SIMULATION_TOL,
-        &format!("{name}: final p"),
+        &format!("{name}: final q̇ or p"),
     );
 }
