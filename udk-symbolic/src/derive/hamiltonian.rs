@@ -1,6 +1,6 @@
 //! The equations of a Hamiltonian model: H_p, H_q, H_pp, A_p, b_p (Udwadia 2016, eqs 9–12).
 
-use super::{jacobian, symmetric_jacobian};
+use super::{check_holonomic, jacobian, parse_all, symmetric_jacobian};
 use crate::derivation::HamiltonianEquations;
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
@@ -17,29 +17,20 @@ pub(super) fn derive(
     errors: &mut Errors,
 ) -> Option<HamiltonianEquations> {
     let n = spec.coordinates.len();
-    let mut parse = |pool: &mut Pool, context: Context, e: &Expression| {
-        parse_expr(pool, scope, context, &e.0, errors)
-    };
-    let h = parse(pool, Context::HAMILTONIAN, hamiltonian);
-    let holonomic: Vec<ExprId> = (spec.holonomic.iter())
-        .map(|f| parse(pool, Context::HOLONOMIC, f))
-        .collect();
-    let given: Vec<ExprId> = (spec.constraints.iter())
-        .map(|f| parse(pool, Context::HAMILTONIAN_CONSTRAINT, f))
-        .collect();
+    let h = parse_expr(pool, scope, Context::HAMILTONIAN, &hamiltonian.0, errors);
+    let holonomic = parse_all(pool, scope, Context::HOLONOMIC, &spec.holonomic, errors);
+    let given = parse_all(
+        pool,
+        scope,
+        Context::HAMILTONIAN_CONSTRAINT,
+        &spec.constraints,
+        errors,
+    );
     if !errors.is_empty() {
         return None;
     }
-    let coordinate = |s: Symbol| matches!(s, Symbol::Coordinate(_));
+    check_holonomic(pool, spec, &holonomic, errors);
     let state = |s: Symbol| matches!(s, Symbol::Coordinate(_) | Symbol::Momentum(_));
-    for (&f, e) in holonomic.iter().zip(&spec.holonomic) {
-        if !pool.depends_on(f, &coordinate) {
-            errors.push(
-                e.span(),
-                "this holonomic constraint depends on no generalized coordinate",
-            );
-        }
-    }
     let momentum = |s: Symbol| matches!(s, Symbol::Momentum(_));
     for (&phi, e) in given.iter().zip(&spec.constraints) {
         if !pool.depends_on(phi, &state) {

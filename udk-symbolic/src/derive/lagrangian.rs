@@ -1,7 +1,7 @@
 //! The equations of a Lagrangian model: M, Q, A, b, C, the Jacobi integral (review paper,
 //! eqs 18–29).
 
-use super::{jacobian, symmetric_jacobian};
+use super::{check_holonomic, jacobian, parse_all, symmetric_jacobian};
 use crate::derivation::LagrangianEquations;
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
@@ -18,22 +18,17 @@ pub(super) fn derive(
     errors: &mut Errors,
 ) -> Option<LagrangianEquations> {
     let n = spec.coordinates.len();
-    let mut parse = |pool: &mut Pool, context: Context, e: &Expression| {
-        parse_expr(pool, scope, context, &e.0, errors)
-    };
-    let l = parse(pool, Context::LAGRANGIAN, lagrangian);
-    let holonomic: Vec<ExprId> = (spec.holonomic.iter())
-        .map(|f| parse(pool, Context::HOLONOMIC, f))
-        .collect();
-    let nonholonomic: Vec<ExprId> = (spec.nonholonomic.iter())
-        .map(|f| parse(pool, Context::NONHOLONOMIC, f))
-        .collect();
-    let forces: Vec<ExprId> = (spec.forces.iter())
-        .map(|f| parse(pool, Context::FORCE, f))
-        .collect();
-    let nonideal: Vec<ExprId> = (spec.nonideal.iter())
-        .map(|f| parse(pool, Context::NONIDEAL, f))
-        .collect();
+    let l = parse_expr(pool, scope, Context::LAGRANGIAN, &lagrangian.0, errors);
+    let holonomic = parse_all(pool, scope, Context::HOLONOMIC, &spec.holonomic, errors);
+    let nonholonomic = parse_all(
+        pool,
+        scope,
+        Context::NONHOLONOMIC,
+        &spec.nonholonomic,
+        errors,
+    );
+    let forces = parse_all(pool, scope, Context::FORCE, &spec.forces, errors);
+    let nonideal = parse_all(pool, scope, Context::NONIDEAL, &spec.nonideal, errors);
     if !errors.is_empty() {
         return None;
     }
@@ -111,16 +106,11 @@ fn check_constraints(
     nonholonomic: &[ExprId],
     errors: &mut Errors,
 ) {
+    // A holonomic f(q, t) cannot hold a velocity (the parser rejects one), so "no coordinate"
+    // is "no coordinate or velocity" there.
+    check_holonomic(pool, spec, holonomic, errors);
     let state = |s: Symbol| matches!(s, Symbol::Coordinate(_) | Symbol::Velocity(_));
     let velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
-    for (&f, e) in holonomic.iter().zip(&spec.holonomic) {
-        if !pool.depends_on(f, &state) {
-            errors.push(
-                e.span(),
-                "this holonomic constraint depends on no generalized coordinate",
-            );
-        }
-    }
     for (&phi, e) in nonholonomic.iter().zip(&spec.nonholonomic) {
         if !pool.depends_on(phi, &state) {
             errors.push(

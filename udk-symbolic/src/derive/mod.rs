@@ -16,7 +16,8 @@ mod lagrangian;
 use crate::derivation::{Derivation, ExprMatrix};
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
-use crate::spec::ModelSpec;
+use crate::parse::{parse_expr, Context, Scope};
+use crate::spec::{Expression, ModelSpec};
 
 /// Derives the equations of motion of `spec`.
 ///
@@ -64,6 +65,34 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
             equations,
         }),
         _ => Err(errors),
+    }
+}
+
+/// Parses each of `expressions` in `context`, in order; the errors go to `errors`.
+fn parse_all(
+    pool: &mut Pool,
+    scope: &Scope,
+    context: Context,
+    expressions: &[Expression],
+    errors: &mut Errors,
+) -> Vec<ExprId> {
+    expressions
+        .iter()
+        .map(|e| parse_expr(pool, scope, context, &e.0, errors))
+        .collect()
+}
+
+/// An error at each holonomic constraint f(q, t) of `spec` (parsed as `holonomic`) that
+/// depends on no generalized coordinate.
+fn check_holonomic(pool: &Pool, spec: &ModelSpec, holonomic: &[ExprId], errors: &mut Errors) {
+    let coordinate = |s: Symbol| matches!(s, Symbol::Coordinate(_));
+    for (&f, e) in holonomic.iter().zip(&spec.holonomic) {
+        if !pool.depends_on(f, &coordinate) {
+            errors.push(
+                e.span(),
+                "this holonomic constraint depends on no generalized coordinate",
+            );
+        }
     }
 }
 
