@@ -5,7 +5,7 @@
 //! square roots as `\sqrt{x}` / `sqrt(x)`, and a positive term first.
 
 use super::names::Names;
-use super::terms::term;
+use super::terms::{signed_terms, term};
 use crate::expr::{ExprId, Func, Node, Number, Pool};
 use std::collections::HashMap;
 
@@ -158,18 +158,9 @@ impl<'a> Printer<'a> {
 
     /// The sum of `terms`, each with its sign changed if `flip`, a positive term first.
     fn sum(&mut self, terms: &[ExprId], flip: bool) -> Printed {
-        let signed: Vec<(bool, Printed)> = terms
-            .iter()
-            .map(|&t| {
-                let (negative, p) = self.signed(t);
-                (negative != flip, p)
-            })
-            .collect();
-        let first = signed.iter().position(|(neg, _)| !neg).unwrap_or(0);
+        let signed = signed_terms(terms, flip, |t| self.signed(t));
         let mut out = String::new();
-        let order = std::iter::once(first).chain((0..signed.len()).filter(|&i| i != first));
-        for (k, i) in order.enumerate() {
-            let (negative, p) = &signed[i];
+        for (k, (negative, p)) in signed.iter().enumerate() {
             let sign = match (k, negative) {
                 (0, false) => "",
                 (0, true) => "-",

@@ -9,7 +9,7 @@
 //! `sin_cos`. The program's values are themselves hash-consed, so a value used by several
 //! outputs (or twice by one) is computed once.
 
-use super::terms::term;
+use super::terms::{signed_terms, term};
 use crate::expr::{ExprId, Func, Node, Number, Pool, Symbol};
 use std::collections::HashMap;
 
@@ -250,24 +250,15 @@ impl Lowering<'_> {
 
     /// The sum of `terms`, each with its sign changed if `flip`, a positive term first.
     fn sum(&mut self, terms: &[ExprId], flip: bool) -> Val {
-        let signed: Vec<(bool, Val)> = terms
-            .iter()
-            .map(|&t| {
-                let (negative, v) = self.signed(t);
-                (negative != flip, v)
-            })
-            .collect();
-        let first = signed.iter().position(|&(neg, _)| !neg).unwrap_or(0);
-        let (neg, v) = signed[first];
+        let signed = signed_terms(terms, flip, |t| self.signed(t));
+        let (neg, v) = signed[0];
         let mut acc = if neg { self.push(Op::Neg(v)) } else { v };
-        for (i, &(neg, v)) in signed.iter().enumerate() {
-            if i != first {
-                acc = self.push(if neg {
-                    Op::Sub(acc, v)
-                } else {
-                    Op::Add(acc, v)
-                });
-            }
+        for &(neg, v) in &signed[1..] {
+            acc = self.push(if neg {
+                Op::Sub(acc, v)
+            } else {
+                Op::Add(acc, v)
+            });
         }
         acc
     }

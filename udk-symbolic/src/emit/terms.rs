@@ -53,3 +53,25 @@ pub(crate) fn is_negative(pool: &Pool, id: ExprId) -> bool {
         _ => false,
     }
 }
+
+/// The terms of a sum as (negative, value), read by `signed` in their order with each sign
+/// changed if `flip`, then reordered so that a positive term comes first (the others keep
+/// their order): how both the printers and the code emitters write a sum.
+pub(crate) fn signed_terms<T>(
+    terms: &[ExprId],
+    flip: bool,
+    mut signed: impl FnMut(ExprId) -> (bool, T),
+) -> Vec<(bool, T)> {
+    let mut out: Vec<(bool, T)> = terms
+        .iter()
+        .map(|&t| {
+            let (negative, value) = signed(t);
+            (negative != flip, value)
+        })
+        .collect();
+    if let Some(first) = out.iter().position(|(negative, _)| !negative) {
+        let positive = out.remove(first);
+        out.insert(0, positive);
+    }
+    out
+}
