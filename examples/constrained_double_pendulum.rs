@@ -5,6 +5,7 @@
 
 use udk::hamiltonian;
 use udk::nalgebra::Vector2;
+use udk::runtime::simulate::{simulate_hamiltonian, Showcase, SimulationOptions, Summary};
 
 /// Point masses `m1`, `m2` (kg) on massless arms `l1`, `l2` (m) at angles θ₁, θ₂ from the
 /// downward vertical, under gravity `g` (m/s²); H of eq 67 with Δ = m₁ + m₂ sin²(θ₁ − θ₂).
@@ -51,4 +52,17 @@ fn main() {
             .expect("consistent")
             .as_slice()
     );
+
+    // 5 s from this state at t = 0.4 s. H is conserved although φ depends on t: φ is linear
+    // and homogeneous in p, so the constraint force does no work (q̇ᵀFᶜ ∝ A_p p = φ = 0).
+    let run = Showcase::new(
+        env!("CARGO_MANIFEST_DIR"),
+        "constrained_double_pendulum",
+        "Double pendulum under p₁ = α p₂ sin ωt (Udwadia 2016, section 4.4)",
+        &["θ1", "θ2"],
+    );
+    let report = run.run(&SimulationOptions::every(0.01), |options| {
+        simulate_hamiltonian(&system, &q, &p, t, t + 5.0, options)
+    });
+    println!("\n{}\n{report}", Summary::header());
 }

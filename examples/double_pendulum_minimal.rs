@@ -5,6 +5,7 @@
 
 use udk::lagrangian;
 use udk::nalgebra::Vector2;
+use udk::runtime::simulate::{simulate_lagrangian, Showcase, SimulationOptions, Summary};
 
 /// Point masses `m1`, `m2` (kg) on massless arms `l1`, `l2` (m), angles from the downward
 /// vertical, gravity `g` (m/s²).
@@ -41,4 +42,16 @@ fn main() {
             .as_slice()
     );
     println!("energy = {}", pendulum.energy(&q, &qd, 0.0));
+
+    // 10 s from this state (no constraints).
+    let run = Showcase::new(
+        env!("CARGO_MANIFEST_DIR"),
+        "double_pendulum_minimal",
+        "Double pendulum in minimal coordinates",
+        &["θ1", "θ2"],
+    );
+    let report = run.run(&SimulationOptions::every(0.01), |options| {
+        simulate_lagrangian(&pendulum, &q, &qd, 0.0, 10.0, options)
+    });
+    println!("\n{}\n{report}", Summary::header());
 }

@@ -10,6 +10,7 @@
 
 use udk::lagrangian;
 use udk::nalgebra::Vector4;
+use udk::runtime::simulate::{simulate_lagrangian, Showcase, SimulationOptions, Summary};
 
 /// Link masses `m1`, `m2` (kg), first link length `l1` (m), centres of mass `lc1`, `lc2` (m),
 /// link moments of inertia `i1`, `i2` (kg m²), motor inertias `j11`, `j22` (kg m²), joint
@@ -68,4 +69,16 @@ fn main() {
             .expect("unique")
             .as_slice()
     );
+
+    // 10 s from this state (q̇⁽²⁾ + q̇⁽⁴⁾ = 0).
+    let run = Showcase::new(
+        env!("CARGO_MANIFEST_DIR"),
+        "flexible_joint_manipulator",
+        "Flexible-joint manipulator, q̇₂ + q̇₄ = 0 (review paper, section 8.3)",
+        &["q1", "q2", "q3", "q4"],
+    );
+    let report = run.run(&SimulationOptions::every(0.01), |options| {
+        simulate_lagrangian(&arm, &q, &qd, 0.0, 10.0, options)
+    });
+    println!("\n{}\n{report}", Summary::header());
 }

@@ -5,6 +5,7 @@
 
 use udk::hamiltonian;
 use udk::nalgebra::Vector3;
+use udk::runtime::simulate::{simulate_hamiltonian, Showcase, SimulationOptions, Summary};
 
 /// A particle of mass `m` (kg), H = pᵀp/2m (eq 43), constrained by φ = z²pₓ − p_y (eq 44).
 #[hamiltonian(
@@ -27,4 +28,16 @@ fn main() {
     println!("ṗ = {:?}", pd.as_slice());
     println!("eq 46: {:?}", [k * z * z, -k, 0.0]);
     println!("φ = {}", particle.constraint_residual(&q, &p, 0.0)[0]);
+
+    // 10 s from this state (φ = 0).
+    let run = Showcase::new(
+        env!("CARGO_MANIFEST_DIR"),
+        "nonholonomic_particle",
+        "Particle under z²pₓ − p_y = 0 (Udwadia 2016, eqs 43–46)",
+        &["x", "y", "z"],
+    );
+    let report = run.run(&SimulationOptions::every(0.01), |options| {
+        simulate_hamiltonian(&particle, &q, &p, 0.0, 10.0, options)
+    });
+    println!("\n{}\n{report}", Summary::header());
 }

@@ -11,6 +11,7 @@
 
 use udk::lagrangian;
 use udk::nalgebra::Vector4;
+use udk::runtime::simulate::{simulate_lagrangian, Showcase, SimulationOptions, Summary};
 
 /// A rigid body with principal moments of inertia `j1`, `j2`, `j3` (kg m²) under the body-frame
 /// torque (`tau1`, `tau2`, `tau3`) (N m), in the unit quaternion u = (u0, u1, u2, u3). The
@@ -60,4 +61,19 @@ fn main() {
         "uᵀü + u̇ᵀu̇ = {:e} (the constraint at acceleration level)",
         u.dot(&udd) + ud.dot(&ud)
     );
+
+    // 10 s under the constant body torque from this state.
+    let run = Showcase {
+        energy_note: Some("the applied torque does work"),
+        ..Showcase::new(
+            env!("CARGO_MANIFEST_DIR"),
+            "quaternion_rigid_body",
+            "Rigid body in quaternions under a body torque (Udwadia & Wanichanon 2013, eq 4.6)",
+            &["u0", "u1", "u2", "u3"],
+        )
+    };
+    let report = run.run(&SimulationOptions::every(0.01), |options| {
+        simulate_lagrangian(&body, &u, &ud, 0.0, 10.0, options)
+    });
+    println!("\n{}\n{report}", Summary::header());
 }

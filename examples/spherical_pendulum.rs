@@ -8,6 +8,9 @@
 //! Run with `cargo run --example spherical_pendulum`.
 
 use udk::nalgebra::Vector3;
+use udk::runtime::simulate::{
+    simulate_hamiltonian, simulate_lagrangian, Showcase, SimulationOptions, Summary,
+};
 use udk::{hamiltonian, lagrangian};
 
 /// A particle of mass `m` (kg) on a massless rod of length `l` (m) under gravity `g` (m/s²),
@@ -61,5 +64,24 @@ fn main() {
             .constraint_force(&q, &qd, 0.0)
             .expect("unique")
             .as_slice()
+    );
+
+    // Both forms for 10 s from this state (p = m q̇); target/udk/spherical_pendulum_*.csv, .svg.
+    let root = env!("CARGO_MANIFEST_DIR");
+    let labels = ["x", "y", "z"];
+    let options = SimulationOptions::every(0.01);
+    let title = "Spherical pendulum, Cartesian Lagrangian (Udwadia 2016, §4.1)";
+    let run = Showcase::new(root, "spherical_pendulum_lagrangian", title, &labels);
+    let from_lagrangian = run.run(&options, |o| {
+        simulate_lagrangian(&lagrangian, &q, &qd, 0.0, 10.0, o)
+    });
+    let title = "Spherical pendulum, Hamiltonian with φ = qᵀp (Udwadia 2016, eqs 37–42)";
+    let run = Showcase::new(root, "spherical_pendulum_hamiltonian", title, &labels);
+    let from_hamiltonian = run.run(&options, |o| {
+        simulate_hamiltonian(&hamiltonian, &q, &(m * qd), 0.0, 10.0, o)
+    });
+    println!(
+        "\n{}\n{from_lagrangian}\n{from_hamiltonian}",
+        Summary::header()
     );
 }

@@ -8,6 +8,7 @@
 
 use udk::lagrangian;
 use udk::nalgebra::SVector;
+use udk::runtime::simulate::{simulate_lagrangian, Showcase, SimulationOptions, Summary};
 
 /// Five robots of mass `m` (kg) in the plane, free of applied forces (the paper's F_i = 0).
 #[lagrangian(
@@ -83,4 +84,21 @@ fn main() {
         "velocity residual β = {:.6}",
         swarm.velocity_residual(&q, &qd, 0.0).norm()
     );
+
+    // 5 s from the same positions with the velocities the constraints prescribe,
+    // q̇ = −Σ∇G (φ(q, 0) is Σ∇G).
+    let qd0 = -swarm.velocity_residual(&q, &SVector::zeros(), 0.0);
+    let run = Showcase {
+        energy_note: Some("the constraints prescribe the velocities and do work"),
+        ..Showcase::new(
+            env!("CARGO_MANIFEST_DIR"),
+            "swarm_robots",
+            "Swarm of five robots (review paper, section 8.2, eqs 60–64)",
+            &["x1", "y1", "x2", "y2", "x3", "y3", "x4", "y4", "x5", "y5"],
+        )
+    };
+    let report = run.run(&SimulationOptions::every(0.01), |options| {
+        simulate_lagrangian(&swarm, &q, &qd0, 0.0, 5.0, options)
+    });
+    println!("\n{}\n{report}", Summary::header());
 }

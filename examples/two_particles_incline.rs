@@ -9,6 +9,7 @@
 
 use udk::hamiltonian;
 use udk::nalgebra::Vector4;
+use udk::runtime::simulate::{simulate_hamiltonian, Showcase, SimulationOptions, Summary};
 
 /// Masses `m1`, `m2` (kg) on a plane inclined at `alpha` (rad) under gravity `g` (m/s²), a
 /// distance `l` (m) apart; X and Y lie in the plane (eq 47).
@@ -31,6 +32,23 @@ pub struct TwoParticlesOnIncline {
     pub l: f64,
 }
 
+impl TwoParticlesOnIncline {
+    /// A state on the constraints: particle 2 at (1, 0.5) m, particle 1 at distance l along
+    /// the direction at angle `beta` (rad) in the plane, with speeds `v1`, `v2` (m/s)
+    /// perpendicular to the rod; (q, p).
+    pub fn state(&self, beta: f64, v1: f64, v2: f64) -> (Vector4<f64>, Vector4<f64>) {
+        let (sin, cos) = beta.sin_cos();
+        let q = Vector4::new(1.0 + self.l * cos, 0.5 + self.l * sin, 1.0, 0.5);
+        let p = Vector4::new(
+            -self.m1 * v1 * sin,
+            self.m1 * v1 * cos,
+            -self.m2 * v2 * sin,
+            self.m2 * v2 * cos,
+        );
+        (q, p)
+    }
+}
+
 fn main() {
     let system = TwoParticlesOnIncline {
         m1: 1.0,
@@ -39,19 +57,22 @@ fn main() {
         alpha: 0.3,
         l: 2.0,
     };
-    let beta = 0.7f64;
-    let (dx, dy) = (system.l * beta.cos(), system.l * beta.sin());
-    let q = Vector4::new(1.0 + dx, 0.5 + dy, 1.0, 0.5);
-    // Both velocities perpendicular to the rod.
-    let (v1, v2) = (0.8, -0.3);
-    let p = Vector4::new(
-        -system.m1 * v1 * beta.sin(),
-        system.m1 * v1 * beta.cos(),
-        -system.m2 * v2 * beta.sin(),
-        system.m2 * v2 * beta.cos(),
-    );
+    let (q, p) = system.state(0.7, 0.8, -0.3);
     println!("A_p = {}", system.terms(&q, &p, 0.0).a_p);
     let (qd, pd) = system.state_derivative(&q, &p, 0.0).expect("consistent");
     println!("q̇ = {:?}", qd.as_slice());
     println!("ṗ = {:?}", pd.as_slice());
+
+    // 5 s with Baumgarte stabilization on: the correction of the three dependent constraints
+    // is projected onto range(A_p).
+    let run = Showcase::new(
+        env!("CARGO_MANIFEST_DIR"),
+        "two_particles_incline",
+        "Two particles on an incline, dependent constraints (Udwadia 2016, eqs 47–66)",
+        &["x1", "y1", "x2", "y2"],
+    );
+    let report = run.run(&SimulationOptions::every(0.01), |options| {
+        simulate_hamiltonian(&system, &q, &p, 0.0, 5.0, options)
+    });
+    println!("\n{}\n{report}", Summary::header());
 }

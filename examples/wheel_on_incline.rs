@@ -10,6 +10,7 @@
 
 use udk::lagrangian;
 use udk::nalgebra::Vector2;
+use udk::runtime::simulate::{simulate_lagrangian, Showcase, SimulationOptions, Summary};
 
 /// Wheel of mass `m` (kg), radius `r` (m) and central moment of inertia `ic` (kg m²) on a plane
 /// inclined at `alpha` (rad), under gravity `g` (m/s²). Coordinates: the rotation θ and the
@@ -54,4 +55,16 @@ fn main() {
     );
     let force = wheel.constraint_force(&q, &qd, 0.0).expect("unique");
     println!("constraint force Qᶜ = ({:.12}, {:.12})", force[0], force[1]);
+
+    // Rolling for 5 s from this state; writes target/udk/wheel_on_incline.csv and .svg.
+    let run = Showcase::new(
+        env!("CARGO_MANIFEST_DIR"),
+        "wheel_on_incline",
+        "Wheel on an incline, singular M (Udwadia & Phohomsiri 2006, eq 5.17)",
+        &["θ", "y"],
+    );
+    let report = run.run(&SimulationOptions::every(0.01), |options| {
+        simulate_lagrangian(&wheel, &q, &qd, 0.0, 5.0, options)
+    });
+    println!("\n{}\n{report}", Summary::header());
 }

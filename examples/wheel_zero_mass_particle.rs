@@ -9,6 +9,7 @@
 
 use udk::lagrangian;
 use udk::nalgebra::Vector3;
+use udk::runtime::simulate::{simulate_lagrangian, Showcase, SimulationOptions, Summary};
 
 /// The wheel of `wheel_on_incline` (mass `m`, radius `r`, central moment of inertia `ic`,
 /// incline `alpha`, gravity `g`) with a massless particle moving along x.
@@ -40,4 +41,16 @@ fn main() {
         Ok(qdd) => println!("unexpectedly unique: {qdd}"),
         Err(error) => println!("as eq 5.23 says, the motion is not unique: {error}"),
     }
+
+    // A run stops at its first evaluation, with the error and its time (no file is written).
+    let run = Showcase::new(
+        env!("CARGO_MANIFEST_DIR"),
+        "wheel_zero_mass_particle",
+        "Wheel with a zero-mass particle",
+        &["θ", "y", "x"],
+    );
+    let report = run.run(&SimulationOptions::every(0.01), |options| {
+        simulate_lagrangian(&system, &q, &qd, 0.0, 5.0, options)
+    });
+    println!("\n{}\n{report}", Summary::header());
 }

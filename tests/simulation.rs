@@ -12,19 +12,6 @@ use udk::runtime::simulate::{
 };
 use udk::Error;
 
-/// The pendulum of the tests: 1 kg on a 1 m rod, started at 60° from the downward vertical
-/// with a horizontal velocity of 1.5 m/s.
-fn pendulum_start() -> (SphericalPendulumLagrangian, Vector3<f64>, Vector3<f64>) {
-    let pendulum = SphericalPendulumLagrangian {
-        m: 1.0,
-        g: 9.81,
-        l: 1.0,
-    };
-    let angle = std::f64::consts::FRAC_PI_3;
-    let q0 = Vector3::new(angle.sin(), 0.0, angle.cos());
-    (pendulum, q0, Vector3::new(0.0, 1.5, 0.0))
-}
-
 fn options_at(rtol: f64, output: OutputTimes) -> SimulationOptions {
     SimulationOptions {
         method: Method::Dop853,
@@ -38,20 +25,15 @@ fn options_at(rtol: f64, output: OutputTimes) -> SimulationOptions {
 #[test]
 fn spherical_pendulum_keeps_its_constraint_and_energy_for_100_s() {
     let (pendulum, q0, qd0) = pendulum_start();
+    let run = |options: &SimulationOptions| {
+        simulate_lagrangian(&pendulum, &q0, &qd0, 0.0, 100.0, options).unwrap()
+    };
     let options = options_at(1e-10, OutputTimes::Steps);
-    let stabilized = simulate_lagrangian(&pendulum, &q0, &qd0, 0.0, 100.0, &options).unwrap();
-    let free = simulate_lagrangian(
-        &pendulum,
-        &q0,
-        &qd0,
-        0.0,
-        100.0,
-        &SimulationOptions {
-            stabilization: None,
-            ..options.clone()
-        },
-    )
-    .unwrap();
+    let stabilized = run(&options);
+    let free = run(&SimulationOptions {
+        stabilization: None,
+        ..options.clone()
+    });
     eprintln!(
         "spherical pendulum, 100 s, DOP853 rtol 1e-10: max |f| = {:.3e} with Baumgarte, {:.3e} \
          without; energy drift {:.3e} with, {:.3e} without; {} steps",
@@ -67,20 +49,12 @@ fn spherical_pendulum_keeps_its_constraint_and_energy_for_100_s() {
     assert!(free.max_position_residual().is_finite());
 
     // Projection at the output times removes what drift there is without stabilization.
-    let projected = simulate_lagrangian(
-        &pendulum,
-        &q0,
-        &qd0,
-        0.0,
-        100.0,
-        &SimulationOptions {
-            stabilization: None,
-            projection: Some(Projection::default()),
-            output: OutputTimes::Every(1.0),
-            ..options
-        },
-    )
-    .unwrap();
+    let projected = run(&SimulationOptions {
+        stabilization: None,
+        projection: Some(Projection::default()),
+        output: OutputTimes::Every(1.0),
+        ..options
+    });
     assert_eq!(projected.samples.len(), 101);
     assert!(projected.max_position_residual() < 1e-12);
     assert!(projected.max_velocity_residual() < 1e-12);
@@ -89,7 +63,7 @@ fn spherical_pendulum_keeps_its_constraint_and_energy_for_100_s() {
 #[test]
 fn spherical_pendulum_lagrangian_and_hamiltonian_runs_agree() {
     let (pendulum, q0, qd0) = pendulum_start();
-    let hamiltonian = SphericalPendulumHamiltonian {
+    let hamiltonian = SphericalPendulum {
         m: pendulum.m,
         g: pendulum.g,
     };
@@ -121,13 +95,7 @@ fn spherical_pendulum_lagrangian_and_hamiltonian_runs_agree() {
 
 #[test]
 fn wheel_on_incline_follows_eq_5_17_with_every_method() {
-    let wheel = WheelOnIncline {
-        m: 2.0,
-        r: 0.3,
-        ic: 0.09,
-        g: 9.81,
-        alpha: 0.4,
-    };
+    let wheel = WHEEL;
     let d = wheel.m * wheel.r.powi(2) + wheel.ic;
     let theta_dd = wheel.m * wheel.g * wheel.r * wheel.alpha.sin() / d;
     let (theta0, theta_d0) = (0.2, 0.5);
@@ -248,13 +216,7 @@ fn quaternion_rigid_body_matches_eulers_equations() {
 
 #[test]
 fn zero_mass_particle_stops_the_run_with_the_time_of_failure() {
-    let system = WheelWithMasslessParticle {
-        m: 2.0,
-        r: 0.3,
-        ic: 0.09,
-        g: 9.81,
-        alpha: 0.4,
-    };
+    let system = wheel_with_massless_particle();
     let q0 = Vector3::new(1.0, 0.3 * 0.4f64.sin(), 0.0);
     let result = simulate_lagrangian(
         &system,
@@ -282,6 +244,66 @@ fn zero_mass_particle_stops_the_run_with_the_time_of_failure() {
     }
 }
 
+#[test]
+fn two_particles_on_the_incline_keep_their_dependent_constraints_with_baumgarte() {
+    let system = TwoParticlesOnIncline {
+        m1: 1.0,
+        m2: 3.0,
+        g: 9.81,
+        alpha: 0.3,
+        l: 2.0,
+    };
+    let (q0, p0) = system.state(0.7, 0.8, -0.3);
+    // Three functionally dependent constraints (Udwadia 2016, eqs 49–66): the Baumgarte
+    // correction leaves range(A_p) as soon as the state drifts, and is projected back onto it.
+    let options = options_at(1e-10, OutputTimes::Every(0.05));
+    let run = simulate_hamiltonian(&system, &q0, &p0, 0.0, 5.0, &options).unwrap();
+    eprintln!(
+        "two particles on the incline, 5 s with Baumgarte: max |f| = {:.3e}, max |φ| = {:.3e}, \
+         energy drift {:.3e}",
+        run.max_position_residual(),
+        run.max_velocity_residual(),
+        run.energy_drift()
+    );
+    assert_eq!(run.final_time(), Some(5.0));
+    assert_eq!(run.samples.len(), 101);
+    assert!(run.max_position_residual() < 1e-10);
+    assert!(run.max_velocity_residual() < 1e-10);
+    assert!(run.energy_drift() < 1e-9);
+}
+
+/// A particle with x = a t² and x = 0 at once: A = [1; 1], b = [2a, 0], no acceleration
+/// satisfies both.
+#[udk::lagrangian(
+    coordinates(x),
+    lagrangian = 0.5 * dot(x).powi(2),
+    holonomic(x - a * t * t, x),
+)]
+pub struct Stuck {
+    pub a: f64,
+}
+
+#[test]
+fn inconsistent_constraints_stop_the_run_with_or_without_baumgarte() {
+    let zero = udk::nalgebra::Vector1::zeros();
+    for stabilization in [None, SimulationOptions::default().stabilization] {
+        let options = SimulationOptions {
+            stabilization,
+            ..SimulationOptions::default()
+        };
+        match simulate_lagrangian(&Stuck { a: 1.0 }, &zero, &zero, 0.0, 1.0, &options) {
+            Err(SimulationError::Dynamics { time, source, .. }) => {
+                assert_eq!(time, 0.0);
+                assert!(
+                    matches!(source, Error::InconsistentConstraints { residual } if residual > 1.0),
+                    "{source}"
+                );
+            }
+            other => panic!("expected inconsistent constraints, got {other:?}"),
+        }
+    }
+}
+
 fn assert_round_trip<const N: usize>(trajectory: &Trajectory<N>) {
     let mut bytes = Vec::new();
     trajectory.write_csv_to(&mut bytes).unwrap();
@@ -296,7 +318,7 @@ fn trajectory_csv_round_trips() {
     let options = options_at(1e-10, OutputTimes::Every(0.1));
     let lagrangian = simulate_lagrangian(&pendulum, &q0, &qd0, 0.0, 2.0, &options).unwrap();
     assert_round_trip(&lagrangian);
-    let hamiltonian = SphericalPendulumHamiltonian { m: 1.0, g: 9.81 };
+    let hamiltonian = SphericalPendulum { m: 1.0, g: 9.81 };
     let momenta = simulate_hamiltonian(&hamiltonian, &q0, &qd0, 0.0, 2.0, &options).unwrap();
     assert_round_trip(&momenta);
 

@@ -137,6 +137,14 @@ impl Default for SimulationOptions {
 }
 
 impl SimulationOptions {
+    /// The default options with output every `dt` seconds ([`OutputTimes::Every`]).
+    pub fn every(dt: f64) -> Self {
+        Self {
+            output: OutputTimes::Every(dt),
+            ..Self::default()
+        }
+    }
+
     /// Checks every field; `what` names the first bad one.
     pub(crate) fn validate(&self, t0: f64, tf: f64) -> Result<(), &'static str> {
         let positive = |x: f64| x.is_finite() && x > 0.0;
