@@ -171,33 +171,42 @@ fn constraint_force_eq_3_28_with_z_alpha2_b_for_every_gauge() {
     }
 }
 
-/// Regression: at this state (rank-3 M, J = diag(1, 2, 3), no torque) an earlier kernel
-/// returned a wrong acceleration without an error; the Cholesky rewrite fixed it. The
-/// reported u has |u|² − 1 ≈ −6·10⁻⁹, which moves the exact solution of (M, Q, A, b) about
-/// 10⁻⁸ away from eq 4.6 (derived for |u| = 1); the state is therefore put on the constraint
-/// manifold first (u normalized, u̇ made orthogonal to u, as in [`bodies`]), a change of
-/// ~3·10⁻⁹ that leaves the kernel's conditioning as reported.
-#[test]
-fn quaternion_acceleration_eq_4_6_at_former_failure_state() {
+/// The state (u, u̇) at which an earlier kernel returned a wrong acceleration without an
+/// error (rank-3 M, J = diag(1, 2, 3), no torque); the Cholesky rewrite fixed it.
+fn former_failure_state() -> (Vector4<f64>, Vector4<f64>) {
     let u = Vector4::new(
         -0.9328921165952696,
         0.0012820278827981918,
         -0.3601536389400631,
         7.330581009928293e-5,
-    )
-    .normalize();
+    );
     let u_dot = Vector4::new(
         0.36015556698747037,
         0.005554964126438415,
         -0.9328789107312411,
         -0.0077322417856056066,
     );
-    let body = Body {
+    (u, u_dot)
+}
+
+fn former_failure_body(u: Vector4<f64>, u_dot: Vector4<f64>) -> Body {
+    Body {
         j: Vector3::new(1.0, 2.0, 3.0),
         u,
-        u_dot: u_dot - u * u.dot(&u_dot),
+        u_dot,
         torque: Vector3::zeros(),
-    };
+    }
+}
+
+/// Regression, on the constraint manifold: eq 4.6 assumes |u| = 1, and the reported u has
+/// |u|² − 1 ≈ −6·10⁻⁹, which moves the exact solution of its (M, Q, A, b) 1.24·10⁻⁸ (relative)
+/// away from eq 4.6. So u is normalized and u̇ made orthogonal to it first (as in
+/// [`bodies`]), a change of ~3·10⁻⁹.
+#[test]
+fn quaternion_acceleration_eq_4_6_at_former_failure_state() {
+    let (u, u_dot) = former_failure_state();
+    let u = u.normalize();
+    let body = former_failure_body(u, u_dot - u * u.dot(&u_dot));
     let expected = closed_form(&body);
     // The closed form itself, to the digits quoted with the report of the failure.
     assert_close(
@@ -213,5 +222,26 @@ fn quaternion_acceleration_eq_4_6_at_former_failure_state() {
         &expected,
         EXAMPLE_TOLERANCE,
         "eq 4.6 (augmented kernel)",
+    );
+}
+
+/// Regression, at the reported bits themselves: the exact solution of their (M, Q, A, b),
+/// from the system [M Aᵀ; A 0] [ü; −λ] = [Q; b] solved in 50-digit arithmetic (mpmath).
+#[test]
+fn quaternion_acceleration_at_former_failure_state_as_reported() {
+    let (u, u_dot) = former_failure_state();
+    let (m, q, a, b) = system(&former_failure_body(u, u_dot));
+    let qdd = acceleration(&m, &q, &a, &b, None, &Options::default()).unwrap();
+    let exact = Vector4::new(
+        0.9329303364443571,
+        0.0085854519595112,
+        0.36027030274740907,
+        -0.009955001068661696,
+    );
+    assert_close(
+        &qdd,
+        &exact,
+        EXAMPLE_TOLERANCE,
+        "exact solution at the reported state",
     );
 }
