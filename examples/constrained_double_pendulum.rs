@@ -28,8 +28,10 @@ pub struct ConstrainedDoublePendulum {
     pub omega: f64,
 }
 
-fn main() {
-    let system = ConstrainedDoublePendulum {
+impl ConstrainedDoublePendulum {
+    /// The pendulum this example runs: 1 kg and 0.5 kg on rods of 1 m and 0.7 m, g = 9.81 m/s²,
+    /// α = 0.8, ω = 2 rad/s.
+    pub const EXAMPLE: Self = Self {
         m1: 1.0,
         m2: 0.5,
         l1: 1.0,
@@ -38,6 +40,10 @@ fn main() {
         alpha: 0.8,
         omega: 2.0,
     };
+}
+
+fn main() {
+    let system = ConstrainedDoublePendulum::EXAMPLE;
     let t = 0.4;
     let q = Vector2::new(0.3, -0.2);
     let p2 = 0.6;

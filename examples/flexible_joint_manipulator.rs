@@ -41,9 +41,10 @@ pub struct FlexibleJointManipulator {
     pub g: f64,
 }
 
-fn main() {
-    // The paper's simulation parameters.
-    let arm = FlexibleJointManipulator {
+impl FlexibleJointManipulator {
+    /// The paper's simulation parameters (all 1 in SI units, g = 9.81 m/s², centres of mass
+    /// at mid-link).
+    pub const EXAMPLE: Self = Self {
         m1: 1.0,
         m2: 1.0,
         l1: 1.0,
@@ -57,6 +58,10 @@ fn main() {
         k2: 1.0,
         g: 9.81,
     };
+}
+
+fn main() {
+    let arm = FlexibleJointManipulator::EXAMPLE;
     let q = Vector4::new(0.1, 0.2, -0.1, 0.3);
     let qd = Vector4::new(0.0, 1.0, 0.0, -1.0);
     println!("M = {}", arm.mass_matrix(&q, 0.0));

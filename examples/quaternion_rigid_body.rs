@@ -38,8 +38,10 @@ pub struct QuaternionRigidBody {
     pub tau3: f64,
 }
 
-fn main() {
-    let body = QuaternionRigidBody {
+impl QuaternionRigidBody {
+    /// The body this example runs: J = diag(1, 2, 3) kg m² under the body torque
+    /// (0.1, −0.2, 0.3) N m.
+    pub const EXAMPLE: Self = Self {
         j1: 1.0,
         j2: 2.0,
         j3: 3.0,
@@ -47,6 +49,10 @@ fn main() {
         tau2: -0.2,
         tau3: 0.3,
     };
+}
+
+fn main() {
+    let body = QuaternionRigidBody::EXAMPLE;
     let u = Vector4::new(0.5, 0.5, 0.5, 0.5);
     // A velocity tangent to the unit sphere: uᵀu̇ = 0.
     let ud = Vector4::new(0.1, -0.3, 0.2, 0.0);

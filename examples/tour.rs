@@ -65,7 +65,7 @@ fn main() {
     let run = Showcase::new(root, "wheel_on_incline", title, &["θ", "y"]);
     let rest = Vector2::zeros();
     let report = run.run(&SimulationOptions::every(0.01), |options| {
-        simulate_lagrangian(&WHEEL, &rest, &rest, 0.0, 5.0, options)
+        simulate_lagrangian(&WheelOnIncline::EXAMPLE, &rest, &rest, 0.0, 5.0, options)
     });
     println!("{report}");
 
@@ -73,12 +73,10 @@ fn main() {
     // 2013, eq 4.6): J = diag(1, 2, 3) kg m², spun at 1 rad/s nearly about the intermediate
     // axis, so it keeps flipping over (the tennis-racket effect); 30 s.
     let body = QuaternionRigidBody {
-        j1: 1.0,
-        j2: 2.0,
-        j3: 3.0,
         tau1: 0.0,
         tau2: 0.0,
         tau3: 0.0,
+        ..QuaternionRigidBody::EXAMPLE
     };
     let u0 = [0.5, 0.5, 0.5, 0.5];
     let (u0, ud0) = (

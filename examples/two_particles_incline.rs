@@ -33,6 +33,18 @@ pub struct TwoParticlesOnIncline {
 }
 
 impl TwoParticlesOnIncline {
+    /// The particles this example runs: 1 kg and 3 kg, 2 m apart, on an incline of 0.3 rad
+    /// under g = 9.81 m/s².
+    pub const EXAMPLE: Self = Self {
+        m1: 1.0,
+        m2: 3.0,
+        g: 9.81,
+        alpha: 0.3,
+        l: 2.0,
+    };
+}
+
+impl TwoParticlesOnIncline {
     /// A state on the constraints: particle 2 at (1, 0.5) m, particle 1 at distance l along
     /// the direction at angle `beta` (rad) in the plane, with speeds `v1`, `v2` (m/s)
     /// perpendicular to the rod; (q, p).
@@ -50,13 +62,7 @@ impl TwoParticlesOnIncline {
 }
 
 fn main() {
-    let system = TwoParticlesOnIncline {
-        m1: 1.0,
-        m2: 3.0,
-        g: 9.81,
-        alpha: 0.3,
-        l: 2.0,
-    };
+    let system = TwoParticlesOnIncline::EXAMPLE;
     let (q, p) = system.state(0.7, 0.8, -0.3);
     println!("A_p = {}", system.terms(&q, &p, 0.0).a_p);
     let (qd, pd) = system.state_derivative(&q, &p, 0.0).expect("consistent");

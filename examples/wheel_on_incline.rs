@@ -28,14 +28,20 @@ pub struct WheelOnIncline {
     pub alpha: f64,
 }
 
-fn main() {
-    let wheel = WheelOnIncline {
+impl WheelOnIncline {
+    /// The wheel this example runs: 2 kg, radius 0.3 m, I_c = 0.09 kg m², on an incline of
+    /// 0.4 rad under g = 9.81 m/s².
+    pub const EXAMPLE: Self = Self {
         m: 2.0,
         r: 0.3,
         ic: 0.09,
         g: 9.81,
         alpha: 0.4,
     };
+}
+
+fn main() {
+    let wheel = WheelOnIncline::EXAMPLE;
     println!("Derived equations:\n{}\n", WheelOnIncline::EQUATIONS.text);
     let (q, qd) = (
         Vector2::new(1.0, 0.3 * 0.4f64.sin()),

@@ -95,7 +95,7 @@ fn spherical_pendulum_lagrangian_and_hamiltonian_runs_agree() {
 
 #[test]
 fn wheel_on_incline_follows_eq_5_17_with_every_method() {
-    let wheel = WHEEL;
+    let wheel = WheelOnIncline::EXAMPLE;
     let d = wheel.m * wheel.r.powi(2) + wheel.ic;
     let theta_dd = wheel.m * wheel.g * wheel.r * wheel.alpha.sin() / d;
     let (theta0, theta_d0) = (0.2, 0.5);
@@ -246,13 +246,7 @@ fn zero_mass_particle_stops_the_run_with_the_time_of_failure() {
 
 #[test]
 fn two_particles_on_the_incline_keep_their_dependent_constraints_with_baumgarte() {
-    let system = TwoParticlesOnIncline {
-        m1: 1.0,
-        m2: 3.0,
-        g: 9.81,
-        alpha: 0.3,
-        l: 2.0,
-    };
+    let system = TwoParticlesOnIncline::EXAMPLE;
     let (q0, p0) = system.state(0.7, 0.8, -0.3);
     // Three functionally dependent constraints (Udwadia 2016, eqs 49–66): the Baumgarte
     // correction leaves range(A_p) as soon as the state drifts, and is projected back onto it.

@@ -46,19 +46,10 @@ pub fn quaternion_rate(u: &[f64], w: &[f64; 3]) -> [f64; 4] {
     ]
 }
 
-/// The wheel of Udwadia & Phohomsiri 2006, example 1: 2 kg, radius 0.3 m, I_c = 0.09 kg m², on
-/// an incline of 0.4 rad under g = 9.81 m/s².
-pub const WHEEL: WheelOnIncline = WheelOnIncline {
-    m: 2.0,
-    r: 0.3,
-    ic: 0.09,
-    g: 9.81,
-    alpha: 0.4,
-};
-
-/// [`WHEEL`] with the zero-mass particle of example 2.
+/// [`WheelOnIncline::EXAMPLE`] with the zero-mass particle of Udwadia & Phohomsiri 2006,
+/// example 2.
 pub fn wheel_with_massless_particle() -> WheelWithMasslessParticle {
-    let WheelOnIncline { m, r, ic, g, alpha } = WHEEL;
+    let WheelOnIncline { m, r, ic, g, alpha } = WheelOnIncline::EXAMPLE;
     WheelWithMasslessParticle { m, r, ic, g, alpha }
 }
 

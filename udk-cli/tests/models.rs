@@ -78,29 +78,16 @@ use wheel_zero_mass_particle::WheelWithMasslessParticle;
 
 #[test]
 fn wheel_on_incline() {
-    let wheel = WheelOnIncline {
-        m: 2.0,
-        r: 0.3,
-        ic: 0.09,
-        g: 9.81,
-        alpha: 0.4,
-    };
+    let wheel = WheelOnIncline::EXAMPLE;
     lagrangian_model("wheel_on_incline", "WheelOnIncline", &wheel, Some(2.0));
 }
 
 #[test]
 fn wheel_zero_mass_particle() {
+    let WheelOnIncline { m, r, ic, g, alpha } = WheelOnIncline::EXAMPLE;
+    let system = WheelWithMasslessParticle { m, r, ic, g, alpha };
     expand_matches("wheel_zero_mass_particle", "WheelWithMasslessParticle");
-    not_unique(
-        "wheel_zero_mass_particle",
-        &WheelWithMasslessParticle {
-            m: 2.0,
-            r: 0.3,
-            ic: 0.09,
-            g: 9.81,
-            alpha: 0.4,
-        },
-    );
+    not_unique("wheel_zero_mass_particle", &system);
 }
 
 /// The two masses with springs with masses `m1`, `m2`.
@@ -142,14 +129,7 @@ fn two_masses_springs() {
 
 #[test]
 fn quaternion_rigid_body() {
-    let body = QuaternionRigidBody {
-        j1: 1.0,
-        j2: 2.0,
-        j3: 3.0,
-        tau1: 0.1,
-        tau2: -0.2,
-        tau3: 0.3,
-    };
+    let body = QuaternionRigidBody::EXAMPLE;
     lagrangian_model(
         "quaternion_rigid_body",
         "QuaternionRigidBody",
@@ -190,13 +170,7 @@ fn nonholonomic_particle() {
 
 #[test]
 fn two_particles_incline() {
-    let particles = TwoParticlesOnIncline {
-        m1: 1.0,
-        m2: 3.0,
-        g: 9.81,
-        alpha: 0.3,
-        l: 2.0,
-    };
+    let particles = TwoParticlesOnIncline::EXAMPLE;
     // Three dependent constraints with Baumgarte stabilization on (the correction projected
     // onto range(A_p)).
     hamiltonian_model(
@@ -209,15 +183,7 @@ fn two_particles_incline() {
 
 #[test]
 fn constrained_double_pendulum() {
-    let pendulum = ConstrainedDoublePendulum {
-        m1: 1.0,
-        m2: 0.5,
-        l1: 1.0,
-        l2: 0.7,
-        g: 9.81,
-        alpha: 0.8,
-        omega: 2.0,
-    };
+    let pendulum = ConstrainedDoublePendulum::EXAMPLE;
     hamiltonian_model(
         "constrained_double_pendulum",
         "ConstrainedDoublePendulum",
@@ -248,20 +214,7 @@ fn swarm_robots() {
 
 #[test]
 fn flexible_joint_manipulator() {
-    let manipulator = FlexibleJointManipulator {
-        m1: 1.0,
-        m2: 1.0,
-        l1: 1.0,
-        lc1: 0.5,
-        lc2: 0.5,
-        i1: 1.0,
-        i2: 1.0,
-        j11: 1.0,
-        j22: 1.0,
-        k1: 1.0,
-        k2: 1.0,
-        g: 9.81,
-    };
+    let manipulator = FlexibleJointManipulator::EXAMPLE;
     lagrangian_model(
         "flexible_joint_manipulator",
         "FlexibleJointManipulator",

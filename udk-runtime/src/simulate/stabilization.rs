@@ -1,7 +1,7 @@
 //! Baumgarte's stabilization of A q̈ = b (or A_p ṗ = b_p): see [`super::Baumgarte`].
 
 use super::Baumgarte;
-use crate::Error;
+use crate::{Error, KernelAllocator};
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector};
 
@@ -56,12 +56,7 @@ pub(crate) fn solve_stabilized<R: Dim, C: Dim, T>(
     solve: impl Fn(&OVector<f64, R>) -> Result<T, Error>,
 ) -> Result<T, Error>
 where
-    DefaultAllocator: Allocator<R, C>
-        + Allocator<C, R>
-        + Allocator<C, C>
-        + Allocator<R, R>
-        + Allocator<C>
-        + Allocator<R>,
+    DefaultAllocator: KernelAllocator<C, R>,
 {
     let Some(gains) = gains.filter(|_| !rhs.is_empty()) else {
         return solve(rhs);
