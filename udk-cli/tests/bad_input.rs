@@ -13,6 +13,15 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// `udk command file` of the model `text` written to `file` in a fresh temporary directory,
+/// expected to fail with code 2: (the file's path, standard error).
+fn model_fails(command: &str, file: &str, text: &str) -> (PathBuf, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), file, text);
+    let err = fails(&[os(command), path.as_os_str()], 2);
+    (path, err)
+}
+
 /// Runs `udk args…`, asserts the exit code, and returns standard error.
 fn fails(args: &[&std::ffi::OsStr], code: i32) -> String {
     let output = udk().args(args).assert().code(code).get_output().clone();
@@ -65,10 +74,8 @@ holonomic = ["x.powi(2) + y.powi(2) - l.powi(2)"]
 
 #[test]
 fn malformed_toml_names_file_line_and_column() {
-    let dir = tempfile::tempdir().unwrap();
     let text = PENDULUM.replace(r#"coordinates = ["x", "y"]"#, r#"coordinates = ["x", "y""#);
-    let path = write(dir.path(), "p.toml", &text);
-    let err = fails(&[os("derive"), path.as_os_str()], 2);
+    let (path, err) = model_fails("derive", "p.toml", &text);
     assert_eq!(err.lines().count(), 1, "{err}");
     // The array is unclosed: toml notices at the start of line 3.
     assert!(
@@ -82,10 +89,8 @@ fn malformed_toml_names_file_line_and_column() {
 
 #[test]
 fn unknown_key_is_reported_at_its_line() {
-    let dir = tempfile::tempdir().unwrap();
     let text = PENDULUM.replace("holonomic =", "holonomics =");
-    let path = write(dir.path(), "p.toml", &text);
-    let err = fails(&[os("derive"), path.as_os_str()], 2);
+    let (path, err) = model_fails("derive", "p.toml", &text);
     assert!(
         err.contains(&format!(
             "{}:5:1: unknown field `holonomics`",
@@ -97,13 +102,11 @@ fn unknown_key_is_reported_at_its_line() {
 
 #[test]
 fn malformed_json_model_names_line_and_column() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(
-        dir.path(),
+    let (path, err) = model_fails(
+        "expand",
         "p.json",
         "{\n  \"name\": \"P\",\n  \"coordinates\": [\"x\",]\n}",
     );
-    let err = fails(&[os("expand"), path.as_os_str()], 2);
     assert!(
         err.starts_with(&format!("udk: error: {}:3:", path.display())),
         "{err}"
@@ -112,10 +115,8 @@ fn malformed_json_model_names_line_and_column() {
 
 #[test]
 fn expression_syntax_error_points_at_the_value() {
-    let dir = tempfile::tempdir().unwrap();
     let text = PENDULUM.replace("x.powi(2) + y.powi(2) - l.powi(2)", "x.powi(2) + ");
-    let path = write(dir.path(), "p.toml", &text);
-    let err = fails(&[os("derive"), path.as_os_str()], 2);
+    let (path, err) = model_fails("derive", "p.toml", &text);
     assert!(err.contains(&format!("{}:5:", path.display())), "{err}");
     assert!(err.contains("is not an expression"), "{err}");
 }
@@ -141,12 +142,10 @@ fn unknown_symbol_names_the_key_and_column_and_the_file_position() {
 
 #[test]
 fn every_error_of_a_model_is_reported_one_per_line() {
-    let dir = tempfile::tempdir().unwrap();
     let text = PENDULUM
         .replace("- l.powi(2)", "- len.powi(2)")
         .replace("- m * g * y", "- m * grav * y.sine()");
-    let path = write(dir.path(), "p.toml", &text);
-    let err = fails(&[os("derive"), path.as_os_str()], 2);
+    let (_, err) = model_fails("derive", "p.toml", &text);
     assert_eq!(err.lines().count(), 3, "{err}");
     assert!(err.contains("(in `lagrangian`, column"), "{err}");
     assert!(
@@ -325,10 +324,8 @@ fn a_simulation_that_meets_a_non_unique_acceleration_exits_with_3() {
 
 #[test]
 fn errors_in_multi_line_expressions_and_names_are_located_in_the_file() {
-    let dir = tempfile::tempdir().unwrap();
     let text = "name = \"P\"\ncoordinates = [\"x\", \"x\"]\nlagrangian = \"\"\"\n0.5 * dot(x).powi(2)\n  - foo * x\"\"\"\n";
-    let path = write(dir.path(), "p.toml", text);
-    let err = fails(&[os("derive"), path.as_os_str()], 2);
+    let (path, err) = model_fails("derive", "p.toml", text);
     let name = path.display();
     assert_eq!(
         err,
@@ -342,13 +339,11 @@ fn errors_in_multi_line_expressions_and_names_are_located_in_the_file() {
 
 #[test]
 fn a_model_level_error_names_the_file() {
-    let dir = tempfile::tempdir().unwrap();
-    let path = write(
-        dir.path(),
+    let (path, err) = model_fails(
+        "derive",
         "p.toml",
         "name = \"P\"\ncoordinates = [\"x\"]\nholonomic = [\"x - 1\"]\n",
     );
-    let err = fails(&[os("derive"), path.as_os_str()], 2);
     assert_eq!(
         err,
         format!(

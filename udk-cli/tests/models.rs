@@ -348,6 +348,11 @@ fn eval(name: &str, key: &str, states: &[(f64, Vec<f64>, Vec<f64>)]) -> Vec<Json
 
 const TOL: f64 = 1e-12;
 
+/// A slice of n entries as a vector.
+fn vector<const N: usize>(v: &[f64]) -> SVector<f64, N> {
+    SVector::from_column_slice(v)
+}
+
 /// The entry of a report at `path` (keys separated by `/`) as numbers: a number, a vector, or a
 /// list of rows flattened column-major (nalgebra's order).
 fn field(report: &Json, path: &str) -> Vec<f64> {
@@ -379,10 +384,7 @@ fn check_lagrangian<S: LagrangianSystem<N, M>, const N: usize, const M: usize>(
 ) {
     let states = states(name);
     for ((t, q, qd), report) in states.iter().zip(eval(name, "qd", &states)) {
-        let (q, qd) = (
-            SVector::<f64, N>::from_column_slice(q),
-            SVector::<f64, N>::from_column_slice(qd),
-        );
+        let (q, qd) = (vector::<N>(q), vector::<N>(qd));
         let terms = system.terms(&q, &qd, *t);
         let acceleration = system.acceleration(&q, &qd, *t).expect("unique");
         let force = system.constraint_force(&q, &qd, *t).expect("unique");
@@ -427,10 +429,7 @@ fn check_hamiltonian<S: HamiltonianSystem<N, M>, const N: usize, const M: usize>
 ) {
     let states = states(name);
     for ((t, q, p), report) in states.iter().zip(eval(name, "p", &states)) {
-        let (q, p) = (
-            SVector::<f64, N>::from_column_slice(q),
-            SVector::<f64, N>::from_column_slice(p),
-        );
+        let (q, p) = (vector::<N>(q), vector::<N>(p));
         let terms = system.terms(&q, &p, *t);
         let (qd, pd) = system.state_derivative(&q, &p, *t).expect("consistent");
         let force = system.constraint_force(&q, &p, *t).expect("consistent");
@@ -458,11 +457,7 @@ fn check_hamiltonian<S: HamiltonianSystem<N, M>, const N: usize, const M: usize>
 fn not_unique<S: LagrangianSystem<N, M>, const N: usize, const M: usize>(name: &str, system: &S) {
     let (t, q, qd) = initial(name);
     let expected = system
-        .acceleration(
-            &SVector::<f64, N>::from_column_slice(&q),
-            &SVector::<f64, N>::from_column_slice(&qd),
-            t,
-        )
+        .acceleration(&vector::<N>(&q), &vector::<N>(&qd), t)
         .expect_err("not unique");
     udk()
         .arg("eval")
@@ -551,10 +546,7 @@ fn simulate_matches<const N: usize>(
     ) -> Result<Trajectory<N>, SimulationError<N>>,
 ) {
     let (t0, q0, v0) = initial(name);
-    let (q0, v0) = (
-        SVector::<f64, N>::from_column_slice(&q0),
-        SVector::<f64, N>::from_column_slice(&v0),
-    );
+    let (q0, v0) = (vector::<N>(&q0), vector::<N>(&v0));
     let trajectory =
         simulate(&q0, &v0, t0, &cli_options(t0, t_end)).expect("the macro-based run reaches t_end");
     let last = trajectory.samples.last().expect("samples");

@@ -123,8 +123,7 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     }
 
     fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error> {
-        let (q, qd) = split(x);
-        let (q, qd) = project_lagrangian(self.system, t, q, qd, projection)?;
+        let (q, qd) = project_lagrangian(self.system, t, split(x), projection)?;
         Ok(join(&q, &qd))
     }
 }
@@ -182,8 +181,7 @@ impl<S: HamiltonianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     }
 
     fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error> {
-        let (q, p) = split(x);
-        let (q, p) = project_hamiltonian(self.system, t, q, p, projection)?;
+        let (q, p) = project_hamiltonian(self.system, t, split(x), projection)?;
         Ok(join(&q, &p))
     }
 }

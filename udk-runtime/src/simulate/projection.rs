@@ -50,6 +50,22 @@ fn holonomic_rows<const M: usize, const N: usize>(
     a
 }
 
+/// (q, v) projected: q by Gauss–Newton steps on f(q) = 0 with the Jacobian `df`, then v on the
+/// velocity-level constraints r(q, v) = 0 (linear in v) with the Jacobian `dr` = ∂r/∂v, at the
+/// projected q.
+fn project_state<const M: usize, const N: usize>(
+    (q, v): (SVector<f64, N>, SVector<f64, N>),
+    projection: &Projection,
+    f: impl Fn(&SVector<f64, N>) -> SVector<f64, M>,
+    df: impl Fn(&SVector<f64, N>) -> Result<SMatrix<f64, M, N>, Error>,
+    r: impl Fn(&SVector<f64, N>, &SVector<f64, N>) -> SVector<f64, M>,
+    dr: impl Fn(&SVector<f64, N>, &SVector<f64, N>) -> SMatrix<f64, M, N>,
+) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
+    let q = gauss_newton(q, projection, f, df)?;
+    let v = gauss_newton(v, projection, |v| r(&q, v), |v| Ok(dr(&q, v)))?;
+    Ok((q, v))
+}
+
 /// (q, q̇) projected: q with the holonomic rows of A (= ∂f/∂q), then q̇ with all of A.
 ///
 /// # Errors
@@ -57,29 +73,24 @@ fn holonomic_rows<const M: usize, const N: usize>(
 pub(crate) fn project_lagrangian<S, const N: usize, const M: usize>(
     system: &S,
     t: f64,
-    q: SVector<f64, N>,
-    qd: SVector<f64, N>,
+    state: (SVector<f64, N>, SVector<f64, N>),
     projection: &Projection,
 ) -> Result<(SVector<f64, N>, SVector<f64, N>), Error>
 where
     S: LagrangianSystem<N, M>,
 {
-    let q = gauss_newton(
-        q,
+    let qd = state.1;
+    project_state(
+        state,
         projection,
         |q| system.holonomic_residual(q, t),
         |q| {
             let a = system.terms(q, &qd, t).constraint_matrix;
             Ok(holonomic_rows(a, S::NUM_HOLONOMIC))
         },
-    )?;
-    let qd = gauss_newton(
-        qd,
-        projection,
-        |qd| system.velocity_residual(&q, qd, t),
-        |qd| Ok(system.terms(&q, qd, t).constraint_matrix),
-    )?;
-    Ok((q, qd))
+        |q, qd| system.velocity_residual(q, qd, t),
+        |q, qd| system.terms(q, qd, t).constraint_matrix,
+    )
 }
 
 /// (q, p) projected: q with ∂f/∂q = A_p,f H_pp⁻¹ (Udwadia 2016, eq 9: the row of A_p of a
@@ -90,15 +101,15 @@ where
 pub(crate) fn project_hamiltonian<S, const N: usize, const M: usize>(
     system: &S,
     t: f64,
-    q: SVector<f64, N>,
-    p: SVector<f64, N>,
+    state: (SVector<f64, N>, SVector<f64, N>),
     projection: &Projection,
 ) -> Result<(SVector<f64, N>, SVector<f64, N>), Error>
 where
     S: HamiltonianSystem<N, M>,
 {
-    let q = gauss_newton(
-        q,
+    let p = state.1;
+    project_state(
+        state,
         projection,
         |q| system.holonomic_residual(q, t),
         |q| {
@@ -112,12 +123,7 @@ where
             let jt = cholesky.solve(&DMatrix::from_column_slice(M, N, a_p.as_slice()).transpose());
             Ok(SMatrix::from_column_slice(jt.transpose().as_slice()))
         },
-    )?;
-    let p = gauss_newton(
-        p,
-        projection,
-        |p| system.constraint_residual(&q, p, t),
-        |p| Ok(system.terms(&q, p, t).a_p),
-    )?;
-    Ok((q, p))
+        |q, p| system.constraint_residual(q, p, t),
+        |q, p| system.terms(q, p, t).a_p,
+    )
 }
