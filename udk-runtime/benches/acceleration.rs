@@ -1,6 +1,7 @@
 //! Criterion benchmarks of the acceleration kernel (fundamental equation), fixed and
 //! dynamic sizes, n = 2, 6, 12, 24 coordinates with m = n/2 constraints, plus redundant
-//! (rank-deficient) constraints and a singular mass matrix.
+//! (rank-deficient) constraints and a singular mass matrix; and the diagonal mass matrix
+//! and sparse constraint matrix of the Cartesian pendulum chain with 2, 5 and 10 links.
 //!
 //! Run: `cargo bench -p udk-runtime --bench acceleration -- --measurement-time 2 --warm-up-time 1`
 
@@ -91,7 +92,66 @@ fn bench_case<const N: usize, const M: usize>(
     });
 }
 
+/// The Cartesian pendulum chain with M = N/2 links at a deterministic state: diagonal M
+/// (point masses), A with the four nonzeros per row of the length constraints
+/// |rₖ − rₖ₋₁|² = lₖ², Q gravity, b arbitrary (consistent: A has full row rank).
+fn chain<const N: usize, const M: usize>() -> (
+    SMatrix<f64, N, N>,
+    SVector<f64, N>,
+    SMatrix<f64, M, N>,
+    SVector<f64, M>,
+) {
+    let mass =
+        SMatrix::<f64, N, N>::from_diagonal(&SVector::from_fn(|i, _| 1.0 + 0.1 * (i / 2) as f64));
+    let q = SVector::<f64, N>::from_fn(|i, _| {
+        if i % 2 == 1 {
+            -9.81 * mass[(i, i)]
+        } else {
+            0.0
+        }
+    });
+    let position =
+        |k: usize, axis: usize| 0.3 * entry(k, axis, 5) + if axis == 1 { -(k as f64) } else { 0.0 };
+    let mut a = SMatrix::<f64, M, N>::zeros();
+    for k in 0..M {
+        for axis in 0..2 {
+            let previous = if k == 0 { 0.0 } else { position(k - 1, axis) };
+            let d = 2.0 * (position(k, axis) - previous);
+            a[(k, 2 * k + axis)] = d;
+            if k > 0 {
+                a[(k, 2 * k - 2 + axis)] = -d;
+            }
+        }
+    }
+    let rhs = SVector::<f64, M>::from_fn(|i, _| entry(i, 2, 6));
+    (mass, q, a, rhs)
+}
+
+fn bench_chain<const N: usize, const M: usize>(c: &mut Criterion) {
+    let (mass, q, a, b) = chain::<N, M>();
+    let options = Options::default();
+    acceleration(&mass, &q, &a, &b, None, &options).expect("benchmark system is well posed");
+    c.bench_function(
+        &format!("acceleration/fixed/diagonal-chain/n={N},m={M}"),
+        |bench| {
+            bench.iter(|| {
+                acceleration(
+                    black_box(&mass),
+                    black_box(&q),
+                    black_box(&a),
+                    black_box(&b),
+                    None,
+                    &options,
+                )
+            })
+        },
+    );
+}
+
 fn benches(c: &mut Criterion) {
+    bench_chain::<4, 2>(c);
+    bench_chain::<10, 5>(c);
+    bench_chain::<20, 10>(c);
     bench_case::<2, 1>(c, "full-rank", false, false);
     bench_case::<6, 3>(c, "full-rank", false, false);
     bench_case::<12, 6>(c, "full-rank", false, false);

@@ -12,6 +12,9 @@
 //!    (Udwadia & Phohomsiri 2006, eq 4.24; Udwadia & Kalaba 1993, eq 17). Through the
 //!    Cholesky factor this is q̈ = M⁻¹(Q + C) + M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺(b − AM⁻¹(Q + C)), because
 //!    M^-½(I − B⁺B)M^-½C = M⁻¹C − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺AM⁻¹C. No matrix square root is formed.
+//!    A diagonal M (point masses in Cartesian coordinates) is its own factorization: then
+//!    a = D⁻¹(Q + C), AM⁻¹Aᵀ is accumulated over the nonzero entries of A only and factored
+//!    when A has full row rank; with redundant constraints the general form takes over.
 //! 2. M singular: the same equation for the augmented mass matrix M + α²AᵀGA and the
 //!    augmented force Q + AᵀG(α²b) (Udwadia & Wanichanon 2013, eqs 3.8, 3.18, 3.36). This
 //!    matrix is positive definite iff rank [M; A] = n (ibid., Lemma 3.1).
@@ -25,7 +28,7 @@
 use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatrix, SVector, U1};
 
 use crate::cholesky::Cholesky;
-use crate::projection::{project, Unconstrained, VectorPair, FACTOR_TOLERANCE};
+use crate::projection::{project, project_diagonal, Unconstrained, VectorPair, FACTOR_TOLERANCE};
 use crate::{singular, validate, Error, KernelAllocator, Options, Weighting};
 
 /// q̈ and, when requested, Qᶜ.
@@ -49,7 +52,7 @@ fn solve<N: Dim, R: Dim>(
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
-    validate::lagrangian_inputs(
+    let diagonal = validate::lagrangian_inputs(
         mass_matrix,
         generalized_force,
         constraint_matrix,
@@ -62,6 +65,22 @@ where
         force += c;
     }
 
+    if let Some(inverse_mass) = diagonal.then(|| positive_inverse(mass_matrix)).flatten() {
+        if let Some(projected) = project_diagonal(
+            &inverse_mass,
+            &force,
+            constraint_matrix,
+            constraint_rhs,
+            options,
+        ) {
+            let (acceleration, ideal_force) = projected?;
+            let constraint_force = with_force.then(|| match nonideal_force {
+                Some(c) => ideal_force + c,
+                None => ideal_force,
+            });
+            return Ok((acceleration, constraint_force));
+        }
+    }
     let factor = match Cholesky::new(mass_matrix.clone(), FACTOR_TOLERANCE) {
         Some(factor) => factor,
         None => {
@@ -105,6 +124,16 @@ where
         qc
     });
     Ok((p.acceleration, constraint_force))
+}
+
+/// (1/Mₖₖ)ₖ when the diagonal of the diagonal matrix M is positive: then the Cholesky
+/// factorization of path 1 is M itself and [`project_diagonal`] applies.
+fn positive_inverse<N: Dim>(mass_matrix: &OMatrix<f64, N, N>) -> Option<OVector<f64, N>>
+where
+    DefaultAllocator: nalgebra::allocator::Allocator<N, N> + nalgebra::allocator::Allocator<N>,
+{
+    let d = mass_matrix.diagonal();
+    d.iter().all(|v| *v > 0.0).then(|| d.map(|v| 1.0 / v))
 }
 
 /// `Err(NotPositiveSemidefinite)` unless M + δI is positive definite, δ = 1e-8·max|Mᵢⱼ|.

@@ -17,7 +17,7 @@
 //!
 //! Allocation-free for fixed sizes.
 
-use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector};
+use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
 
 use crate::cholesky::Cholesky;
 use crate::pinv::{pinv_and_rank, Tolerance};
@@ -90,6 +90,16 @@ pub(crate) fn project<N: Dim, R: Dim>(
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
+    if constraint_rhs.is_empty() {
+        // No constraints: x = a, with no product of the empty W.
+        let acceleration = match unconstrained {
+            Unconstrained::Force(f) => k.solve(&f),
+            Unconstrained::Rate(a) => a,
+        };
+        finite_acceleration(&acceleration)?;
+        let y = OVector::zeros_generic(acceleration.shape_generic().0, U1);
+        return Ok(Projection { acceleration, y });
+    }
     let mut w = constraint_matrix.transpose();
     k.solve_unit_lower_mut(&mut w);
     // For a force f, with h = D⁻¹L⁻¹f: A a = A K⁻¹ f = Wᵀh and a + K⁻¹Aᵀλ = L⁻ᵀ(h + D⁻¹y).
@@ -103,8 +113,8 @@ where
         }
         Unconstrained::Rate(a) => (None, constraint_rhs - constraint_matrix * a),
     };
-    let fast_tolerance = FAST_PATH_PIVOT.max(options.rank_tolerance().powi(2));
-    let (y, fast) = match Cholesky::new(gram_lower(&w, k.inverse_pivots()), fast_tolerance) {
+    let (y, fast) = match Cholesky::new(gram_lower(&w, k.inverse_pivots()), fast_tolerance(options))
+    {
         Some(s) => (&w * s.solve(&e), true),
         None => (redundant(k, &w, &e, options)?, false),
     };
@@ -121,11 +131,7 @@ where
             f + step
         }
     };
-    if !acceleration.iter().all(|v| v.is_finite()) {
-        return Err(Error::NonFinite {
-            what: "constrained acceleration (overflow)",
-        });
-    }
+    finite_acceleration(&acceleration)?;
     let p = Projection { acceleration, y };
     if !fast {
         // Scale of the terms whose rounding enters A x − b: ‖A‖(‖a‖ + ‖x − a‖) + ‖b‖.
@@ -138,6 +144,77 @@ where
         }
     }
     Ok(p)
+}
+
+/// Smallest pivot ratio of A K⁻¹ Aᵀ accepted on the fast path, given the rank tolerance.
+fn fast_tolerance(options: &Options) -> f64 {
+    FAST_PATH_PIVOT.max(options.rank_tolerance().powi(2))
+}
+
+/// `Err(NonFinite)` if the projected acceleration overflowed.
+fn finite_acceleration<N: Dim>(acceleration: &OVector<f64, N>) -> Result<(), Error>
+where
+    DefaultAllocator: nalgebra::allocator::Allocator<N>,
+{
+    if acceleration.iter().all(|v| v.is_finite()) {
+        Ok(())
+    } else {
+        Err(Error::NonFinite {
+            what: "constrained acceleration (overflow)",
+        })
+    }
+}
+
+/// The fast path of [`project`] for a diagonal K = diag(d), dₖ > 0, and a force f:
+/// a = D⁻¹f, G = A D⁻¹ Aᵀ accumulated column by column of A over its nonzero entries only
+/// (the constraint matrices of Cartesian and multibody models are sparse), e = b − A a,
+/// λ = G⁻¹e by the Cholesky factorization of G, x = a + D⁻¹Aᵀλ. Returns (x, Aᵀλ).
+///
+/// This is [`project`] with L = I, so it gives the same result up to the order of the
+/// roundings, and the same decision: `None` when G fails the fast-path pivot test
+/// (redundant or nearly redundant constraints), for the caller to take the general path.
+#[inline]
+pub(crate) fn project_diagonal<N: Dim, R: Dim>(
+    inverse_diagonal: &OVector<f64, N>,
+    force: &OVector<f64, N>,
+    constraint_matrix: &OMatrix<f64, R, N>,
+    constraint_rhs: &OVector<f64, R>,
+    options: &Options,
+) -> Option<Result<VectorPair<N>, Error>>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    let a = force.component_mul(inverse_diagonal);
+    let m = constraint_rhs.len();
+    if m == 0 {
+        let (n, _) = force.shape_generic();
+        return Some(finite_acceleration(&a).map(|()| (a, OVector::zeros_generic(n, U1))));
+    }
+    let (r, _) = constraint_matrix.shape_generic();
+    let mut gram = OMatrix::<f64, R, R>::zeros_generic(r, r);
+    let mut e = constraint_rhs.clone();
+    {
+        let g = gram.as_mut_slice();
+        let e = e.as_mut_slice();
+        let columns = constraint_matrix.as_slice().chunks_exact(m);
+        for ((column, ak), dk) in columns.zip(a.iter()).zip(inverse_diagonal.iter()) {
+            for (j, &ajk) in column.iter().enumerate() {
+                if ajk == 0.0 {
+                    continue;
+                }
+                e[j] -= ajk * ak;
+                for (i, &aik) in column.iter().enumerate().skip(j) {
+                    if aik != 0.0 {
+                        g[i + j * m] += aik * ajk * dk;
+                    }
+                }
+            }
+        }
+    }
+    let s = Cholesky::new(gram, fast_tolerance(options))?;
+    let y = constraint_matrix.tr_mul(&s.solve(&e));
+    let x = a + y.component_mul(inverse_diagonal);
+    Some(finite_acceleration(&x).map(|()| (x, y)))
 }
 
 /// The lower triangle of Wᵀ D⁻¹ W = A K⁻¹ Aᵀ (the upper triangle is left zero; only the
@@ -201,4 +278,127 @@ where
     }
     let (bt_pinv, _) = pinv_and_rank(&bt, Tolerance::Relative(options.rank_tolerance()))?;
     Ok((bt_pinv * e).component_mul(&root_pivots))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::acceleration_and_constraint_force_dyn;
+    use nalgebra::{DMatrix, DVector};
+    use proptest::prelude::*;
+
+    /// A diagonal mass matrix with entries in [0.1, 10], Q, and an m × n constraint matrix
+    /// with about `density` of its entries nonzero; `redundant` replaces the last row by
+    /// the sum of the first two (rank-deficient A) when m ≥ 3. b = A x₀ + `inconsistency`
+    /// in its last entry.
+    fn system(
+        density: f64,
+        redundant: bool,
+        inconsistency: f64,
+    ) -> impl Strategy<Value = (DVector<f64>, DVector<f64>, DMatrix<f64>, DVector<f64>)> {
+        (1..=12usize)
+            .prop_flat_map(|n| (Just(n), 0..=n))
+            .prop_flat_map(move |(n, m)| {
+                let entry =
+                    (-1.0..1.0_f64, 0.0..1.0_f64).prop_map(
+                        move |(v, keep)| {
+                            if keep < density {
+                                v
+                            } else {
+                                0.0
+                            }
+                        },
+                    );
+                (
+                    proptest::collection::vec(0.1..10.0_f64, n),
+                    proptest::collection::vec(-1.0..1.0_f64, n),
+                    proptest::collection::vec(entry, m * n),
+                    proptest::collection::vec(-1.0..1.0_f64, n),
+                )
+                    .prop_map(move |(d, q, a, x0)| {
+                        let mut a = DMatrix::from_vec(m, n, a);
+                        if redundant && m >= 3 {
+                            let sum = a.row(0) + a.row(1);
+                            a.row_mut(m - 1).copy_from(&sum);
+                        }
+                        let mut b = &a * DVector::from_vec(x0);
+                        if m > 0 {
+                            b[m - 1] += inconsistency;
+                        }
+                        (DVector::from_vec(d), DVector::from_vec(q), a, b)
+                    })
+            })
+    }
+
+    /// [`project`] through the Cholesky factorization of diag(d): the general path.
+    fn general(
+        d: &DVector<f64>,
+        q: &DVector<f64>,
+        a: &DMatrix<f64>,
+        b: &DVector<f64>,
+    ) -> Result<(DVector<f64>, DVector<f64>), Error> {
+        let factor = Cholesky::new(DMatrix::from_diagonal(d), FACTOR_TOLERANCE).unwrap();
+        let p = project(
+            &factor,
+            Unconstrained::Force(q.clone()),
+            a,
+            b,
+            &Options::default(),
+        )?;
+        let force = p.force(&factor);
+        Ok((p.acceleration, force))
+    }
+
+    fn close(x: &DVector<f64>, y: &DVector<f64>) -> bool {
+        (x - y).norm() <= 1e-11 * (1.0 + y.norm())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// The diagonal fast path (taken by the public kernel for diagonal M) agrees with the
+        /// general path, for sparse and dense A, and A q̈ = b holds.
+        #[test]
+        fn diagonal_path_matches_general_path(
+            (d, q, a, b) in prop_oneof![system(0.3, false, 0.0), system(1.0, false, 0.0)]
+        ) {
+            let options = Options::default();
+            let inverse = d.map(|v| 1.0 / v);
+            let expected = general(&d, &q, &a, &b);
+            let mass = DMatrix::from_diagonal(&d);
+            let got = acceleration_and_constraint_force_dyn(&mass, &q, &a, &b, None, &options);
+            match (project_diagonal(&inverse, &q, &a, &b, &options), expected) {
+                (Some(diagonal), Ok((x, force))) => {
+                    let (dx, dforce) = diagonal.unwrap();
+                    prop_assert!(close(&dx, &x) && close(&dforce, &force));
+                    let (gx, gforce) = got.unwrap();
+                    prop_assert_eq!((&gx, &gforce), (&dx, &dforce));
+                    prop_assert!((&a * &gx - &b).norm() <= 1e-9 * (1.0 + b.norm()));
+                }
+                // Random sparse A may have dependent rows: the general path takes over.
+                (None, expected) => prop_assert_eq!(got, expected),
+                (Some(_), Err(e)) => prop_assert!(false, "general path failed: {e:?}"),
+            }
+        }
+
+        /// Redundant constraints (last row = sum of the first two): the diagonal path
+        /// declines, and the kernel returns the general path's answer, or its
+        /// `InconsistentConstraints` error when b is off the range of A.
+        #[test]
+        fn redundant_constraints_take_the_general_path(
+            (d, q, a, b) in prop_oneof![
+                system(0.4, true, 0.0),
+                system(1.0, true, 0.0),
+                system(1.0, true, 0.5),
+            ]
+        ) {
+            prop_assume!(a.nrows() >= 3);
+            let options = Options::default();
+            let inverse = d.map(|v| 1.0 / v);
+            prop_assert!(project_diagonal(&inverse, &q, &a, &b, &options).is_none());
+            let mass = DMatrix::from_diagonal(&d);
+            let got = acceleration_and_constraint_force_dyn(&mass, &q, &a, &b, None, &options);
+            prop_assert_eq!(got, general(&d, &q, &a, &b));
+        }
+    }
 }

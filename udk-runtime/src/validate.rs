@@ -66,6 +66,26 @@ where
     }
 }
 
+/// Whether every off-diagonal entry of the square matrix `x` is exactly zero (±0). In
+/// column-major order the n off-diagonal entries between two diagonal entries are
+/// contiguous, so the test is a branch-free, vectorizable fold over each run of them.
+#[inline]
+pub(crate) fn diagonal<D: Dim>(x: &OMatrix<f64, D, D>) -> bool
+where
+    DefaultAllocator: Allocator<D, D>,
+{
+    let n = x.nrows();
+    let s = x.as_slice();
+    // Entries k·(n + 1) are the diagonal; shifting out the sign bit maps ±0 to 0. A full
+    // matrix fails at the first gap.
+    s.get(1..).unwrap_or_default().chunks(n + 1).all(|gap| {
+        gap[..gap.len().min(n)]
+            .iter()
+            .fold(0_u64, |acc, v| acc | (v.to_bits() << 1))
+            == 0
+    })
+}
+
 /// `Err(DimensionMismatch)` unless `x` has shape `expected`.
 pub(crate) fn shape<R: Dim, C: Dim, S: RawStorage<f64, R, C>>(
     x: &Matrix<f64, R, C, S>,
@@ -85,7 +105,8 @@ pub(crate) fn shape<R: Dim, C: Dim, S: RawStorage<f64, R, C>>(
 
 /// Checks the inputs of the Lagrangian kernels (M q̈ = Q + Qᶜ, A q̈ = b), in this order:
 /// shapes (n = Q.len(), m = b.len(); always right for fixed sizes), `options`, finiteness
-/// of M, symmetry of M, finiteness of Q, A, b and C.
+/// of M, symmetry of M, finiteness of Q, A, b and C. Returns whether M is diagonal
+/// ([`diagonal`]; then trivially symmetric, and the symmetry scan is skipped).
 pub(crate) fn lagrangian_inputs<N: Dim, R: Dim>(
     mass_matrix: &OMatrix<f64, N, N>,
     generalized_force: &OVector<f64, N>,
@@ -93,7 +114,7 @@ pub(crate) fn lagrangian_inputs<N: Dim, R: Dim>(
     constraint_rhs: &OVector<f64, R>,
     nonideal_force: Option<&OVector<f64, N>>,
     options: &Options,
-) -> Result<(), Error>
+) -> Result<bool, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
@@ -108,13 +129,41 @@ where
         shape(c, (n, 1), "non-ideal force C")?;
     }
     options.validate()?;
-    finite(mass_matrix, "mass matrix M")?;
-    symmetric(mass_matrix, "mass matrix M")?;
+    // A diagonal M (off-diagonal entries exactly zero, hence finite) is symmetric, and
+    // finite when its diagonal is.
+    let is_diagonal = diagonal(mass_matrix);
+    if is_diagonal {
+        finite(&mass_matrix.diagonal(), "mass matrix M")?;
+    } else {
+        finite(mass_matrix, "mass matrix M")?;
+        symmetric(mass_matrix, "mass matrix M")?;
+    }
     finite(generalized_force, "generalized force Q")?;
     finite(constraint_matrix, "constraint matrix A")?;
     finite(constraint_rhs, "constraint vector b")?;
     if let Some(c) = nonideal_force {
         finite(c, "non-ideal force C")?;
     }
-    Ok(())
+    Ok(is_diagonal)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{DMatrix, Matrix3};
+
+    #[test]
+    fn diagonal_means_every_off_diagonal_entry_is_zero() {
+        let mut x = Matrix3::from_diagonal(&nalgebra::Vector3::new(1.0, 0.0, -2.0));
+        x[(2, 0)] = -0.0;
+        assert!(diagonal(&x));
+        for (i, j) in [(1, 0), (0, 1), (2, 1), (1, 2), (0, 2), (2, 0)] {
+            let mut y = x;
+            y[(i, j)] = 1e-300;
+            assert!(!diagonal(&y), "entry ({i}, {j})");
+        }
+        assert!(diagonal(&DMatrix::<f64>::zeros(0, 0)));
+        assert!(diagonal(&DMatrix::from_element(1, 1, 5.0)));
+        assert!(!diagonal(&DMatrix::from_element(2, 2, 5.0)));
+    }
 }
