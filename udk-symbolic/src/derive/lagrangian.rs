@@ -34,9 +34,7 @@ pub(super) fn derive(
     }
     check_constraints(pool, spec, &holonomic, &nonholonomic, errors);
 
-    // ∂L/∂q̇ᵢ, M = ∂²L/∂q̇², Q = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + forces, where the middle
-    // terms are the convective derivative (∂/∂t + q̇ᵀ∂/∂q) of ∂L/∂q̇ᵢ: computed on the DAG,
-    // it shares the derivatives of common subexpressions across all i.
+    // ∂L/∂q̇ᵢ and M = ∂²L/∂q̇², which must not depend on q̇ (L quadratic in q̇).
     let momenta: Vec<ExprId> = (0..n).map(|i| pool.diff(l, Symbol::Velocity(i))).collect();
     let mass_matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
     let is_velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
@@ -46,17 +44,9 @@ pub(super) fn derive(
             "the Lagrangian is not quadratic in the generalized velocities: the mass matrix \
              ∂²L/∂q̇² depends on them",
         );
+        return None;
     }
-    let generalized_force = (0..n)
-        .map(|i| {
-            let potential = pool.diff(l, Symbol::Coordinate(i));
-            let convective = pool.convective_derivative(momenta[i]);
-            let minus_convective = pool.neg(convective);
-            let mut terms = vec![potential, minus_convective];
-            terms.extend(forces.get(i));
-            pool.add(&terms)
-        })
-        .collect();
+    let generalized_force = generalized_force(pool, l, &momenta, &mass_matrix.entries, &forces);
 
     // Velocity level: ḟ = (∂/∂t + q̇ᵀ∂/∂q) f, then φ. Their time derivatives are
     // A q̈ − b with A = ∂(ḟ or φ)/∂q̇ (= ∂(f̈ or φ̇)/∂q̈) and b = −(∂/∂t + q̇ᵀ∂/∂q)(ḟ or φ).
@@ -78,7 +68,7 @@ pub(super) fn derive(
     };
 
     // h = q̇ᵀ ∂L/∂q̇ − L.
-    let velocities: Vec<ExprId> = (0..n).map(|i| pool.symbol(Symbol::Velocity(i))).collect();
+    let velocities = velocities(pool, n);
     let mut terms: Vec<ExprId> = (velocities.iter().zip(&momenta))
         .map(|(&v, &p)| pool.mul(&[v, p]))
         .collect();
@@ -95,6 +85,77 @@ pub(super) fn derive(
         holonomic,
         velocity_constraints,
     })
+}
+
+/// The generalized velocities q̇₁ … q̇ₙ as expressions.
+fn velocities(pool: &mut Pool, n: usize) -> Vec<ExprId> {
+    (0..n).map(|i| pool.symbol(Symbol::Velocity(i))).collect()
+}
+
+/// Q = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + forces (review paper, eq 20), for L quadratic in
+/// q̇ written as L = ½q̇ᵀMq̇ + gᵀq̇ + L₀ with g = ∂L/∂q̇ and L₀ = L at q̇ = 0:
+///
+/// Qᵢ = Σ_{j≤k} cᵢⱼₖ q̇ⱼq̇ₖ + Σⱼ (∂gⱼ/∂qᵢ − ∂gᵢ/∂qⱼ) q̇ⱼ + ∂L₀/∂qᵢ − ∂gᵢ/∂t − Σⱼ (∂Mᵢⱼ/∂t) q̇ⱼ,
+///
+/// with the Christoffel symbols of the first kind cᵢⱼₖ = ∂Mⱼₖ/∂qᵢ − ∂Mᵢⱼ/∂qₖ − ∂Mᵢₖ/∂qⱼ
+/// (j < k) and cᵢⱼⱼ = ½∂Mⱼⱼ/∂qᵢ − ∂Mᵢⱼ/∂qⱼ. Expanding ∂L/∂qᵢ and the convective derivative
+/// of ∂L/∂q̇ᵢ = Σⱼ Mᵢⱼq̇ⱼ + gᵢ gives this sum term by term; written so, the terms that cancel
+/// (such as ∂Mᵢⱼ/∂qₖ against itself in cᵢⱼₖ) are identical DAG nodes and vanish in the
+/// like-term collection, instead of surviving as pairs like m₂X − m₂(X + Y).
+fn generalized_force(
+    pool: &mut Pool,
+    l: ExprId,
+    momenta: &[ExprId],
+    mass_matrix: &[ExprId],
+    forces: &[ExprId],
+) -> Vec<ExprId> {
+    let n = momenta.len();
+    let velocities = velocities(pool, n);
+    let mut at_rest = |pool: &mut Pool, s: Symbol| match s {
+        Symbol::Velocity(_) => Some(pool.zero()),
+        _ => None,
+    };
+    let g: Vec<ExprId> = (momenta.iter())
+        .map(|&p| pool.substitute(p, &mut at_rest))
+        .collect();
+    let l0 = pool.substitute(l, &mut at_rest);
+    let half = pool.rational(1, 2);
+    let m = |i: usize, j: usize| mass_matrix[i * n + j];
+    (0..n)
+        .map(|i| {
+            let mut terms = Vec::new();
+            for j in 0..n {
+                for k in j..n {
+                    let mut coefficient = if j == k {
+                        let d = pool.diff(m(j, j), Symbol::Coordinate(i));
+                        vec![pool.mul(&[half, d])]
+                    } else {
+                        vec![pool.diff(m(j, k), Symbol::Coordinate(i))]
+                    };
+                    let d = pool.diff(m(i, j), Symbol::Coordinate(k));
+                    coefficient.push(pool.neg(d));
+                    if j != k {
+                        let d = pool.diff(m(i, k), Symbol::Coordinate(j));
+                        coefficient.push(pool.neg(d));
+                    }
+                    let c = pool.add(&coefficient);
+                    terms.push(pool.mul(&[c, velocities[j], velocities[k]]));
+                }
+                let gyroscopic = pool.diff(g[j], Symbol::Coordinate(i));
+                let d = pool.diff(g[i], Symbol::Coordinate(j));
+                let minus = pool.neg(d);
+                let dmdt = pool.diff(m(i, j), Symbol::Time);
+                let minus_dmdt = pool.neg(dmdt);
+                let c = pool.add(&[gyroscopic, minus, minus_dmdt]);
+                terms.push(pool.mul(&[c, velocities[j]]));
+            }
+            terms.push(pool.diff(l0, Symbol::Coordinate(i)));
+            let dgdt = pool.diff(g[i], Symbol::Time);
+            terms.push(pool.neg(dgdt));
+            terms.extend(forces.get(i));
+            pool.add(&terms)
+        })
+        .collect()
 }
 
 /// An error at each constraint that depends on no coordinate or velocity, and at each
