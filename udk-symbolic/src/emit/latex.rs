@@ -83,7 +83,7 @@ impl<'a> Printer<'a> {
             Node::Mul(_) | Node::Pow(..) => {
                 let (negative, p) = self.signed(id);
                 if negative {
-                    printed(format!("-{}", p.text), Prec::Neg)
+                    printed(format!("-{}", self.at_least(&p, Prec::Product)), Prec::Neg)
                 } else {
                     p
                 }
