@@ -322,6 +322,68 @@ proptest! {
     }
 }
 
+/// Every shape the tape computes inside one instruction (a product in a sum, a difference
+/// or a negation; a sum or difference in a product or a square), a value used twice (not
+/// fused), and structurally zero outputs, against the recursive evaluation of the DAG and
+/// with the roundings of the unfused operations.
+#[test]
+fn fused_tape_instructions_keep_the_unfused_roundings() {
+    let mut pool = Pool::new();
+    let (a, b, c) = (x(&mut pool, 0), x(&mut pool, 1), x(&mut pool, 2));
+    let ab = pool.mul(&[a, b]);
+    let sum = pool.add(&[a, b]);
+    let minus_b = pool.neg(b);
+    let difference = pool.add(&[a, minus_b]);
+    let zero = pool.zero();
+    let outputs = [
+        pool.add(&[ab, c]),
+        pool.sub(ab, c),
+        pool.sub(c, ab),
+        pool.neg(ab),
+        pool.mul(&[sum, c]),
+        pool.mul(&[difference, c]),
+        pool.powi(sum, 2),
+        pool.powi(difference, 2),
+        pool.mul(&[sum, sum]),
+        zero,
+        pool.powi(a, 2),
+    ];
+    let tape = compile_tape(&pool, &outputs);
+    for seed in 0..16 {
+        let state = State::random(seed, 3, 0);
+        let (qa, qb, qc) = (state.q[0], state.q[1], state.q[2]);
+        let expected = [
+            qa * qb + qc,
+            qa * qb - qc,
+            qc - qa * qb,
+            -(qa * qb),
+            (qa + qb) * qc,
+            (qa - qb) * qc,
+            (qa + qb) * (qa + qb),
+            (qa - qb) * (qa - qb),
+            (qa + qb) * (qa + qb),
+            0.0,
+            qa * qa,
+        ];
+        let mut regs = vec![f64::NAN; tape.registers()];
+        let mut out = vec![f64::NAN; tape.outputs()];
+        tape.eval(&state.inputs(), &mut regs, &mut out)
+            .expect("inputs fit");
+        for (k, (got, want)) in out.iter().zip(&expected).enumerate() {
+            let eval = pool.eval(outputs[k], &|s| state.value(s));
+            assert!(
+                (eval - want).abs() <= 1e-15 * (1.0 + want.abs()),
+                "output {k}: DAG {eval} vs {want}"
+            );
+            assert_eq!(
+                got.to_bits(),
+                want.to_bits(),
+                "output {k}: tape {got} vs {want}"
+            );
+        }
+    }
+}
+
 #[test]
 fn text_and_latex_print_signs_fractions_and_powers() {
     let names = Names {

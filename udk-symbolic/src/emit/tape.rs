@@ -70,44 +70,109 @@ pub enum TapeError {
     },
 }
 
-/// One instruction: registers are indices into the register buffer.
+/// One arithmetic instruction: registers are indices into the register buffer, all below
+/// [`Tape::registers`] by construction. 16 bytes.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Instr {
-    Const(u32, f64),
-    Load(u32, Symbol),
     Add(u32, u32, u32),
     Sub(u32, u32, u32),
     Mul(u32, u32, u32),
     Div(u32, u32, u32),
     Neg(u32, u32),
     Powi(u32, u32, i32),
+    /// d = a·a, which is `powi(a, 2)` exactly (and what rustc makes of it in the Rust code).
+    Square(u32, u32),
     Powf(u32, u32, u32),
     Call(u32, Func, u32),
     Atan2(u32, u32, u32),
-    SinCos { sin: u32, cos: u32, arg: u32 },
+    SinCos {
+        sin: u32,
+        cos: u32,
+        arg: u32,
+    },
+    /// d = a·b + c, rounded after the product as the unfused `a * b + c` of the Rust code
+    /// (the product has no other use, so it needs no register).
+    MulAdd([u32; 4]),
+    /// d = a·b − c, likewise.
+    MulSub([u32; 4]),
+    /// d = c − a·b, likewise.
+    SubMul([u32; 4]),
+    /// d = −(a·b).
+    NegMul(u32, u32, u32),
+    /// d = (a + b)·c, the sum rounded first as in the Rust code (the sum has no other use).
+    AddThenMul([u32; 4]),
+    /// d = (a − b)·c, likewise.
+    SubThenMul([u32; 4]),
+    /// d = (a + b)², likewise.
+    AddSquared(u32, u32, u32),
+    /// d = (a − b)², likewise.
+    SubSquared(u32, u32, u32),
 }
 
 /// A compiled flat instruction list computing a set of outputs, from [`compile_tape`].
 ///
-/// One instruction per distinct value, in the same order and with the same operations as the
-/// Rust code [`emit_rust`](super::emit_rust) writes for the same outputs, so the two agree to
-/// rounding (usually bit for bit).
+/// The same operations in the same order as the Rust code [`emit_rust`](super::emit_rust)
+/// writes for the same outputs, so the two agree to rounding (usually bit for bit). Constants
+/// and model quantities are written first (they depend on nothing), then one arithmetic
+/// instruction per value, a value used once being computed inside its user where that
+/// saves a dispatch (products in sums and negations, sums in products and squares, with the
+/// roundings of the unfused operations); structurally zero
+/// outputs are written as zeros, not copied from a register.
 #[derive(Clone, Debug)]
 pub struct Tape {
+    constants: Vec<(u32, f64)>,
+    loads: Vec<(u32, Symbol)>,
     instrs: Vec<Instr>,
+    /// Distinct values computed (a fused product counting as one).
+    values: usize,
     registers: usize,
-    outputs: Vec<u32>,
+    /// (output index, register) of the outputs that are not the constant 0.
+    outputs: Vec<(u32, u32)>,
+    /// Number of outputs.
+    width: usize,
     sizes: TapeSizes,
 }
 
 /// Compiles `outputs` of `pool` into a [`Tape`].
 pub fn compile_tape(pool: &Pool, outputs: &[ExprId]) -> Tape {
     let program = Program::new(pool, outputs);
-    let mut reg = vec![u32::MAX; program.ops.len()];
-    let mut next = 0u32;
-    let mut sizes = TapeSizes::default();
-    let mut instrs = Vec::with_capacity(program.steps.len());
+    let ops = &program.ops;
+    // A value used once may be computed inside its user, saving one dispatch: a product in
+    // a sum, a difference or a negation; a sum or difference in a product or a square. A
+    // value that absorbs an operand is not absorbed itself.
+    let mut fused = vec![false; ops.len()];
+    let mut absorbs = vec![false; ops.len()];
     for step in &program.steps {
+        let Step::Op(v) = *step else { continue };
+        let once = |x: u32| program.uses[x as usize] == 1 && !absorbs[x as usize];
+        let is_product = |x: u32| once(x) && matches!(ops[x as usize], Op::Mul(..));
+        let is_sum = |x: u32| once(x) && matches!(ops[x as usize], Op::Add(..) | Op::Sub(..));
+        let absorbed = match ops[v as usize] {
+            Op::Add(x, y) | Op::Sub(x, y) => [x, y].into_iter().find(|&w| is_product(w)),
+            Op::Neg(x) => Some(x).filter(|&w| is_product(w)),
+            Op::Mul(x, y) => [x, y].into_iter().find(|&w| is_sum(w)),
+            Op::Powi(x, 2) => Some(x).filter(|&w| is_sum(w)),
+            _ => None,
+        };
+        if let Some(w) = absorbed {
+            fused[w as usize] = true;
+            absorbs[v as usize] = true;
+        }
+    }
+    let mut reg = vec![u32::MAX; ops.len()];
+    let mut next = 0u32;
+    let mut tape = Tape {
+        constants: Vec::new(),
+        loads: Vec::new(),
+        instrs: Vec::with_capacity(program.steps.len()),
+        values: 0,
+        registers: 0,
+        outputs: Vec::new(),
+        width: outputs.len(),
+        sizes: TapeSizes::default(),
+    };
+    for step in &program.steps {
+        tape.values += 1;
         let instr = match *step {
             Step::SinCos { arg, sin, cos } => {
                 (reg[sin as usize], reg[cos as usize]) = (next, next + 1);
@@ -118,38 +183,72 @@ pub fn compile_tape(pool: &Pool, outputs: &[ExprId]) -> Tape {
                     arg: reg[arg as usize],
                 }
             }
+            Step::Op(v) if fused[v as usize] => continue,
             Step::Op(v) => {
                 let d = next;
                 next += 1;
+                reg[v as usize] = d;
                 let r = |w: u32| reg[w as usize];
-                let instr = match program.ops[v as usize] {
-                    Op::Const(bits) => Instr::Const(d, f64::from_bits(bits)),
-                    Op::Load(s) => {
-                        sizes.grow(s);
-                        Instr::Load(d, s)
+                // The operands (a, b) of `x` if it is computed inside this instruction.
+                let inner = |x: u32| match ops[x as usize] {
+                    Op::Add(a, b) | Op::Sub(a, b) | Op::Mul(a, b) if fused[x as usize] => {
+                        Some((r(a), r(b), matches!(ops[x as usize], Op::Sub(..))))
                     }
-                    Op::Add(a, b) => Instr::Add(d, r(a), r(b)),
-                    Op::Sub(a, b) => Instr::Sub(d, r(a), r(b)),
-                    Op::Mul(a, b) => Instr::Mul(d, r(a), r(b)),
+                    _ => None,
+                };
+                match ops[v as usize] {
+                    Op::Const(bits) => {
+                        tape.constants.push((d, f64::from_bits(bits)));
+                        continue;
+                    }
+                    Op::Load(s) => {
+                        tape.sizes.grow(s);
+                        tape.loads.push((d, s));
+                        continue;
+                    }
+                    Op::Add(x, y) => match (inner(x), inner(y)) {
+                        (Some((a, b, _)), _) => Instr::MulAdd([d, a, b, r(y)]),
+                        (_, Some((a, b, _))) => Instr::MulAdd([d, a, b, r(x)]),
+                        _ => Instr::Add(d, r(x), r(y)),
+                    },
+                    Op::Sub(x, y) => match (inner(x), inner(y)) {
+                        (Some((a, b, _)), _) => Instr::MulSub([d, a, b, r(y)]),
+                        (_, Some((a, b, _))) => Instr::SubMul([d, a, b, r(x)]),
+                        _ => Instr::Sub(d, r(x), r(y)),
+                    },
+                    Op::Neg(x) => match inner(x) {
+                        Some((a, b, _)) => Instr::NegMul(d, a, b),
+                        None => Instr::Neg(d, r(x)),
+                    },
+                    Op::Mul(x, y) => match (inner(x), inner(y)) {
+                        (Some((a, b, false)), _) => Instr::AddThenMul([d, a, b, r(y)]),
+                        (Some((a, b, true)), _) => Instr::SubThenMul([d, a, b, r(y)]),
+                        (_, Some((a, b, false))) => Instr::AddThenMul([d, a, b, r(x)]),
+                        (_, Some((a, b, true))) => Instr::SubThenMul([d, a, b, r(x)]),
+                        _ => Instr::Mul(d, r(x), r(y)),
+                    },
+                    Op::Powi(x, 2) => match inner(x) {
+                        Some((a, b, false)) => Instr::AddSquared(d, a, b),
+                        Some((a, b, true)) => Instr::SubSquared(d, a, b),
+                        None => Instr::Square(d, r(x)),
+                    },
                     Op::Div(a, b) => Instr::Div(d, r(a), r(b)),
-                    Op::Neg(a) => Instr::Neg(d, r(a)),
                     Op::Powi(a, k) => Instr::Powi(d, r(a), k),
                     Op::Powf(a, b) => Instr::Powf(d, r(a), r(b)),
                     Op::Call(f, a) => Instr::Call(d, f, r(a)),
                     Op::Atan2(y, x) => Instr::Atan2(d, r(y), r(x)),
-                };
-                reg[v as usize] = d;
-                instr
+                }
             }
         };
-        instrs.push(instr);
+        tape.instrs.push(instr);
     }
-    Tape {
-        instrs,
-        registers: next as usize,
-        outputs: program.outputs.iter().map(|&v| reg[v as usize]).collect(),
-        sizes,
-    }
+    tape.registers = next as usize;
+    let zero = |v: u32| matches!(ops[v as usize], Op::Const(bits) if f64::from_bits(bits) == 0.0);
+    tape.outputs = (program.outputs.iter().enumerate())
+        .filter(|&(_, &v)| !zero(v))
+        .map(|(k, &v)| (k as u32, reg[v as usize]))
+        .collect();
+    tape
 }
 
 impl TapeSizes {
@@ -169,7 +268,7 @@ impl TapeSizes {
 impl Tape {
     /// Number of outputs.
     pub fn outputs(&self) -> usize {
-        self.outputs.len()
+        self.width
     }
 
     /// Length of the register buffer [`Tape::eval`] needs.
@@ -179,12 +278,12 @@ impl Tape {
 
     /// Number of instructions (distinct values computed, a `sin_cos` counting once).
     pub fn len(&self) -> usize {
-        self.instrs.len()
+        self.values
     }
 
     /// Whether the tape has no instruction (no outputs).
     pub fn is_empty(&self) -> bool {
-        self.instrs.is_empty()
+        self.values == 0
     }
 
     /// How many entries of each input kind the tape reads.
@@ -206,16 +305,21 @@ impl Tape {
     ) -> Result<(), TapeError> {
         self.check(inputs, regs.len(), out.len())?;
         let regs = &mut regs[..self.registers];
+        for &(d, x) in &self.constants {
+            regs[d as usize] = x;
+        }
+        for &(d, s) in &self.loads {
+            regs[d as usize] = load(inputs, s);
+        }
         for instr in &self.instrs {
             match *instr {
-                Instr::Const(d, x) => regs[d as usize] = x,
-                Instr::Load(d, s) => regs[d as usize] = load(inputs, s),
                 Instr::Add(d, a, b) => regs[d as usize] = regs[a as usize] + regs[b as usize],
                 Instr::Sub(d, a, b) => regs[d as usize] = regs[a as usize] - regs[b as usize],
                 Instr::Mul(d, a, b) => regs[d as usize] = regs[a as usize] * regs[b as usize],
                 Instr::Div(d, a, b) => regs[d as usize] = regs[a as usize] / regs[b as usize],
                 Instr::Neg(d, a) => regs[d as usize] = -regs[a as usize],
                 Instr::Powi(d, a, k) => regs[d as usize] = regs[a as usize].powi(k),
+                Instr::Square(d, a) => regs[d as usize] = regs[a as usize] * regs[a as usize],
                 Instr::Powf(d, a, b) => regs[d as usize] = regs[a as usize].powf(regs[b as usize]),
                 Instr::Call(d, f, a) => regs[d as usize] = f.apply(&[regs[a as usize]]),
                 Instr::Atan2(d, y, x) => {
@@ -224,10 +328,37 @@ impl Tape {
                 Instr::SinCos { sin, cos, arg } => {
                     (regs[sin as usize], regs[cos as usize]) = regs[arg as usize].sin_cos();
                 }
+                Instr::MulAdd([d, a, b, c]) => {
+                    regs[d as usize] = regs[a as usize] * regs[b as usize] + regs[c as usize]
+                }
+                Instr::MulSub([d, a, b, c]) => {
+                    regs[d as usize] = regs[a as usize] * regs[b as usize] - regs[c as usize]
+                }
+                Instr::SubMul([d, a, b, c]) => {
+                    regs[d as usize] = regs[c as usize] - regs[a as usize] * regs[b as usize]
+                }
+                Instr::NegMul(d, a, b) => regs[d as usize] = -(regs[a as usize] * regs[b as usize]),
+                Instr::AddThenMul([d, a, b, c]) => {
+                    regs[d as usize] = (regs[a as usize] + regs[b as usize]) * regs[c as usize]
+                }
+                Instr::SubThenMul([d, a, b, c]) => {
+                    regs[d as usize] = (regs[a as usize] - regs[b as usize]) * regs[c as usize]
+                }
+                Instr::AddSquared(d, a, b) => {
+                    let x = regs[a as usize] + regs[b as usize];
+                    regs[d as usize] = x * x;
+                }
+                Instr::SubSquared(d, a, b) => {
+                    let x = regs[a as usize] - regs[b as usize];
+                    regs[d as usize] = x * x;
+                }
             }
         }
-        for (o, &r) in out.iter_mut().zip(&self.outputs) {
-            *o = regs[r as usize];
+        if self.outputs.len() < out.len() {
+            out.fill(0.0);
+        }
+        for &(k, r) in &self.outputs {
+            out[k as usize] = regs[r as usize];
         }
         Ok(())
     }
@@ -255,9 +386,9 @@ impl Tape {
                 given: regs,
             });
         }
-        if out != self.outputs.len() {
+        if out != self.width {
             return Err(TapeError::Outputs {
-                expected: self.outputs.len(),
+                expected: self.width,
                 given: out,
             });
         }
