@@ -147,6 +147,21 @@ fn main() {
         ))
         .expect("unique");
     });
+    // M, Q, A, b, C from the generated code and (q̈, Qᶜ) from the fixed-size kernel; returns
+    // the terms for the full report.
+    let generated_motion = |q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64| {
+        let terms = chain.terms(q, qd, t);
+        black_box(udk_runtime::acceleration_and_constraint_force(
+            &terms.mass_matrix,
+            &terms.generalized_force,
+            &terms.constraint_matrix,
+            &terms.constraint_rhs,
+            terms.nonideal_force.as_ref(),
+            &options,
+        ))
+        .expect("unique");
+        terms
+    };
     let mut k = 0;
     let generated = time(
         "motion (q̈, Qᶜ), generated + fixed kernel",
@@ -154,16 +169,7 @@ fn main() {
         |s| {
             let (q, qd) = &vectors[k];
             k += 1;
-            let t = chain.terms(q, qd, s.t);
-            black_box(udk_runtime::acceleration_and_constraint_force(
-                &t.mass_matrix,
-                &t.generalized_force,
-                &t.constraint_matrix,
-                &t.constraint_rhs,
-                t.nonideal_force.as_ref(),
-                &options,
-            ))
-            .expect("unique");
+            generated_motion(q, qd, s.t);
         },
     );
     println!("{:<44} {:>12.2}", "  generated / tape", generated / tape);
@@ -174,16 +180,7 @@ fn main() {
     let generated = time("full report, generated", &states, |s| {
         let (q, qd) = &vectors[k];
         k += 1;
-        let t = chain.terms(q, qd, s.t);
-        black_box(udk_runtime::acceleration_and_constraint_force(
-            &t.mass_matrix,
-            &t.generalized_force,
-            &t.constraint_matrix,
-            &t.constraint_rhs,
-            t.nonideal_force.as_ref(),
-            &options,
-        ))
-        .expect("unique");
+        let t = generated_motion(q, qd, s.t);
         black_box((
             chain.energy(q, qd, s.t),
             chain.holonomic_residual(q, s.t),
