@@ -2,11 +2,11 @@
 //! [`ModelSpec`]. Every malformed key is reported; parsing goes on with the next one.
 
 use proc_macro2::TokenStream;
-use syn::parse::Parser;
+use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Meta, Token};
-use udk_symbolic::{Errors, Expression, ModelSpec, Name};
+use udk_symbolic::{Errors, Expression, ModelSpec, Name, NamedExpression};
 
 /// Which macro is expanding: it decides the keys the attribute accepts.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -29,10 +29,13 @@ enum Key {
     Constraints,
     Forces,
     Nonideal,
+    Inputs,
+    Loads,
+    Outputs,
 }
 
 impl Key {
-    const ALL: [Key; 9] = [
+    const ALL: [Key; 12] = [
         Key::Coordinates,
         Key::Momenta,
         Key::Lagrangian,
@@ -42,6 +45,9 @@ impl Key {
         Key::Constraints,
         Key::Forces,
         Key::Nonideal,
+        Key::Inputs,
+        Key::Loads,
+        Key::Outputs,
     ];
 
     fn name(self) -> &'static str {
@@ -55,16 +61,22 @@ impl Key {
             Key::Constraints => "constraints",
             Key::Forces => "forces",
             Key::Nonideal => "nonideal",
+            Key::Inputs => "inputs",
+            Key::Loads => "loads",
+            Key::Outputs => "outputs",
         }
     }
 
     /// Whether the macro `kind` accepts this key.
     fn accepted_by(self, kind: Kind) -> bool {
         match self {
-            Key::Coordinates | Key::Holonomic => true,
-            Key::Lagrangian | Key::Nonholonomic | Key::Forces | Key::Nonideal => {
-                kind == Kind::Lagrangian
-            }
+            Key::Coordinates | Key::Holonomic | Key::Outputs => true,
+            Key::Lagrangian
+            | Key::Nonholonomic
+            | Key::Forces
+            | Key::Nonideal
+            | Key::Inputs
+            | Key::Loads => kind == Kind::Lagrangian,
             Key::Momenta | Key::Hamiltonian | Key::Constraints => kind == Kind::Hamiltonian,
         }
     }
@@ -89,20 +101,43 @@ impl Kind {
 
     /// The accepted keys as the user would write them, for error messages.
     fn syntax(self) -> String {
-        Key::ALL
+        let keys: Vec<String> = Key::ALL
             .iter()
             .filter(|key| key.accepted_by(self))
             .map(|key| key.syntax())
-            .collect::<Vec<_>>()
-            .join(", ")
+            .collect();
+        format!("`let NAME = ..`, {}", keys.join(", "))
+    }
+}
+
+/// One entry of the attribute: a definition `let NAME = EXPR` or a key.
+enum Entry {
+    Definition(NamedExpression),
+    Key(Meta),
+}
+
+impl Parse for Entry {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        if input.peek(Token![let]) {
+            input.parse::<Token![let]>()?;
+            let name: Ident = input.parse()?;
+            input.parse::<Token![=]>()?;
+            let value: Expr = input.parse()?;
+            Ok(Entry::Definition(NamedExpression {
+                name: Name(name),
+                value: Expression(value),
+            }))
+        } else {
+            input.parse().map(Entry::Key)
+        }
     }
 }
 
 /// Parses the attribute's tokens into `spec` (every field but `name` and `parameters`), pushing
 /// one error per malformed, unknown or repeated key.
 pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut Errors) {
-    let metas = match Punctuated::<Meta, Token![,]>::parse_terminated.parse2(tokens) {
-        Ok(metas) => metas,
+    let entries = match Punctuated::<Entry, Token![,]>::parse_terminated.parse2(tokens) {
+        Ok(entries) => entries,
         Err(error) => {
             errors.push(
                 error.span(),
@@ -116,7 +151,14 @@ pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut
         }
     };
     let mut seen: Vec<Key> = Vec::new();
-    for meta in metas {
+    for entry in entries {
+        let meta = match entry {
+            Entry::Definition(definition) => {
+                spec.definitions.push(definition);
+                continue;
+            }
+            Entry::Key(meta) => meta,
+        };
         let key_span = meta.path().span();
         let key = meta
             .path()
@@ -151,6 +193,9 @@ fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
         Key::Constraints => spec.constraints = expressions(&meta, name)?,
         Key::Forces => spec.forces = expressions(&meta, name)?,
         Key::Nonideal => spec.nonideal = expressions(&meta, name)?,
+        Key::Inputs => spec.inputs = names(&meta, name)?,
+        Key::Loads => spec.loads = expressions(&meta, name)?,
+        Key::Outputs => spec.outputs = named_expressions(&meta, name)?,
     }
     Ok(())
 }
@@ -180,6 +225,30 @@ fn expressions(meta: &Meta, name: &str) -> syn::Result<Vec<Expression>> {
         .parse_args_with(Punctuated::<Expr, Token![,]>::parse_terminated)
         .map_err(|e| syn::Error::new(e.span(), format!("`{name}(..)` takes expressions: {e}")))?;
     Ok(expressions.into_iter().map(Expression).collect())
+}
+
+/// `name(a = e1, b = e2, ...)`.
+fn named_expressions(meta: &Meta, name: &str) -> syn::Result<Vec<NamedExpression>> {
+    let entry = |input: ParseStream| -> syn::Result<NamedExpression> {
+        let output: Ident = input.parse()?;
+        input.parse::<Token![=]>()?;
+        let value: Expr = input.parse()?;
+        Ok(NamedExpression {
+            name: Name(output),
+            value: Expression(value),
+        })
+    };
+    let entries = list(meta, name, "`NAME = <expression>` entries")?
+        .parse_args_with(|input: ParseStream| {
+            Punctuated::<NamedExpression, Token![,]>::parse_terminated_with(input, entry)
+        })
+        .map_err(|e| {
+            syn::Error::new(
+                e.span(),
+                format!("`{name}(..)` takes `NAME = <expression>` entries: {e}"),
+            )
+        })?;
+    Ok(entries.into_iter().collect())
 }
 
 /// The key's parenthesized list, or an error saying it should be one.

@@ -19,6 +19,7 @@
 //! returning NaN.
 
 mod cholesky;
+pub mod control;
 mod error;
 pub mod fundamental;
 pub mod hamiltonian;
@@ -31,6 +32,7 @@ mod singular;
 pub mod system;
 mod validate;
 
+pub use control::{ClosedLoop, ControlledLagrangianSystem};
 pub use error::Error;
 pub use fundamental::{
     acceleration, acceleration_and_constraint_force, acceleration_and_constraint_force_dyn,

@@ -1,6 +1,7 @@
 //! What the derivation produces: the equations of motion as DAG entries, ready for the emitters.
 
 use crate::expr::{ExprId, Pool};
+use crate::parse::Value;
 
 /// A dense matrix of expressions, row-major.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -99,6 +100,15 @@ impl Equations {
     }
 }
 
+/// A name with its scalarized value: a definition or an output.
+#[derive(Clone, Debug)]
+pub struct NamedValue {
+    /// The name as written.
+    pub name: String,
+    /// The value.
+    pub value: Value,
+}
+
 /// A derived model: names, the pool that owns every expression, and the equations.
 #[derive(Clone, Debug)]
 pub struct Derivation {
@@ -110,6 +120,12 @@ pub struct Derivation {
     pub momenta: Vec<String>,
     /// Parameter names, in order; `Symbol::Parameter(i)` is `parameters[i]`.
     pub parameters: Vec<String>,
+    /// Input names, in order; `Symbol::Input(i)` is `inputs[i]`.
+    pub inputs: Vec<String>,
+    /// The definitions, in order, with their scalarized values.
+    pub definitions: Vec<NamedValue>,
+    /// The outputs, in order: scalars or 3-vectors of (q, q̇, u, t) or (q, p, t).
+    pub outputs: Vec<NamedValue>,
     /// The DAG.
     pub pool: Pool,
     /// The equations.

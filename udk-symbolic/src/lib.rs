@@ -36,8 +36,8 @@ pub mod spec;
 
 pub use codegen::generate;
 pub use derivation::{
-    Derivation, Equations, ExprMatrix, HamiltonianEquations, LagrangianEquations,
+    Derivation, Equations, ExprMatrix, HamiltonianEquations, LagrangianEquations, NamedValue,
 };
 pub use derive::derive;
 pub use error::{Error, Errors};
-pub use spec::{Expression, InitialState, ModelSpec, Name, Parameter};
+pub use spec::{Expression, InitialState, ModelSpec, Name, NamedExpression, Parameter};

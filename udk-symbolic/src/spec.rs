@@ -17,11 +17,19 @@ use std::fmt;
 /// - `nonholonomic`: φ(q, q̇, t) = 0, linear or not in q̇, differentiated once (review eqs 23–29);
 /// - `constraints`: φ(q, p, t) = 0 of a Hamiltonian model (Udwadia 2016, eq 10);
 /// - `forces`: n non-conservative generalized forces, added to Q;
-/// - `nonideal`: n entries of the non-ideal constraint force C (Udwadia & Phohomsiri 2006, eq 2.14).
+/// - `nonideal`: n entries of the non-ideal constraint force C (Udwadia & Phohomsiri 2006, eq 2.14);
+/// - `definitions`: named scalars, 3-vectors or 3×3 matrices, in order, each usable by the
+///   later ones and by every expression (`let NAME = EXPR` in the macro);
+/// - `inputs`: names of k run-time inputs u (torques, forces, commands), usable in `forces`,
+///   `loads` and `nonideal` only;
+/// - `loads`: `force(F, p)` and `torque(T, R)` entries, world-frame forces at points and
+///   torques on bodies, added to Q as F·∂ṗ/∂q̇ and T·∂ω/∂q̇;
+/// - `outputs`: named kinematic quantities (scalars or 3-vectors) to compute and plot.
 ///
-/// A Lagrangian model takes `holonomic`, `nonholonomic`, `forces` and `nonideal`; a Hamiltonian
-/// model takes `momenta`, `holonomic` and `constraints` (its equations have no place for
-/// forces or C). [`derive`](crate::derive()) reports any other field that is set, at its span.
+/// A Lagrangian model takes `holonomic`, `nonholonomic`, `forces`, `nonideal`, `inputs`,
+/// `loads` and `outputs`; a Hamiltonian model takes `momenta`, `holonomic`, `constraints` and
+/// `outputs` (its equations have no place for forces or C). Both take `definitions`.
+/// [`derive`](crate::derive()) reports any other field that is set, at its span.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSpec {
@@ -56,6 +64,18 @@ pub struct ModelSpec {
     /// Non-ideal constraint force C, n entries or none.
     #[serde(default)]
     pub nonideal: Vec<Expression>,
+    /// Named definitions, in order (`let NAME = EXPR`): scalars, 3-vectors or 3×3 matrices.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub definitions: Vec<NamedExpression>,
+    /// Names of the run-time inputs u₁…uₖ (Lagrangian models).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inputs: Vec<Name>,
+    /// Loads `force(F, p)` and `torque(T, R)` (Lagrangian models).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub loads: Vec<Expression>,
+    /// Named outputs: kinematic quantities of (q, q̇, u, t), scalars or 3-vectors.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub outputs: Vec<NamedExpression>,
     /// Initial conditions for a simulation (model files only; the derivation ignores them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial: Option<InitialState>,
@@ -78,6 +98,17 @@ pub struct InitialState {
     /// Initial generalized momenta p₀, n entries (Hamiltonian models).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub p0: Vec<f64>,
+}
+
+/// A name bound to an expression: a definition (`let NAME = EXPR`) or an output
+/// (`outputs(NAME = EXPR)`); in a model file `{ name = "NAME", value = "EXPR" }`.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NamedExpression {
+    /// The name, as later expressions (definitions) or the generated API (outputs) use it.
+    pub name: Name,
+    /// Its value.
+    pub value: Expression,
 }
 
 /// A named parameter of a model, with an optional default value.

@@ -390,6 +390,7 @@ fn text_and_latex_print_signs_fractions_and_powers() {
         coordinates: vec!["theta1".into(), "x".into()],
         momenta: vec![],
         parameters: vec!["m".into(), "g".into()],
+        ..Names::default()
     };
     let mut pool = Pool::new();
     let th = pool.symbol(Symbol::Coordinate(0));

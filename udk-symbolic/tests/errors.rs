@@ -61,18 +61,34 @@ fn wrong_argument_count() {
     assert_one(&errors(&spring(l, "")), "`atan2` takes 2 arguments", 31);
     let l = "0.5 * m * dot(x).powi(2) - k * x.sin(x)";
     assert_one(&errors(&spring(l, "")), "`sin` takes 1 argument", 31);
+    // With two arguments `dot` is the dot product of two 3-vectors.
     let l = "0.5 * m * dot(x, x).powi(2)";
-    assert_one(&errors(&spring(l, "")), "`dot` takes 1 argument", 10);
+    assert_eq!(
+        errors(&spring(l, "")),
+        [
+            (
+                "`dot` takes a 3-vector here, found a scalar".to_owned(),
+                1,
+                14
+            ),
+            (
+                "`dot` takes a 3-vector here, found a scalar".to_owned(),
+                1,
+                17
+            )
+        ]
+    );
 }
 
 #[test]
 fn dot_of_a_parameter() {
     let l = "0.5 * m * dot(m).powi(2)";
     assert_one(&errors(&spring(l, "")), "`m` is a parameter", 14);
-    let l = "0.5 * m * dot(2 * x).powi(2)";
+    // `dot` of an expression of q and t is its time derivative; of one with q̇ it is an error.
+    let l = "0.5 * m * dot(2 * dot(x)).powi(2)";
     assert_one(
         &errors(&spring(l, "")),
-        "name of a generalized coordinate",
+        "this one depends on the generalized velocities",
         14,
     );
 }

@@ -176,6 +176,7 @@ fn names() -> Names {
         coordinates: vec!["x0".into(), "x1".into(), "x2".into()],
         momenta: vec![],
         parameters: vec!["c0".into()],
+        ..Names::default()
     }
 }
 

@@ -72,7 +72,13 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
         constants,
         position_residual,
         holonomic_residual,
-    } = code.shared(m_count, &eq.holonomic, [doc_dof, doc_m, doc_equations]);
+    } = code.shared(
+        m_count,
+        &eq.holonomic,
+        [doc_dof, doc_m, doc_equations],
+        &quote!(q: &#vec_n, p: &#vec_n,),
+        &state,
+    );
 
     quote! {
         #allow

@@ -22,15 +22,27 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     );
     let mat_mn = matrix_type(m_count, code.derivation.coordinates.len());
     let runtime = quote!(::udk::__private::udk_runtime);
-    let system = quote!(#runtime::LagrangianSystem<#n, #m>);
+    let k = Literal::usize_unsuffixed(code.k);
+    let system = if code.k == 0 {
+        quote!(#runtime::LagrangianSystem<#n, #m>)
+    } else {
+        quote!(#runtime::ControlledLagrangianSystem<#n, #m, #k>)
+    };
+    let u = code.input_parameter();
+    let u_arg = code.input_argument();
     let error = quote!(#runtime::Error);
     let has_nonideal = !eq
         .nonideal_force
         .iter()
         .all(|&id| is_zero(&code.derivation.pool, id));
 
+    let inputs = if code.k == 0 {
+        String::new()
+    } else {
+        format!(" `u`, the inputs ({});", code.derivation.inputs.join(", "))
+    };
     let state = format!(
-        "Arguments: `q`, the generalized coordinates {q}; `qd`, their velocities q̇; `t`, the time."
+        "Arguments: `q`, the generalized coordinates {q}; `qd`, their velocities q̇;{inputs} `t`, the time."
     );
     let doc_dof = doc(&format!("Number of generalized coordinates: n = {n} {q}."));
     let doc_m = doc(&format!(
@@ -47,10 +59,10 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
         "Generalized force Q(q, q̇, t) = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + the non-conservative forces, {n} entries.\n\n{state}"
     ));
     let doc_a = doc(&format!(
-        "Constraint matrix A(q, q̇, t) of A q̈ = b, {m_count} × {n} (review eqs 18–29).\n\n{state}"
+        "Constraint matrix A(q, q̇, t) of A q̈ = b, {m_count} × {n} (Zhao, Chen, Zhao & Dong 2018, eqs 18–29).\n\n{state}"
     ));
     let doc_b = doc(&format!(
-        "Right-hand side b(q, q̇, t) of A q̈ = b, {m_count} entries (review eqs 18–29).\n\n{state}"
+        "Right-hand side b(q, q̇, t) of A q̈ = b, {m_count} entries (Zhao, Chen, Zhao & Dong 2018, eqs 18–29).\n\n{state}"
     ));
     let doc_c = doc(&format!(
         "Non-ideal constraint force C(q, q̇, t), {n} entries; zero for ideal constraints (Udwadia & Phohomsiri 2006, eq 2.14).\n\n{state}"
@@ -121,7 +133,13 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
         constants,
         position_residual,
         holonomic_residual,
-    } = code.shared(m_count, &eq.holonomic, [doc_dof, doc_m, doc_equations]);
+    } = code.shared(
+        m_count,
+        &eq.holonomic,
+        [doc_dof, doc_m, doc_equations],
+        &quote!(q: &#vec_n, qd: &#vec_n, #u),
+        &state,
+    );
 
     quote! {
         #allow
@@ -132,57 +150,57 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
             pub fn mass_matrix(&self, q: &#vec_n, t: f64) -> #mat_nn { #mass }
 
             #doc_force
-            pub fn generalized_forces(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_n { #force }
+            pub fn generalized_forces(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #vec_n { #force }
 
             #doc_a
-            pub fn constraint_matrix(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #mat_mn { #a }
+            pub fn constraint_matrix(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #mat_mn { #a }
 
             #doc_b
-            pub fn constraint_rhs(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_m { #b }
+            pub fn constraint_rhs(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #vec_m { #b }
 
             #doc_c
-            pub fn nonideal_force(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_n { #c }
+            pub fn nonideal_force(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #vec_n { #c }
 
             #doc_terms
-            pub fn terms(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #runtime::LagrangianTerms<#n, #m> {
+            pub fn terms(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #runtime::LagrangianTerms<#n, #m> {
                 #statements
                 #runtime::LagrangianTerms { #(#fields,)* nonideal_force: #nonideal_v }
             }
 
             #doc_acceleration
-            pub fn acceleration(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> ::core::result::Result<#vec_n, #error> {
-                <Self as #system>::acceleration(self, q, qd, t)
+            pub fn acceleration(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> ::core::result::Result<#vec_n, #error> {
+                <Self as #system>::acceleration(self, q, qd, #u_arg t)
             }
 
             #doc_constraint_force
-            pub fn constraint_force(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> ::core::result::Result<#vec_n, #error> {
-                <Self as #system>::constraint_force(self, q, qd, t)
+            pub fn constraint_force(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> ::core::result::Result<#vec_n, #error> {
+                <Self as #system>::constraint_force(self, q, qd, #u_arg t)
             }
 
             #doc_energy
-            pub fn energy(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> f64 { #energy }
+            pub fn energy(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> f64 { #energy }
 
             #position_residual
 
             #doc_velocity
-            pub fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_m { #velocity }
+            pub fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #vec_m { #velocity }
         }
 
         impl #system for #name {
             const EQUATIONS: #runtime::ModelEquations = Self::EQUATIONS;
 
-            fn terms(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #runtime::LagrangianTerms<#n, #m> {
-                Self::terms(self, q, qd, t)
+            fn terms(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #runtime::LagrangianTerms<#n, #m> {
+                Self::terms(self, q, qd, #u_arg t)
             }
 
-            fn energy(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> f64 {
-                Self::energy(self, q, qd, t)
+            fn energy(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> f64 {
+                Self::energy(self, q, qd, #u_arg t)
             }
 
             #holonomic_residual
 
-            fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_m {
-                Self::velocity_residual(self, q, qd, t)
+            fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #vec_m {
+                Self::velocity_residual(self, q, qd, #u_arg t)
             }
         }
     }

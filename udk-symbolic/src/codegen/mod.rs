@@ -23,6 +23,7 @@ use crate::derivation::{Derivation, Equations, ExprMatrix};
 use crate::emit::emit_rust;
 use crate::error::{Error, Errors};
 use crate::expr::{ExprId, Node, Pool, Symbol};
+use crate::parse::Value;
 use crate::spec::ModelSpec;
 use proc_macro2::{Ident, Literal, Span, TokenStream};
 use quote::quote;
@@ -61,6 +62,8 @@ struct Code<'a> {
     names: BTreeMap<Symbol, Ident>,
     /// n, the number of generalized coordinates, as an unsuffixed literal.
     n: Literal,
+    /// k, the number of inputs.
+    k: usize,
 }
 
 /// One value a generated function computes.
@@ -84,8 +87,11 @@ impl<'a> Code<'a> {
         for (i, name) in derivation.parameters.iter().enumerate() {
             candidates.push((Symbol::Parameter(i), name.clone()));
         }
+        for (i, name) in derivation.inputs.iter().enumerate() {
+            candidates.push((Symbol::Input(i), name.clone()));
+        }
         let clashes = |name: &str| {
-            ["q", "qd", "p", "t"].contains(&name)
+            ["q", "qd", "p", "t", "u"].contains(&name)
                 || name.starts_with("__")
                 || candidates.iter().filter(|(_, other)| other == name).count() > 1
         };
@@ -103,6 +109,26 @@ impl<'a> Code<'a> {
                 .collect(),
             names,
             n: Literal::usize_unsuffixed(derivation.coordinates.len()),
+            k: derivation.inputs.len(),
+        }
+    }
+
+    /// `u: &SVector<f64, k>,`, the parameter that follows `qd` in every generated function of
+    /// a model with inputs; nothing for a model without.
+    fn input_parameter(&self) -> TokenStream {
+        if self.k == 0 {
+            return TokenStream::new();
+        }
+        let vec_k = vector_type(self.k);
+        quote!(u: &#vec_k,)
+    }
+
+    /// `u,`, the argument that passes the inputs on; nothing for a model without inputs.
+    fn input_argument(&self) -> TokenStream {
+        if self.k == 0 {
+            TokenStream::new()
+        } else {
+            quote!(u,)
         }
     }
 
@@ -114,6 +140,7 @@ impl<'a> Code<'a> {
             Symbol::Coordinate(i) => index(quote!(q), i),
             Symbol::Velocity(i) => index(quote!(qd), i),
             Symbol::Momentum(i) => index(quote!(p), i),
+            Symbol::Input(i) => index(quote!(u), i),
             Symbol::Parameter(i) => {
                 let name = &self.parameters[i];
                 quote!(self.#name)
@@ -210,7 +237,8 @@ impl<'a> Code<'a> {
 
 /// The items every model has, whatever its kind.
 struct Shared {
-    /// The inherent constants `DOF`, `NUM_CONSTRAINTS`, `NUM_HOLONOMIC` and `EQUATIONS`.
+    /// The inherent constants `DOF`, `NUM_CONSTRAINTS`, `NUM_HOLONOMIC`, `NUM_INPUTS`,
+    /// `COORDINATE_NAMES`, `INPUT_NAMES`, `EQUATIONS`, and one function per output.
     constants: TokenStream,
     /// The inherent `position_residual(q, t)`: the holonomic constraints f(q, t).
     position_residual: TokenStream,
@@ -220,8 +248,17 @@ struct Shared {
 
 impl Code<'_> {
     /// The [`Shared`] items of a model with `m` constraints whose `holonomic` are f(q, t) = 0;
-    /// `docs` are the doc comments of `DOF`, `NUM_CONSTRAINTS` and `EQUATIONS`.
-    fn shared(&self, m_count: usize, holonomic: &[ExprId], docs: [TokenStream; 3]) -> Shared {
+    /// `docs` are the doc comments of `DOF`, `NUM_CONSTRAINTS` and `EQUATIONS`; `state` are
+    /// the parameters of a function of the state (`q`, `qd`, `u` or `q`, `p`) and `state_doc`
+    /// their doc line.
+    fn shared(
+        &self,
+        m_count: usize,
+        holonomic: &[ExprId],
+        docs: [TokenStream; 3],
+        state: &TokenStream,
+        state_doc: &str,
+    ) -> Shared {
         let [doc_dof, doc_m, doc_equations] = docs;
         let n = &self.n;
         let h_count = holonomic.len();
@@ -240,16 +277,37 @@ impl Code<'_> {
         ));
         let equations = equations(self.derivation);
         let position = self.body("position_residual", Output::Vector(holonomic));
+        let k = Literal::usize_unsuffixed(self.k);
+        let coordinate_names = &self.derivation.coordinates;
+        let input_names = &self.derivation.inputs;
+        let doc_k = doc(&if self.k == 0 {
+            "Number of run-time inputs u: k = 0.".to_owned()
+        } else {
+            format!(
+                "Number of run-time inputs u: k = {} ({}).",
+                self.k,
+                input_names.join(", ")
+            )
+        });
+        let outputs = self.outputs(state, state_doc);
         Shared {
             constants: quote! {
                 #doc_dof
                 pub const DOF: usize = #n;
+                /// The generalized coordinates' names, in order, as the model writes them.
+                pub const COORDINATE_NAMES: [&'static str; #n] = [#(#coordinate_names),*];
+                #doc_k
+                pub const NUM_INPUTS: usize = #k;
+                /// The inputs' names, in order (the entries of `u`).
+                pub const INPUT_NAMES: [&'static str; #k] = [#(#input_names),*];
                 #doc_m
                 pub const NUM_CONSTRAINTS: usize = #m;
                 #doc_h
                 pub const NUM_HOLONOMIC: usize = #h;
                 #doc_equations
                 pub const EQUATIONS: ::udk::__private::udk_runtime::ModelEquations = #equations;
+
+                #outputs
             },
             position_residual: quote! {
                 #doc_position
@@ -265,6 +323,34 @@ impl Code<'_> {
                 }
             },
         }
+    }
+}
+
+impl Code<'_> {
+    /// One function per output of the model, taking `state` (documented by `state_doc`) and
+    /// returning `f64` or `SVector<f64, 3>`.
+    fn outputs(&self, state: &TokenStream, state_doc: &str) -> TokenStream {
+        self.derivation
+            .outputs
+            .iter()
+            .map(|output| {
+                let name = local(&output.name);
+                let (ty, value) = match &output.value {
+                    Value::Scalar(x) => (quote!(f64), Output::Scalar(*x)),
+                    other => (vector_type(3), Output::Vector(other.components())),
+                };
+                let body = self.body(&output.name, value);
+                let doc = doc(&format!(
+                    "The output `{}` = {}.\n\n{state_doc}",
+                    output.name,
+                    crate::emit::value_text(self.derivation, &output.value)
+                ));
+                quote! {
+                    #doc
+                    pub fn #name(&self, #state t: f64) -> #ty { #body }
+                }
+            })
+            .collect()
     }
 }
 

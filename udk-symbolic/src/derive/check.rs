@@ -74,6 +74,7 @@ pub(super) fn check_spec<'a>(spec: &'a ModelSpec, errors: &mut Errors) -> Option
                     "include them in H or use a Lagrangian",
                 ),
                 ("nonideal", &spec.nonideal, "use a Lagrangian model"),
+                ("loads", &spec.loads, "use a Lagrangian model"),
             ] {
                 if let Some(e) = entries.first() {
                     errors.push(
@@ -81,6 +82,12 @@ pub(super) fn check_spec<'a>(spec: &'a ModelSpec, errors: &mut Errors) -> Option
                         format!("a Hamiltonian model takes no `{field}`: {hint}"),
                     );
                 }
+            }
+            if let Some(u) = spec.inputs.first() {
+                errors.push(
+                    u.span(),
+                    "a Hamiltonian model takes no `inputs`: use a Lagrangian model",
+                );
             }
             Some(Kind::Hamiltonian(h))
         }
@@ -123,17 +130,19 @@ pub(super) fn scope(spec: &ModelSpec, errors: &mut Errors) -> Scope {
                 .iter()
                 .enumerate()
                 .map(|(i, p)| (&p.name, Binding::Parameter(i))),
+        )
+        .chain(
+            spec.inputs
+                .iter()
+                .enumerate()
+                .map(|(i, u)| (u, Binding::Input(i))),
         );
     for (name, binding) in names {
         let text = name.as_string();
         if text == "t" || text == "PI" {
             errors.push(name.span(), format!("`{text}` is reserved (time and π)"));
         } else if let Some(earlier) = scope.bind(&text, binding) {
-            let what = match earlier {
-                Binding::Coordinate(_) => "a coordinate",
-                Binding::Momentum(_) => "a momentum",
-                Binding::Parameter(_) => "a parameter",
-            };
+            let what = earlier.describe();
             errors.push(name.span(), format!("`{text}` is already {what}"));
         }
     }

@@ -1,6 +1,6 @@
 //! The equations of a Hamiltonian model: H_p, H_q, H_pp, A_p, b_p (Udwadia 2016, eqs 9–12).
 
-use super::{check_holonomic, jacobian, parse_all, symmetric_jacobian};
+use super::{check_holonomic, jacobian, parse_constraints, symmetric_jacobian};
 use crate::derivation::HamiltonianEquations;
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
@@ -18,8 +18,8 @@ pub(super) fn derive(
 ) -> Option<HamiltonianEquations> {
     let n = spec.coordinates.len();
     let h = parse_expr(pool, scope, Context::HAMILTONIAN, &hamiltonian.0, errors);
-    let holonomic = parse_all(pool, scope, Context::HOLONOMIC, &spec.holonomic, errors);
-    let given = parse_all(
+    let holonomic = parse_constraints(pool, scope, Context::HOLONOMIC, &spec.holonomic, errors);
+    let given = parse_constraints(
         pool,
         scope,
         Context::HAMILTONIAN_CONSTRAINT,
@@ -29,18 +29,18 @@ pub(super) fn derive(
     if !errors.is_empty() {
         return None;
     }
-    check_holonomic(pool, spec, &holonomic, errors);
+    check_holonomic(pool, &holonomic, errors);
     let state = |s: Symbol| matches!(s, Symbol::Coordinate(_) | Symbol::Momentum(_));
     let momentum = |s: Symbol| matches!(s, Symbol::Momentum(_));
-    for (&phi, e) in given.iter().zip(&spec.constraints) {
+    for &(phi, span) in &given {
         if !pool.depends_on(phi, &state) {
             errors.push(
-                e.span(),
+                span,
                 "this constraint depends on no generalized coordinate or momentum",
             );
         } else if !pool.depends_on(phi, &momentum) {
             errors.push(
-                e.span(),
+                span,
                 "this constraint φ(q, p, t) has no momentum: write it as a holonomic \
                  constraint f(q, t), which is first turned into φ through q̇ = H_p",
             );
@@ -59,8 +59,11 @@ pub(super) fn derive(
         Symbol::Time => pool.one(),
         _ => pool.zero(),
     };
+    let holonomic: Vec<ExprId> = holonomic.into_iter().map(|(f, _)| f).collect();
     let converted = pool.total_derivative(&holonomic, &mut along_flow);
-    let constraints: Vec<ExprId> = converted.into_iter().chain(given).collect();
+    let constraints: Vec<ExprId> = (converted.into_iter())
+        .chain(given.into_iter().map(|(phi, _)| phi))
+        .collect();
     let a_p = jacobian(pool, &constraints, n, Symbol::Momentum);
     let b_p = pool.total_derivative(&constraints, &mut along_flow);
     let b_p = b_p.into_iter().map(|b| pool.neg(b)).collect();

@@ -1,12 +1,13 @@
 //! The equations of a Lagrangian model: M, Q, A, b, C, the Jacobi integral (review paper,
 //! eqs 18–29).
 
-use super::{check_holonomic, jacobian, parse_all, symmetric_jacobian};
+use super::{check_holonomic, jacobian, parse_all, parse_constraints, symmetric_jacobian};
 use crate::derivation::LagrangianEquations;
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
-use crate::parse::{parse_expr, Context, Scope};
+use crate::parse::{parse_expr, parse_load, Context, Load, Scope};
 use crate::spec::{Expression, ModelSpec};
+use proc_macro2::Span;
 
 /// Parses every expression of a Lagrangian `spec` and derives its equations; `None` when an
 /// error was found (pushed to `errors`).
@@ -19,8 +20,8 @@ pub(super) fn derive(
 ) -> Option<LagrangianEquations> {
     let n = spec.coordinates.len();
     let l = parse_expr(pool, scope, Context::LAGRANGIAN, &lagrangian.0, errors);
-    let holonomic = parse_all(pool, scope, Context::HOLONOMIC, &spec.holonomic, errors);
-    let nonholonomic = parse_all(
+    let holonomic = parse_constraints(pool, scope, Context::HOLONOMIC, &spec.holonomic, errors);
+    let nonholonomic = parse_constraints(
         pool,
         scope,
         Context::NONHOLONOMIC,
@@ -29,10 +30,16 @@ pub(super) fn derive(
     );
     let forces = parse_all(pool, scope, Context::FORCE, &spec.forces, errors);
     let nonideal = parse_all(pool, scope, Context::NONIDEAL, &spec.nonideal, errors);
+    let loads: Vec<Load> = (spec.loads.iter())
+        .filter_map(|e| parse_load(pool, scope, &e.0, errors))
+        .collect();
     if !errors.is_empty() {
         return None;
     }
-    check_constraints(pool, spec, &holonomic, &nonholonomic, errors);
+    check_constraints(pool, &holonomic, &nonholonomic, errors);
+    let holonomic: Vec<ExprId> = holonomic.into_iter().map(|(f, _)| f).collect();
+    let nonholonomic: Vec<ExprId> = nonholonomic.into_iter().map(|(phi, _)| phi).collect();
+    let forces = add_loads(pool, n, &forces, &loads);
 
     // ∂L/∂q̇ᵢ and M = ∂²L/∂q̇², which must not depend on q̇ (L quadratic in q̇).
     let momenta: Vec<ExprId> = (0..n).map(|i| pool.diff(l, Symbol::Velocity(i))).collect();
@@ -158,29 +165,61 @@ fn generalized_force(
         .collect()
 }
 
+/// The non-conservative generalized forces (`forces`, n entries or none) plus the generalized
+/// forces of the loads: Qᵢ += F·∂p/∂qᵢ for a force F at point p (= F·∂ṗ/∂q̇ᵢ) and
+/// Qᵢ += T·∂ω/∂q̇ᵢ for a torque T on a body of angular velocity ω (virtual work; Kane &
+/// Levinson 1985, generalized active forces). Empty when there are neither.
+fn add_loads(pool: &mut Pool, n: usize, forces: &[ExprId], loads: &[Load]) -> Vec<ExprId> {
+    if loads.is_empty() {
+        return forces.to_vec();
+    }
+    (0..n)
+        .map(|i| {
+            let mut terms: Vec<ExprId> = forces.get(i).copied().into_iter().collect();
+            for load in loads {
+                let (vector, partial) = match *load {
+                    Load::Force { force, point } => {
+                        (force, point.map(|x| pool.diff(x, Symbol::Coordinate(i))))
+                    }
+                    Load::Torque {
+                        torque,
+                        angular_velocity,
+                    } => (
+                        torque,
+                        angular_velocity.map(|x| pool.diff(x, Symbol::Velocity(i))),
+                    ),
+                };
+                for k in 0..3 {
+                    terms.push(pool.mul(&[vector[k], partial[k]]));
+                }
+            }
+            pool.add(&terms)
+        })
+        .collect()
+}
+
 /// An error at each constraint that depends on no coordinate or velocity, and at each
 /// nonholonomic constraint with no velocity (it would be differentiated once only).
 fn check_constraints(
     pool: &Pool,
-    spec: &ModelSpec,
-    holonomic: &[ExprId],
-    nonholonomic: &[ExprId],
+    holonomic: &[(ExprId, Span)],
+    nonholonomic: &[(ExprId, Span)],
     errors: &mut Errors,
 ) {
     // A holonomic f(q, t) cannot hold a velocity (the parser rejects one), so "no coordinate"
     // is "no coordinate or velocity" there.
-    check_holonomic(pool, spec, holonomic, errors);
+    check_holonomic(pool, holonomic, errors);
     let state = |s: Symbol| matches!(s, Symbol::Coordinate(_) | Symbol::Velocity(_));
     let velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
-    for (&phi, e) in nonholonomic.iter().zip(&spec.nonholonomic) {
+    for &(phi, span) in nonholonomic {
         if !pool.depends_on(phi, &state) {
             errors.push(
-                e.span(),
+                span,
                 "this nonholonomic constraint depends on no generalized coordinate or velocity",
             );
         } else if !pool.depends_on(phi, &velocity) {
             errors.push(
-                e.span(),
+                span,
                 "this nonholonomic constraint has no generalized velocity `dot(..)`: write it \
                  as a holonomic constraint, which is differentiated twice",
             );

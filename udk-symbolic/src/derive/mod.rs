@@ -13,11 +13,12 @@ mod check;
 mod hamiltonian;
 mod lagrangian;
 
-use crate::derivation::{Derivation, ExprMatrix};
+use crate::derivation::{Derivation, ExprMatrix, NamedValue};
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
-use crate::parse::{parse_expr, Context, Scope};
+use crate::parse::{parse_components, parse_expr, parse_value, Context, Scope, Value};
 use crate::spec::{Expression, ModelSpec};
+use proc_macro2::Span;
 
 /// Derives the equations of motion of `spec`.
 ///
@@ -28,13 +29,15 @@ use crate::spec::{Expression, ModelSpec};
 /// # Errors
 /// Every problem found, each at the span of its culprit:
 /// - the spec: neither or both of `lagrangian` and `hamiltonian`; no coordinates; a name used
-///   twice among coordinates, momenta and parameters, or named `t` or `PI`; a Hamiltonian
-///   model whose `momenta` are not n; `forces` or `nonideal` with neither 0 nor n entries;
-///   fields of the other kind of model (`momenta` or `constraints` in a Lagrangian model;
-///   `nonholonomic`, `forces` or `nonideal` in a Hamiltonian model, whose equations have no
-///   place for them);
-/// - expressions: see [`crate::parse`] (unknown identifier or function, wrong argument
-///   count, unsupported syntax, a velocity or momentum where the expression may not have one);
+///   twice among coordinates, momenta, parameters, inputs and definitions (a definition may
+///   not redefine or shadow a name), or named `t` or `PI`; a Hamiltonian model whose
+///   `momenta` are not n; `forces` or `nonideal` with neither 0 nor n entries; fields of the
+///   other kind of model (`momenta` or `constraints` in a Lagrangian model; `nonholonomic`,
+///   `forces`, `nonideal`, `inputs` or `loads` in a Hamiltonian model, whose equations have
+///   no place for them);
+/// - expressions: see [`crate::parse`] (unknown identifier or function, a definition used
+///   before it is defined, wrong argument count or type, unsupported syntax, a velocity,
+///   momentum or input where the expression may not have one, an output that is a matrix);
 /// - the model: L not quadratic in q̇ (M would depend on q̇), at L's span; a constraint
 ///   that depends on no coordinate, velocity or momentum, a nonholonomic constraint with no
 ///   velocity, or a Hamiltonian constraint φ(q, p, t) with no momentum (each would be
@@ -42,8 +45,30 @@ use crate::spec::{Expression, ModelSpec};
 pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
     let mut errors = Errors::default();
     let kind = check::check_spec(spec, &mut errors);
-    let scope = check::scope(spec, &mut errors);
+    let mut scope = check::scope(spec, &mut errors);
     let mut pool = Pool::new();
+    let lagrangian = !matches!(kind, Some(check::Kind::Hamiltonian(_)));
+    let context = if lagrangian {
+        Context::LAGRANGIAN_DEFINITION
+    } else {
+        Context::HAMILTONIAN_DEFINITION
+    };
+    let definitions = define(spec, context, &mut pool, &mut scope, &mut errors);
+    let outputs = (spec.outputs.iter())
+        .filter_map(|o| {
+            let value = parse_value(&mut pool, &scope, context, &o.value.0, &mut errors)?;
+            if let Value::Matrix(_) = value {
+                errors.push(
+                    o.value.span(),
+                    "an output is a scalar or a 3-vector, not a 3×3 matrix",
+                );
+            }
+            Some(NamedValue {
+                name: o.name.as_string(),
+                value,
+            })
+        })
+        .collect();
     let equations = match kind {
         Some(check::Kind::Lagrangian(l)) => {
             lagrangian::derive(spec, l, &scope, &mut pool, &mut errors)
@@ -61,6 +86,9 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
             coordinates: spec.coordinates.iter().map(|c| c.as_string()).collect(),
             momenta: spec.momenta.iter().map(|p| p.as_string()).collect(),
             parameters: spec.parameters.iter().map(|p| p.name.as_string()).collect(),
+            inputs: spec.inputs.iter().map(|u| u.as_string()).collect(),
+            definitions,
+            outputs,
             pool,
             equations,
         }),
@@ -68,7 +96,40 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
     }
 }
 
-/// Parses each of `expressions` in `context`, in order; the errors go to `errors`.
+/// Parses the definitions of `spec` in order into `scope`, each in `context`; returns them.
+/// A name that is reserved or already bound is an error at the name; a definition with an
+/// error is bound to 0, so that its uses report nothing more.
+fn define(
+    spec: &ModelSpec,
+    context: Context,
+    pool: &mut Pool,
+    scope: &mut Scope,
+    errors: &mut Errors,
+) -> Vec<NamedValue> {
+    scope.announce(spec.definitions.iter().map(|d| d.name.as_string()));
+    let mut definitions = Vec::with_capacity(spec.definitions.len());
+    for d in &spec.definitions {
+        let name = d.name.as_string();
+        let value = parse_value(pool, scope, context, &d.value.0, errors)
+            .unwrap_or_else(|| Value::Scalar(pool.zero()));
+        if name == "t" || name == "PI" {
+            errors.push(d.name.span(), format!("`{name}` is reserved (time and π)"));
+        } else if let Some(earlier) = scope.define(pool, &name, value) {
+            errors.push(
+                d.name.span(),
+                format!(
+                    "`{name}` is already {}: a definition may not redefine or shadow a name",
+                    earlier.describe()
+                ),
+            );
+        } else {
+            definitions.push(NamedValue { name, value });
+        }
+    }
+    definitions
+}
+
+/// Parses each of `expressions` in `context` as a scalar, in order; the errors go to `errors`.
 fn parse_all(
     pool: &mut Pool,
     scope: &Scope,
@@ -82,14 +143,33 @@ fn parse_all(
         .collect()
 }
 
-/// An error at each holonomic constraint f(q, t) of `spec` (parsed as `holonomic`) that
-/// depends on no generalized coordinate.
-fn check_holonomic(pool: &Pool, spec: &ModelSpec, holonomic: &[ExprId], errors: &mut Errors) {
+/// Parses each constraint of `expressions` in `context`, in order, a 3-vector into its three
+/// components; each with the span of the expression it came from.
+fn parse_constraints(
+    pool: &mut Pool,
+    scope: &Scope,
+    context: Context,
+    expressions: &[Expression],
+    errors: &mut Errors,
+) -> Vec<(ExprId, Span)> {
+    expressions
+        .iter()
+        .flat_map(|e| {
+            parse_components(pool, scope, context, &e.0, errors)
+                .into_iter()
+                .map(|c| (c, e.span()))
+        })
+        .collect()
+}
+
+/// An error at each holonomic constraint f(q, t) (with its span) that depends on no
+/// generalized coordinate.
+fn check_holonomic(pool: &Pool, holonomic: &[(ExprId, Span)], errors: &mut Errors) {
     let coordinate = |s: Symbol| matches!(s, Symbol::Coordinate(_));
-    for (&f, e) in holonomic.iter().zip(&spec.holonomic) {
+    for &(f, span) in holonomic {
         if !pool.depends_on(f, &coordinate) {
             errors.push(
-                e.span(),
+                span,
                 "this holonomic constraint depends on no generalized coordinate",
             );
         }

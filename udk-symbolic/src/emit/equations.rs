@@ -1,9 +1,10 @@
 //! The derived equations of a model printed as plain text or LaTeX, entry by entry.
 
 use super::latex::{latex, text};
-use super::names::Names;
+use super::names::{self, Names};
 use crate::derivation::{Derivation, Equations, ExprMatrix};
 use crate::expr::{ExprId, Pool};
+use crate::parse::Value;
 
 /// The equations of `d` as plain text: the model's name and kind, n and m, then every
 /// nonzero entry of M, Q, A, b and C (Lagrangian models) or of H_p, H_q, H_pp, A_p and b_p
@@ -18,6 +19,12 @@ pub fn equations_text(d: &Derivation) -> String {
 /// of zeros is one row `C &= 0`, an empty block (m = 0) none.
 pub fn equations_latex(d: &Derivation) -> String {
     Sheet::new(d, Format::Latex).write(d)
+}
+
+/// A value of `d` in plain text: a scalar as [`text`], a vector as `vec3(x, y, z)`, a matrix as
+/// `mat3(a11, …, a33)`, with the definitions' names where they occur.
+pub fn value_text(d: &Derivation, value: &Value) -> String {
+    Sheet::new(d, Format::Text).value(&d.pool, value)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -132,6 +139,22 @@ impl Sheet {
                 self.line(format!("n &= {n}, \\quad m = {m} \\\\"));
             }
         }
+        for (heading, values) in [("definitions", &d.definitions), ("outputs", &d.outputs)] {
+            if values.is_empty() {
+                continue;
+            }
+            if self.format == Format::Text {
+                self.line(format!("{heading}:"));
+            }
+            for v in values {
+                let value = self.value(&d.pool, &v.value);
+                let line = match self.format {
+                    Format::Text => format!("  {} = {value}", v.name),
+                    Format::Latex => format!("{} &= {value} \\\\", names::latex_name(&v.name, 0)),
+                };
+                self.line(line);
+            }
+        }
         for block in &blocks {
             self.block(&d.pool, block);
         }
@@ -144,6 +167,34 @@ impl Sheet {
             self.line("\\end{aligned}".to_owned());
         }
         self.out
+    }
+
+    /// A value in this sheet's format, its components with the definitions' names (but not
+    /// itself).
+    fn value(&self, pool: &Pool, value: &Value) -> String {
+        let print = |id| match self.format {
+            Format::Text => text(pool, id, &self.names),
+            Format::Latex => latex(pool, id, &self.names),
+        };
+        let parts: Vec<String> = value.components().iter().map(|&id| print(id)).collect();
+        match (value, self.format) {
+            (Value::Scalar(_), _) => parts[0].clone(),
+            (Value::Vector(_), Format::Text) => format!("vec3({})", parts.join(", ")),
+            (Value::Matrix(_), Format::Text) => format!("mat3({})", parts.join(", ")),
+            (Value::Vector(_), Format::Latex) => {
+                format!(
+                    "\\begin{{pmatrix}} {} \\end{{pmatrix}}",
+                    parts.join(" \\\\ ")
+                )
+            }
+            (Value::Matrix(_), Format::Latex) => {
+                let rows: Vec<String> = parts.chunks(3).map(|r| r.join(" & ")).collect();
+                format!(
+                    "\\begin{{pmatrix}} {} \\end{{pmatrix}}",
+                    rows.join(" \\\\ ")
+                )
+            }
+        }
     }
 
     fn line(&mut self, line: String) {

@@ -11,16 +11,20 @@ use std::collections::HashMap;
 
 /// The LaTeX form of expression `id` (math mode, no delimiters), e.g.
 /// `\frac{m \dot{x}^{2}}{2} - g m y`.
+///
+/// A node named in `names.aliases` (a definition's component) prints as its name, except
+/// `id` itself.
 pub fn latex(pool: &Pool, id: ExprId, names: &Names) -> String {
-    Printer::new(pool, names, Style::Latex).print(id).text
+    Printer::new(pool, names, Style::Latex, id).print(id).text
 }
 
 /// The plain-text form of expression `id`, e.g. `m*dot(x)^2/2 - g*m*y`.
 ///
 /// Operators are `+ - * / ^` with the usual precedence (`^` binds tightest, `-x^2` is
 /// −(x²)); functions are written `sin(x)`, `atan2(y, x)`, `sqrt(x)`.
+/// A node named in `names.aliases` prints as its name, except `id` itself.
 pub fn text(pool: &Pool, id: ExprId, names: &Names) -> String {
-    Printer::new(pool, names, Style::Text).print(id).text
+    Printer::new(pool, names, Style::Text, id).print(id).text
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,15 +57,18 @@ struct Printer<'a> {
     pool: &'a Pool,
     names: &'a Names,
     style: Style,
+    /// The expression being printed, which is never replaced by its alias.
+    root: ExprId,
     memo: HashMap<ExprId, Printed>,
 }
 
 impl<'a> Printer<'a> {
-    fn new(pool: &'a Pool, names: &'a Names, style: Style) -> Self {
+    fn new(pool: &'a Pool, names: &'a Names, style: Style, root: ExprId) -> Self {
         Printer {
             pool,
             names,
             style,
+            root,
             memo: HashMap::new(),
         }
     }
@@ -69,6 +76,13 @@ impl<'a> Printer<'a> {
     fn print(&mut self, id: ExprId) -> Printed {
         if let Some(p) = self.memo.get(&id) {
             return p.clone();
+        }
+        if let Some((text, latex)) = self.names.aliases.get(&id).filter(|_| id != self.root) {
+            let name = match self.style {
+                Style::Text => text.clone(),
+                Style::Latex => latex.clone(),
+            };
+            return printed(name, Prec::Atom);
         }
         let p = match self.pool.get(id) {
             Node::Number(n) => self.number(*n),

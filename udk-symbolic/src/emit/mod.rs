@@ -18,7 +18,7 @@ mod rust;
 mod tape;
 mod terms;
 
-pub use equations::{equations_latex, equations_text};
+pub use equations::{equations_latex, equations_text, value_text};
 pub use latex::{latex, text};
 pub use model_tape::{
     HamiltonianKind, HamiltonianTape, HamiltonianValues, LagrangianKind, LagrangianTape,

@@ -1,7 +1,9 @@
 //! Display names of the model quantities, for the LaTeX and plain-text printers.
 
 use crate::derivation::Derivation;
-use crate::expr::Symbol;
+use crate::expr::{ExprId, Node, Symbol};
+use crate::parse::Value;
+use std::collections::HashMap;
 
 /// The names under which the printers show each [`Symbol`].
 ///
@@ -10,7 +12,7 @@ use crate::expr::Symbol;
 /// acceleration as `\ddot{\theta}_{1}`; Greek letter names become their LaTeX commands, other
 /// names of several letters are set upright (`th` is θ) (`\mathrm{mass}`), and a trailing number or `_x`
 /// becomes a subscript; a momentum named `p` + a coordinate's name, such as `px`, is `p_{x}`.
-/// A quantity whose index has no name is shown as `q3`, `p3` or `c3`
+/// A quantity whose index has no name is shown as `q3`, `p3`, `c3` or `u3`
 /// (1-based).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Names {
@@ -20,6 +22,11 @@ pub struct Names {
     pub momenta: Vec<String>,
     /// Parameter names, for `Symbol::Parameter`.
     pub parameters: Vec<String>,
+    /// Input names, for `Symbol::Input`.
+    pub inputs: Vec<String>,
+    /// Names of the definitions' components, (text, LaTeX), by node: an expression that
+    /// contains one of these nodes prints the name in its place (`p.x`, `R[1,2]`, `d1`).
+    pub aliases: HashMap<ExprId, (String, String)>,
 }
 
 impl Names {
@@ -29,6 +36,8 @@ impl Names {
             coordinates: d.coordinates.clone(),
             momenta: d.momenta.clone(),
             parameters: d.parameters.clone(),
+            inputs: d.inputs.clone(),
+            aliases: aliases(d),
         }
     }
 
@@ -45,6 +54,7 @@ impl Names {
             Symbol::Acceleration(i) => (pick(&self.coordinates, i, 'q'), 2),
             Symbol::Momentum(i) => (pick(&self.momenta, i, 'p'), 0),
             Symbol::Parameter(i) => (pick(&self.parameters, i, 'c'), 0),
+            Symbol::Input(i) => (pick(&self.inputs, i, 'u'), 0),
         }
     }
 
@@ -73,8 +83,38 @@ impl Names {
     }
 }
 
+/// The names of the definitions' components that are not leaves, the first definition of a
+/// node winning: a scalar `d` is `d`, a vector `p` is `p.x`, `p.y`, `p.z` (LaTeX p_{x}), a
+/// matrix `R` is `R[1,1]` … `R[3,3]` (LaTeX R_{11}).
+fn aliases(d: &Derivation) -> HashMap<ExprId, (String, String)> {
+    let mut aliases = HashMap::new();
+    for definition in &d.definitions {
+        let name = &definition.name;
+        let base = latex_name(name, 0);
+        let labels: Vec<(String, String)> = match &definition.value {
+            Value::Scalar(_) => vec![(name.clone(), base)],
+            Value::Vector(_) => ["x", "y", "z"]
+                .iter()
+                .map(|c| (format!("{name}.{c}"), format!("{{{base}}}_{{{c}}}")))
+                .collect(),
+            Value::Matrix(_) => (0..9)
+                .map(|k| {
+                    let (i, j) = (k / 3 + 1, k % 3 + 1);
+                    (format!("{name}[{i},{j}]"), format!("{{{base}}}_{{{i}{j}}}"))
+                })
+                .collect(),
+        };
+        for (&id, label) in definition.value.components().iter().zip(labels) {
+            if !matches!(d.pool.get(id), Node::Number(_) | Node::Symbol(_)) {
+                aliases.entry(id).or_insert(label);
+            }
+        }
+    }
+    aliases
+}
+
 /// A name with `dots` dots over its base, in LaTeX.
-fn latex_name(name: &str, dots: u8) -> String {
+pub(super) fn latex_name(name: &str, dots: u8) -> String {
     let (base, subscript) = split_subscript(name);
     let base = latex_base(base);
     let base = match dots {

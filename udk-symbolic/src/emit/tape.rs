@@ -22,6 +22,8 @@ pub struct TapeInputs<'a> {
     pub t: f64,
     /// Parameter values, in the model's order.
     pub params: &'a [f64],
+    /// Run-time inputs u, k entries (models with `inputs`).
+    pub u: &'a [f64],
 }
 
 /// How many entries of each input kind a tape reads: one more than the highest index read.
@@ -37,6 +39,8 @@ pub struct TapeSizes {
     pub p: usize,
     /// Entries of the parameters read.
     pub params: usize,
+    /// Entries of the inputs u read.
+    pub u: usize,
 }
 
 /// A bad call of [`Tape::eval`]: a buffer or an input slice of the wrong length.
@@ -45,7 +49,7 @@ pub enum TapeError {
     /// An input slice is shorter than the tape needs.
     #[error("the tape reads {needed} entries of `{input}` but {given} were given")]
     Input {
-        /// `q`, `qd`, `qdd`, `p` or `params`.
+        /// `q`, `qd`, `qdd`, `p`, `params` or `u`.
         input: &'static str,
         /// Entries needed.
         needed: usize,
@@ -260,6 +264,7 @@ impl TapeSizes {
             Symbol::Acceleration(i) => (&mut self.qdd, i),
             Symbol::Momentum(i) => (&mut self.p, i),
             Symbol::Parameter(i) => (&mut self.params, i),
+            Symbol::Input(i) => (&mut self.u, i),
         };
         *slot = (*slot).max(i + 1);
     }
@@ -371,6 +376,7 @@ impl Tape {
             ("qdd", s.qdd, inputs.qdd.len()),
             ("p", s.p, inputs.p.len()),
             ("params", s.params, inputs.params.len()),
+            ("u", s.u, inputs.u.len()),
         ] {
             if given < needed {
                 return Err(TapeError::Input {
@@ -404,5 +410,6 @@ fn load(inputs: &TapeInputs<'_>, s: Symbol) -> f64 {
         Symbol::Acceleration(i) => inputs.qdd[i],
         Symbol::Momentum(i) => inputs.p[i],
         Symbol::Parameter(i) => inputs.params[i],
+        Symbol::Input(i) => inputs.u[i],
     }
 }

@@ -65,6 +65,9 @@ pub enum Symbol {
     Momentum(usize),
     /// Model parameter number i.
     Parameter(usize),
+    /// Run-time input uₖ (a torque, a force, a steering command), read like a parameter but
+    /// given at every call; allowed in forces, loads and non-ideal forces only.
+    Input(usize),
 }
 
 /// A numeric constant: exact rational where the inputs were exact, else a float.

@@ -59,6 +59,7 @@ pub struct Point {
     pub p: Vec<f64>,
     pub k: Vec<f64>,
     pub t: f64,
+    pub u: Vec<f64>,
 }
 
 impl Point {
@@ -72,6 +73,7 @@ impl Point {
             p: rng.vec(n, -1.5, 1.5),
             k: rng.vec(params, 0.5, 2.0),
             t: rng.uniform(-2.0, 2.0),
+            u: rng.vec(3, -1.5, 1.5),
         }
     }
 
@@ -83,6 +85,7 @@ impl Point {
             Symbol::Acceleration(i) => self.a[i],
             Symbol::Momentum(i) => self.p[i],
             Symbol::Parameter(i) => self.k[i],
+            Symbol::Input(i) => self.u[i],
         }
     }
 

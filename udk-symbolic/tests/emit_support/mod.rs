@@ -9,7 +9,7 @@ use udk_symbolic::emit::TapeInputs;
 use udk_symbolic::expr::{ExprId, Func, Pool, Symbol};
 use udk_symbolic::{models, Derivation, Equations, ModelSpec};
 
-/// Symbols as the tokens `q[i]`, `qd[i]`, `p[i]`, `c[i]`, `t`.
+/// Symbols as the tokens `q[i]`, `qd[i]`, `p[i]`, `c[i]`, `u[i]`, `t`.
 pub fn symbol(s: Symbol) -> TokenStream {
     let (array, i) = match s {
         Symbol::Time => return quote!(t),
@@ -18,6 +18,7 @@ pub fn symbol(s: Symbol) -> TokenStream {
         Symbol::Acceleration(i) => (quote!(qdd), i),
         Symbol::Momentum(i) => (quote!(p), i),
         Symbol::Parameter(i) => (quote!(c), i),
+        Symbol::Input(i) => (quote!(u), i),
     };
     let i = Literal::usize_unsuffixed(i);
     quote!(#array[#i])
@@ -37,7 +38,8 @@ pub fn lagrangian_outputs(d: &Derivation) -> Vec<ExprId> {
     .concat()
 }
 
-/// A state: q, q̇, q̈, p in [−2, 2], t in [0, 1], parameters c in [0.5, 2], from a seed.
+/// A state: q, q̇, q̈, p in [−2, 2], t in [0, 1], parameters c in [0.5, 2], inputs u (3 of
+/// them) in [−2, 2], from a seed.
 pub struct State {
     pub q: Vec<f64>,
     pub qd: Vec<f64>,
@@ -45,6 +47,7 @@ pub struct State {
     pub p: Vec<f64>,
     pub t: f64,
     pub c: Vec<f64>,
+    pub u: Vec<f64>,
 }
 
 impl State {
@@ -66,6 +69,7 @@ impl State {
             p: v(n, -2.0, 2.0),
             t: v(1, 0.0, 1.0)[0],
             c: v(params, 0.5, 2.0),
+            u: v(3, -2.0, 2.0),
         }
     }
 
@@ -77,6 +81,7 @@ impl State {
             Symbol::Acceleration(i) => self.qdd[i],
             Symbol::Momentum(i) => self.p[i],
             Symbol::Parameter(i) => self.c[i],
+            Symbol::Input(i) => self.u[i],
         }
     }
 
@@ -88,6 +93,7 @@ impl State {
             p: &self.p,
             t: self.t,
             params: &self.c,
+            u: &self.u,
         }
     }
 }
