@@ -77,14 +77,26 @@ impl<'a> Printer<'a> {
         if let Some(p) = self.memo.get(&id) {
             return p.clone();
         }
-        if let Some((text, latex)) = self.names.aliases.get(&id).filter(|_| id != self.root) {
-            let name = match self.style {
-                Style::Text => text.clone(),
-                Style::Latex => latex.clone(),
-            };
-            return printed(name, Prec::Atom);
-        }
-        let p = match self.pool.get(id) {
+        let p = self.expression(id);
+        // A definition's name stands for its value where the name is the shorter.
+        let alias = (self.names.aliases.get(&id))
+            .filter(|_| id != self.root)
+            .map(|(text, latex)| match self.style {
+                Style::Text => text,
+                Style::Latex => latex,
+            })
+            .filter(|name| name.len() < p.text.len());
+        let p = match alias {
+            Some(name) => printed(name.clone(), Prec::Atom),
+            None => p,
+        };
+        self.memo.insert(id, p.clone());
+        p
+    }
+
+    /// `id` printed as an expression, not as a definition's name.
+    fn expression(&mut self, id: ExprId) -> Printed {
+        match self.pool.get(id) {
             Node::Number(n) => self.number(*n),
             Node::Symbol(s) => printed(
                 match self.style {
@@ -103,9 +115,7 @@ impl<'a> Printer<'a> {
                 }
             }
             Node::Call(f, args) => self.call(*f, args),
-        };
-        self.memo.insert(id, p.clone());
-        p
+        }
     }
 
     /// `text` wrapped in parentheses.

@@ -6,11 +6,11 @@
 //! product R₁R₂ is frame 2 turned about frame 1's axes, and the columns of R are the turned
 //! frame's unit vectors in world coordinates.
 
-use super::value::{add3, cross3, dot3, mat_t_vec, mat_vec, scale3, Matrix, Value};
+use super::value::{add3, cross3, dot3, mat_t_vec, mat_vec, scale3, Matrix, Rates, Value};
 use crate::expr::{ExprId, Func, Pool};
 
-/// The rotation by `angle` about coordinate axis `axis` (0 = x, 1 = y, 2 = z), with world
-/// angular velocity eₐₓᵢₛ θ̇.
+/// The rotation by `angle` about coordinate axis `axis` (0 = x, 1 = y, 2 = z), with angular
+/// velocity eₐₓᵢₛ θ̇ in both frames.
 pub fn axis_rotation(pool: &mut Pool, axis: usize, angle: ExprId) -> Matrix {
     let (c, s) = (
         pool.call(Func::Cos, &[angle]),
@@ -28,7 +28,10 @@ pub fn axis_rotation(pool: &mut Pool, axis: usize, angle: ExprId) -> Matrix {
     omega[axis] = rate;
     Matrix {
         entries,
-        angular_velocity: Some(omega),
+        rates: Some(Rates {
+            world: omega,
+            body: omega,
+        }),
     }
 }
 
@@ -65,14 +68,15 @@ pub fn axis_angle_rotation(
             entries[3 * i + j] = pool.add(&terms);
         }
     }
-    let angular_velocity = axis_is_fixed.then(|| {
+    let rates = axis_is_fixed.then(|| {
         let rate = pool.convective_derivative(angle);
-        scale3(pool, rate, axis)
+        let omega = scale3(pool, rate, axis);
+        Rates {
+            world: omega,
+            body: omega,
+        }
     });
-    Matrix {
-        entries,
-        angular_velocity,
-    }
+    Matrix { entries, rates }
 }
 
 /// The rotation matrix of the Euler parameters (e₀, e₁, e₂, e₃), scalar first, with world angular velocity ω = 2(e₀ ė − ė₀ e + e × ė) for the vector part e. Both
@@ -117,11 +121,16 @@ pub fn quaternion_rotation(pool: &mut Pool, e: [ExprId; 4]) -> Matrix {
     let minus_rate0 = pool.neg(rate[0]);
     let b = scale3(pool, minus_rate0, vector);
     let c = cross3(pool, vector, vector_rate);
+    let minus_c = c.map(|x| pool.neg(x));
     let sum = add3(pool, a, b);
-    let sum = add3(pool, sum, c);
+    let world = add3(pool, sum, c);
+    let body = add3(pool, sum, minus_c);
     Matrix {
         entries,
-        angular_velocity: Some(scale3(pool, two, sum)),
+        rates: Some(Rates {
+            world: scale3(pool, two, world),
+            body: scale3(pool, two, body),
+        }),
     }
 }
 
@@ -133,8 +142,8 @@ pub fn time_derivative(pool: &mut Pool, value: &Value) -> Value {
 /// The world-frame angular velocity ω of R, with Ṙ Rᵀ = [ω]×: from the composition rule when R
 /// is built from rotations, else vee of the skew part of Ṙ Rᵀ.
 pub fn angular_velocity(pool: &mut Pool, r: &Matrix) -> [ExprId; 3] {
-    if let Some(omega) = r.angular_velocity {
-        return omega;
+    if let Some(rates) = r.rates {
+        return rates.world;
     }
     let rate = r.entries.map(|x| pool.convective_derivative(x));
     let rate = Matrix::plain(rate);
@@ -155,8 +164,12 @@ pub fn angular_velocity(pool: &mut Pool, r: &Matrix) -> [ExprId; 3] {
     })
 }
 
-/// The body-frame angular velocity Ω = Rᵀ ω, with Rᵀ Ṙ = [Ω]×.
+/// The body-frame angular velocity Ω = Rᵀ ω, with Rᵀ Ṙ = [Ω]×: from the composition rule when
+/// R is built from rotations.
 pub fn body_angular_velocity(pool: &mut Pool, r: &Matrix) -> [ExprId; 3] {
+    if let Some(rates) = r.rates {
+        return rates.body;
+    }
     let omega = angular_velocity(pool, r);
     mat_t_vec(pool, r, omega)
 }

@@ -52,7 +52,7 @@ mod value;
 
 pub use mechanics::{angular_velocity, kinetic_energy};
 pub use parser::Load;
-pub use value::{Matrix, Value};
+pub use value::{Matrix, Rates, Value};
 
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};

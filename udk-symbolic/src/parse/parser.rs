@@ -2,7 +2,7 @@
 
 use super::literal::decimal;
 use super::mechanics;
-use super::value::{add_values, cross3, dot3, mul_values, transpose, Matrix, Value};
+use super::value::{add_values, cross3, dot3, mul_values, transpose, Matrix, Rates, Value};
 use super::{Binding, Context, Scope, Uses};
 use crate::error::Errors;
 use crate::expr::{ExprId, Func, Number, Pool, Symbol};
@@ -431,7 +431,10 @@ impl<'a> Parser<'a> {
                 let (zero, one) = (self.pool.zero(), self.pool.one());
                 Value::Matrix(Matrix {
                     entries: [one, zero, zero, zero, one, zero, zero, zero, one],
-                    angular_velocity: Some([zero; 3]),
+                    rates: Some(Rates {
+                        world: [zero; 3],
+                        body: [zero; 3],
+                    }),
                 })
             }
             "rot_x" | "rot_y" | "rot_z" => {

@@ -2,9 +2,10 @@
 //! into DAG nodes (a vector is three nodes, a matrix nine, row-major), and their algebra.
 //!
 //! A matrix built from rotations (`rot_x`, `rot_y`, `rot_z`, `rot_axis`, `quat_to_rot`, their
-//! products and transposes, `eye()`) carries its world-frame angular velocity ω, found by the
-//! composition rule ω(R₁R₂) = ω₁ + R₁ω₂ rather than from Ṙ Rᵀ, so that the angular velocity of a
-//! chain of joints is as short as the chain.
+//! products and transposes, `eye()`) carries its angular velocity in the world frame, ω, and
+//! in the body frame, Ω = Rᵀω, found by the composition rules ω(R₁R₂) = ω₁ + R₁ω₂ and
+//! Ω(R₁R₂) = R₂ᵀΩ₁ + Ω₂ rather than from Ṙ Rᵀ, so that the angular velocity of a chain of
+//! joints is as short as the chain and Ω has no Rᵀ R left to cancel.
 
 use crate::expr::{ExprId, Pool};
 
@@ -24,9 +25,17 @@ pub enum Value {
 pub struct Matrix {
     /// Entries (i, j) at 3i + j.
     pub entries: [ExprId; 9],
-    /// When the matrix is built from rotations only: its world-frame angular velocity ω, with
-    /// Ṙ Rᵀ = [ω]× on the rotation group.
-    pub angular_velocity: Option<[ExprId; 3]>,
+    /// When the matrix is built from rotations only: its angular velocities.
+    pub rates: Option<Rates>,
+}
+
+/// The angular velocity of a rotation R, with Ṙ Rᵀ = [ω]× and Rᵀ Ṙ = [Ω]×.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rates {
+    /// ω, in the world frame.
+    pub world: [ExprId; 3],
+    /// Ω = Rᵀ ω, in the body frame.
+    pub body: [ExprId; 3],
 }
 
 impl Matrix {
@@ -34,7 +43,7 @@ impl Matrix {
     pub fn plain(entries: [ExprId; 9]) -> Self {
         Matrix {
             entries,
-            angular_velocity: None,
+            rates: None,
         }
     }
 
@@ -109,7 +118,7 @@ pub fn mat_t_vec(pool: &mut Pool, a: &Matrix, v: [ExprId; 3]) -> [ExprId; 3] {
     [0, 1, 2].map(|j| dot3(pool, [a.get(0, j), a.get(1, j), a.get(2, j)], v))
 }
 
-/// A B, with ω(AB) = ω(A) + A ω(B) when both are rotations.
+/// A B, with ω(AB) = ω(A) + A ω(B) and Ω(AB) = Bᵀ Ω(A) + Ω(B) when both are rotations.
 pub fn mat_mul(pool: &mut Pool, a: &Matrix, b: &Matrix) -> Matrix {
     let mut entries = [ExprId(0); 9];
     for i in 0..3 {
@@ -121,30 +130,28 @@ pub fn mat_mul(pool: &mut Pool, a: &Matrix, b: &Matrix) -> Matrix {
             );
         }
     }
-    let angular_velocity = match (a.angular_velocity, b.angular_velocity) {
-        (Some(wa), Some(wb)) => {
-            let rotated = mat_vec(pool, a, wb);
-            Some(add3(pool, wa, rotated))
+    let rates = match (a.rates, b.rates) {
+        (Some(ra), Some(rb)) => {
+            let world = mat_vec(pool, a, rb.world);
+            let body = mat_t_vec(pool, b, ra.body);
+            Some(Rates {
+                world: add3(pool, ra.world, world),
+                body: add3(pool, body, rb.body),
+            })
         }
         _ => None,
     };
-    Matrix {
-        entries,
-        angular_velocity,
-    }
+    Matrix { entries, rates }
 }
 
-/// Aᵀ, with ω(Rᵀ) = −Rᵀ ω(R) when A is a rotation.
+/// Aᵀ, with ω(Rᵀ) = −Ω(R) and Ω(Rᵀ) = −ω(R) when A is a rotation.
 pub fn transpose(pool: &mut Pool, a: &Matrix) -> Matrix {
     let entries = [0, 3, 6, 1, 4, 7, 2, 5, 8].map(|k| a.entries[k]);
-    let angular_velocity = a.angular_velocity.map(|w| {
-        let back = mat_t_vec(pool, a, w);
-        back.map(|x| pool.neg(x))
+    let rates = a.rates.map(|r| Rates {
+        world: r.body.map(|x| pool.neg(x)),
+        body: r.world.map(|x| pool.neg(x)),
     });
-    Matrix {
-        entries,
-        angular_velocity,
-    }
+    Matrix { entries, rates }
 }
 
 /// The sum of two values of one type, `None` when the types differ.
