@@ -5,7 +5,10 @@
 //! exactly the ones the examples show.
 
 mod bicycle;
+mod cart_double_pendulum;
+mod four_bar;
 mod rolling_disk;
+mod spherical_joint_body;
 
 use std::path::Path;
 
