@@ -7,7 +7,23 @@ pub use udk_runtime::{
     Options,
 };
 
-pub use udk_macros::{hamiltonian, lagrangian};
+/// Every item this macro generates, with its doc comment, is shown on an example model:
+/// [`example_generated::CartesianPendulum`].
+///
+pub use udk_macros::lagrangian;
+
+/// The items this macro generates are listed in the crate documentation, section "Generated
+/// API"; [`example_generated`] shows those of the Lagrangian counterpart on an example model.
+///
+pub use udk_macros::hamiltonian;
+
+/// The name the generated code uses for this crate (`::udk::__private`), so that the example
+/// model below can be expanded inside `udk` itself.
+#[cfg(any(doc, test))]
+extern crate self as udk;
+
+#[cfg(any(doc, test))]
+pub mod example_generated;
 
 /// What generated code names: the runtime and nalgebra, so that a user crate needs `udk` as its
 /// only dependency. Not a public API.
