@@ -37,7 +37,11 @@ fn specs(argument: &str) -> Vec<ModelSpec> {
 
 fn main() {
     let arguments: Vec<String> = std::env::args().skip(1).collect();
-    let arguments = if arguments.is_empty() { vec!["10".to_owned()] } else { arguments };
+    let arguments = if arguments.is_empty() {
+        vec!["10".to_owned()]
+    } else {
+        arguments
+    };
     for spec in arguments.iter().flat_map(|a| specs(a)) {
         let start = Instant::now();
         let d = match derive(&spec) {
@@ -52,7 +56,10 @@ fn main() {
         generate(&spec).expect("derives");
         let generated = start.elapsed();
         let Equations::Lagrangian(e) = &d.equations else {
-            eprintln!("{}: a Hamiltonian model; counts are for Lagrangian models", spec.name);
+            eprintln!(
+                "{}: a Hamiltonian model; counts are for Lagrangian models",
+                spec.name
+            );
             continue;
         };
         let report = count_ops(&d.pool, &d.equations.outputs());
@@ -64,6 +71,14 @@ fn main() {
             d.pool.len(),
             derived.as_secs_f64() * 1e3,
             generated.as_secs_f64() * 1e3,
+        );
+        let forms: Vec<String> = (e.mass_matrix_forms.iter())
+            .map(|(form, ops)| format!("{} {ops}", form.describe()))
+            .collect();
+        println!(
+            "M and Q by {}: DAG operations {}",
+            e.mass_matrix_form.describe(),
+            forms.join(", ")
         );
         println!("       |      adds |      muls |    divs |   calls |     total");
         println!("{}", row("before", &report.tree));

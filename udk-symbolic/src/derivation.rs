@@ -27,6 +27,11 @@ impl ExprMatrix {
 pub struct LagrangianEquations {
     /// Mass matrix M = ∂²L/∂q̇², n × n; depends on q and t only.
     pub mass_matrix: ExprMatrix,
+    /// How M (and Q from it) were formed: the smaller of the ways in `mass_matrix_forms`.
+    pub mass_matrix_form: MassMatrixForm,
+    /// Each way of forming M that was tried, with the operations M and Q take together
+    /// ([`Pool::operation_count`]).
+    pub mass_matrix_forms: Vec<(MassMatrixForm, usize)>,
     /// Generalized force Q = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + forces, n entries.
     pub generalized_force: Vec<ExprId>,
     /// Constraint matrix A = ∂(constraint)/∂q̈, m × n: row r is ∂f̈ᵣ/∂q̈ for a holonomic
@@ -45,6 +50,26 @@ pub struct LagrangianEquations {
     pub holonomic: Vec<ExprId>,
     /// Velocity-level constraints: ḟ for each holonomic one, then φ(q, q̇, t), m entries.
     pub velocity_constraints: Vec<ExprId>,
+}
+
+/// How the mass matrix was formed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MassMatrixForm {
+    /// M = ∂²L/∂q̇² of the whole Lagrangian.
+    Lagrangian,
+    /// M = Σ (m Jᵥᵀ Jᵥ + J_Ωᵀ I J_Ω) over the `kinetic_energy` terms of L, from their partial
+    /// velocities, plus ∂²L_rest/∂q̇² of the other terms (Kane & Levinson 1985).
+    PartialVelocities,
+}
+
+impl MassMatrixForm {
+    /// How reports name the form.
+    pub fn describe(self) -> &'static str {
+        match self {
+            MassMatrixForm::Lagrangian => "∂²L/∂q̇²",
+            MassMatrixForm::PartialVelocities => "partial velocities",
+        }
+    }
 }
 
 /// The derived equations of a Hamiltonian model with n coordinates, n momenta and m

@@ -36,7 +36,8 @@ pub mod spec;
 
 pub use codegen::generate;
 pub use derivation::{
-    Derivation, Equations, ExprMatrix, HamiltonianEquations, LagrangianEquations, NamedValue,
+    Derivation, Equations, ExprMatrix, HamiltonianEquations, LagrangianEquations, MassMatrixForm,
+    NamedValue,
 };
 pub use derive::derive;
 pub use error::{Error, Errors};

@@ -112,7 +112,7 @@ pub(super) fn check_spec<'a>(spec: &'a ModelSpec, errors: &mut Errors) -> Option
 }
 
 /// The names of `spec`, with an error at each name used twice or reserved (`t`, `PI`).
-pub(super) fn scope(spec: &ModelSpec, errors: &mut Errors) -> Scope {
+pub(crate) fn scope(spec: &ModelSpec, errors: &mut Errors) -> Scope {
     let mut scope = Scope::new();
     let names = spec
         .coordinates

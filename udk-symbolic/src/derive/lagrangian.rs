@@ -1,8 +1,8 @@
 //! The equations of a Lagrangian model: M, Q, A, b, C, the Jacobi integral (review paper,
 //! eqs 18–29).
 
-use super::{check_holonomic, jacobian, parse_all, parse_constraints, symmetric_jacobian};
-use crate::derivation::LagrangianEquations;
+use super::{bodies, check_holonomic, jacobian, parse_all, parse_constraints, symmetric_jacobian};
+use crate::derivation::{LagrangianEquations, MassMatrixForm};
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{parse_expr, parse_load, Context, Load, Scope};
@@ -53,7 +53,28 @@ pub(super) fn derive(
         );
         return None;
     }
-    let generalized_force = generalized_force(pool, l, &momenta, &mass_matrix.entries, &forces);
+    let force = generalized_force(pool, l, &momenta, &mass_matrix.entries, &forces);
+    // The same M and Q from the bodies' partial velocities; the smaller pair is kept.
+    let lagrangian_size = pool.operation_count(&[&mass_matrix.entries[..], &force].concat());
+    let mut forms = vec![(MassMatrixForm::Lagrangian, lagrangian_size)];
+    let (mass_matrix, generalized_force) = match bodies::mass_matrix(pool, scope, &lagrangian.0, n)
+    {
+        Some(by_bodies) => {
+            let by_bodies_force = generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
+            let size = pool.operation_count(&[&by_bodies.entries[..], &by_bodies_force].concat());
+            forms.push((MassMatrixForm::PartialVelocities, size));
+            if size < lagrangian_size {
+                (by_bodies, by_bodies_force)
+            } else {
+                (mass_matrix, force)
+            }
+        }
+        None => (mass_matrix, force),
+    };
+    let chosen = forms
+        .iter()
+        .min_by_key(|(_, size)| *size)
+        .map(|&(form, _)| form);
 
     // Velocity level: ḟ = (∂/∂t + q̇ᵀ∂/∂q) f, then φ. Their time derivatives are
     // A q̈ − b with A = ∂(ḟ or φ)/∂q̇ (= ∂(f̈ or φ̇)/∂q̈) and b = −(∂/∂t + q̇ᵀ∂/∂q)(ḟ or φ).
@@ -83,6 +104,8 @@ pub(super) fn derive(
     let energy = pool.add(&terms);
 
     errors.is_empty().then_some(LagrangianEquations {
+        mass_matrix_form: chosen.unwrap_or(MassMatrixForm::Lagrangian),
+        mass_matrix_forms: forms,
         mass_matrix,
         generalized_force,
         constraint_matrix,

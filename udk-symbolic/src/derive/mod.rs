@@ -9,6 +9,7 @@
 //! b_p = −(∂φ/∂q) H_p − ∂φ/∂t, with each holonomic f(q, t) first turned into
 //! φ = (∂f/∂q) H_p + ∂f/∂t through q̇ = H_p (eq 9).
 
+mod bodies;
 mod check;
 mod hamiltonian;
 mod lagrangian;
@@ -99,7 +100,7 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
 /// Parses the definitions of `spec` in order into `scope`, each in `context`; returns them.
 /// A name that is reserved or already bound is an error at the name; a definition with an
 /// error is bound to 0, so that its uses report nothing more.
-fn define(
+pub(crate) fn define(
     spec: &ModelSpec,
     context: Context,
     pool: &mut Pool,
@@ -178,7 +179,7 @@ fn check_holonomic(pool: &Pool, holonomic: &[(ExprId, Span)], errors: &mut Error
 
 /// The n × n matrix ∂(rows[i])/∂(symbol(j)), computed for j ≥ i and mirrored, so that a
 /// symmetric Hessian is exactly symmetric.
-fn symmetric_jacobian(
+pub(crate) fn symmetric_jacobian(
     pool: &mut Pool,
     rows: &[ExprId],
     symbol: impl Fn(usize) -> Symbol,

@@ -118,6 +118,37 @@ impl Pool {
         false
     }
 
+    /// The arithmetic operations that evaluating all of `ids` together takes, each distinct
+    /// node once: k − 1 for a sum or product of k operands, 1 for a power or a function. A
+    /// measure of the straight-line code's size after common-subexpression elimination.
+    pub fn operation_count(&self, ids: &[ExprId]) -> usize {
+        let size = ids.iter().map(|id| id.0 as usize + 1).max().unwrap_or(0);
+        let mut seen = vec![false; size];
+        let mut stack = ids.to_vec();
+        let mut count = 0;
+        while let Some(node) = stack.pop() {
+            if std::mem::replace(&mut seen[node.0 as usize], true) {
+                continue;
+            }
+            match self.get(node) {
+                Node::Number(_) | Node::Symbol(_) => {}
+                Node::Add(ops) | Node::Mul(ops) => {
+                    count += ops.len() - 1;
+                    stack.extend(ops.iter());
+                }
+                Node::Call(_, ops) => {
+                    count += 1;
+                    stack.extend(ops.iter());
+                }
+                Node::Pow(b, e) => {
+                    count += 1;
+                    stack.extend([*b, *e]);
+                }
+            }
+        }
+        count
+    }
+
     fn memoized(&mut self, id: ExprId, wrt: Wrt, leaf: &mut Leaf<'_>) -> ExprId {
         let mut memo = self.derivatives.remove(&wrt).unwrap_or_default();
         let result = self.derivative(id, leaf, &mut memo);

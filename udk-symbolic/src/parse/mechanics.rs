@@ -139,7 +139,7 @@ pub fn time_derivative(pool: &mut Pool, value: &Value) -> Value {
     value.map(pool, |p, x| p.convective_derivative(x))
 }
 
-/// The world-frame angular velocity ω of R, with Ṙ Rᵀ = [ω]×: from the composition rule when R
+/// The world-frame angular velocity ω of R, with Ṙ Rᵀ = \[ω\]×: from the composition rule when R
 /// is built from rotations, else vee of the skew part of Ṙ Rᵀ.
 pub fn angular_velocity(pool: &mut Pool, r: &Matrix) -> [ExprId; 3] {
     if let Some(rates) = r.rates {
@@ -164,7 +164,7 @@ pub fn angular_velocity(pool: &mut Pool, r: &Matrix) -> [ExprId; 3] {
     })
 }
 
-/// The body-frame angular velocity Ω = Rᵀ ω, with Rᵀ Ṙ = [Ω]×: from the composition rule when
+/// The body-frame angular velocity Ω = Rᵀ ω, with Rᵀ Ṙ = \[Ω\]×: from the composition rule when
 /// R is built from rotations.
 pub fn body_angular_velocity(pool: &mut Pool, r: &Matrix) -> [ExprId; 3] {
     if let Some(rates) = r.rates {

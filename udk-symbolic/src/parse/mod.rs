@@ -48,10 +48,12 @@
 mod literal;
 mod mechanics;
 mod parser;
+#[cfg(test)]
+mod tests;
 mod value;
 
-pub use mechanics::{angular_velocity, kinetic_energy};
-pub use parser::Load;
+pub use mechanics::{angular_velocity, body_angular_velocity, kinetic_energy};
+pub use parser::{Body, Load};
 pub use value::{Matrix, Rates, Value};
 
 use crate::error::Errors;
@@ -333,4 +335,11 @@ pub fn parse_load(
     errors: &mut Errors,
 ) -> Option<Load> {
     Parser::new(pool, scope, Context::LOAD, errors).load(expr)
+}
+
+/// The rigid body of a term `kinetic_energy(m, I, p, R)` of L, or `None` when `expr` is not
+/// such a term. Errors are not reported here: L is parsed whole by [`parse_expr`].
+pub fn parse_body(pool: &mut Pool, scope: &Scope, expr: &Expr) -> Option<Body> {
+    let mut ignored = Errors::default();
+    Parser::new(pool, scope, Context::LAGRANGIAN, &mut ignored).body(expr)
 }

@@ -609,6 +609,31 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// The rigid body of `kinetic_energy(m, I, p, R)` when `expr` is that call with well-typed
+    /// arguments, else `None` (with no error: the expression is parsed whole elsewhere).
+    pub(super) fn body(&mut self, expr: &Expr) -> Option<Body> {
+        let Expr::Call(call) = strip(expr) else {
+            return None;
+        };
+        let (name, _) = function_name(&call.func)?;
+        if name != "kinetic_energy" || call.args.len() != 4 {
+            return None;
+        }
+        let args: Vec<&Expr> = call.args.iter().collect();
+        let values = self.values(&args)?;
+        match values[..] {
+            [Value::Scalar(mass), Value::Matrix(inertia), Value::Vector(centre), Value::Matrix(orientation)] => {
+                Some(Body {
+                    mass,
+                    inertia,
+                    centre,
+                    orientation,
+                })
+            }
+            _ => None,
+        }
+    }
+
     /// `dot(EXPR)`: the total time derivative of an expression of q and t.
     fn time_derivative(&mut self, name_span: Span, arg: &Expr) -> Option<Value> {
         let bare = match strip(arg) {
@@ -647,6 +672,19 @@ impl<'a> Parser<'a> {
         self.time_dependent("dot", arg, &value)?;
         Some(mechanics::time_derivative(self.pool, &value))
     }
+}
+
+/// A rigid body of the Lagrangian, from a term `kinetic_energy(m, I, p, R)`.
+#[derive(Clone, Copy, Debug)]
+pub struct Body {
+    /// Mass m.
+    pub mass: ExprId,
+    /// Inertia about the centre of mass, in body axes.
+    pub inertia: Matrix,
+    /// Centre of mass p(q, t), world frame.
+    pub centre: [ExprId; 3],
+    /// Orientation R(q, t).
+    pub orientation: Matrix,
 }
 
 /// A parsed load.

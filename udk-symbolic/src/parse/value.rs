@@ -29,7 +29,7 @@ pub struct Matrix {
     pub rates: Option<Rates>,
 }
 
-/// The angular velocity of a rotation R, with Ṙ Rᵀ = [ω]× and Rᵀ Ṙ = [Ω]×.
+/// The angular velocity of a rotation R, with Ṙ Rᵀ = \[ω\]× and Rᵀ Ṙ = \[Ω\]×.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Rates {
     /// ω, in the world frame.
