@@ -21,20 +21,50 @@ use udk_symbolic::{Errors, ModelSpec};
 /// ```text
 /// #[lagrangian(
 ///     coordinates(q1, ..., qn),          // required
+///     let NAME = EXPR,                   // definitions, in order: scalar, vec3 or mat3
 ///     lagrangian = L(q, dot(q), t),      // required, quadratic in the velocities
-///     holonomic(f1, ...),                // f(q, t) = 0
-///     nonholonomic(phi1, ...),           // φ(q, q̇, t) = 0
+///     holonomic(f1, ...),                // f(q, t) = 0; a 3-vector is three constraints
+///     nonholonomic(phi1, ...),           // φ(q, q̇, t) = 0; a 3-vector is three constraints
+///     inputs(u1, ..., uk),               // run-time inputs, for forces, loads and nonideal
 ///     forces(Q1, ..., Qn),               // non-conservative generalized forces
+///     loads(force(F, p), torque(T, R)),  // world-frame forces at points, torques on bodies
 ///     nonideal(C1, ..., Cn),             // non-ideal constraint force C
+///     outputs(name = EXPR, ...),         // named scalars or 3-vectors, one function each
 /// )]
 /// pub struct Model { pub parameter: f64, ... }
 /// ```
 ///
+/// Expressions take scalars, 3-vectors and 3×3 matrices: `+ - * /`, `vec3`, `mat3`, `diag`,
+/// `eye`, the rotations `rot_x`, `rot_y`, `rot_z`, `rot_axis`, `quat_to_rot`, the methods
+/// `.dot .cross .norm .norm_squared .normalize .transpose .x .y .z`, the scalar functions
+/// `powi powf sqrt sin cos tan asin acos atan atan2 sinh cosh tanh exp ln abs`, `dot(EXPR)`
+/// (the total time derivative of an expression of q and t), and `angular_velocity(R)`,
+/// `body_angular_velocity(R)`, `kinetic_energy(m, I, p, R)`. A rolling disk:
+///
+/// ```text
+/// #[lagrangian(
+///     coordinates(x, y, yaw, lean, spin),
+///     let frame = rot_z(yaw) * rot_x(lean),
+///     let disk = frame * rot_y(spin),
+///     let contact = vec3(x, y, 0.0),
+///     let centre = contact + r * frame * vec3(0.0, 0.0, 1.0),
+///     let slip = dot(centre) + angular_velocity(disk).cross(contact - centre),
+///     lagrangian = kinetic_energy(m, m * r.powi(2) * diag(0.25, 0.5, 0.25), centre, disk)
+///         - m * g * centre.z(),
+///     nonholonomic(slip.x(), slip.y()),
+/// )]
+/// pub struct RollingDisk { pub m: f64, pub r: f64, pub g: f64 }
+/// ```
+///
 /// The struct's `f64` fields are the parameters. The macro adds `DOF`, `NUM_CONSTRAINTS`,
-/// `NUM_HOLONOMIC`, `EQUATIONS`, `mass_matrix`, `generalized_forces`, `constraint_matrix`,
-/// `constraint_rhs`, `nonideal_force`, `terms`, `acceleration`, `constraint_force`, `energy`,
-/// `position_residual` and `velocity_residual`, and implements `udk::LagrangianSystem<n, m>`.
-/// See the `udk` crate and its README ("Writing a model") for shapes and an example.
+/// `NUM_HOLONOMIC`, `NUM_INPUTS`, `COORDINATE_NAMES`, `INPUT_NAMES`, `EQUATIONS`,
+/// `mass_matrix`, `generalized_forces`, `constraint_matrix`, `constraint_rhs`,
+/// `nonideal_force`, `terms`, `acceleration`, `constraint_force`, `energy`,
+/// `position_residual`, `velocity_residual` and one function per output, and implements
+/// `udk::LagrangianSystem<n, m>` (with inputs, `udk::runtime::ControlledLagrangianSystem<n, m,
+/// k>`, whose functions take `u` after `qd`). Every mistake is a compile error at its culprit.
+/// See the `udk` crate and its README ("Writing a model") for the whole language, shapes and
+/// runnable examples.
 #[proc_macro_attribute]
 pub fn lagrangian(
     attr: proc_macro::TokenStream,
