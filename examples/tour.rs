@@ -7,6 +7,9 @@
 
 #[path = "../tests/simulation/models.rs"]
 mod models;
+#[allow(dead_code)]
+#[path = "whipple_bicycle.rs"]
+mod whipple_bicycle;
 
 use models::*;
 use udk::nalgebra::{Vector2, Vector3, Vector4};
@@ -17,6 +20,10 @@ use udk::runtime::simulate::{
 fn main() {
     let root = env!("CARGO_MANIFEST_DIR");
     println!("{}", Summary::header());
+
+    // The Whipple bicycle (Meijaard et al. 2007), four bodies with rolling contact, kicked
+    // in roll at 5 m/s (self-stable) and at 3 m/s (the weave grows); 5 s each.
+    whipple_bicycle::self_stability_runs(root);
 
     // Spherical pendulum (Udwadia 2016, section 4.1): 1 kg on a 1 m rod, 60° from the
     // downward vertical, 1.5 m/s horizontally; 100 s.
