@@ -18,6 +18,7 @@
 //! Every kernel validates its input and returns [`Error`] rather than panicking or
 //! returning NaN.
 
+mod assemble;
 mod cholesky;
 mod error;
 pub mod fundamental;
@@ -31,6 +32,7 @@ mod singular;
 pub mod system;
 mod validate;
 
+pub use assemble::{consistent_hamiltonian_state, consistent_state, Assembly, AssemblyOptions};
 pub use error::Error;
 pub use fundamental::{
     acceleration, acceleration_and_constraint_force, acceleration_and_constraint_force_dyn,
