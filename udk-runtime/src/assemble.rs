@@ -55,8 +55,12 @@ pub struct Assembly<V> {
     pub converged: bool,
 }
 
-/// Repeats x ← x − J(x)⁺ r(x) on the `free` entries of x until ‖r‖ ≤ tolerance, ‖r‖ stops
-/// decreasing, or `max_iterations` steps; returns the best iterate and its ‖r‖.
+/// Most halvings of a Gauss–Newton step that does not reduce ‖r‖ (down to 2⁻²⁹ of it).
+const MAX_HALVINGS: i32 = 30;
+
+/// Repeats x ← x − α J(x)⁺ r(x) on the `free` entries of x, α the first of 1, ½, ¼, … that
+/// reduces ‖r‖ (backtracking, Nocedal & Wright section 3.1), until ‖r‖ ≤ tolerance, no α
+/// reduces it, or `max_iterations` steps; returns the best iterate and its ‖r‖.
 fn gauss_newton(
     mut x: DVector<f64>,
     options: &AssemblyOptions,
@@ -70,14 +74,18 @@ fn gauss_newton(
             break;
         }
         let step = crate::pinv(&jacobian(&x)?.select_columns(free), None)? * &r;
-        let mut candidate = x.clone();
-        for (k, &i) in free.iter().enumerate() {
-            candidate[i] -= step[k];
-        }
-        let r_candidate = residual(&candidate);
-        if r_candidate.norm().partial_cmp(&r.norm()) != Some(std::cmp::Ordering::Less) {
+        // Backtracking: the full step, else half of it, a quarter, ... while ‖r‖ does not drop.
+        let Some((candidate, r_candidate)) = (0..MAX_HALVINGS).find_map(|halvings| {
+            let mut candidate = x.clone();
+            let scale = 0.5f64.powi(halvings);
+            for (k, &i) in free.iter().enumerate() {
+                candidate[i] -= scale * step[k];
+            }
+            let r_candidate = residual(&candidate);
+            (r_candidate.norm() < r.norm()).then_some((candidate, r_candidate))
+        }) else {
             break;
-        }
+        };
         (x, r) = (candidate, r_candidate);
     }
     let norm = r.norm();

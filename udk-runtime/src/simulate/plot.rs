@@ -67,11 +67,6 @@ fn linear_tick(lo: f64, hi: f64) -> impl Fn(&f64) -> String {
     }
 }
 
-/// A tick label of the log axis: the power of ten.
-fn log_tick(y: &f64) -> String {
-    format!("{y:.0e}")
-}
-
 fn plot_error(error: impl std::fmt::Display) -> OutputError {
     OutputError::Plot(error.to_string())
 }
@@ -97,6 +92,10 @@ fn y_range(curves: &[Curve]) -> (f64, f64) {
 }
 
 /// Draws one panel; `log` draws y on a log₁₀ axis.
+///
+/// The log axis is drawn as log₁₀ y on a linear axis over whole decades, labelled 10^y:
+/// plotters' own log scale drops every key point below f64::EPSILON, so residuals under 1e-15
+/// would get no labels.
 fn panel(
     area: &DrawingArea<SVGBackend, Shift>,
     caption: &str,
@@ -105,62 +104,56 @@ fn panel(
     curves: &[Curve],
     log: bool,
 ) -> Result<(), OutputError> {
-    let (lo, hi) = y_range(curves);
+    let log_curves: Vec<Curve>;
+    let (curves, (lo, hi), labels) = if log {
+        log_curves = (curves.iter())
+            .map(|c| Curve {
+                label: c.label.clone(),
+                points: (c.points.iter())
+                    .map(|&(t, y)| (t, y.max(FLOOR).log10()))
+                    .collect(),
+            })
+            .collect();
+        let (lo, hi) = y_range(&log_curves);
+        let (lo, hi) = (lo.floor(), hi.ceil().max(lo.floor() + 1.0));
+        (&log_curves[..], (lo, hi), (hi - lo) as usize + 1)
+    } else {
+        (curves, y_range(curves), 10)
+    };
     let linear = linear_tick(lo, hi);
-    let mut builder = ChartBuilder::on(area);
-    builder
+    let tick = move |y: &f64| match log {
+        true => format!("{:.0e}", 10f64.powf(*y)),
+        false => linear(y),
+    };
+    let mut chart = ChartBuilder::on(area)
         .caption(caption, ("sans-serif", 18))
         .margin(12)
         .x_label_area_size(35)
-        .y_label_area_size(80);
-    macro_rules! draw {
-        ($chart:expr, $tick:expr, $labels:expr) => {{
-            let mut chart = $chart;
-            chart
-                .configure_mesh()
-                .x_desc("t (s)")
-                .y_desc(y_label)
-                .y_labels($labels)
-                .y_label_formatter($tick)
-                .draw()
-                .map_err(plot_error)?;
-            for (i, curve) in curves.iter().enumerate() {
-                let color = Palette99::pick(i).to_rgba();
-                chart
-                    .draw_series(LineSeries::new(curve.points.iter().copied(), color))
-                    .map_err(plot_error)?
-                    .label(curve.label.clone())
-                    .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
-            }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.8))
-                .border_style(BLACK)
-                .draw()
-                .map_err(plot_error)?;
-        }};
+        .y_label_area_size(80)
+        .build_cartesian_2d(t0..tf, lo..hi)
+        .map_err(plot_error)?;
+    chart
+        .configure_mesh()
+        .x_desc("t (s)")
+        .y_desc(y_label)
+        .y_labels(labels)
+        .y_label_formatter(&tick)
+        .draw()
+        .map_err(plot_error)?;
+    for (i, curve) in curves.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        chart
+            .draw_series(LineSeries::new(curve.points.iter().copied(), color))
+            .map_err(plot_error)?
+            .label(curve.label.clone())
+            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], color));
     }
-    if log {
-        // Whole decades, so that every power of ten in range gets its tick and label.
-        let lo = 10f64.powf(lo.max(FLOOR).log10().floor());
-        let hi = 10f64.powf(hi.max(FLOOR * 10.0).log10().ceil());
-        let decades = (hi / lo).log10().round() as usize + 1;
-        draw!(
-            builder
-                .build_cartesian_2d(t0..tf, (lo..hi).log_scale())
-                .map_err(plot_error)?,
-            &log_tick,
-            decades
-        );
-    } else {
-        draw!(
-            builder
-                .build_cartesian_2d(t0..tf, lo..hi)
-                .map_err(plot_error)?,
-            &linear,
-            10
-        );
-    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()
+        .map_err(plot_error)?;
     Ok(())
 }
 
@@ -299,5 +292,94 @@ impl<const N: usize> Trajectory<N> {
         )?;
         root.present().map_err(plot_error)?;
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::simulate::{Sample, StateKind, Stats};
+    use nalgebra::SVector;
+
+    /// A one-coordinate trajectory at t = 0, 1, 2, with q = t, the given residuals and
+    /// energies.
+    fn trajectory(residuals: [f64; 3], energies: [f64; 3]) -> Trajectory<1> {
+        let samples = (0..3)
+            .map(|k| Sample {
+                t: k as f64,
+                q: SVector::from([k as f64]),
+                v: SVector::from([1.0]),
+                position_residual: residuals[k],
+                velocity_residual: residuals[k],
+                energy: energies[k],
+            })
+            .collect();
+        Trajectory {
+            kind: StateKind::Velocities,
+            samples,
+            stats: Stats::default(),
+        }
+    }
+
+    /// The texts of an SVG file (plotters writes each on its own line).
+    fn texts(path: &Path) -> Vec<String> {
+        let svg = std::fs::read_to_string(path).unwrap();
+        svg.lines().map(|l| l.trim().to_string()).collect()
+    }
+
+    #[test]
+    fn a_round_off_tick_through_zero_reads_zero() {
+        let tick = linear_tick(-1.2e-15, 1.3e-15);
+        assert_eq!(tick(&2.6e-26), "0");
+        assert_eq!(tick(&7.9e-16), "7.9e-16");
+        assert_eq!(tick(&-0.25), "-0.250");
+    }
+
+    #[test]
+    fn residuals_far_below_1e_15_get_labels_and_unconserved_energy_is_plotted_as_is() {
+        let dir = std::env::temp_dir().join(format!("udk-plot-{}", std::process::id()));
+        let path = dir.join("p.svg");
+        let run = trajectory([1e-17, 1e-16, 3e-18], [10.0, 20.0, 37.0]);
+        let options = PlotOptions {
+            energy_conserved: false,
+            ..PlotOptions::new("t", &["x"])
+        };
+        run.plot_svg(&path, &options).unwrap();
+        let drawn = texts(&path);
+        for label in ["1e-18", "1e-17", "1e-16", "energy (not conserved)", "x"] {
+            assert!(drawn.iter().any(|t| t == label), "{label} missing");
+        }
+        assert!(!drawn.iter().any(|t| t == "relative energy error"));
+        // Conserved: the relative error, up to (37 − 10)/10 = 2.7.
+        run.plot_svg(&path, &PlotOptions::new("t", &["x"])).unwrap();
+        assert!(texts(&path).iter().any(|t| t == "relative energy error"));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+
+    #[test]
+    fn columns_are_chosen_by_coordinate_or_csv_name() {
+        let run = trajectory([0.0; 3], [1.0, 2.0, 3.0]);
+        assert_eq!(run.column("energy"), Some(vec![1.0, 2.0, 3.0]));
+        assert_eq!(run.column("q1"), Some(vec![0.0, 1.0, 2.0]));
+        assert_eq!(run.column("qd1"), Some(vec![1.0; 3]));
+        assert_eq!(run.column("p1"), None);
+        let options = PlotOptions {
+            columns: &["x", "energy"],
+            ..PlotOptions::new("t", &["x"])
+        };
+        let curves = run.selected_columns(&options).unwrap();
+        let labels: Vec<&str> = curves.iter().map(|c| c.label.as_str()).collect();
+        assert_eq!(labels, ["x", "energy"]);
+        assert_eq!(curves[1].points, [(0.0, 1.0), (1.0, 2.0), (2.0, 3.0)]);
+        let unknown = PlotOptions {
+            columns: &["w"],
+            ..options
+        };
+        let path = std::env::temp_dir().join("udk-plot-never-written.svg");
+        assert!(matches!(
+            run.plot_svg(&path, &unknown),
+            Err(OutputError::Format(message)) if message.contains("`w`")
+        ));
+        assert!(!path.exists());
     }
 }
