@@ -4,7 +4,7 @@
 use crate::args::{Method, SimulateArgs};
 use crate::failure::Failure;
 use crate::model::{Evaluator, Model, TapeEvaluator, TapeTerms};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{HumanDuration, ProgressBar, ProgressStyle};
 use nalgebra::{DVector, SVector};
 use std::cell::RefCell;
 use std::io::IsTerminal;
@@ -332,20 +332,25 @@ struct Progress {
     start: Instant,
     bar: Option<ProgressBar>,
     terminal: bool,
+    /// When the message was last written.
+    shown: Instant,
 }
 
 impl Progress {
-    /// Resolution of the bar: parts per million of t_f − t₀, fine enough for the ETA of a run
-    /// whose t advances slowly.
+    /// Resolution of the bar: parts per million of t_f − t₀.
     const PARTS: u64 = 1_000_000;
+    /// The message (t and ETA) is rewritten at most this often.
+    const REFRESH: Duration = Duration::from_millis(200);
 
     fn new(t0: f64, tf: f64) -> Self {
+        let start = Instant::now();
         Progress {
             t0,
             tf,
-            start: Instant::now(),
+            start,
             bar: None,
             terminal: std::io::stderr().is_terminal(),
+            shown: start,
         }
     }
 
@@ -353,27 +358,38 @@ impl Progress {
         if !self.terminal {
             return;
         }
-        if self.bar.is_none() && self.start.elapsed() > Duration::from_millis(500) {
+        let now = Instant::now();
+        let elapsed = now - self.start;
+        if self.bar.is_none() && elapsed > Duration::from_millis(500) {
             let bar = ProgressBar::with_draw_target(
                 Some(Self::PARTS),
                 indicatif::ProgressDrawTarget::stderr(),
             );
-            if let Ok(style) = ProgressStyle::with_template(
-                "{bar:40} {percent_precise}%  t = {msg} s  [{elapsed_precise}, ETA {eta_precise}]",
-            ) {
+            if let Ok(style) = ProgressStyle::with_template("{bar:40} {percent_precise}%  {msg}") {
                 bar.set_style(style);
             }
-            bar.enable_steady_tick(Duration::from_millis(200));
+            bar.enable_steady_tick(Self::REFRESH);
             self.bar = Some(bar);
         }
-        if let Some(bar) = &self.bar {
-            let done = ((t - self.t0) / (self.tf - self.t0)).clamp(0.0, 1.0);
-            let position = (done * Self::PARTS as f64) as u64;
-            if position > bar.position() {
-                bar.set_position(position);
-                bar.set_message(format!("{t:.6e}"));
-            }
+        let Some(bar) = &self.bar else {
+            return;
+        };
+        if now - self.shown < Self::REFRESH {
+            return;
         }
+        self.shown = now;
+        let done = ((t - self.t0) / (self.tf - self.t0)).clamp(0.0, 1.0);
+        bar.set_position((done * Self::PARTS as f64) as u64);
+        // The ETA of the rate so far: elapsed · (1 − done) / done.
+        let eta = match done > 0.0 {
+            true => HumanDuration(elapsed.mul_f64((1.0 - done) / done)).to_string(),
+            false => "unknown".to_string(),
+        };
+        bar.set_message(format!(
+            "t = {t:.6e} s of {:.6e}  [{}, ETA {eta}]",
+            self.tf,
+            HumanDuration(elapsed)
+        ));
     }
 
     fn finish(&mut self) {
