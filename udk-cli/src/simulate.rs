@@ -181,20 +181,20 @@ impl Run<'_> {
         v0: &[f64],
     ) -> Result<String, Failure> {
         let (t0, tf) = (self.t0, self.args.t_end);
-        let mut csv = match &self.args.out {
-            Some(path) => {
-                let kind = match evaluator {
-                    Evaluator::Lagrangian(_) => StateKind::Velocities,
-                    Evaluator::Hamiltonian(_) => StateKind::Momenta,
-                };
-                Some(CsvWriter::create(path, kind, N).map_err(|e| output(path, &e))?)
-            }
-            None => None,
+        let kind = match evaluator {
+            Evaluator::Lagrangian(_) => StateKind::Velocities,
+            Evaluator::Hamiltonian(_) => StateKind::Momenta,
         };
+        // Created at the first sample, so that a refused start leaves no file behind.
+        let mut csv: Option<CsvWriter<std::fs::File>> = None;
         let mut written: Result<(), OutputError> = Ok(());
         let observe = |sample: &Sample<N>| {
-            if let Some(csv) = &mut csv {
-                written = csv.write(sample).and_then(|()| csv.flush());
+            if let Some(path) = &self.args.out {
+                written = match &mut csv {
+                    Some(csv) => Ok(csv),
+                    None => CsvWriter::create(path, kind, N).map(|created| csv.insert(created)),
+                }
+                .and_then(|csv| csv.write(sample).and_then(|()| csv.flush()));
             }
             match written {
                 Ok(()) => ControlFlow::Continue(()),

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{model, udk};
+use common::{model, udk, PENDULUM};
 use std::path::{Path, PathBuf};
 
 /// Writes `text` to `name` in `dir` and returns the path.
@@ -66,13 +66,6 @@ fn simulate_fails(model: &Path, t_end: &str, code: i32) -> String {
         code,
     )
 }
-
-const PENDULUM: &str = r#"name = "Pendulum"
-coordinates = ["x", "y"]
-parameters = [{ name = "m", value = 1.0 }, { name = "g", value = 9.81 }, { name = "l", value = 2.0 }]
-lagrangian = "0.5 * m * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y"
-holonomic = ["x.powi(2) + y.powi(2) - l.powi(2)"]
-"#;
 
 #[test]
 fn malformed_toml_names_file_line_and_column() {

@@ -4,15 +4,8 @@
 
 mod common;
 
-use common::{model, udk, Json};
+use common::{model, udk, Json, PENDULUM};
 use std::path::{Path, PathBuf};
-
-const PENDULUM: &str = r#"name = "Pendulum"
-coordinates = ["x", "y"]
-parameters = [{ name = "m", value = 1.0 }, { name = "g", value = 9.81 }, { name = "l", value = 2.0 }]
-lagrangian = "0.5 * m * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y"
-holonomic = ["x.powi(2) + y.powi(2) - l.powi(2)"]
-"#;
 
 /// The pendulum with the initial state `q0`, `qd0` (TOML arrays), written to `dir`.
 fn pendulum(dir: &Path, q0: &str, qd0: &str) -> PathBuf {
@@ -231,6 +224,21 @@ fn eval_states_as_json_lines() {
     let err = String::from_utf8(output.stderr).unwrap();
     assert!(
         err.starts_with(&format!("udk: error: {}:2:", bad.display())),
+        "{err}"
+    );
+}
+
+/// A CSV that cannot be written (the disk is full) stops the run at its first sample, exit 1.
+#[test]
+fn a_csv_write_error_stops_the_run() {
+    if !Path::new("/dev/full").exists() {
+        return;
+    }
+    let args = ["--t-end", "100", "--out", "/dev/full"];
+    let (out, err) = simulate(&model("spherical_pendulum_lagrangian"), &args, 1);
+    assert!(out.is_empty());
+    assert!(
+        err.starts_with("udk: error: cannot write /dev/full: "),
         "{err}"
     );
 }
