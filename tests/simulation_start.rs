@@ -8,8 +8,8 @@ mod models;
 use models::*;
 use udk::nalgebra::{Vector1, Vector3};
 use udk::runtime::simulate::{
-    simulate_hamiltonian, simulate_lagrangian, ConstraintLevel, OutputTimes, SimulationError,
-    SimulationOptions, Violation,
+    simulate_hamiltonian, simulate_lagrangian, ConstraintLevel, SimulationError, SimulationOptions,
+    Violation,
 };
 use udk::runtime::{consistent_hamiltonian_state, consistent_state, AssemblyOptions};
 use udk::{lagrangian, Error};
