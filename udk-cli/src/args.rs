@@ -62,8 +62,10 @@ pub struct EvalArgs {
     /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
-    /// A JSON array of states `{"t": …, "q": […], "qd": […]}` (`"p"` for a Hamiltonian
-    /// model); the output is a JSON array in the same order.
+    /// A file of states `{"t": …, "q": […], "qd": […]}` (`"p"` for a Hamiltonian model): a
+    /// JSON array, whose output is a JSON array in the same order, or JSON Lines (a name ending
+    /// in `.jsonl`, one state a line), whose output is one report a line. Both are streamed:
+    /// each report is written as its state is read, so memory does not grow with the count.
     #[arg(long, conflicts_with_all = ["q", "qd", "p", "t"])]
     pub states: Option<PathBuf>,
 }
@@ -98,15 +100,32 @@ pub struct SimulateArgs {
     /// How far the initial state may violate a constraint.
     #[arg(long, default_value_t = 1e-8)]
     pub constraint_tol: f64,
+    /// Project the file's initial state onto the constraints first (minimum-norm Gauss–Newton
+    /// on q, then the minimum-norm correction of q̇ or p), so that a rough guess can start a
+    /// closed loop; prints the assembled state.
+    #[arg(long)]
+    pub assemble: bool,
+    /// With --assemble: coordinates (by name) whose q and q̇ (or p) are kept as given,
+    /// comma-separated.
+    #[arg(long, value_delimiter = ',', num_args = 1, requires = "assemble")]
+    pub fixed: Vec<String>,
+    /// Stop after this many integrator steps (accepted and rejected) over the whole run.
+    #[arg(long, default_value_t = 10_000_000)]
+    pub max_steps: usize,
     /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
-    /// Write the trajectory as CSV.
+    /// Write the trajectory as CSV, one row per output time as the run goes (flushed each row,
+    /// so that an interrupted run keeps what it computed).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Plot the trajectory as SVG.
     #[arg(long)]
     pub plot: Option<PathBuf>,
+    /// With --plot: the curves of the top panel, comma-separated: coordinate names, or CSV
+    /// columns (`q2`, `qd1` or `p1`, `energy`, ...). Default: every coordinate.
+    #[arg(long, value_delimiter = ',', num_args = 1, requires = "plot")]
+    pub plot_columns: Vec<String>,
 }
 
 /// The integrators of the simulator.

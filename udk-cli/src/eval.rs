@@ -4,7 +4,9 @@ use crate::args::EvalArgs;
 use crate::failure::Failure;
 use crate::model::{Evaluator, HamiltonianEvaluator, LagrangianEvaluator, Model};
 use nalgebra::{DMatrix, DVector};
+use serde::de::{Deserializer as _, Error as _, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
+use std::io::{BufRead, BufReader, Write};
 use udk_runtime::Options;
 
 /// One state of `--states`: t (default 0), q, and q̇ (Lagrangian) or p (Hamiltonian).
@@ -136,33 +138,112 @@ pub enum Report {
     Hamiltonian(Box<HamiltonianReport>),
 }
 
-/// Runs `udk eval` and returns its JSON text.
+/// Runs `udk eval`, writing its JSON to `out`: one pretty-printed report for one state; for
+/// `--states`, a JSON array of reports (or, for a `.jsonl` file, one report a line), each
+/// written as soon as its state is read, so that memory stays flat whatever the count.
 ///
 /// # Errors
 /// [`Failure::BadInput`] for a bad model, states file, vector length or `--set`;
 /// [`Failure::Motion`] when the acceleration at a state is not unique or the constraints are
-/// inconsistent (naming the state).
-pub fn run(args: &EvalArgs) -> Result<String, Failure> {
+/// inconsistent (naming the state); [`Failure::Output`] when `out` cannot be written. The
+/// reports of the states before a failing one are already written.
+pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let model = Model::load(&args.model)?;
     let params = model.parameter_values(&args.set)?;
     let mut evaluator = model.evaluator(params);
-    let json = match &args.states {
-        Some(path) => {
-            let states = read_states(path)?;
-            let name = path.display().to_string();
-            let mut reports = Vec::with_capacity(states.len());
-            for (k, state) in states.iter().enumerate() {
-                let context = format!("{name}: state {k}: ");
-                reports.push(evaluate(&model, &mut evaluator, state, &context)?);
-            }
-            serde_json::to_string(&reports)
-        }
-        None => {
-            let state = command_line_state(&model, args)?;
-            serde_json::to_string_pretty(&evaluate(&model, &mut evaluator, &state, "")?)
-        }
+    let Some(path) = &args.states else {
+        let state = command_line_state(&model, args)?;
+        let report = evaluate(&model, &mut evaluator, &state, "")?;
+        serde_json::to_writer_pretty(&mut *out, &report).map_err(write_error)?;
+        return out.write_all(b"\n").map_err(write_error);
     };
-    json.map_err(|e| Failure::Output(format!("cannot write JSON: {e}")))
+    let name = path.display().to_string();
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure::bad_input(format!("{name}: cannot read: {e}")))?;
+    let mut reader = BufReader::new(file);
+    let lines = path.extension().is_some_and(|e| e == "jsonl");
+    if !lines {
+        out.write_all(b"[").map_err(write_error)?;
+    }
+    let mut count = 0;
+    let mut each = |state: State, separator: &[u8]| {
+        let context = format!("{name}: state {count}: ");
+        let report = evaluate(&model, &mut evaluator, &state, &context)?;
+        out.write_all(if count == 0 { b"" } else { separator })
+            .map_err(write_error)?;
+        serde_json::to_writer(&mut *out, &report).map_err(write_error)?;
+        count += 1;
+        Ok(())
+    };
+    if lines {
+        let mut line = String::new();
+        for number in 1.. {
+            line.clear();
+            let read = reader.read_line(&mut line);
+            match read
+                .map_err(|e| Failure::bad_input(format!("{name}:{number}: cannot read: {e}")))?
+            {
+                0 => break,
+                _ if line.trim().is_empty() => continue,
+                _ => {}
+            }
+            let state = serde_json::from_str(&line).map_err(|e| located(&name, e, |_| number))?;
+            each(state, b"\n")?;
+        }
+        out.write_all(if count == 0 { b"" } else { b"\n" })
+    } else {
+        let mut failure = None;
+        let mut deserializer = serde_json::Deserializer::from_reader(&mut reader);
+        let visited = deserializer
+            .deserialize_seq(EachState(&mut |state| {
+                each(state, b",").map_err(|f| failure = Some(f))
+            }))
+            .and_then(|()| deserializer.end());
+        if let Some(failure) = failure {
+            return Err(failure);
+        }
+        visited.map_err(|e| located(&name, e, serde_json::Error::line))?;
+        out.write_all(b"]\n")
+    }
+    .map_err(write_error)
+}
+
+/// A serde_json error in the states file `name`, as `name:line:column: message`; `line` gives
+/// the line number (from the error, or the line being read).
+fn located(
+    name: &str,
+    e: serde_json::Error,
+    line: impl Fn(&serde_json::Error) -> usize,
+) -> Failure {
+    let message = e.to_string();
+    let message = message
+        .rfind(" at line ")
+        .map_or(&message[..], |i| &message[..i]);
+    Failure::bad_input(format!("{name}:{}:{}: {message}", line(&e), e.column()))
+}
+
+/// A failure to write the output.
+fn write_error(e: impl std::fmt::Display) -> Failure {
+    Failure::Output(format!("cannot write JSON: {e}"))
+}
+
+/// A serde visitor that hands each state of a JSON array to a closure as soon as it is read,
+/// keeping none: the array is streamed. The closure's `Err(())` stops the reading.
+struct EachState<'a, F>(&'a mut F);
+
+impl<'de, F: FnMut(State) -> Result<(), ()>> Visitor<'de> for EachState<'_, F> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a JSON array of states")
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while let Some(state) = seq.next_element::<State>()? {
+            (self.0)(state).map_err(|()| A::Error::custom("stopped at a failed state"))?;
+        }
+        Ok(())
+    }
 }
 
 /// The state of `--q`, `--qd`/`--p` and `--t`, or the file's initial state when `--q` is not
@@ -190,24 +271,6 @@ fn command_line_state(model: &Model, args: &EvalArgs) -> Result<State, Failure> 
         q: args.q.clone(),
         qd: some(&args.qd),
         p: some(&args.p),
-    })
-}
-
-/// Reads a JSON array of states.
-fn read_states(path: &std::path::Path) -> Result<Vec<State>, Failure> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| Failure::bad_input(format!("{}: cannot read: {e}", path.display())))?;
-    serde_json::from_str(&text).map_err(|e| {
-        let message = e.to_string();
-        let message = message
-            .rfind(" at line ")
-            .map_or(&message[..], |i| &message[..i]);
-        Failure::bad_input(format!(
-            "{}:{}:{}: {message}",
-            path.display(),
-            e.line(),
-            e.column()
-        ))
     })
 }
 

@@ -43,8 +43,12 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             print(&source)
         }
         Command::Eval(eval_args) => {
-            let json = eval::run(eval_args)?;
-            print(&format!("{json}\n"))
+            let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+            let result = eval::run(eval_args, &mut out);
+            let flushed = out
+                .flush()
+                .map_err(|e| Failure::Output(format!("cannot write to standard output: {e}")));
+            result.and(flushed)
         }
         Command::Simulate(simulate_args) => print(&simulate::run(simulate_args)?),
     }

@@ -4,29 +4,35 @@
 use crate::args::{Method, SimulateArgs};
 use crate::failure::Failure;
 use crate::model::{Evaluator, Model, TapeEvaluator, TapeTerms};
-use indicatif::{ProgressBar, ProgressStyle};
+use indicatif::{HumanDuration, ProgressBar, ProgressStyle};
 use nalgebra::{DVector, SVector};
 use std::cell::RefCell;
 use std::io::IsTerminal;
+use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use udk_runtime::simulate::{
-    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, DynamicHamiltonianSystem,
-    DynamicHamiltonianTerms, DynamicLagrangianSystem, DynamicLagrangianTerms, OutputTimes,
-    SimulationError, SimulationOptions, Summary, Trajectory,
+    consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
+    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, ConstraintLevel, CsvWriter,
+    DynamicHamiltonianSystem, DynamicHamiltonianTerms, DynamicLagrangianSystem,
+    DynamicLagrangianTerms, OutputError, OutputTimes, PlotOptions, Sample, SimulationError,
+    SimulationOptions, StateKind, Summary, Trajectory, Violation,
 };
+use udk_runtime::{Assembly, AssemblyOptions};
 
 /// The largest n `udk simulate` handles: the simulator's state has a compile-time size, so the
 /// command is built for each n up to this.
 pub const MAX_COORDINATES: usize = 24;
 
-/// Runs `udk simulate` and returns the summary table.
+/// Runs `udk simulate` and returns the summary table (after the assembled initial state, with
+/// `--assemble`).
 ///
 /// # Errors
-/// [`Failure::BadInput`] for a bad model, a missing or wrong-length initial state, an initial
-/// state that violates a constraint by more than `--constraint-tol`, bad options, or n above
-/// [`MAX_COORDINATES`]; [`Failure::Motion`] when the run stops (non-unique acceleration,
-/// inconsistent constraints, integrator failure) — the trajectory up to then is still written;
-/// [`Failure::Output`] when the CSV or SVG cannot be written.
+/// [`Failure::BadInput`] for a bad model, a missing, non-finite or wrong-length initial state,
+/// an initial state that violates a constraint by more than `--constraint-tol` (each violation
+/// named), bad options (too many output times included), or n above [`MAX_COORDINATES`];
+/// [`Failure::Motion`] when the run stops (non-unique acceleration, inconsistent constraints,
+/// integrator failure) — the trajectory up to then is already in the CSV; [`Failure::Output`]
+/// when the CSV or SVG cannot be written.
 pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
     let model = Model::load(&args.model)?;
     let params = model.parameter_values(&args.set)?;
@@ -45,23 +51,19 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
     let context = format!("{name}: ");
     model.check_length(&context, "initial.q0", &initial.q0)?;
     model.check_length(&context, key, v0)?;
-    let mut evaluator = model.evaluator(params);
-    check_initial_state(
-        &model,
-        &mut evaluator,
-        initial.t0,
-        &initial.q0,
-        v0,
-        args.constraint_tol,
-    )?;
-    let options = options(args, initial.t0)?;
+    let fixed = coordinate_indices(&model, "--fixed", &args.fixed)?;
     let run = Run {
         model: &model,
         args,
-        options,
+        options: options(args, initial.t0)?,
+        assembly: AssemblyOptions {
+            fixed,
+            ..AssemblyOptions::default()
+        },
         t0: initial.t0,
         progress: RefCell::new(Progress::new(initial.t0, args.t_end)),
     };
+    let evaluator = model.evaluator(params);
     let n = model.n();
     macro_rules! dispatch {
         ($($size:literal)*) => {
@@ -74,6 +76,30 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
         };
     }
     dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24)
+}
+
+/// The indices of the coordinates `names` (given with `option`).
+///
+/// # Errors
+/// [`Failure::BadInput`] for a name that is not a coordinate.
+fn coordinate_indices(
+    model: &Model,
+    option: &str,
+    names: &[String],
+) -> Result<Vec<usize>, Failure> {
+    let coordinates = &model.derivation.coordinates;
+    names
+        .iter()
+        .map(|name| {
+            coordinates.iter().position(|c| c == name).ok_or_else(|| {
+                Failure::bad_input(format!(
+                    "{option} {name}: not a coordinate of `{}` ({})",
+                    model.derivation.name,
+                    coordinates.join(", ")
+                ))
+            })
+        })
+        .collect()
 }
 
 /// The simulator's options from the command line.
@@ -98,61 +124,43 @@ fn options(args: &SimulateArgs, t0: f64) -> Result<SimulationOptions, Failure> {
             true => None,
             false => SimulationOptions::default().stabilization,
         },
+        constraint_tolerance: args.constraint_tol,
+        max_steps: args.max_steps,
         ..SimulationOptions::default()
     })
 }
 
-/// Refuses an initial state off the constraint manifold: each holonomic constraint f, and each
-/// constraint at velocity level (ḟ, φ) or φ(q, p, t), must be within `tolerance` of zero.
-fn check_initial_state(
-    model: &Model,
-    evaluator: &mut Evaluator,
-    t: f64,
-    q: &[f64],
-    v: &[f64],
-    tolerance: f64,
-) -> Result<(), Failure> {
+/// One line per constraint the initial state violates, naming it as the model file does.
+fn violations(model: &Model, violations: &[Violation], tolerance: f64) -> Failure {
     let spec = &model.file.spec;
-    let (holonomic, velocity, rows): (Vec<f64>, Vec<f64>, Vec<String>) = match evaluator {
-        Evaluator::Lagrangian(e) => {
-            let (_, f, r) = e.residuals(q, v, t);
-            let rows = (0..f.len())
-                .map(|i| format!("the time derivative of holonomic[{i}]"))
-                .chain((0..spec.nonholonomic.len()).map(|i| format!("nonholonomic[{i}]")))
-                .collect();
-            (f, r, rows)
+    let holonomic = spec.holonomic.len();
+    let name = |v: &Violation| match (v.level, model.is_hamiltonian()) {
+        (ConstraintLevel::Position, _) => {
+            let text = model.file.source_of(&spec.holonomic[v.row]);
+            format!("holonomic[{}] (`{text}`)", v.row)
         }
-        Evaluator::Hamiltonian(e) => {
-            let (_, f, r) = e.residuals(q, v, t);
-            let rows = (0..f.len())
-                .map(|i| format!("holonomic[{i}] through q̇ = H_p"))
-                .chain((0..spec.constraints.len()).map(|i| format!("constraints[{i}]")))
-                .collect();
-            (f, r, rows)
+        (ConstraintLevel::Velocity, false) if v.row < holonomic => {
+            format!("the time derivative of holonomic[{}]", v.row)
         }
+        (ConstraintLevel::Velocity, false) => format!("nonholonomic[{}]", v.row - holonomic),
+        (ConstraintLevel::Velocity, true) if v.row < holonomic => {
+            format!("holonomic[{}] through q̇ = H_p", v.row)
+        }
+        (ConstraintLevel::Velocity, true) => format!("constraints[{}]", v.row - holonomic),
     };
-    let violations = holonomic
-        .iter()
-        .enumerate()
-        .map(|(i, f)| {
-            let text = model.file.source_of(&spec.holonomic[i]);
-            (format!("holonomic[{i}] (`{text}`)"), *f)
-        })
-        .chain(velocity.iter().zip(rows).map(|(r, row)| (row, *r)))
-        .filter(|(_, value)| value.is_nan() || value.abs() > tolerance);
-    let lines: Vec<String> = violations
-        .map(|(what, value)| {
-            format!(
-                "{}: the initial state violates {what} by {value:.3e} (tolerance {tolerance:e})",
-                model.file.name()
-            )
-        })
-        .collect();
-    if lines.is_empty() {
-        Ok(())
-    } else {
-        Err(Failure::BadInput(lines))
-    }
+    Failure::BadInput(
+        violations
+            .iter()
+            .map(|v| {
+                format!(
+                    "{}: the initial state violates {} by {:.3e} (tolerance {tolerance:e})",
+                    model.file.name(),
+                    name(v),
+                    v.residual
+                )
+            })
+            .collect(),
+    )
 }
 
 /// One run: the model, the command line and the simulator's options.
@@ -160,6 +168,7 @@ struct Run<'a> {
     model: &'a Model,
     args: &'a SimulateArgs,
     options: SimulationOptions,
+    assembly: AssemblyOptions,
     t0: f64,
     progress: RefCell<Progress>,
 }
@@ -171,116 +180,177 @@ impl Run<'_> {
         q0: &[f64],
         v0: &[f64],
     ) -> Result<String, Failure> {
-        let (q0, v0) = (
-            SVector::<f64, N>::from_column_slice(q0),
-            SVector::<f64, N>::from_column_slice(v0),
-        );
+        let (t0, tf) = (self.t0, self.args.t_end);
+        let kind = match evaluator {
+            Evaluator::Lagrangian(_) => StateKind::Velocities,
+            Evaluator::Hamiltonian(_) => StateKind::Momenta,
+        };
+        // Created at the first sample, so that a refused start leaves no file behind.
+        let mut csv: Option<CsvWriter<std::fs::File>> = None;
+        let mut written: Result<(), OutputError> = Ok(());
+        let observe = |sample: &Sample<N>| {
+            if let Some(path) = &self.args.out {
+                written = match &mut csv {
+                    Some(csv) => Ok(csv),
+                    None => CsvWriter::create(path, kind, N).map(|created| csv.insert(created)),
+                }
+                .and_then(|csv| csv.write(sample).and_then(|()| csv.flush()));
+            }
+            match written {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(_) => ControlFlow::Break(()),
+            }
+        };
         let start = Instant::now();
-        let result = match evaluator {
+        let (assembled, result) = match evaluator {
             Evaluator::Lagrangian(evaluator) => {
-                let system = Tape {
-                    evaluator: RefCell::new(evaluator),
-                    progress: &self.progress,
-                };
-                simulate_dynamic_lagrangian(
-                    &system,
-                    &q0,
-                    &v0,
-                    self.t0,
-                    self.args.t_end,
-                    &self.options,
-                )
+                let system = self.tape(evaluator);
+                let (q0, v0, assembled) = self.start::<N>(q0, v0, |q, v, options| {
+                    consistent_dynamic_lagrangian_state(&system, q, v, t0, options)
+                })?;
+                let result =
+                    simulate_dynamic_lagrangian(&system, &q0, &v0, t0, tf, &self.options, observe);
+                (assembled, result)
             }
             Evaluator::Hamiltonian(evaluator) => {
-                let system = Tape {
-                    evaluator: RefCell::new(evaluator),
-                    progress: &self.progress,
-                };
-                simulate_dynamic_hamiltonian(
-                    &system,
-                    &q0,
-                    &v0,
-                    self.t0,
-                    self.args.t_end,
-                    &self.options,
-                )
+                let system = self.tape(evaluator);
+                let (q0, v0, assembled) = self.start::<N>(q0, v0, |q, v, options| {
+                    consistent_dynamic_hamiltonian_state(&system, q, v, t0, options)
+                })?;
+                let result =
+                    simulate_dynamic_hamiltonian(&system, &q0, &v0, t0, tf, &self.options, observe);
+                (assembled, result)
             }
         };
         let wall = start.elapsed();
         self.progress.borrow_mut().finish();
+        if let (Err(e), Some(path)) = (written, &self.args.out) {
+            return Err(output(path, &e));
+        }
+        let file = self.model.file.name();
         match result {
             Ok(trajectory) => {
-                self.write(&trajectory)?;
+                self.plot(&trajectory)?;
                 let name = &self.model.derivation.name;
                 let summary = Summary::new(name, self.options.method, &trajectory, wall);
-                Ok(format!("{}\n{summary}\n", Summary::header()))
+                Ok(format!("{assembled}{}\n{summary}\n", Summary::header()))
             }
-            Err(error) => {
-                let stopped = error.trajectory().map(|t| self.write(t));
-                let failure = match &error {
-                    SimulationError::InvalidOptions { .. } => {
-                        Failure::bad_input(format!("{}: {error}", self.model.file.name()))
-                    }
-                    _ => Failure::Motion(format!(
-                        "{}: {error}{}",
-                        self.model.file.name(),
-                        match stopped {
-                            Some(Ok(())) if self.args.out.is_some() => {
-                                "; the trajectory up to then is written"
-                            }
-                            _ => "",
-                        }
-                    )),
-                };
-                Err(failure)
-            }
+            Err(SimulationError::InconsistentStart {
+                violations: found,
+                tolerance,
+            }) => Err(violations(self.model, &found, tolerance)),
+            Err(
+                error @ (SimulationError::InvalidOptions { .. } | SimulationError::NonFiniteStart),
+            ) => Err(Failure::bad_input(format!("{file}: {error}"))),
+            Err(error) => Err(Failure::Motion(format!(
+                "{file}: {error}{}",
+                match self.args.out {
+                    Some(_) => "; the trajectory up to then is written",
+                    None => "",
+                }
+            ))),
         }
     }
 
-    /// Writes the CSV and the SVG asked for.
-    fn write<const N: usize>(&self, trajectory: &Trajectory<N>) -> Result<(), Failure> {
-        let output = |path: &std::path::Path, e: &dyn std::fmt::Display| {
-            Failure::Output(format!("cannot write {}: {e}", path.display()))
+    /// The model's tapes as a system for the simulator, reporting to the progress bar.
+    fn tape<T>(&self, evaluator: TapeEvaluator<T>) -> Tape<'_, T> {
+        Tape {
+            evaluator: RefCell::new(evaluator),
+            progress: &self.progress,
+        }
+    }
+
+    /// The initial state (q₀, v₀) as given or, with `--assemble`, as `assemble` projects it onto
+    /// the constraints, with a line saying what was assembled (empty without `--assemble`).
+    fn start<const N: usize>(
+        &self,
+        q0: &[f64],
+        v0: &[f64],
+        assemble: impl FnOnce(
+            &[f64],
+            &[f64],
+            &AssemblyOptions,
+        ) -> Result<Assembly<DVector<f64>>, udk_runtime::Error>,
+    ) -> Result<(SVector<f64, N>, SVector<f64, N>, String), Failure> {
+        if !self.args.assemble {
+            let vector = SVector::<f64, N>::from_column_slice;
+            return Ok((vector(q0), vector(v0), String::new()));
+        }
+        let file = self.model.file.name();
+        let assembly = assemble(q0, v0, &self.assembly).map_err(|e| {
+            Failure::bad_input(format!(
+                "{file}: the initial state cannot be assembled: {e}"
+            ))
+        })?;
+        let line = format!(
+            "assembled initial state: q0 = {:?}, {} = {:?} (‖f‖ = {:.3e}, velocity level {:.3e}{})\n",
+            assembly.q.as_slice(),
+            if self.model.is_hamiltonian() { "p0" } else { "qd0" },
+            assembly.v.as_slice(),
+            assembly.position_residual,
+            assembly.velocity_residual,
+            if assembly.converged { "" } else { ", not converged" },
+        );
+        Ok((
+            SVector::from_column_slice(assembly.q.as_slice()),
+            SVector::from_column_slice(assembly.v.as_slice()),
+            line,
+        ))
+    }
+
+    /// Draws the SVG asked for.
+    fn plot<const N: usize>(&self, trajectory: &Trajectory<N>) -> Result<(), Failure> {
+        let Some(path) = &self.args.plot else {
+            return Ok(());
         };
-        if let Some(path) = &self.args.out {
-            trajectory.write_csv(path).map_err(|e| output(path, &e))?;
-        }
-        if let Some(path) = &self.args.plot {
-            let names: Vec<&str> = self
-                .model
-                .derivation
-                .coordinates
-                .iter()
-                .map(String::as_str)
-                .collect();
-            trajectory
-                .plot_svg(path, &self.model.derivation.name, &names)
-                .map_err(|e| output(path, &e))?;
-        }
-        Ok(())
+        let names: Vec<&str> = (self.model.derivation.coordinates.iter())
+            .map(String::as_str)
+            .collect();
+        let columns: Vec<&str> = self.args.plot_columns.iter().map(String::as_str).collect();
+        let plot = PlotOptions {
+            columns: &columns,
+            ..PlotOptions::new(&self.model.derivation.name, &names)
+        };
+        trajectory
+            .plot_svg(path, &plot)
+            .map_err(|e| output(path, &e))
     }
 }
 
-/// A progress bar on standard error, shown when it is a terminal and the run has lasted half a
-/// second; fed with the time of each right-hand-side evaluation.
+/// A failure to write the output file `path`.
+fn output(path: &std::path::Path, e: &dyn std::fmt::Display) -> Failure {
+    Failure::Output(format!("cannot write {}: {e}", path.display()))
+}
+
+/// A progress bar on standard error with the time reached and an ETA, shown when standard
+/// error is a terminal (so that redirected output is never garbled) and the run has lasted half
+/// a second; fed with the time of each right-hand-side evaluation. It redraws itself on a timer,
+/// so it shows even while t creeps forward by less than a pixel.
 struct Progress {
     t0: f64,
     tf: f64,
     start: Instant,
     bar: Option<ProgressBar>,
     terminal: bool,
+    /// When the message was last written.
+    shown: Instant,
 }
 
 impl Progress {
-    const PERMILLE: u64 = 1000;
+    /// Resolution of the bar: parts per million of t_f − t₀.
+    const PARTS: u64 = 1_000_000;
+    /// The message (t and ETA) is rewritten at most this often.
+    const REFRESH: Duration = Duration::from_millis(200);
 
     fn new(t0: f64, tf: f64) -> Self {
+        let start = Instant::now();
         Progress {
             t0,
             tf,
-            start: Instant::now(),
+            start,
             bar: None,
             terminal: std::io::stderr().is_terminal(),
+            shown: start,
         }
     }
 
@@ -288,23 +358,38 @@ impl Progress {
         if !self.terminal {
             return;
         }
-        if self.bar.is_none() && self.start.elapsed() > Duration::from_millis(500) {
-            let bar = ProgressBar::new(Self::PERMILLE);
-            if let Ok(style) =
-                ProgressStyle::with_template("{bar:40} t = {msg} s  [{elapsed}, {eta} left]")
-            {
+        let now = Instant::now();
+        let elapsed = now - self.start;
+        if self.bar.is_none() && elapsed > Duration::from_millis(500) {
+            let bar = ProgressBar::with_draw_target(
+                Some(Self::PARTS),
+                indicatif::ProgressDrawTarget::stderr(),
+            );
+            if let Ok(style) = ProgressStyle::with_template("{bar:40} {percent_precise}%  {msg}") {
                 bar.set_style(style);
             }
+            bar.enable_steady_tick(Self::REFRESH);
             self.bar = Some(bar);
         }
-        if let Some(bar) = &self.bar {
-            let done = ((t - self.t0) / (self.tf - self.t0)).clamp(0.0, 1.0);
-            let position = (done * Self::PERMILLE as f64) as u64;
-            if position > bar.position() {
-                bar.set_position(position);
-                bar.set_message(format!("{t:.3}"));
-            }
+        let Some(bar) = &self.bar else {
+            return;
+        };
+        if now - self.shown < Self::REFRESH {
+            return;
         }
+        self.shown = now;
+        let done = ((t - self.t0) / (self.tf - self.t0)).clamp(0.0, 1.0);
+        bar.set_position((done * Self::PARTS as f64) as u64);
+        // The ETA of the rate so far: elapsed · (1 − done) / done.
+        let eta = match done > 0.0 {
+            true => HumanDuration(elapsed.mul_f64((1.0 - done) / done)).to_string(),
+            false => "unknown".to_string(),
+        };
+        bar.set_message(format!(
+            "t = {t:.6e} s of {:.6e}  [{}, ETA {eta}]",
+            self.tf,
+            HumanDuration(elapsed)
+        ));
     }
 
     fn finish(&mut self) {

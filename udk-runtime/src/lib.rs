@@ -18,6 +18,7 @@
 //! Every kernel validates its input and returns [`Error`] rather than panicking or
 //! returning NaN.
 
+mod assemble;
 mod cholesky;
 pub mod control;
 mod error;
@@ -32,6 +33,7 @@ mod singular;
 pub mod system;
 mod validate;
 
+pub use assemble::{consistent_hamiltonian_state, consistent_state, Assembly, AssemblyOptions};
 pub use control::{ClosedLoop, ControlledLagrangianSystem};
 pub use error::Error;
 pub use fundamental::{

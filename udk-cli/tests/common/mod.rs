@@ -5,6 +5,14 @@ use std::path::PathBuf;
 
 pub use serde_json::Value as Json;
 
+/// A planar pendulum of length 2 in Cartesian coordinates (y up), with no initial state.
+pub const PENDULUM: &str = r#"name = "Pendulum"
+coordinates = ["x", "y"]
+parameters = [{ name = "m", value = 1.0 }, { name = "g", value = 9.81 }, { name = "l", value = 2.0 }]
+lagrangian = "0.5 * m * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y"
+holonomic = ["x.powi(2) + y.powi(2) - l.powi(2)"]
+"#;
+
 /// The `udk` binary of this package.
 pub fn udk() -> assert_cmd::Command {
     assert_cmd::Command::cargo_bin("udk").expect("the udk binary is built for the tests")

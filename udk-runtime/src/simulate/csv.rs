@@ -42,15 +42,74 @@ impl StateKind {
     }
 }
 
+/// The CSV header of a trajectory of `kind` with n coordinates: `t`, `q1`…`qn`, `qd1`…`qdn`
+/// or `p1`…`pn`, `position_residual`, `velocity_residual`, `energy`.
+pub fn csv_header(kind: StateKind, n: usize) -> Vec<String> {
+    let mut header = vec!["t".to_string()];
+    header.extend((1..=n).map(|i| format!("q{i}")));
+    header.extend((1..=n).map(|i| format!("{}{i}", kind.prefix())));
+    header.extend(["position_residual", "velocity_residual", "energy"].map(String::from));
+    header
+}
+
+/// A trajectory CSV written one sample at a time, so that a run can write its samples as it
+/// records them (see [`super::simulate_dynamic_lagrangian`]) and an interrupted run keeps
+/// what it computed. Memory stays that of one row.
+pub struct CsvWriter<W: Write> {
+    csv: ::csv::Writer<W>,
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// Writes the header of a trajectory of `kind` with n = `n` coordinates ([`csv_header`])
+    /// to `writer`.
+    ///
+    /// # Errors
+    /// [`OutputError::Csv`] or [`OutputError::Io`].
+    pub fn new(writer: W, kind: StateKind, n: usize) -> Result<Self, OutputError> {
+        let mut csv = ::csv::Writer::from_writer(writer);
+        csv.write_record(csv_header(kind, n))?;
+        Ok(Self { csv })
+    }
+
+    /// Writes one row, `t, q, v, position_residual, velocity_residual, energy`, to the
+    /// writer's buffer.
+    ///
+    /// # Errors
+    /// [`OutputError::Csv`] or [`OutputError::Io`].
+    pub fn write<const N: usize>(&mut self, s: &Sample<N>) -> Result<(), OutputError> {
+        let row = std::iter::once(s.t)
+            .chain(s.q.iter().copied())
+            .chain(s.v.iter().copied())
+            .chain([s.position_residual, s.velocity_residual, s.energy]);
+        self.csv.serialize(row.collect::<Vec<f64>>())?;
+        Ok(())
+    }
+
+    /// Pushes the rows written so far to the underlying writer and flushes it.
+    ///
+    /// # Errors
+    /// [`OutputError::Io`].
+    pub fn flush(&mut self) -> Result<(), OutputError> {
+        self.csv.flush()?;
+        Ok(())
+    }
+}
+
+impl CsvWriter<std::fs::File> {
+    /// Creates the file `path` (and its directory) and writes the header, as [`CsvWriter::new`].
+    ///
+    /// # Errors
+    /// [`OutputError::Io`] when the file cannot be created, and as [`CsvWriter::new`].
+    pub fn create(path: &Path, kind: StateKind, n: usize) -> Result<Self, OutputError> {
+        create_parent(path)?;
+        Self::new(std::fs::File::create(path)?, kind, n)
+    }
+}
+
 impl<const N: usize> Trajectory<N> {
-    /// The CSV header: `t`, `q1`…`qn`, `qd1`…`qdn` or `p1`…`pn`, `position_residual`,
-    /// `velocity_residual`, `energy`.
+    /// The CSV header of this trajectory ([`csv_header`]).
     pub fn csv_header(&self) -> Vec<String> {
-        let mut header = vec!["t".to_string()];
-        header.extend((1..=N).map(|i| format!("q{i}")));
-        header.extend((1..=N).map(|i| format!("{}{i}", self.kind.prefix())));
-        header.extend(["position_residual", "velocity_residual", "energy"].map(String::from));
-        header
+        csv_header(self.kind, N)
     }
 
     /// Writes the samples as CSV to `writer`.
@@ -58,18 +117,11 @@ impl<const N: usize> Trajectory<N> {
     /// # Errors
     /// [`OutputError::Csv`] or [`OutputError::Io`].
     pub fn write_csv_to<W: Write>(&self, writer: W) -> Result<(), OutputError> {
-        let mut csv = ::csv::Writer::from_writer(writer);
-        csv.write_record(self.csv_header())?;
-        for s in &self.samples {
-            let row: Vec<f64> = std::iter::once(s.t)
-                .chain(s.q.iter().copied())
-                .chain(s.v.iter().copied())
-                .chain([s.position_residual, s.velocity_residual, s.energy])
-                .collect();
-            csv.serialize(row)?;
+        let mut csv = CsvWriter::new(writer, self.kind, N)?;
+        for sample in &self.samples {
+            csv.write(sample)?;
         }
-        csv.flush()?;
-        Ok(())
+        csv.flush()
     }
 
     /// Writes the samples as CSV to the file `path`, creating its directory if needed.
@@ -94,13 +146,9 @@ impl<const N: usize> Trajectory<N> {
         let kind = [StateKind::Velocities, StateKind::Momenta]
             .into_iter()
             .find(|&kind| {
-                let expected = Trajectory::<N> {
-                    kind,
-                    samples: Vec::new(),
-                    stats: Stats::default(),
-                }
-                .csv_header();
-                header.iter().eq(expected.iter().map(String::as_str))
+                header
+                    .iter()
+                    .eq(csv_header(kind, N).iter().map(String::as_str))
             })
             .ok_or_else(|| {
                 OutputError::Format(format!(

@@ -6,14 +6,19 @@
 //! The same integrators, output times, stabilization and [`Trajectory`] as
 //! [`super::simulate_lagrangian`] and [`super::simulate_hamiltonian`]; the fundamental equation
 //! runs in its dynamic-size form ([`crate::acceleration_dyn`],
-//! [`crate::hamiltonian::momentum_rate_dyn`]). Projection is not offered.
+//! [`crate::hamiltonian::momentum_rate_dyn`]), and the assembly of [`crate::consistent_state`]
+//! is [`consistent_dynamic_lagrangian_state`] and [`consistent_dynamic_hamiltonian_state`].
+//! The runs hand each sample to an observer as soon as it is recorded, so that a caller can
+//! write the trajectory as it goes.
 
 use super::dynamics::{finite, join, Dynamics, State, WithOptions};
 use super::integrate::run;
 use super::stabilization::solve_stabilized;
-use super::{Sample, SimulationError, SimulationOptions, StateKind, Trajectory};
-use crate::Error;
+use super::{Projection, Sample, SimulationError, SimulationOptions, StateKind, Trajectory};
+use crate::assemble::{assemble, hamiltonian_position_jacobian, holonomic_rows, Levels};
+use crate::{Assembly, AssemblyOptions, Error};
 use nalgebra::{DMatrix, DVector, SVector};
+use std::ops::ControlFlow;
 
 /// M, Q, A, b and C of a Lagrangian system at one state, n coordinates and m constraints.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,11 +79,13 @@ pub trait DynamicHamiltonianSystem {
     fn constraint_residual(&self, q: &[f64], p: &[f64], t: f64) -> DVector<f64>;
 }
 
-/// [`super::simulate_lagrangian`] for a system of run-time size, with n = `N`.
+/// [`super::simulate_lagrangian`] for a system of run-time size, with n = `N`; `observe` is
+/// called with each sample as soon as it is recorded, in order, and stops the run by returning
+/// `ControlFlow::Break`.
 ///
 /// # Errors
-/// As [`super::simulate_lagrangian`]; [`SimulationError::InvalidOptions`] also when
-/// `options.projection` is set.
+/// As [`super::simulate_lagrangian`]; [`SimulationError::Interrupted`] when `observe` stops
+/// the run.
 pub fn simulate_dynamic_lagrangian<S: DynamicLagrangianSystem, const N: usize>(
     system: &S,
     q0: &SVector<f64, N>,
@@ -86,17 +93,18 @@ pub fn simulate_dynamic_lagrangian<S: DynamicLagrangianSystem, const N: usize>(
     t0: f64,
     tf: f64,
     options: &SimulationOptions,
+    mut observe: impl FnMut(&Sample<N>) -> ControlFlow<()>,
 ) -> Result<Trajectory<N>, SimulationError<N>> {
-    no_projection(options)?;
     let dynamics: WithOptions<_, DynamicLagrange> = WithOptions::new(system, options);
-    run(&dynamics, join(q0, qd0), t0, tf, options)
+    run(&dynamics, join(q0, qd0), t0, tf, options, &mut observe)
 }
 
-/// [`super::simulate_hamiltonian`] for a system of run-time size, with n = `N`.
+/// [`super::simulate_hamiltonian`] for a system of run-time size, with n = `N`, observed as
+/// [`simulate_dynamic_lagrangian`] is.
 ///
 /// # Errors
-/// As [`super::simulate_hamiltonian`]; [`SimulationError::InvalidOptions`] also when
-/// `options.projection` is set.
+/// As [`super::simulate_hamiltonian`]; [`SimulationError::Interrupted`] when `observe` stops
+/// the run.
 pub fn simulate_dynamic_hamiltonian<S: DynamicHamiltonianSystem, const N: usize>(
     system: &S,
     q0: &SVector<f64, N>,
@@ -104,19 +112,110 @@ pub fn simulate_dynamic_hamiltonian<S: DynamicHamiltonianSystem, const N: usize>
     t0: f64,
     tf: f64,
     options: &SimulationOptions,
+    mut observe: impl FnMut(&Sample<N>) -> ControlFlow<()>,
 ) -> Result<Trajectory<N>, SimulationError<N>> {
-    no_projection(options)?;
     let dynamics: WithOptions<_, DynamicHamilton> = WithOptions::new(system, options);
-    run(&dynamics, join(q0, p0), t0, tf, options)
+    run(&dynamics, join(q0, p0), t0, tf, options, &mut observe)
 }
 
-fn no_projection<const N: usize>(options: &SimulationOptions) -> Result<(), SimulationError<N>> {
-    match options.projection {
-        Some(_) => Err(SimulationError::InvalidOptions {
-            what: "projection is not available for systems of run-time size",
+/// [`crate::consistent_state`] for a Lagrangian system of run-time size: q and q̇ (n entries
+/// each) projected onto the constraints at time t.
+///
+/// # Errors
+/// As [`crate::consistent_state`]; `DimensionMismatch` when q and q̇ differ in length.
+pub fn consistent_dynamic_lagrangian_state<S: DynamicLagrangianSystem>(
+    system: &S,
+    q: &[f64],
+    qd: &[f64],
+    t: f64,
+    options: &AssemblyOptions,
+) -> Result<Assembly<DVector<f64>>, Error> {
+    same_length(q, qd)?;
+    let levels = Levels {
+        f: |q: &DVector<f64>| system.holonomic_residual(q.as_slice(), t),
+        df: |q: &DVector<f64>, qd: &DVector<f64>| {
+            let a = system
+                .terms(q.as_slice(), qd.as_slice(), t)
+                .constraint_matrix;
+            Ok(holonomic_rows(a, system.num_holonomic()))
+        },
+        r: |q: &DVector<f64>, qd: &DVector<f64>| {
+            system.velocity_residual(q.as_slice(), qd.as_slice(), t)
+        },
+        dr: |q: &DVector<f64>, qd: &DVector<f64>| {
+            Ok(system
+                .terms(q.as_slice(), qd.as_slice(), t)
+                .constraint_matrix)
+        },
+    };
+    assemble(
+        DVector::from_column_slice(q),
+        DVector::from_column_slice(qd),
+        options,
+        levels,
+    )
+}
+
+/// [`crate::consistent_hamiltonian_state`] for a Hamiltonian system of run-time size.
+///
+/// # Errors
+/// As [`crate::consistent_hamiltonian_state`]; `DimensionMismatch` when q and p differ in
+/// length.
+pub fn consistent_dynamic_hamiltonian_state<S: DynamicHamiltonianSystem>(
+    system: &S,
+    q: &[f64],
+    p: &[f64],
+    t: f64,
+    options: &AssemblyOptions,
+) -> Result<Assembly<DVector<f64>>, Error> {
+    same_length(q, p)?;
+    let levels = Levels {
+        f: |q: &DVector<f64>| system.holonomic_residual(q.as_slice(), t),
+        df: |q: &DVector<f64>, p: &DVector<f64>| {
+            let terms = system.terms(q.as_slice(), p.as_slice(), t);
+            hamiltonian_position_jacobian(terms.a_p, terms.h_pp, system.num_holonomic())
+        },
+        r: |q: &DVector<f64>, p: &DVector<f64>| {
+            system.constraint_residual(q.as_slice(), p.as_slice(), t)
+        },
+        dr: |q: &DVector<f64>, p: &DVector<f64>| {
+            Ok(system.terms(q.as_slice(), p.as_slice(), t).a_p)
+        },
+    };
+    assemble(
+        DVector::from_column_slice(q),
+        DVector::from_column_slice(p),
+        options,
+        levels,
+    )
+}
+
+/// `Err(DimensionMismatch)` unless the two halves of a state have the same length.
+fn same_length(q: &[f64], v: &[f64]) -> Result<(), Error> {
+    match q.len() == v.len() {
+        true => Ok(()),
+        false => Err(Error::DimensionMismatch {
+            what: "velocities or momenta",
+            expected: (q.len(), 1),
+            found: (v.len(), 1),
         }),
-        None => Ok(()),
     }
+}
+
+/// The holonomic rows of an aligned f and the velocity-level rows, as vectors.
+fn split_residuals(f: DVector<f64>, r: DVector<f64>, num_holonomic: usize) -> (Vec<f64>, Vec<f64>) {
+    (
+        f.iter().take(num_holonomic).copied().collect(),
+        r.as_slice().to_vec(),
+    )
+}
+
+/// The assembled state as a first-order state of n = `N` coordinates.
+fn assembled<const N: usize>(assembly: Assembly<DVector<f64>>) -> State<N> {
+    join(
+        &SVector::from_column_slice(assembly.q.as_slice()),
+        &SVector::from_column_slice(assembly.v.as_slice()),
+    )
 }
 
 /// q (column 0) and q̇ or p (column 1) of a state, as slices.
@@ -175,6 +274,19 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
             energy: self.system.energy(q, qd, t),
         }
     }
+
+    fn residuals(&self, t: f64, x: &State<N>) -> (Vec<f64>, Vec<f64>) {
+        let (q, qd) = halves(x);
+        let f = self.system.holonomic_residual(q, t);
+        let r = self.system.velocity_residual(q, qd, t);
+        split_residuals(f, r, self.system.num_holonomic())
+    }
+
+    fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error> {
+        let (q, qd) = halves(x);
+        let options = projection.assembly_options();
+        consistent_dynamic_lagrangian_state(self.system, q, qd, t, &options).map(assembled)
+    }
 }
 
 /// Marker of a [`DynamicHamiltonianSystem`] in [`WithOptions`].
@@ -226,5 +338,18 @@ impl<S: DynamicHamiltonianSystem, const N: usize> Dynamics<N>
             velocity_residual: self.system.constraint_residual(q, p, t).norm(),
             energy: self.system.hamiltonian(q, p, t),
         }
+    }
+
+    fn residuals(&self, t: f64, x: &State<N>) -> (Vec<f64>, Vec<f64>) {
+        let (q, p) = halves(x);
+        let f = self.system.holonomic_residual(q, t);
+        let r = self.system.constraint_residual(q, p, t);
+        split_residuals(f, r, self.system.num_holonomic())
+    }
+
+    fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error> {
+        let (q, p) = halves(x);
+        let options = projection.assembly_options();
+        consistent_dynamic_hamiltonian_state(self.system, q, p, t, &options).map(assembled)
     }
 }

@@ -1,7 +1,6 @@
 //! The first-order form x = [q, v] of a Lagrangian (v = q̇) or Hamiltonian (v = p) system, with
 //! stabilization, checks and projection: what the integrator loop needs from a system.
 
-use super::projection::{project_hamiltonian, project_lagrangian};
 use super::stabilization::solve_stabilized;
 use super::{Baumgarte, Projection, Sample, SimulationOptions, StateKind};
 use crate::{Error, HamiltonianSystem, LagrangianSystem, Options};
@@ -22,12 +21,12 @@ pub(crate) trait Dynamics<const N: usize> {
     /// The residuals and energy of x at t.
     fn sample(&self, t: f64, x: &State<N>) -> Sample<N>;
 
-    /// x projected onto the constraint manifold at t; by default not available.
-    fn project(&self, _t: f64, _x: &State<N>, _: &Projection) -> Result<State<N>, Error> {
-        Err(Error::InvalidOption {
-            what: "projection is not available for systems of run-time size",
-        })
-    }
+    /// The holonomic constraints f(q, t) (one per holonomic constraint) and the m
+    /// velocity-level rows, (ḟ, φ) or φ(q, p, t), at (t, x).
+    fn residuals(&self, t: f64, x: &State<N>) -> (Vec<f64>, Vec<f64>);
+
+    /// x projected onto the constraint manifold at t.
+    fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error>;
 }
 
 /// Splits x into (q, v).
@@ -122,9 +121,21 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
         }
     }
 
+    fn residuals(&self, t: f64, x: &State<N>) -> (Vec<f64>, Vec<f64>) {
+        let (q, qd) = split(x);
+        let f = self.system.holonomic_residual(&q, t);
+        let r = self.system.velocity_residual(&q, &qd, t);
+        (
+            f.iter().take(S::NUM_HOLONOMIC).copied().collect(),
+            r.as_slice().to_vec(),
+        )
+    }
+
     fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error> {
-        let (q, qd) = project_lagrangian(self.system, t, split(x), projection)?;
-        Ok(join(&q, &qd))
+        let (q, qd) = split(x);
+        let options = projection.assembly_options();
+        let assembly = crate::consistent_state(self.system, &q, &qd, t, &options)?;
+        Ok(join(&assembly.q, &assembly.v))
     }
 }
 
@@ -180,8 +191,20 @@ impl<S: HamiltonianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
         }
     }
 
+    fn residuals(&self, t: f64, x: &State<N>) -> (Vec<f64>, Vec<f64>) {
+        let (q, p) = split(x);
+        let f = self.system.holonomic_residual(&q, t);
+        let r = self.system.constraint_residual(&q, &p, t);
+        (
+            f.iter().take(S::NUM_HOLONOMIC).copied().collect(),
+            r.as_slice().to_vec(),
+        )
+    }
+
     fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error> {
-        let (q, p) = project_hamiltonian(self.system, t, split(x), projection)?;
-        Ok(join(&q, &p))
+        let (q, p) = split(x);
+        let options = projection.assembly_options();
+        let assembly = crate::consistent_hamiltonian_state(self.system, &q, &p, t, &options)?;
+        Ok(join(&assembly.q, &assembly.v))
     }
 }

@@ -14,6 +14,23 @@ pub enum SimulationError<const N: usize> {
         /// What is wrong.
         what: &'static str,
     },
+    /// The initial state (q₀, q̇₀) or (q₀, p₀) has a NaN or an infinite entry; nothing was
+    /// integrated.
+    #[error("the initial state contains a NaN or an infinite entry")]
+    NonFiniteStart,
+    /// The initial state violates constraints by more than
+    /// [`super::SimulationOptions::constraint_tolerance`]; nothing was integrated.
+    /// [`crate::consistent_state`] projects a rough state onto the constraints.
+    #[error(
+        "the initial state is off the constraints (tolerance {tolerance:e}): {}",
+        violations.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+    )]
+    InconsistentStart {
+        /// Each violated constraint, in row order, position level first.
+        violations: Vec<Violation>,
+        /// The tolerance they exceed.
+        tolerance: f64,
+    },
     /// The acceleration (or ṗ) could not be computed at a state the integrator asked for: a
     /// non-unique acceleration ([M; A] rank-deficient, Udwadia & Phohomsiri 2006), inconsistent
     /// constraints, a non-finite term. The run stops at the first such evaluation.
@@ -38,8 +55,17 @@ pub enum SimulationError<const N: usize> {
         /// The trajectory up to the previous output time.
         trajectory: Box<Trajectory<N>>,
     },
-    /// The integrator gave up: too many steps, a step size that became too small, or
-    /// stiffness detected by DOP853/DOPRI5.
+    /// The run's observer asked it to stop (for example because it could not write a sample).
+    #[error("the run was stopped by its observer at t = {time} s")]
+    Interrupted {
+        /// The time of the last sample (s).
+        time: f64,
+        /// The trajectory up to and including that sample.
+        trajectory: Box<Trajectory<N>>,
+    },
+    /// The integrator gave up: too many steps (over the whole run), a step size that became too
+    /// small, stiffness detected by DOP853/DOPRI5, or more samples than
+    /// [`super::SimulationOptions::max_samples`].
     #[error("the integrator stopped at t = {time} s: {reason}")]
     Integrator {
         /// The time reached (s).
@@ -49,6 +75,39 @@ pub enum SimulationError<const N: usize> {
         /// The trajectory up to the last output time reached.
         trajectory: Box<Trajectory<N>>,
     },
+}
+
+/// Which form of a constraint a [`Violation`] is about.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ConstraintLevel {
+    /// The holonomic constraint fᵢ(q, t) itself.
+    Position,
+    /// Row i of the constraints at velocity level: ḟᵢ for a holonomic row, φᵢ(q, q̇, t) (or
+    /// φᵢ(q, p, t) for a Hamiltonian system) for the others.
+    Velocity,
+}
+
+/// One constraint the initial state violates.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Violation {
+    /// Position or velocity level.
+    pub level: ConstraintLevel,
+    /// The constraint's row among the m rows of A (or A_p): holonomic rows first.
+    pub row: usize,
+    /// Its value at the initial state (units of f, or of the velocity-level row); may be NaN.
+    pub residual: f64,
+}
+
+/// `f[i] = value` or `velocity row i = value`.
+impl std::fmt::Display for Violation {
+    fn fmt(&self, out: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.level {
+            ConstraintLevel::Position => write!(out, "f[{}] = {:e}", self.row, self.residual),
+            ConstraintLevel::Velocity => {
+                write!(out, "velocity row {} = {:e}", self.row, self.residual)
+            }
+        }
+    }
 }
 
 /// The state at which the equations of motion failed, n = `N` coordinates.
@@ -61,22 +120,29 @@ pub struct FailedState<const N: usize> {
 }
 
 impl<const N: usize> SimulationError<N> {
-    /// The time at which the run stopped (s); `None` for invalid options.
+    /// The time at which the run stopped (s); `None` when it did not start (invalid options,
+    /// a bad initial state).
     pub fn time(&self) -> Option<f64> {
         match self {
-            Self::InvalidOptions { .. } => None,
+            Self::InvalidOptions { .. } | Self::NonFiniteStart | Self::InconsistentStart { .. } => {
+                None
+            }
             Self::Dynamics { time, .. }
             | Self::Projection { time, .. }
+            | Self::Interrupted { time, .. }
             | Self::Integrator { time, .. } => Some(*time),
         }
     }
 
-    /// The trajectory recorded before the run stopped; `None` for invalid options.
+    /// The trajectory recorded before the run stopped; `None` when it did not start.
     pub fn trajectory(&self) -> Option<&Trajectory<N>> {
         match self {
-            Self::InvalidOptions { .. } => None,
+            Self::InvalidOptions { .. } | Self::NonFiniteStart | Self::InconsistentStart { .. } => {
+                None
+            }
             Self::Dynamics { trajectory, .. }
             | Self::Projection { trajectory, .. }
+            | Self::Interrupted { trajectory, .. }
             | Self::Integrator { trajectory, .. } => Some(trajectory),
         }
     }

@@ -1,9 +1,10 @@
 //! The run: the system in first-order form handed to a `differential-equations` method, output
 //! recorded at the requested times, the first failed evaluation turned into a stop.
 
-use super::dynamics::{join, Dynamics, Hamiltonian, Lagrangian, State, WithOptions};
+use super::dynamics::{finite, join, Dynamics, Hamiltonian, Lagrangian, State, WithOptions};
 use super::{
-    FailedState, Method, OutputTimes, SimulationError, SimulationOptions, Stats, Trajectory,
+    ConstraintLevel, FailedState, Method, OutputTimes, Sample, SimulationError, SimulationOptions,
+    Stats, Trajectory, Violation,
 };
 use crate::{Error, HamiltonianSystem, LagrangianSystem};
 use differential_equations::control::ControlFlag;
@@ -14,16 +15,21 @@ use differential_equations::solout::Solout;
 use differential_equations::solution::Solution;
 use nalgebra::SVector;
 use std::cell::{Cell, RefCell};
+use std::ops::ControlFlow;
 
 /// Simulates a Lagrangian system with n = `N` coordinates and m = `M` constraints from
 /// (q₀, q̇₀) at t₀ to t_f, integrating q̈ from the fundamental equation (Udwadia & Kalaba 1993,
 /// eq 17; singular M through Udwadia & Wanichanon 2013, eq 3.18) with A q̈ = b stabilized as
 /// [`super::Baumgarte`] says.
 ///
-/// (q₀, q̇₀) should satisfy the constraints; with [`super::Projection`] it is projected first.
+/// (q₀, q̇₀) must be finite and satisfy the constraints within
+/// [`SimulationOptions::constraint_tolerance`]; with [`super::Projection`] it is projected
+/// first. [`crate::consistent_state`] makes a rough start consistent.
 ///
 /// # Errors
-/// [`SimulationError::InvalidOptions`] for bad options or times; during the run,
+/// [`SimulationError::InvalidOptions`] for bad options or times (including more output times
+/// than [`SimulationOptions::max_samples`]); [`SimulationError::NonFiniteStart`] and
+/// [`SimulationError::InconsistentStart`] for a bad initial state; during the run,
 /// [`SimulationError::Dynamics`] at the first failed acceleration (with its time and state),
 /// [`SimulationError::Projection`] or [`SimulationError::Integrator`]. Each keeps the
 /// trajectory recorded so far.
@@ -39,7 +45,9 @@ where
     S: LagrangianSystem<N, M>,
 {
     let dynamics: Lagrangian<_, N, M> = WithOptions::new(system, options);
-    run(&dynamics, join(q0, qd0), t0, tf, options)
+    run(&dynamics, join(q0, qd0), t0, tf, options, &mut |_| {
+        ControlFlow::Continue(())
+    })
 }
 
 /// Simulates a Hamiltonian system with n = `N` coordinates and momenta and m = `M` constraints
@@ -61,7 +69,9 @@ where
     S: HamiltonianSystem<N, M>,
 {
     let dynamics: Hamiltonian<_, N, M> = WithOptions::new(system, options);
-    run(&dynamics, join(q0, p0), t0, tf, options)
+    run(&dynamics, join(q0, p0), t0, tf, options, &mut |_| {
+        ControlFlow::Continue(())
+    })
 }
 
 /// The first failed right-hand-side evaluation.
@@ -101,40 +111,89 @@ impl<D: Dynamics<N>, const N: usize> ODE<f64, State<N>> for Rhs<'_, D, N> {
     }
 }
 
-/// The output times t₀, t₀ + Δt, t₀ + 2Δt, …, t_f (a time within 10⁻⁹Δt of t_f is t_f).
-fn output_times(t0: f64, dt: f64, tf: f64) -> Vec<f64> {
-    let mut times = vec![t0];
-    for k in 1.. {
-        let t = t0 + k as f64 * dt;
-        if t >= tf - 1e-9 * dt {
-            times.push(tf);
-            return times;
-        }
-        times.push(t);
+/// The end of output segment k = 1, 2, … of t₀, t₀ + Δt, t₀ + 2Δt, …, t_f (a time within
+/// 10⁻⁹Δt of t_f is t_f): `None` after t_f. The count is bounded by
+/// [`SimulationOptions::max_samples`], checked before the run.
+fn output_time(t0: f64, dt: f64, tf: f64, k: usize) -> Option<f64> {
+    let before = t0 + (k - 1) as f64 * dt;
+    let t = t0 + k as f64 * dt;
+    if k > 1 && before >= tf - 1e-9 * dt {
+        None
+    } else if t >= tf - 1e-9 * dt {
+        Some(tf)
+    } else {
+        Some(t)
     }
-    unreachable!("the loop returns once t passes t_f")
 }
 
-/// Records (t, x) at every accepted step when asked to, keeps the largest step of the current
-/// segment, and stops the run after a failed evaluation.
-struct Recorder<'a, const N: usize> {
+/// Why the recorder stopped a segment early.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Halt {
+    /// The observer asked to stop.
+    Observer,
+    /// The trajectory holds `max_samples` samples.
+    SampleLimit,
+}
+
+/// Records the sample of (t, x) at every accepted step when asked to, hands each new sample to
+/// the observer, keeps the largest step of the current segment, and stops the run after a
+/// failed evaluation, a stop asked by the observer, or at `max_samples`.
+struct Recorder<'a, D, const N: usize> {
+    dynamics: &'a D,
     failure: &'a RefCell<Option<Failure<N>>>,
+    observe: &'a mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
     every_step: bool,
-    records: Vec<(f64, State<N>)>,
+    max_samples: usize,
+    samples: Vec<Sample<N>>,
     largest_step: f64,
+    halt: Option<Halt>,
 }
 
-impl<const N: usize> Recorder<'_, N> {
-    /// Makes (t, x) the last record: replaces a record at t, else appends.
-    fn finish_segment(&mut self, t: f64, x: State<N>) {
-        match self.records.last_mut() {
-            Some(last) if last.0 >= t => *last = (t, x),
-            _ => self.records.push((t, x)),
+impl<D: Dynamics<N>, const N: usize> Recorder<'_, D, N> {
+    /// Records (t, x) unless a sample at t or later is already recorded.
+    fn record(&mut self, t: f64, x: &State<N>) {
+        if self.halt.is_some() || self.samples.last().is_some_and(|s| s.t >= t) {
+            return;
         }
+        if self.samples.len() >= self.max_samples {
+            self.halt = Some(Halt::SampleLimit);
+            return;
+        }
+        let sample = self.dynamics.sample(t, x);
+        self.samples.push(sample);
+        if (self.observe)(&sample).is_break() {
+            self.halt = Some(Halt::Observer);
+        }
+    }
+
+    /// The error of a run stopped by `halt`, at the time of the last sample (there is always
+    /// one: the first sample is recorded before any halt).
+    fn halted(&self, halt: Halt, max_samples: usize, stats: Stats) -> SimulationError<N> {
+        let (time, trajectory) = (
+            self.samples.last().map_or(0.0, |s| s.t),
+            self.trajectory(stats),
+        );
+        match halt {
+            Halt::Observer => SimulationError::Interrupted { time, trajectory },
+            Halt::SampleLimit => SimulationError::Integrator {
+                time,
+                reason: format!("the trajectory reached max_samples = {max_samples} samples"),
+                trajectory,
+            },
+        }
+    }
+
+    /// The trajectory recorded so far.
+    fn trajectory(&self, stats: Stats) -> Box<Trajectory<N>> {
+        Box::new(Trajectory {
+            kind: D::KIND,
+            samples: self.samples.clone(),
+            stats,
+        })
     }
 }
 
-impl<const N: usize> Solout<f64, State<N>> for Recorder<'_, N> {
+impl<D: Dynamics<N>, const N: usize> Solout<f64, State<N>> for Recorder<'_, D, N> {
     fn solout<I>(
         &mut self,
         t_curr: f64,
@@ -151,10 +210,13 @@ impl<const N: usize> Solout<f64, State<N>> for Recorder<'_, N> {
             return ControlFlag::Terminate;
         }
         self.largest_step = self.largest_step.max(t_curr - t_prev);
-        if self.every_step && self.records.last().is_none_or(|(t, _)| *t < t_curr) {
-            self.records.push((t_curr, *y_curr));
+        if self.every_step {
+            self.record(t_curr, y_curr);
         }
-        ControlFlag::Continue
+        match self.halt {
+            Some(_) => ControlFlag::Terminate,
+            None => ControlFlag::Continue,
+        }
     }
 }
 
@@ -172,20 +234,56 @@ fn integrator_reason<const N: usize>(
     }
 }
 
-/// Picks the method and runs.
+/// `Err(InconsistentStart)` listing every constraint that x violates at t by more than
+/// `tolerance` (or that is NaN).
+fn check_start<D: Dynamics<N>, const N: usize>(
+    dynamics: &D,
+    t: f64,
+    x: &State<N>,
+    tolerance: f64,
+) -> Result<(), SimulationError<N>> {
+    let (f, r) = dynamics.residuals(t, x);
+    let levels = [
+        (ConstraintLevel::Position, f),
+        (ConstraintLevel::Velocity, r),
+    ];
+    let violations: Vec<Violation> = (levels.into_iter())
+        .flat_map(|(level, values)| {
+            (values.into_iter().enumerate()).map(move |(row, residual)| Violation {
+                level,
+                row,
+                residual,
+            })
+        })
+        .filter(|v| v.residual.is_nan() || v.residual.abs() > tolerance)
+        .collect();
+    match violations.is_empty() {
+        true => Ok(()),
+        false => Err(SimulationError::InconsistentStart {
+            violations,
+            tolerance,
+        }),
+    }
+}
+
+/// Checks the options and the initial state, picks the method and runs; `observe` gets each
+/// sample as it is recorded.
 pub(super) fn run<D: Dynamics<N>, const N: usize>(
     dynamics: &D,
     x0: State<N>,
     t0: f64,
     tf: f64,
     options: &SimulationOptions,
+    observe: &mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
 ) -> Result<Trajectory<N>, SimulationError<N>> {
     options
         .validate(t0, tf)
         .map_err(|what| SimulationError::InvalidOptions { what })?;
-    let (rtol, atol, max_steps) = (options.rtol, options.atol, options.max_steps);
+    finite(&x0, "initial state").map_err(|_| SimulationError::NonFiniteStart)?;
+    let (rtol, atol) = (options.rtol, options.atol);
+    let start = (x0, t0, tf);
     match options.method {
-        Method::Dop853 => run_with(dynamics, x0, t0, tf, options, |h0, _| {
+        Method::Dop853 => run_with(dynamics, start, options, observe, |h0, _, max_steps| {
             let mut method =
                 ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 8, 12, 16>::dop853()
                     .rtol(rtol)
@@ -194,7 +292,7 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
             method.h0 = h0;
             method
         }),
-        Method::Dopri5 => run_with(dynamics, x0, t0, tf, options, |h0, _| {
+        Method::Dopri5 => run_with(dynamics, start, options, observe, |h0, _, max_steps| {
             let mut method =
                 ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 5, 7, 7>::dopri5()
                     .rtol(rtol)
@@ -203,15 +301,18 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
             method.h0 = h0;
             method
         }),
-        Method::Rk4 { step } => run_with(dynamics, x0, t0, tf, options, |_, length| {
-            ExplicitRungeKutta::<Ordinary, Fixed, f64, State<N>, 4, 4, 4>::rk4(step.min(length))
-                .max_steps(max_steps)
-        }),
+        Method::Rk4 { step } => {
+            run_with(dynamics, start, options, observe, |_, length, max_steps| {
+                ExplicitRungeKutta::<Ordinary, Fixed, f64, State<N>, 4, 4, 4>::rk4(step.min(length))
+                    .max_steps(max_steps)
+            })
+        }
     }
 }
 
-/// Integrates segment by segment, `method(h0, length)` building the integrator of a segment of
-/// that length with initial step h0 ≤ length (0: the method's own estimate).
+/// Integrates segment by segment from x₀ at t₀ to t_f, `method(h0, length, max_steps)`
+/// building the integrator of a segment of that length with initial step h0 ≤ length (0: the
+/// method's own estimate) and the steps left of [`SimulationOptions::max_steps`].
 ///
 /// With [`OutputTimes::Every`] the segments end at the output times, so every output is a
 /// step end, at the method's full accuracy: no dense-output interpolation is used (the DOP853
@@ -220,11 +321,10 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
 /// previous one took or proposed (its last step is cut short to end on the output time).
 fn run_with<D, S, const N: usize>(
     dynamics: &D,
-    x0: State<N>,
-    t0: f64,
-    tf: f64,
+    (x0, t0, tf): (State<N>, f64, f64),
     options: &SimulationOptions,
-    method: impl Fn(f64, f64) -> S,
+    observe: &mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
+    method: impl Fn(f64, f64, usize) -> S,
 ) -> Result<Trajectory<N>, SimulationError<N>>
 where
     D: Dynamics<N>,
@@ -235,49 +335,47 @@ where
         failure: RefCell::new(None),
         evaluations: Cell::new(0),
     };
-    let breakpoints = match options.output {
-        OutputTimes::Steps => vec![t0, tf],
-        OutputTimes::Every(dt) => output_times(t0, dt, tf),
-    };
     let mut recorder = Recorder {
+        dynamics,
         failure: &rhs.failure,
+        observe,
         every_step: options.output == OutputTimes::Steps,
-        records: Vec::new(),
+        max_samples: options.max_samples,
+        samples: Vec::new(),
         largest_step: 0.0,
+        halt: None,
     };
     let mut stats = Stats::default();
-    let trajectory = |records: &[(f64, State<N>)], stats: Stats| {
-        Box::new(Trajectory {
-            kind: D::KIND,
-            samples: records
-                .iter()
-                .map(|(t, x)| dynamics.sample(*t, x))
-                .collect(),
-            stats,
-        })
-    };
-    let project = |t: f64, x: &State<N>, records: &[(f64, State<N>)], stats: Stats| match options
-        .projection
-    {
-        None => Ok(*x),
-        Some(projection) => {
-            dynamics
-                .project(t, x, &projection)
-                .map_err(|source| SimulationError::Projection {
-                    time: t,
-                    source,
-                    trajectory: trajectory(records, stats),
-                })
-        }
-    };
+    let project =
+        |t: f64, x: &State<N>, recorder: &Recorder<D, N>, stats: Stats| match options.projection {
+            None => Ok(*x),
+            Some(projection) => {
+                dynamics
+                    .project(t, x, &projection)
+                    .map_err(|source| SimulationError::Projection {
+                        time: t,
+                        source,
+                        trajectory: recorder.trajectory(stats),
+                    })
+            }
+        };
 
-    let mut x = project(t0, &x0, &[], stats)?;
-    recorder.records.push((t0, x));
+    let mut x = project(t0, &x0, &recorder, stats)?;
+    check_start(dynamics, t0, &x, options.constraint_tolerance)?;
+    recorder.record(t0, &x);
+    if let Some(halt) = recorder.halt {
+        return Err(recorder.halted(halt, options.max_samples, stats));
+    }
     let mut h0: f64 = 0.0;
-    for segment in breakpoints.windows(2) {
-        let (a, b) = (segment[0], segment[1]);
+    let (mut a, mut k) = (t0, 1);
+    while let Some(b) = match options.output {
+        OutputTimes::Steps => (k == 1).then_some(tf),
+        OutputTimes::Every(dt) => output_time(t0, dt, tf, k),
+    } {
         recorder.largest_step = 0.0;
-        let mut solver = method(h0.min(b - a), b - a);
+        let steps_left =
+            (options.max_steps).saturating_sub(stats.accepted_steps + stats.rejected_steps);
+        let mut solver = method(h0.min(b - a), b - a, steps_left);
         let result = solve_ode(&mut solver, &rhs, a, b, &x, &mut recorder);
         if let Ok(solution) = &result {
             stats.accepted_steps += solution.steps.accepted;
@@ -292,19 +390,26 @@ where
                     v: failure.state.column(1).into_owned(),
                 }),
                 source: failure.error,
-                trajectory: trajectory(&recorder.records, stats),
+                trajectory: recorder.trajectory(stats),
             });
+        }
+        if let Some(halt) = recorder.halt {
+            return Err(recorder.halted(halt, options.max_samples, stats));
         }
         if let Err(error) = &result {
             return Err(SimulationError::Integrator {
                 time: solver.t(),
                 reason: integrator_reason(error),
-                trajectory: trajectory(&recorder.records, stats),
+                trajectory: recorder.trajectory(stats),
             });
         }
-        x = project(b, solver.y(), &recorder.records, stats)?;
-        recorder.finish_segment(b, x);
+        x = project(b, solver.y(), &recorder, stats)?;
+        recorder.record(b, &x);
+        if let Some(halt) = recorder.halt {
+            return Err(recorder.halted(halt, options.max_samples, stats));
+        }
         h0 = solver.h().max(recorder.largest_step);
+        (a, k) = (b, k + 1);
     }
-    Ok(*trajectory(&recorder.records, stats))
+    Ok(*recorder.trajectory(stats))
 }

@@ -37,18 +37,19 @@ mod error;
 mod integrate;
 mod options;
 mod plot;
-mod projection;
 mod stabilization;
 mod summary;
 mod trajectory;
 
-pub use self::csv::OutputError;
+pub use self::csv::{csv_header, CsvWriter, OutputError};
 pub use dynamic::{
+    consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, DynamicHamiltonianSystem,
     DynamicHamiltonianTerms, DynamicLagrangianSystem, DynamicLagrangianTerms,
 };
-pub use error::{FailedState, SimulationError};
+pub use error::{ConstraintLevel, FailedState, SimulationError, Violation};
 pub use integrate::{simulate_hamiltonian, simulate_lagrangian};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
+pub use plot::PlotOptions;
 pub use summary::{Report, Showcase, Summary};
 pub use trajectory::{Sample, StateKind, Stats, Trajectory};

@@ -1,6 +1,6 @@
 //! What a simulation run is asked to do: integrator, tolerances, output times, drift control.
 
-use crate::Options;
+use crate::{AssemblyOptions, Options};
 
 /// The integration method.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -66,7 +66,9 @@ impl Default for Baumgarte {
     }
 }
 
-/// Projection of the state back onto the constraint manifold at the output times.
+/// Projection of the state back onto the constraint manifold at the output times, by
+/// [`crate::consistent_state`] (or [`crate::consistent_hamiltonian_state`]) with no coordinate
+/// held fixed.
 ///
 /// Lagrangian systems: the coordinates by Gauss–Newton steps q ← q − A_f⁺ f(q, t) (A_f the
 /// holonomic rows of A, which are ∂f/∂q), then the velocities by q̇ ← q̇ − A⁺ r(q, q̇, t) with r
@@ -86,6 +88,18 @@ pub struct Projection {
     pub max_iterations: usize,
 }
 
+impl Projection {
+    /// The same tolerance and iteration limit for [`crate::consistent_state`], no coordinate
+    /// held fixed.
+    pub(crate) fn assembly_options(&self) -> AssemblyOptions {
+        AssemblyOptions {
+            tolerance: self.tolerance,
+            max_iterations: self.max_iterations,
+            fixed: Vec::new(),
+        }
+    }
+}
+
 impl Default for Projection {
     fn default() -> Self {
         Self {
@@ -99,7 +113,8 @@ impl Default for Projection {
 /// [`crate::simulate::simulate_hamiltonian`].
 ///
 /// The default: DOP853, rtol 1e-10, atol 1e-12, output at every step, Baumgarte stabilization
-/// with the default gains, no projection, at most 10⁷ steps, default kernel [`Options`].
+/// with the default gains, no projection, initial state within 1e-8 of each constraint, at most
+/// 10⁷ steps and 10⁶ samples, default kernel [`Options`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimulationOptions {
     /// The integrator.
@@ -115,8 +130,19 @@ pub struct SimulationOptions {
     /// Projection onto the constraint manifold at the output times; `None` (the default)
     /// leaves the integrated state as it is.
     pub projection: Option<Projection>,
-    /// The run stops with an integrator error after this many steps.
+    /// How far the initial state may violate each constraint (absolute, ≥ 0): every holonomic
+    /// fᵢ(q₀, t₀) and every velocity-level row (ḟᵢ, φᵢ, or φᵢ(q₀, p₀, t₀)) must be within it,
+    /// after the projection when [`SimulationOptions::projection`] is set. Default 1e-8. A
+    /// rough start can be made consistent first by [`crate::consistent_state`].
+    pub constraint_tolerance: f64,
+    /// The run stops with an integrator error after this many integrator steps (accepted and
+    /// rejected, over the whole run).
     pub max_steps: usize,
+    /// The most samples a trajectory may hold (≥ 2): [`OutputTimes::Every`] with more output
+    /// times is refused before the run, and an [`OutputTimes::Steps`] run stops with an
+    /// integrator error when it reaches this many. Bounds the memory of a run
+    /// (`(2n + 4) · 8` bytes a sample). Default 10⁶.
+    pub max_samples: usize,
     /// Options of the acceleration kernels (tolerances, α and G of the augmented mass matrix).
     pub kernel: Options,
 }
@@ -130,7 +156,9 @@ impl Default for SimulationOptions {
             output: OutputTimes::Steps,
             stabilization: Some(Baumgarte::default()),
             projection: None,
+            constraint_tolerance: 1e-8,
             max_steps: 10_000_000,
+            max_samples: 1_000_000,
             kernel: Options::default(),
         }
     }
@@ -160,9 +188,21 @@ impl SimulationOptions {
                 return Err("the RK4 step must be finite and positive");
             }
         }
+        if self.max_samples < 2 {
+            return Err("max_samples must be at least 2");
+        }
         match self.output {
             OutputTimes::Every(dt) if !positive(dt) => {
                 return Err("the output interval must be finite and positive");
+            }
+            // The output times t₀ + kΔt, a time within 10⁻⁹Δt of t_f being t_f.
+            OutputTimes::Every(dt)
+                if ((tf - t0) / dt - 1e-9).ceil() + 1.0 > self.max_samples as f64 =>
+            {
+                return Err("the output interval gives more output times than max_samples");
+            }
+            OutputTimes::Every(dt) if dt < 4.0 * f64::EPSILON * t0.abs().max(tf.abs()) => {
+                return Err("the output interval is too small to tell the output times apart");
             }
             OutputTimes::Steps if self.projection.is_some() => {
                 return Err("projection needs fixed output times (OutputTimes::Every)");
@@ -181,6 +221,9 @@ impl SimulationOptions {
             if !non_negative(projection.tolerance) {
                 return Err("the projection tolerance must be finite and non-negative");
             }
+        }
+        if !non_negative(self.constraint_tolerance) {
+            return Err("the constraint tolerance must be finite and non-negative");
         }
         if self.max_steps == 0 {
             return Err("max_steps must be positive");

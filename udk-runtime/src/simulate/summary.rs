@@ -1,7 +1,7 @@
 //! The run summary table of the tour, the examples and `udk simulate`, and [`Showcase`]: a
 //! named run that is timed, summarized and written to CSV and SVG.
 
-use super::{Method, OutputError, SimulationError, SimulationOptions, Trajectory};
+use super::{Method, OutputError, PlotOptions, SimulationError, SimulationOptions, Trajectory};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -102,8 +102,7 @@ impl fmt::Display for Summary {
 
 impl<const N: usize> Trajectory<N> {
     /// Writes `<directory>/<name>.csv` ([`Trajectory::write_csv`]) and `<directory>/<name>.svg`
-    /// ([`Trajectory::plot_svg`] with `title` and the coordinate `labels`), creating the
-    /// directory; returns the two paths.
+    /// ([`Trajectory::plot_svg`] with `plot`), creating the directory; returns the two paths.
     ///
     /// # Errors
     /// As [`Trajectory::write_csv`] and [`Trajectory::plot_svg`].
@@ -111,12 +110,11 @@ impl<const N: usize> Trajectory<N> {
         &self,
         directory: impl AsRef<Path>,
         name: &str,
-        title: &str,
-        labels: &[&str],
+        plot: &PlotOptions,
     ) -> Result<[PathBuf; 2], OutputError> {
         let [csv, svg] = ["csv", "svg"].map(|ext| directory.as_ref().join(format!("{name}.{ext}")));
         self.write_csv(&csv)?;
-        self.plot_svg(&svg, title, labels)?;
+        self.plot_svg(&svg, plot)?;
         Ok([csv, svg])
     }
 }
@@ -133,7 +131,10 @@ pub struct Showcase<'a> {
     pub title: &'a str,
     /// The coordinate labels of the plot, n entries.
     pub labels: &'a [&'a str],
-    /// Why the energy is not conserved, when it is not (the drift is then no check).
+    /// The curves of the plot's top panel ([`PlotOptions::columns`]); empty: every coordinate.
+    pub columns: &'a [&'a str],
+    /// Why the energy is not conserved, when it is not (the drift is then no check, and the
+    /// plot shows the energy itself).
     pub energy_note: Option<&'a str>,
 }
 
@@ -151,6 +152,7 @@ impl<'a> Showcase<'a> {
             name,
             title,
             labels,
+            columns: &[],
             energy_note: None,
         }
     }
@@ -172,7 +174,12 @@ impl<'a> Showcase<'a> {
             (trajectory, summary)
         });
         let files = outcome.as_ref().ok().map(|(trajectory, _)| {
-            trajectory.save(&self.directory, self.name, self.title, self.labels)
+            let plot = PlotOptions {
+                columns: self.columns,
+                energy_conserved: self.energy_note.is_none(),
+                ..PlotOptions::new(self.title, self.labels)
+            };
+            trajectory.save(&self.directory, self.name, &plot)
         });
         Report {
             name: self.name.to_string(),

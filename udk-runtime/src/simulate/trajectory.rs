@@ -73,9 +73,10 @@ impl<const N: usize> Trajectory<N> {
             .fold(0.0, f64::max)
     }
 
-    /// The energy error of each sample relative to the first, (E(t) − E(t₀)) / |E(t₀)|; when
-    /// E(t₀) = 0, the absolute error E(t) − E(t₀) instead.
-    pub fn relative_energy_error(&self) -> Vec<f64> {
+    /// A series, one entry per sample: the energy error of each sample relative to the first,
+    /// (E(t) − E(t₀)) / |E(t₀)|; when E(t₀) = 0, the absolute error E(t) − E(t₀) instead.
+    /// Its largest magnitude, one number, is [`Trajectory::energy_drift`].
+    pub fn relative_energy_errors(&self) -> Vec<f64> {
         let Some(first) = self.samples.first() else {
             return Vec::new();
         };
@@ -89,11 +90,12 @@ impl<const N: usize> Trajectory<N> {
             .collect()
     }
 
-    /// The largest |relative energy error| over the run (see
-    /// [`Trajectory::relative_energy_error`]). Meaningful as a drift measure when the energy
-    /// is conserved (no explicit time dependence, no non-conservative forces).
+    /// One number for the run: the largest |(E(t) − E(t₀)) / E(t₀)| over the samples, the
+    /// maximum magnitude of the series [`Trajectory::relative_energy_errors`]. Meaningful as a
+    /// drift measure when the energy is conserved (no explicit time dependence, no
+    /// non-conservative forces).
     pub fn energy_drift(&self) -> f64 {
-        (self.relative_energy_error().into_iter())
+        (self.relative_energy_errors().into_iter())
             .map(f64::abs)
             .fold(0.0, f64::max)
     }
