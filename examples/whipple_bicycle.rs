@@ -168,7 +168,11 @@ pub fn self_stability_runs(root: &str) {
         ),
     ] {
         let (q, qd) = bicycle.upright(speed, kick);
-        let run = Showcase::new(root, name, title, &WhippleBicycle::COORDINATE_NAMES);
+        // The plot shows the roll and steer angles; the CSV has every coordinate.
+        let run = Showcase {
+            columns: &["roll", "steer"],
+            ..Showcase::new(root, name, title, &WhippleBicycle::COORDINATE_NAMES)
+        };
         let report = run.run(&SimulationOptions::every(0.01), |options| {
             simulate_lagrangian(&bicycle, &q, &qd, 0.0, duration, options)
         });

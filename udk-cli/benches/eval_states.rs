@@ -54,6 +54,7 @@ fn states(count: usize) -> Vec<State> {
                 q,
                 qd: Some(qd),
                 p: None,
+                u: None,
             }
         })
         .collect()
@@ -79,7 +80,7 @@ fn main() {
     let path = root.join("examples/models/chain10_cartesian.toml");
     let model = Model::load(&path).expect("the chain model loads");
     let params = model.parameter_values(&[]).expect("values in the file");
-    let mut evaluator = model.evaluator(params.clone());
+    let mut evaluator = model.evaluator(params.clone(), Vec::new());
     let chain = PendulumChainCartesian10 {
         m1: params[0],
         m2: params[1],

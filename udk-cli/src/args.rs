@@ -59,6 +59,9 @@ pub struct EvalArgs {
     /// Time t (s).
     #[arg(long, allow_hyphen_values = true)]
     pub t: Option<f64>,
+    /// Inputs u of a model with `inputs`, k comma-separated numbers.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    pub u: Vec<f64>,
     /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -66,7 +69,7 @@ pub struct EvalArgs {
     /// JSON array, whose output is a JSON array in the same order, or JSON Lines (a name ending
     /// in `.jsonl`, one state a line), whose output is one report a line. Both are streamed:
     /// each report is written as its state is read, so memory does not grow with the count.
-    #[arg(long, conflicts_with_all = ["q", "qd", "p", "t"])]
+    #[arg(long, conflicts_with_all = ["q", "qd", "p", "t", "u"])]
     pub states: Option<PathBuf>,
 }
 
@@ -113,6 +116,9 @@ pub struct SimulateArgs {
     #[arg(long, default_value_t = 10_000_000)]
     pub max_steps: usize,
     /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
+    /// Inputs u of a model with `inputs`, k comma-separated numbers, held constant.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    pub u: Vec<f64>,
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
     /// Write the trajectory as CSV, one row per output time as the run goes (flushed each row,

@@ -9,7 +9,8 @@ use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
 use udk_runtime::Options;
 
-/// One state of `--states`: t (default 0), q, and q̇ (Lagrangian) or p (Hamiltonian).
+/// One state of `--states`: t (default 0), q, and q̇ (Lagrangian) or p (Hamiltonian), and the
+/// inputs u of a model with inputs.
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct State {
@@ -24,6 +25,9 @@ pub struct State {
     /// Generalized momenta, n entries (Hamiltonian models).
     #[serde(default)]
     pub p: Option<Vec<f64>>,
+    /// Inputs u, k entries (models with inputs).
+    #[serde(default)]
+    pub u: Option<Vec<f64>>,
 }
 
 /// The equations of motion of a Lagrangian model at one state (Udwadia & Kalaba 1993;
@@ -36,6 +40,9 @@ pub struct LagrangianReport {
     pub q: Vec<f64>,
     /// q̇, n.
     pub qd: Vec<f64>,
+    /// The inputs u, k (absent for a model without inputs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub u: Vec<f64>,
     /// The constrained acceleration q̈, n.
     pub acceleration: Vec<f64>,
     /// The constraint force Qᶜ = M q̈ − Q, n.
@@ -54,8 +61,50 @@ pub struct LagrangianReport {
     pub energy: f64,
     /// f(q, t) (one per holonomic constraint) and the m constraints at velocity level.
     pub residuals: Residuals,
+    /// The model's outputs (absent when it has none).
+    #[serde(skip_serializing_if = "Outputs::is_empty")]
+    pub outputs: Outputs,
     /// Ranks of M, A and [M; A]; the acceleration is unique iff rank [M; A] = n.
     pub rank: LagrangianRank,
+}
+
+/// The model's outputs at a state, in the model's order: a JSON object of numbers (scalar
+/// outputs) and arrays of 3 (vector outputs).
+#[derive(Debug, Clone, Default)]
+pub struct Outputs(pub Vec<(String, Vec<f64>)>);
+
+impl Outputs {
+    /// The outputs of `model` from their concatenated components `values`.
+    fn of(model: &Model, values: &[f64]) -> Self {
+        let mut rest = values;
+        Outputs(
+            (model.derivation.outputs.iter())
+                .map(|o| {
+                    let (value, tail) = rest.split_at(o.value.components().len());
+                    rest = tail;
+                    (o.name.clone(), value.to_vec())
+                })
+                .collect(),
+        )
+    }
+
+    fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+}
+
+impl Serialize for Outputs {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(self.0.len()))?;
+        for (name, value) in &self.0 {
+            match value.as_slice() {
+                [scalar] => map.serialize_entry(name, scalar)?,
+                vector => map.serialize_entry(name, vector)?,
+            }
+        }
+        map.end()
+    }
 }
 
 /// Constraint residuals at a state: zero on the constraint manifold.
@@ -111,6 +160,9 @@ pub struct HamiltonianReport {
     pub hamiltonian: f64,
     /// f(q, t) and φ(q, p, t).
     pub residuals: Residuals,
+    /// The model's outputs (absent when it has none).
+    #[serde(skip_serializing_if = "Outputs::is_empty")]
+    pub outputs: Outputs,
     /// Ranks of H_pp and A_p.
     pub rank: HamiltonianRank,
 }
@@ -150,7 +202,7 @@ pub enum Report {
 pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let model = Model::load(&args.model)?;
     let params = model.parameter_values(&args.set)?;
-    let mut evaluator = model.evaluator(params);
+    let mut evaluator = model.evaluator(params, Vec::new());
     let Some(path) = &args.states else {
         let state = command_line_state(&model, args)?;
         let report = evaluate(&model, &mut evaluator, &state, "")?;
@@ -263,6 +315,7 @@ fn command_line_state(model: &Model, args: &EvalArgs) -> Result<State, Failure> 
             q: initial.q0.clone(),
             qd: some(&initial.qd0),
             p: some(&initial.p0),
+            u: some(&args.u),
         });
     }
     let some = |v: &Vec<f64>| (!v.is_empty()).then(|| v.clone());
@@ -271,6 +324,7 @@ fn command_line_state(model: &Model, args: &EvalArgs) -> Result<State, Failure> 
         q: args.q.clone(),
         qd: some(&args.qd),
         p: some(&args.p),
+        u: some(&args.u),
     })
 }
 
@@ -317,6 +371,7 @@ pub fn evaluate(
         )));
     };
     model.check_length(context, other.0, v)?;
+    let u = model.input_values(context, state.u.as_deref())?;
     let motion = |e: udk_runtime::Error| {
         let at = if context.is_empty() {
             format!("at t = {}", state.t)
@@ -326,12 +381,17 @@ pub fn evaluate(
         Failure::Motion(format!("{}: {at}: {e}", model.file.name()))
     };
     Ok(match evaluator {
-        Evaluator::Lagrangian(l) => Report::Lagrangian(Box::new(
-            lagrangian(l, &state.q, v, state.t).map_err(motion)?,
-        )),
-        Evaluator::Hamiltonian(h) => Report::Hamiltonian(Box::new(
-            hamiltonian(h, &state.q, v, state.t).map_err(motion)?,
-        )),
+        Evaluator::Lagrangian(l) => {
+            l.set_inputs(&u);
+            let mut report = lagrangian(l, &state.q, v, &u, state.t).map_err(motion)?;
+            report.outputs = Outputs::of(model, l.outputs(&state.q, v, state.t));
+            Report::Lagrangian(Box::new(report))
+        }
+        Evaluator::Hamiltonian(h) => {
+            let mut report = hamiltonian(h, &state.q, v, state.t).map_err(motion)?;
+            report.outputs = Outputs::of(model, h.outputs(&state.q, v, state.t));
+            Report::Hamiltonian(Box::new(report))
+        }
     })
 }
 
@@ -339,6 +399,7 @@ fn lagrangian(
     e: &mut LagrangianEvaluator,
     q: &[f64],
     qd: &[f64],
+    u: &[f64],
     t: f64,
 ) -> Result<LagrangianReport, udk_runtime::Error> {
     let m = e.m();
@@ -369,6 +430,7 @@ fn lagrangian(
         t,
         q: q.to_vec(),
         qd: qd.to_vec(),
+        u: u.to_vec(),
         acceleration: acceleration.as_slice().to_vec(),
         constraint_force: constraint_force.as_slice().to_vec(),
         mass_matrix: rows(&terms.mass_matrix),
@@ -384,6 +446,7 @@ fn lagrangian(
             holonomic,
             velocity,
         },
+        outputs: Outputs::default(),
         rank,
     })
 }
@@ -422,6 +485,7 @@ fn hamiltonian(
             holonomic,
             velocity,
         },
+        outputs: Outputs::default(),
         rank: HamiltonianRank {
             n: q.len(),
             m,

@@ -101,10 +101,46 @@ impl Model {
         )))
     }
 
-    /// The model's run-time evaluator with parameter values `params`.
-    pub fn evaluator(&self, params: Vec<f64>) -> Evaluator {
+    /// The input values u of `given` (k entries), checked against the model's k inputs.
+    ///
+    /// # Errors
+    /// [`Failure::BadInput`] when a model with inputs gets none or the wrong number, or a
+    /// model without inputs gets some.
+    pub fn input_values(&self, context: &str, given: Option<&[f64]>) -> Result<Vec<f64>, Failure> {
+        let inputs = &self.derivation.inputs;
+        match given {
+            None | Some([]) if inputs.is_empty() => Ok(Vec::new()),
+            None | Some([]) => Err(Failure::bad_input(format!(
+                "{context}{}: the model has {} input{} ({}): give `u` (`--u` on the command line)",
+                self.file.name(),
+                inputs.len(),
+                if inputs.len() == 1 { "" } else { "s" },
+                list(inputs)
+            ))),
+            Some(_) if inputs.is_empty() => Err(Failure::bad_input(format!(
+                "{context}{}: the model has no inputs, but `u` was given",
+                self.file.name()
+            ))),
+            Some(u) if u.len() != inputs.len() => Err(Failure::bad_input(format!(
+                "{context}`u` has {} entries; the model has {} input{} ({})",
+                u.len(),
+                inputs.len(),
+                if inputs.len() == 1 { "" } else { "s" },
+                list(inputs)
+            ))),
+            Some(u) => Ok(u.to_vec()),
+        }
+    }
+
+    /// The model's run-time evaluator with parameter values `params` and inputs u = `inputs`
+    /// (k entries, checked by [`Model::input_values`]).
+    pub fn evaluator(&self, params: Vec<f64>, inputs: Vec<f64>) -> Evaluator {
         let d = &self.derivation;
         let (n, pool) = (self.n(), &d.pool);
+        let components: Vec<ExprId> = (d.outputs.iter())
+            .flat_map(|o| o.value.components().iter().copied())
+            .collect();
+        let outputs = Monitor::new(compile_tape(pool, &components));
         match &d.equations {
             Equations::Lagrangian(e) => {
                 let m = e.constraint_rhs.len();
@@ -130,7 +166,9 @@ impl Model {
                     },
                     monitor: Monitor::new(compile_tape(pool, &monitor)),
                     holonomic: e.holonomic.len(),
+                    outputs,
                     params,
+                    inputs,
                 })
             }
             Equations::Hamiltonian(e) => {
@@ -156,7 +194,9 @@ impl Model {
                     },
                     monitor: Monitor::new(compile_tape(pool, &monitor)),
                     holonomic: e.holonomic.len(),
+                    outputs,
                     params,
+                    inputs,
                 })
             }
         }
@@ -195,11 +235,17 @@ impl Monitor {
         }
     }
 
-    /// (scalar, holonomic residuals, constraint residuals).
-    fn eval(&mut self, inputs: &TapeInputs, holonomic: usize) -> (f64, Vec<f64>, Vec<f64>) {
+    /// The tape's outputs at `inputs`.
+    fn values(&mut self, inputs: &TapeInputs) -> &[f64] {
         self.tape
             .eval(inputs, &mut self.regs, &mut self.out)
             .expect("inputs of n entries and buffers sized for the tape");
+        &self.out
+    }
+
+    /// (scalar, holonomic residuals, constraint residuals).
+    fn eval(&mut self, inputs: &TapeInputs, holonomic: usize) -> (f64, Vec<f64>, Vec<f64>) {
+        self.values(inputs);
         (
             self.out[0],
             self.out[1..=holonomic].to_vec(),
@@ -285,8 +331,15 @@ impl Scatter {
 pub trait TapeTerms {
     /// Number of constraints m.
     fn m(&self) -> usize;
-    /// The tape inputs at (q, v, t): v is q̇ (Lagrangian) or p (Hamiltonian).
-    fn inputs<'a>(q: &'a [f64], v: &'a [f64], t: f64, params: &'a [f64]) -> TapeInputs<'a>;
+    /// The tape inputs at (q, v, u, t): v is q̇ (Lagrangian) or p (Hamiltonian), u the model's
+    /// inputs (none for a Hamiltonian model).
+    fn inputs<'a>(
+        q: &'a [f64],
+        v: &'a [f64],
+        u: &'a [f64],
+        t: f64,
+        params: &'a [f64],
+    ) -> TapeInputs<'a>;
     /// The buffers of the five blocks, in the order of the scatter tape.
     fn blocks(&mut self) -> [&mut [f64]; 5];
 }
@@ -296,10 +349,17 @@ impl TapeTerms for DynamicLagrangianTerms {
         self.constraint_rhs.len()
     }
 
-    fn inputs<'a>(q: &'a [f64], qd: &'a [f64], t: f64, params: &'a [f64]) -> TapeInputs<'a> {
+    fn inputs<'a>(
+        q: &'a [f64],
+        qd: &'a [f64],
+        u: &'a [f64],
+        t: f64,
+        params: &'a [f64],
+    ) -> TapeInputs<'a> {
         TapeInputs {
             q,
             qd,
+            u,
             t,
             params,
             ..TapeInputs::default()
@@ -326,10 +386,17 @@ impl TapeTerms for DynamicHamiltonianTerms {
         self.b_p.len()
     }
 
-    fn inputs<'a>(q: &'a [f64], p: &'a [f64], t: f64, params: &'a [f64]) -> TapeInputs<'a> {
+    fn inputs<'a>(
+        q: &'a [f64],
+        p: &'a [f64],
+        u: &'a [f64],
+        t: f64,
+        params: &'a [f64],
+    ) -> TapeInputs<'a> {
         TapeInputs {
             q,
             p,
+            u,
             t,
             params,
             ..TapeInputs::default()
@@ -356,7 +423,11 @@ pub struct TapeEvaluator<T> {
     terms: T,
     monitor: Monitor,
     holonomic: usize,
+    /// The tape of the model's outputs, their components concatenated.
+    outputs: Monitor,
     params: Vec<f64>,
+    /// The inputs u, k entries, held for every evaluation (a constant input).
+    inputs: Vec<f64>,
 }
 
 /// The evaluator of a Lagrangian model: M, Q, A, b, C.
@@ -371,6 +442,20 @@ impl<T: TapeTerms> TapeEvaluator<T> {
         self.terms.m()
     }
 
+    /// The model's outputs at (q, v, t), their components (1 or 3 each) concatenated in the
+    /// model's order.
+    pub fn outputs(&mut self, q: &[f64], v: &[f64], t: f64) -> &[f64] {
+        let inputs = T::inputs(q, v, &self.inputs, t, &self.params);
+        self.outputs.values(&inputs)
+    }
+
+    /// Sets the inputs u held for the following evaluations (k entries, checked by
+    /// [`Model::input_values`]).
+    pub fn set_inputs(&mut self, u: &[f64]) {
+        self.inputs.clear();
+        self.inputs.extend_from_slice(u);
+    }
+
     /// Number of holonomic constraints, the first rows of A (or A_p).
     pub fn num_holonomic(&self) -> usize {
         self.holonomic
@@ -379,7 +464,7 @@ impl<T: TapeTerms> TapeEvaluator<T> {
     /// The terms at (q, v, t), v = q̇ or p; `q` and `v` must have n entries (checked by the
     /// caller). Allocates nothing.
     pub fn terms(&mut self, q: &[f64], v: &[f64], t: f64) -> &T {
-        let inputs = T::inputs(q, v, t, &self.params);
+        let inputs = T::inputs(q, v, &self.inputs, t, &self.params);
         self.scatter.eval(&inputs, self.terms.blocks());
         &self.terms
     }
@@ -387,7 +472,7 @@ impl<T: TapeTerms> TapeEvaluator<T> {
     /// (Jacobi integral h or H, holonomic residuals f(q, t), the m constraints at velocity
     /// level: (ḟ, φ(q, q̇, t)) or φ(q, p, t)).
     pub fn residuals(&mut self, q: &[f64], v: &[f64], t: f64) -> (f64, Vec<f64>, Vec<f64>) {
-        let inputs = T::inputs(q, v, t, &self.params);
+        let inputs = T::inputs(q, v, &self.inputs, t, &self.params);
         self.monitor.eval(&inputs, self.holonomic)
     }
 }

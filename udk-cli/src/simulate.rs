@@ -63,7 +63,8 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
         t0: initial.t0,
         progress: RefCell::new(Progress::new(initial.t0, args.t_end)),
     };
-    let evaluator = model.evaluator(params);
+    let inputs = model.input_values("", Some(&args.u))?;
+    let evaluator = model.evaluator(params, inputs);
     let n = model.n();
     macro_rules! dispatch {
         ($($size:literal)*) => {

@@ -128,7 +128,7 @@ fn unknown_symbol_names_the_key_and_column_and_the_file_position() {
             err.trim_end(),
             format!(
                 "udk: error: {}:5:39: unknown identifier `len`: not a coordinate, momentum, \
-                 parameter, `t` or `PI` (in `holonomic[0]`, column 25)",
+                 parameter, input, definition, `t` or `PI`; did you mean `l`? (in `holonomic[0]`, column 25)",
                 path.display()
             )
         );
@@ -327,7 +327,7 @@ fn errors_in_multi_line_expressions_and_names_are_located_in_the_file() {
         format!(
             "udk: error: {name}:2:22: `x` is already a coordinate (in `coordinates[1]`, column 1)\n\
              udk: error: {name}:5:5: unknown identifier `foo`: not a coordinate, momentum, \
-             parameter, `t` or `PI` (in `lagrangian`, line 2, column 5)\n"
+             parameter, input, definition, `t` or `PI` (in `lagrangian`, line 2, column 5)\n"
         )
     );
 }

@@ -55,6 +55,14 @@ mod wheel_on_incline;
 #[path = "../../examples/wheel_zero_mass_particle.rs"]
 mod wheel_zero_mass_particle;
 
+#[allow(dead_code)]
+#[path = "../../examples/whipple_bicycle.rs"]
+mod whipple_bicycle;
+
+#[allow(dead_code)]
+#[path = "../../examples/cart_double_pendulum.rs"]
+mod cart_double_pendulum;
+
 use chain10::PendulumChainCartesian10;
 use common::{close, numbers, udk, Json};
 use constrained_double_pendulum::ConstrainedDoublePendulum;
@@ -75,11 +83,104 @@ use udk::runtime::simulate::{
 use udk::{HamiltonianSystem, LagrangianSystem};
 use wheel_on_incline::WheelOnIncline;
 use wheel_zero_mass_particle::WheelWithMasslessParticle;
+use whipple_bicycle::WhippleBicycle;
 
 #[test]
 fn wheel_on_incline() {
     let wheel = WheelOnIncline::EXAMPLE;
     lagrangian_model("wheel_on_incline", "WheelOnIncline", &wheel, Some(2.0));
+}
+
+#[test]
+fn whipple_bicycle() {
+    let bicycle = WhippleBicycle::BENCHMARK;
+    lagrangian_model("whipple_bicycle", "WhippleBicycle", &bicycle, Some(1.0));
+}
+
+/// The model file with an input force against sympy.physics.mechanics
+/// (`tests/fixtures/cart_double_pendulum.json`), with `u` in the states file and on the command
+/// line.
+#[test]
+fn cart_double_pendulum_with_inputs() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/cart_double_pendulum.json"
+    );
+    let fixture: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let states: Vec<Json> = (fixture["states"].as_array().unwrap().iter())
+        .map(|s| serde_json::json!({ "q": s["q"], "qd": s["qd"], "u": [s["u"]] }))
+        .collect();
+    let reports = eval_json("cart_double_pendulum", &states);
+    for (report, state) in reports.iter().zip(fixture["states"].as_array().unwrap()) {
+        let expected = numbers(&state["qdd"]);
+        close(&numbers(&report["acceleration"]), &expected, 1e-12, "q̈");
+        assert_eq!(numbers(&report["u"]), [state["u"].as_f64().unwrap()]);
+    }
+    let state = &fixture["states"][0];
+    let list = |v: &Json| {
+        numbers(v)
+            .iter()
+            .map(f64::to_string)
+            .collect::<Vec<_>>()
+            .join(",")
+    };
+    let output = udk()
+        .args([
+            "eval",
+            common::model("cart_double_pendulum").to_str().unwrap(),
+        ])
+        .arg(format!("--q={}", list(&state["q"])))
+        .arg(format!("--qd={}", list(&state["qd"])))
+        .arg(format!("--u={}", state["u"]))
+        .output()
+        .unwrap();
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let report: Json = serde_json::from_slice(&output.stdout).unwrap();
+    close(
+        &numbers(&report["acceleration"]),
+        &numbers(&state["qdd"]),
+        1e-12,
+        "q̈",
+    );
+    // The output `tip` as the generated function computes it.
+    let (q, qd) = (
+        vector::<3>(&numbers(&state["q"])),
+        vector::<3>(&numbers(&state["qd"])),
+    );
+    let u = udk::nalgebra::Vector1::new(state["u"].as_f64().unwrap());
+    let tip = cart_double_pendulum::CartDoublePendulum::EXAMPLE.tip(&q, &qd, &u, 0.0);
+    close(
+        &numbers(&report["outputs"]["tip"]),
+        tip.as_slice(),
+        1e-14,
+        "tip",
+    );
+    // A model with inputs needs them, and gets the right number.
+    let missing = udk()
+        .args([
+            "eval",
+            common::model("cart_double_pendulum").to_str().unwrap(),
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(missing.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&missing.stderr).contains("the model has 1 input (u): give `u`")
+    );
+    let too_many = udk()
+        .args([
+            "eval",
+            common::model("cart_double_pendulum").to_str().unwrap(),
+            "--u=1,2",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(too_many.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&too_many.stderr).contains("`u` has 2 entries"));
 }
 
 #[test]
@@ -328,6 +429,11 @@ fn eval(name: &str, key: &str, states: &[(f64, Vec<f64>, Vec<f64>)]) -> Vec<Json
         .iter()
         .map(|(t, q, v)| serde_json::json!({ "t": t, "q": q, key: v }))
         .collect();
+    eval_json(name, &input)
+}
+
+/// `udk eval --states` of the JSON states `input` on the model file `name`, as JSON reports.
+fn eval_json(name: &str, input: &[Json]) -> Vec<Json> {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("states.json");
     std::fs::write(&path, serde_json::to_string(&input).unwrap()).unwrap();
@@ -342,7 +448,7 @@ fn eval(name: &str, key: &str, states: &[(f64, Vec<f64>, Vec<f64>)]) -> Vec<Json
         .stdout
         .clone();
     let reports: Vec<Json> = serde_json::from_slice(&output).expect("JSON output");
-    assert_eq!(reports.len(), states.len());
+    assert_eq!(reports.len(), input.len());
     reports
 }
 
@@ -473,14 +579,14 @@ fn predicate(needle: &str) -> impl predicates::Predicate<[u8]> + '_ {
 }
 
 /// `udk expand` prints exactly what the macro wrote for `Struct` to `UDK_EXPAND_DIR`, after the
-/// struct's own doc comment: the macro carries the example's `///` lines over, and a model file
-/// has none.
+/// struct's own doc comment and derives: the macro carries the example's `///` lines and
+/// `#[derive(..)]` over, and a model file has neither.
 fn expand_matches(name: &str, structure: &str) {
     let written = std::path::Path::new(env!("UDK_EXPAND_DIR")).join(format!("{structure}.rs"));
     let expected = std::fs::read_to_string(&written)
         .unwrap_or_else(|e| panic!("the macro wrote {}: {e}", written.display()));
     let mut generated = expected.as_str();
-    while generated.starts_with("///") {
+    while generated.starts_with("///") || generated.starts_with("#[derive(") {
         generated = generated.split_once('\n').map_or("", |(_, rest)| rest);
     }
     let printed = udk()
