@@ -61,7 +61,7 @@ impl RollingDisk {
 
 fn main() {
     let disk = RollingDisk::EXAMPLE;
-    println!("{}", RollingDisk::EQUATIONS.text);
+    println!("{}", RollingDisk::EQUATIONS_TEXT);
     let (q, qd) = RollingDisk::steady_turn();
     println!(
         "rolling residual at the steady turn: {:e}",

@@ -53,4 +53,28 @@ fn the_loop_follows_its_closed_form_position_analysis_for_10_s() {
     }
     // The crank goes round: a crank-rocker, not a rocking motion.
     assert!(turns > 1.0, "{turns}");
+
+    // The coupler point is an output: the trajectory carries its columns, as the generated
+    // function gives them, and the CSV writes and reads them back.
+    assert_eq!(
+        run.outputs.columns,
+        ["coupler_point.x", "coupler_point.y", "coupler_point.z"]
+    );
+    let ys = run.column("coupler_point.y").unwrap();
+    for (sample, y) in run.samples.iter().zip(&ys) {
+        assert_eq!(*y, linkage.coupler_point(&sample.q, &sample.v, sample.t).y);
+    }
+    let mut csv = Vec::new();
+    run.write_csv_to(&mut csv).unwrap();
+    let header = String::from_utf8_lossy(&csv)
+        .lines()
+        .next()
+        .unwrap()
+        .to_owned();
+    assert!(
+        header.ends_with("energy,coupler_point.x,coupler_point.y,coupler_point.z"),
+        "{header}"
+    );
+    let back = udk::runtime::simulate::Trajectory::<3>::read_csv_from(csv.as_slice()).unwrap();
+    assert_eq!(back.outputs, run.outputs);
 }

@@ -34,6 +34,21 @@ pub trait ControlledLagrangianSystem<const N: usize, const M: usize, const K: us
     /// rows), as [`LagrangianSystem::holonomic_residual`].
     fn holonomic_residual(&self, q: &SVector<f64, N>, t: f64) -> SVector<f64, M>;
 
+    /// The columns of the model's outputs, as [`LagrangianSystem::OUTPUT_COLUMNS`].
+    const OUTPUT_COLUMNS: &'static [&'static str] = &[];
+
+    /// The outputs at (q, q̇, u, t) into `out`, as [`LagrangianSystem::output_values`].
+    fn output_values(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        u: &SVector<f64, K>,
+        t: f64,
+        out: &mut [f64],
+    ) {
+        let _ = (q, qd, u, t, out);
+    }
+
     /// The m constraints at velocity level, as [`LagrangianSystem::velocity_residual`].
     fn velocity_residual(
         &self,
@@ -117,6 +132,12 @@ where
 {
     const EQUATIONS: ModelEquations = S::EQUATIONS;
     const NUM_HOLONOMIC: usize = S::NUM_HOLONOMIC;
+    const OUTPUT_COLUMNS: &'static [&'static str] = S::OUTPUT_COLUMNS;
+
+    fn output_values(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64, out: &mut [f64]) {
+        self.system
+            .output_values(q, qd, &(self.law)(t, q, qd), t, out);
+    }
 
     fn terms(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64) -> LagrangianTerms<N, M> {
         self.system.terms(q, qd, &(self.law)(t, q, qd), t)

@@ -62,6 +62,16 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
         self.holonomic_residual(q, t).norm()
     }
 
+    /// The columns of the model's `outputs`, in order: `name` for a scalar output,
+    /// `name.x`, `name.y`, `name.z` for a vector one. Empty for a model without outputs.
+    const OUTPUT_COLUMNS: &'static [&'static str] = &[];
+
+    /// The outputs at (q, q̇, t) into `out`, one entry per [`LagrangianSystem::OUTPUT_COLUMNS`]
+    /// entry (`out` has exactly that many).
+    fn output_values(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64, out: &mut [f64]) {
+        let _ = (q, qd, t, out);
+    }
+
     /// The m constraints at velocity level: ḟ(q, q̇, t) for each holonomic constraint, then
     /// φ(q, q̇, t) for each nonholonomic one; zero on a consistent state.
     fn velocity_residual(
@@ -170,6 +180,15 @@ pub trait HamiltonianSystem<const N: usize, const M: usize> {
     /// Euclidean norm of the holonomic constraints f(q, t), 0 when there are none.
     fn position_residual_norm(&self, q: &SVector<f64, N>, t: f64) -> f64 {
         self.holonomic_residual(q, t).norm()
+    }
+
+    /// The columns of the model's `outputs`, as [`LagrangianSystem::OUTPUT_COLUMNS`].
+    const OUTPUT_COLUMNS: &'static [&'static str] = &[];
+
+    /// The outputs at (q, p, t) into `out`, one entry per
+    /// [`HamiltonianSystem::OUTPUT_COLUMNS`] entry.
+    fn output_values(&self, q: &SVector<f64, N>, p: &SVector<f64, N>, t: f64, out: &mut [f64]) {
+        let _ = (q, p, t, out);
     }
 
     /// The m constraints φ(q, p, t) (holonomic ones turned into φ through q̇ = H_p); zero on a

@@ -1,8 +1,9 @@
 //! A trajectory as CSV (serde + csv): one row per sample,
-//! `t, q1…qn, qd1…qdn (or p1…pn), position_residual, velocity_residual, energy`.
+//! `t, q1…qn, qd1…qdn (or p1…pn), position_residual, velocity_residual, energy`, then the
+//! model's output columns, if any.
 //! Floats are written in the shortest form that reads back to the same bits.
 
-use super::{Sample, StateKind, Stats, Trajectory};
+use super::{OutputTable, Sample, StateKind, Stats, Trajectory};
 use nalgebra::SVector;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -107,21 +108,30 @@ impl CsvWriter<std::fs::File> {
 }
 
 impl<const N: usize> Trajectory<N> {
-    /// The CSV header of this trajectory ([`csv_header`]).
+    /// The CSV header of this trajectory: [`csv_header`], then its output columns.
     pub fn csv_header(&self) -> Vec<String> {
-        csv_header(self.kind, N)
+        let mut header = csv_header(self.kind, N);
+        header.extend(self.outputs.columns.iter().cloned());
+        header
     }
 
-    /// Writes the samples as CSV to `writer`.
+    /// Writes the samples as CSV to `writer`, with the model's outputs as the last columns.
     ///
     /// # Errors
     /// [`OutputError::Csv`] or [`OutputError::Io`].
     pub fn write_csv_to<W: Write>(&self, writer: W) -> Result<(), OutputError> {
-        let mut csv = CsvWriter::new(writer, self.kind, N)?;
-        for sample in &self.samples {
-            csv.write(sample)?;
+        let mut csv = ::csv::Writer::from_writer(writer);
+        csv.write_record(self.csv_header())?;
+        for (i, s) in self.samples.iter().enumerate() {
+            let row = std::iter::once(s.t)
+                .chain(s.q.iter().copied())
+                .chain(s.v.iter().copied())
+                .chain([s.position_residual, s.velocity_residual, s.energy])
+                .chain(self.outputs.row(i).iter().copied());
+            csv.serialize(row.collect::<Vec<f64>>())?;
         }
-        csv.flush()
+        csv.flush()?;
+        Ok(())
     }
 
     /// Writes the samples as CSV to the file `path`, creating its directory if needed.
@@ -146,25 +156,27 @@ impl<const N: usize> Trajectory<N> {
         let kind = [StateKind::Velocities, StateKind::Momenta]
             .into_iter()
             .find(|&kind| {
-                header
-                    .iter()
-                    .eq(csv_header(kind, N).iter().map(String::as_str))
+                let columns = csv_header(kind, N);
+                header.len() >= columns.len() && header.iter().zip(&columns).all(|(a, b)| a == b)
             })
             .ok_or_else(|| {
                 OutputError::Format(format!(
                     "expected the header of a trajectory with {N} coordinates, found {header:?}"
                 ))
             })?;
+        let columns: Vec<String> = header.iter().skip(2 * N + 4).map(String::from).collect();
+        let width = 2 * N + 4 + columns.len();
         let mut samples = Vec::new();
+        let mut values = Vec::new();
         for row in csv.deserialize::<Vec<f64>>() {
             let row = row?;
-            if row.len() != 2 * N + 4 {
+            if row.len() != width {
                 return Err(OutputError::Format(format!(
-                    "a row has {} fields, expected {}",
+                    "a row has {} fields, expected {width}",
                     row.len(),
-                    2 * N + 4
                 )));
             }
+            values.extend_from_slice(&row[2 * N + 4..]);
             samples.push(Sample {
                 t: row[0],
                 q: SVector::from_column_slice(&row[1..=N]),
@@ -178,6 +190,7 @@ impl<const N: usize> Trajectory<N> {
             kind,
             samples,
             stats: Stats::default(),
+            outputs: OutputTable { columns, values },
         })
     }
 

@@ -21,6 +21,16 @@ pub(crate) trait Dynamics<const N: usize> {
     /// The residuals and energy of x at t.
     fn sample(&self, t: f64, x: &State<N>) -> Sample<N>;
 
+    /// The names of the model's output columns (none by default).
+    fn output_columns(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// The model's outputs at the sample's state into `out`, one per output column.
+    fn outputs(&self, sample: &Sample<N>, out: &mut [f64]) {
+        let _ = (sample, out);
+    }
+
     /// The holonomic constraints f(q, t) (one per holonomic constraint) and the m
     /// velocity-level rows, (ḟ, φ) or φ(q, p, t), at (t, x).
     fn residuals(&self, t: f64, x: &State<N>) -> (Vec<f64>, Vec<f64>);
@@ -109,6 +119,15 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
         Ok(xd)
     }
 
+    fn output_columns(&self) -> &'static [&'static str] {
+        S::OUTPUT_COLUMNS
+    }
+
+    fn outputs(&self, sample: &Sample<N>, out: &mut [f64]) {
+        self.system
+            .output_values(&sample.q, &sample.v, sample.t, out);
+    }
+
     fn sample(&self, t: f64, x: &State<N>) -> Sample<N> {
         let (q, qd) = split(x);
         Sample {
@@ -177,6 +196,15 @@ impl<S: HamiltonianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
         let xd = join(&terms.h_p, &pd);
         finite(&xd, "state derivative (q̇, ṗ)")?;
         Ok(xd)
+    }
+
+    fn output_columns(&self) -> &'static [&'static str] {
+        S::OUTPUT_COLUMNS
+    }
+
+    fn outputs(&self, sample: &Sample<N>, out: &mut [f64]) {
+        self.system
+            .output_values(&sample.q, &sample.v, sample.t, out);
     }
 
     fn sample(&self, t: f64, x: &State<N>) -> Sample<N> {

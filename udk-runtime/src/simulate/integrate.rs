@@ -3,8 +3,8 @@
 
 use super::dynamics::{finite, join, Dynamics, Hamiltonian, Lagrangian, State, WithOptions};
 use super::{
-    ConstraintLevel, FailedState, Method, OutputTimes, Sample, SimulationError, SimulationOptions,
-    Stats, Trajectory, Violation,
+    ConstraintLevel, FailedState, Method, OutputTable, OutputTimes, Sample, SimulationError,
+    SimulationOptions, Stats, Trajectory, Violation,
 };
 use crate::{Error, HamiltonianSystem, LagrangianSystem};
 use differential_equations::control::ControlFlag;
@@ -185,10 +185,21 @@ impl<D: Dynamics<N>, const N: usize> Recorder<'_, D, N> {
 
     /// The trajectory recorded so far.
     fn trajectory(&self, stats: Stats) -> Box<Trajectory<N>> {
+        let columns = self.dynamics.output_columns();
+        let mut values = vec![0.0; columns.len() * self.samples.len()];
+        if !columns.is_empty() {
+            for (sample, row) in self.samples.iter().zip(values.chunks_mut(columns.len())) {
+                self.dynamics.outputs(sample, row);
+            }
+        }
         Box::new(Trajectory {
             kind: D::KIND,
             samples: self.samples.clone(),
             stats,
+            outputs: OutputTable {
+                columns: columns.iter().map(|c| c.to_string()).collect(),
+                values,
+            },
         })
     }
 }

@@ -52,4 +52,4 @@ pub use integrate::{simulate_hamiltonian, simulate_lagrangian};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
 pub use plot::PlotOptions;
 pub use summary::{Report, Showcase, Summary};
-pub use trajectory::{Sample, StateKind, Stats, Trajectory};
+pub use trajectory::{OutputTable, Sample, StateKind, Stats, Trajectory};

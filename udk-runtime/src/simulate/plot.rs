@@ -159,10 +159,15 @@ fn panel(
 
 impl<const N: usize> Trajectory<N> {
     /// The values of the CSV column `name` ([`super::csv_header`]: `t`, `q1`…, `qd1`… or
-    /// `p1`…, `position_residual`, `velocity_residual`, `energy`), one per sample; `None` for
-    /// a name that is not a column.
+    /// `p1`…, `position_residual`, `velocity_residual`, `energy`, then the model's output
+    /// columns), one per sample; `None` for a name that is not a column.
     pub fn column(&self, name: &str) -> Option<Vec<f64>> {
-        let index = self.csv_header().iter().position(|c| c == name)?;
+        let Some(index) = super::csv_header(self.kind, N)
+            .iter()
+            .position(|c| c == name)
+        else {
+            return self.outputs.column(name);
+        };
         let value = |s: &super::Sample<N>| match index {
             0 => s.t,
             i if i <= N => s.q[i - 1],
@@ -318,6 +323,7 @@ mod tests {
             kind: StateKind::Velocities,
             samples,
             stats: Stats::default(),
+            outputs: Default::default(),
         }
     }
 

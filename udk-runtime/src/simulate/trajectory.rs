@@ -49,6 +49,34 @@ pub struct Trajectory<const N: usize> {
     pub samples: Vec<Sample<N>>,
     /// Steps and right-hand-side evaluations of the run (zero for a trajectory read from CSV).
     pub stats: Stats,
+    /// The model's outputs at each sample (no columns for a model without outputs).
+    pub outputs: OutputTable,
+}
+
+/// The values of a model's outputs (`outputs(name = EXPR)`) at each sample of a trajectory:
+/// one column per scalar output, three (`name.x`, `name.y`, `name.z`) per vector output.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct OutputTable {
+    /// The column names, k of them.
+    pub columns: Vec<String>,
+    /// One row of k values per sample, row-major.
+    pub values: Vec<f64>,
+}
+
+impl OutputTable {
+    /// The values of the column `name`, one per sample; `None` for a name that is not a
+    /// column.
+    pub fn column(&self, name: &str) -> Option<Vec<f64>> {
+        let k = self.columns.len();
+        let index = self.columns.iter().position(|c| c == name)?;
+        Some(self.values.iter().skip(index).step_by(k).copied().collect())
+    }
+
+    /// The row of sample `i`, k values.
+    pub fn row(&self, i: usize) -> &[f64] {
+        let k = self.columns.len();
+        &self.values[i * k..(i + 1) * k]
+    }
 }
 
 impl<const N: usize> Trajectory<N> {

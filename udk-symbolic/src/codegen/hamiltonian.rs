@@ -72,6 +72,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
         constants,
         position_residual,
         holonomic_residual,
+        output_values,
     } = code.shared(
         m_count,
         &eq.holonomic,
@@ -126,6 +127,8 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
             }
 
             #holonomic_residual
+
+            #output_values
 
             fn constraint_residual(&self, q: &#vec_n, p: &#vec_n, t: f64) -> #vec_m {
                 Self::constraint_residual(self, q, p, t)

@@ -133,6 +133,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
         constants,
         position_residual,
         holonomic_residual,
+        output_values,
     } = code.shared(
         m_count,
         &eq.holonomic,
@@ -198,6 +199,8 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
             }
 
             #holonomic_residual
+
+            #output_values
 
             fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #vec_m {
                 Self::velocity_residual(self, q, qd, #u_arg t)

@@ -238,12 +238,16 @@ impl<'a> Code<'a> {
 /// The items every model has, whatever its kind.
 struct Shared {
     /// The inherent constants `DOF`, `NUM_CONSTRAINTS`, `NUM_HOLONOMIC`, `NUM_INPUTS`,
-    /// `COORDINATE_NAMES`, `INPUT_NAMES`, `EQUATIONS`, and one function per output.
+    /// `COORDINATE_NAMES`, `INPUT_NAMES`, `EQUATIONS_TEXT`, `EQUATIONS_LATEX`, `EQUATIONS`, and
+    /// one function per output.
     constants: TokenStream,
     /// The inherent `position_residual(q, t)`: the holonomic constraints f(q, t).
     position_residual: TokenStream,
     /// `NUM_HOLONOMIC` and `holonomic_residual` of the system trait impl.
     holonomic_residual: TokenStream,
+    /// `OUTPUT_COLUMNS` and `output_values` of the system trait impl (nothing for a model
+    /// without outputs, which keeps the trait's defaults).
+    output_values: TokenStream,
 }
 
 impl Code<'_> {
@@ -275,7 +279,8 @@ impl Code<'_> {
             "The holonomic constraints f(q, t), {h_count} entries; zero on the constraint manifold.\n\n\
              Arguments: `q`, the generalized coordinates {q}; `t`, the time."
         ));
-        let equations = equations(self.derivation);
+        let text = crate::emit::equations_text(self.derivation);
+        let latex = crate::emit::equations_latex(self.derivation);
         let position = self.body("position_residual", Output::Vector(holonomic));
         let k = Literal::usize_unsuffixed(self.k);
         let coordinate_names = &self.derivation.coordinates;
@@ -290,6 +295,7 @@ impl Code<'_> {
             )
         });
         let outputs = self.outputs(state, state_doc);
+        let output_values = self.output_values(state);
         Shared {
             constants: quote! {
                 #doc_dof
@@ -304,8 +310,17 @@ impl Code<'_> {
                 pub const NUM_CONSTRAINTS: usize = #m;
                 #doc_h
                 pub const NUM_HOLONOMIC: usize = #h;
+                /// The derived equations as plain text alone: a binary that reads only this
+                /// constant carries no LaTeX.
+                pub const EQUATIONS_TEXT: &'static str = #text;
+                /// The derived equations as LaTeX alone.
+                pub const EQUATIONS_LATEX: &'static str = #latex;
                 #doc_equations
-                pub const EQUATIONS: ::udk::__private::udk_runtime::ModelEquations = #equations;
+                pub const EQUATIONS: ::udk::__private::udk_runtime::ModelEquations =
+                    ::udk::__private::udk_runtime::ModelEquations {
+                        text: Self::EQUATIONS_TEXT,
+                        latex: Self::EQUATIONS_LATEX,
+                    };
 
                 #outputs
             },
@@ -322,11 +337,41 @@ impl Code<'_> {
                     rows
                 }
             },
+            output_values,
         }
     }
 }
 
 impl Code<'_> {
+    /// The trait items that give the simulator the model's outputs: the column names (`name`,
+    /// or `name.x`, `name.y`, `name.z`) and their values at a state, written into `out`.
+    fn output_values(&self, state: &TokenStream) -> TokenStream {
+        let outputs = &self.derivation.outputs;
+        if outputs.is_empty() {
+            return TokenStream::new();
+        }
+        let columns: Vec<String> = outputs
+            .iter()
+            .flat_map(|o| match o.value {
+                Value::Scalar(_) => vec![o.name.clone()],
+                _ => ["x", "y", "z"].map(|c| format!("{}.{c}", o.name)).to_vec(),
+            })
+            .collect();
+        let components: Vec<ExprId> = outputs
+            .iter()
+            .flat_map(|o| o.value.components().iter().copied())
+            .collect();
+        let body = self.body("output_values", Output::Vector(&components));
+        quote! {
+            const OUTPUT_COLUMNS: &'static [&'static str] = &[#(#columns),*];
+
+            fn output_values(&self, #state t: f64, out: &mut [f64]) {
+                let values = { #body };
+                out.copy_from_slice(values.as_slice());
+            }
+        }
+    }
+
     /// One function per output of the model, taking `state` (documented by `state_doc`) and
     /// returning `f64` or `SVector<f64, 3>`.
     fn outputs(&self, state: &TokenStream, state_doc: &str) -> TokenStream {
@@ -402,13 +447,6 @@ fn field(name: &str, value: &TokenStream) -> TokenStream {
     } else {
         quote!(#name: #value)
     }
-}
-
-/// The `EQUATIONS` constant's value: the derived equations as text and LaTeX.
-fn equations(derivation: &Derivation) -> TokenStream {
-    let text = crate::emit::equations_text(derivation);
-    let latex = crate::emit::equations_latex(derivation);
-    quote!(::udk::__private::udk_runtime::ModelEquations { text: #text, latex: #latex })
 }
 
 /// Lints that fire on straight-line generated code for reasons of form, not substance: a
