@@ -63,6 +63,18 @@ mod whipple_bicycle;
 #[path = "../../examples/cart_double_pendulum.rs"]
 mod cart_double_pendulum;
 
+#[allow(dead_code)]
+#[path = "../../examples/rolling_disk.rs"]
+mod rolling_disk;
+
+#[allow(dead_code)]
+#[path = "../../examples/four_bar.rs"]
+mod four_bar;
+
+#[allow(dead_code)]
+#[path = "../../examples/spherical_joint_body.rs"]
+mod spherical_joint_body;
+
 use chain10::PendulumChainCartesian10;
 use common::{close, numbers, udk, Json};
 use constrained_double_pendulum::ConstrainedDoublePendulum;
@@ -89,6 +101,22 @@ use whipple_bicycle::WhippleBicycle;
 fn wheel_on_incline() {
     let wheel = WheelOnIncline::EXAMPLE;
     lagrangian_model("wheel_on_incline", "WheelOnIncline", &wheel, Some(2.0));
+}
+
+/// The multibody examples' model files: expansions byte-identical to the macros', `eval`
+/// equal to the generated code, and `simulate` ending where the generated system's run ends.
+#[test]
+fn multibody_models() {
+    let disk = rolling_disk::RollingDisk::EXAMPLE;
+    lagrangian_model("rolling_disk", "RollingDisk", &disk, Some(2.0));
+    lagrangian_model(
+        "four_bar",
+        "FourBar",
+        &four_bar::FourBar::EXAMPLE,
+        Some(1.0),
+    );
+    let body = spherical_joint_body::BodyZyx::EXAMPLE;
+    lagrangian_model("spherical_joint_body", "BodyZyx", &body, Some(2.0));
 }
 
 #[test]
