@@ -338,6 +338,25 @@ impl<'a> Parser<'a> {
                 );
             }
         }
+        if name == "powf" {
+            let exponent = match strip(args[1]) {
+                Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => strip(&u.expr),
+                other => other,
+            };
+            if let Expr::Lit(syn::ExprLit {
+                lit: Lit::Int(i), ..
+            }) = exponent
+            {
+                let k = i.base10_digits();
+                return self.error(
+                    i.span(),
+                    format!(
+                        "`powf` takes a real exponent, as in Rust: write `powf({k}.0)`, or \
+                         `powi({k})` for an integer power"
+                    ),
+                );
+            }
+        }
         self.builtin(name, span, args, &values)
     }
 
