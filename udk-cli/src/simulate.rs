@@ -186,16 +186,24 @@ impl Run<'_> {
             Evaluator::Lagrangian(_) => StateKind::Velocities,
             Evaluator::Hamiltonian(_) => StateKind::Momenta,
         };
-        // Created at the first sample, so that a refused start leaves no file behind.
+        // Created at the first sample, so that a refused start leaves no file behind; the
+        // model's outputs follow the sample's columns, from a copy of the evaluator.
         let mut csv: Option<CsvWriter<std::fs::File>> = None;
         let mut written: Result<(), OutputError> = Ok(());
+        let columns = self.model.output_columns();
+        let mut outputs = evaluator.clone();
         let observe = |sample: &Sample<N>| {
             if let Some(path) = &self.args.out {
+                let values = outputs.outputs(sample.q.as_slice(), sample.v.as_slice(), sample.t);
                 written = match &mut csv {
                     Some(csv) => Ok(csv),
-                    None => CsvWriter::create(path, kind, N).map(|created| csv.insert(created)),
+                    None => CsvWriter::create_with_outputs(path, kind, N, &columns)
+                        .map(|created| csv.insert(created)),
                 }
-                .and_then(|csv| csv.write(sample).and_then(|()| csv.flush()));
+                .and_then(|csv| {
+                    csv.write_with_outputs(sample, values)
+                        .and_then(|()| csv.flush())
+                });
             }
             match written {
                 Ok(()) => ControlFlow::Continue(()),

@@ -119,6 +119,47 @@ fn multibody_models() {
     lagrangian_model("spherical_joint_body", "BodyZyx", &body, Some(2.0));
 }
 
+/// `udk simulate --out` writes the model's outputs after the sample's columns, as the
+/// generated functions compute them at each row's state.
+#[test]
+fn simulated_csv_has_the_outputs() {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("four_bar.csv");
+    udk()
+        .args([
+            "simulate",
+            common::model("four_bar").to_str().unwrap(),
+            "--t-end",
+            "0.2",
+        ])
+        .arg("--out")
+        .arg(&path)
+        .assert()
+        .success();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(
+        header[9..],
+        [
+            "energy",
+            "coupler_point.x",
+            "coupler_point.y",
+            "coupler_point.z"
+        ]
+    );
+    let linkage = four_bar::FourBar::EXAMPLE;
+    let mut rows = 0;
+    for line in lines {
+        let row: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+        let (q, qd) = (vector::<3>(&row[1..4]), vector::<3>(&row[4..7]));
+        let point = linkage.coupler_point(&q, &qd, row[0]);
+        close(&row[10..13], point.as_slice(), 1e-15, "coupler_point");
+        rows += 1;
+    }
+    assert!(rows > 10, "{rows} rows");
+}
+
 #[test]
 fn whipple_bicycle() {
     let bicycle = WhippleBicycle::BENCHMARK;

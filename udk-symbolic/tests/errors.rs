@@ -232,10 +232,18 @@ fn powers_say_which_was_meant() {
     let l = "0.5 * m * dot(x).powi(2.0) - k * x.powf(3)";
     let found = errors(&spring(l, ""));
     assert_eq!(found.len(), 2, "{found:?}");
-    assert!(found[0].0.contains("`powi` takes an integer exponent: write `powi(2)`, or `powf(2.0)`"));
+    assert!(found[0]
+        .0
+        .contains("`powi` takes an integer exponent: write `powi(2)`, or `powf(2.0)`"));
     assert_eq!((found[0].1, found[0].2), (1, 22));
-    assert!(found[1].0.contains("`powf` takes a real exponent, as in Rust: write `powf(3.0)`, or `powi(3)`"));
+    assert!(found[1]
+        .0
+        .contains("`powf` takes a real exponent, as in Rust: write `powf(3.0)`, or `powi(3)`"));
     assert_eq!((found[1].1, found[1].2), (1, 40));
     let l = "0.5 * m * dot(x).powi(2) - k * x ^ 2";
-    assert_one(&errors(&spring(l, "")), "`^` is exclusive or in Rust: write a power as `x.powi(2)`", 33);
+    assert_one(
+        &errors(&spring(l, "")),
+        "`^` is exclusive or in Rust: write a power as `x.powi(2)`",
+        33,
+    );
 }

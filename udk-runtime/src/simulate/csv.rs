@@ -67,8 +67,23 @@ impl<W: Write> CsvWriter<W> {
     /// # Errors
     /// [`OutputError::Csv`] or [`OutputError::Io`].
     pub fn new(writer: W, kind: StateKind, n: usize) -> Result<Self, OutputError> {
+        Self::with_outputs(writer, kind, n, &[])
+    }
+
+    /// As [`CsvWriter::new`], with the model's output columns (`outputs`) after `energy`.
+    ///
+    /// # Errors
+    /// [`OutputError::Csv`] or [`OutputError::Io`].
+    pub fn with_outputs(
+        writer: W,
+        kind: StateKind,
+        n: usize,
+        outputs: &[String],
+    ) -> Result<Self, OutputError> {
         let mut csv = ::csv::Writer::from_writer(writer);
-        csv.write_record(csv_header(kind, n))?;
+        let mut header = csv_header(kind, n);
+        header.extend(outputs.iter().cloned());
+        csv.write_record(header)?;
         Ok(Self { csv })
     }
 
@@ -78,10 +93,24 @@ impl<W: Write> CsvWriter<W> {
     /// # Errors
     /// [`OutputError::Csv`] or [`OutputError::Io`].
     pub fn write<const N: usize>(&mut self, s: &Sample<N>) -> Result<(), OutputError> {
+        self.write_with_outputs(s, &[])
+    }
+
+    /// Writes one row, the sample's columns then the values of the output columns given to
+    /// [`CsvWriter::with_outputs`].
+    ///
+    /// # Errors
+    /// [`OutputError::Csv`] or [`OutputError::Io`].
+    pub fn write_with_outputs<const N: usize>(
+        &mut self,
+        s: &Sample<N>,
+        outputs: &[f64],
+    ) -> Result<(), OutputError> {
         let row = std::iter::once(s.t)
             .chain(s.q.iter().copied())
             .chain(s.v.iter().copied())
-            .chain([s.position_residual, s.velocity_residual, s.energy]);
+            .chain([s.position_residual, s.velocity_residual, s.energy])
+            .chain(outputs.iter().copied());
         self.csv.serialize(row.collect::<Vec<f64>>())?;
         Ok(())
     }
@@ -102,8 +131,21 @@ impl CsvWriter<std::fs::File> {
     /// # Errors
     /// [`OutputError::Io`] when the file cannot be created, and as [`CsvWriter::new`].
     pub fn create(path: &Path, kind: StateKind, n: usize) -> Result<Self, OutputError> {
+        Self::create_with_outputs(path, kind, n, &[])
+    }
+
+    /// As [`CsvWriter::create`], with output columns ([`CsvWriter::with_outputs`]).
+    ///
+    /// # Errors
+    /// As [`CsvWriter::create`].
+    pub fn create_with_outputs(
+        path: &Path,
+        kind: StateKind,
+        n: usize,
+        outputs: &[String],
+    ) -> Result<Self, OutputError> {
         create_parent(path)?;
-        Self::new(std::fs::File::create(path)?, kind, n)
+        Self::with_outputs(std::fs::File::create(path)?, kind, n, outputs)
     }
 }
 
@@ -120,18 +162,11 @@ impl<const N: usize> Trajectory<N> {
     /// # Errors
     /// [`OutputError::Csv`] or [`OutputError::Io`].
     pub fn write_csv_to<W: Write>(&self, writer: W) -> Result<(), OutputError> {
-        let mut csv = ::csv::Writer::from_writer(writer);
-        csv.write_record(self.csv_header())?;
-        for (i, s) in self.samples.iter().enumerate() {
-            let row = std::iter::once(s.t)
-                .chain(s.q.iter().copied())
-                .chain(s.v.iter().copied())
-                .chain([s.position_residual, s.velocity_residual, s.energy])
-                .chain(self.outputs.row(i).iter().copied());
-            csv.serialize(row.collect::<Vec<f64>>())?;
+        let mut csv = CsvWriter::with_outputs(writer, self.kind, N, &self.outputs.columns)?;
+        for (i, sample) in self.samples.iter().enumerate() {
+            csv.write_with_outputs(sample, self.outputs.row(i))?;
         }
-        csv.flush()?;
-        Ok(())
+        csv.flush()
     }
 
     /// Writes the samples as CSV to the file `path`, creating its directory if needed.
