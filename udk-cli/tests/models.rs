@@ -672,7 +672,7 @@ fn expand_matches(name: &str, structure: &str) {
 
 /// `udk simulate` of the model file `name` to `t_end` with the CSV written, and the final
 /// (q, v) of that CSV.
-fn simulate_final_state(name: &str, t_end: f64) -> (Vec<f64>, Vec<f64>) {
+fn simulate_final_state<const N: usize>(name: &str, t_end: f64) -> (Vec<f64>, Vec<f64>) {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let csv = dir.path().join("trajectory.csv");
     udk()
@@ -692,9 +692,10 @@ fn simulate_final_state(name: &str, t_end: f64) -> (Vec<f64>, Vec<f64>) {
         .split(',')
         .map(|x| x.parse().expect("a number"))
         .collect();
-    let n = (last.len() - 4) / 2;
+    // t, q, q̇ or p, three residual and energy columns, then the model's outputs.
+    assert!(last.len() >= 2 * N + 4, "{} columns", last.len());
     assert_eq!(last[0], t_end, "the last sample is at t_end");
-    (last[1..=n].to_vec(), last[n + 1..=2 * n].to_vec())
+    (last[1..=N].to_vec(), last[N + 1..=2 * N].to_vec())
 }
 
 /// What `udk simulate --t-end t_end` runs: DOP853 at its default tolerances with Baumgarte
@@ -725,7 +726,7 @@ fn simulate_matches<const N: usize>(
     let trajectory =
         simulate(&q0, &v0, t0, &cli_options(t0, t_end)).expect("the macro-based run reaches t_end");
     let last = trajectory.samples.last().expect("samples");
-    let (q, v) = simulate_final_state(name, t_end);
+    let (q, v) = simulate_final_state::<N>(name, t_end);
     close(
         &q,
         last.q.as_slice(),
