@@ -142,11 +142,11 @@ fn time_derivatives_match_central_differences_along_the_motion() {
             Symbol::Time => at(s) + sign * h,
             _ => at(s),
         };
-        for k in 0..9 {
-            let ahead = pool.eval(r.entries[k], &|s| shifted(1.0, s));
-            let behind = pool.eval(r.entries[k], &|s| shifted(-1.0, s));
+        for (k, (&entry, &rate)) in r.entries.iter().zip(&rates).enumerate() {
+            let ahead = pool.eval(entry, &|s| shifted(1.0, s));
+            let behind = pool.eval(entry, &|s| shifted(-1.0, s));
             let difference = (ahead - behind) / (2.0 * h);
-            let exact = pool.eval(rates[k], &at);
+            let exact = pool.eval(rate, &at);
             assert!(
                 (difference - exact).abs() < 1e-8,
                 "entry {k}: {difference} vs {exact}"
