@@ -6,6 +6,11 @@
 //! semidefinite (kg, kg·m² … per coordinate pair), Q and C are n-vectors (generalized
 //! forces), A is m × n and b an m-vector (A q̈ = b, units of b/A are accelerations).
 //!
+//! Before any product is formed, the rows of A q̈ = b are equilibrated and M, Q, C scaled by
+//! a power of two (exact; see the `scaling` module), so that inputs of any magnitude neither
+//! overflow nor underflow; every answer then passes an a-posteriori check of A q̈ = b
+//! ([`Options::residual_tolerance`]) before it is returned.
+//!
 //! Paths, chosen automatically:
 //! 1. M positive definite (Cholesky with relative pivot threshold succeeds):
 //!    q̈ = a + M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺(b − Aa) + M^-½(I − B⁺B)M^-½C, a = M⁻¹Q, B = AM^-½
@@ -29,7 +34,7 @@ use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatri
 
 use crate::cholesky::Cholesky;
 use crate::projection::{project, project_diagonal, Unconstrained, VectorPair, FACTOR_TOLERANCE};
-use crate::{singular, validate, Error, KernelAllocator, Options, Weighting};
+use crate::{scaling, singular, validate, Error, KernelAllocator, Options, Weighting};
 
 /// q̈ and, when requested, Qᶜ.
 type MaybeForce<N> = (OVector<f64, N>, Option<OVector<f64, N>>);
@@ -38,8 +43,10 @@ type MaybeForce<N> = (OVector<f64, N>, Option<OVector<f64, N>>);
 const SEMIDEFINITE_SHIFT: f64 = 1e-8;
 
 /// The generic kernel behind every public entry point of this module: validates the
-/// inputs (shapes included, so that the dynamic-size twins need no check of their own) and
-/// returns q̈ and, if `with_force`, Qᶜ.
+/// inputs (shapes included, so that the dynamic-size twins need no check of their own),
+/// scales them ([`scaling`]: rows of A x = b equilibrated, M, Q and C by one power of two)
+/// and returns q̈ and, if `with_force`, Qᶜ; every answer has passed the a-posteriori
+/// [`residual`](crate::residual) check.
 fn solve<N: Dim, R: Dim>(
     mass_matrix: &OMatrix<f64, N, N>,
     generalized_force: &OVector<f64, N>,
@@ -60,10 +67,26 @@ where
         nonideal_force,
         options,
     )?;
-    let mut force = generalized_force.clone();
+    let (constraint_matrix, constraint_rhs) =
+        scaling::equilibrate_rows(constraint_matrix, constraint_rhs)?;
+    let (constraint_matrix, constraint_rhs) = (&constraint_matrix, &constraint_rhs);
+    // M q̈ = Q + Qᶜ is homogeneous in (M, Q, Qᶜ): scale them by s, then Qᶜ back by 1/s.
+    let s = scaling::metric_scale(mass_matrix, diagonal);
+    let mass_matrix = &(mass_matrix * s);
+    let nonideal_force = nonideal_force.map(|c| c * s);
+    let nonideal_force = nonideal_force.as_ref();
+    let mut force = generalized_force * s;
     if let Some(c) = nonideal_force {
         force += c;
     }
+    validate::finite(&force, "generalized force (Q + C)/max |Mᵢⱼ| (overflow)")?;
+    let unscale = |(qdd, qc): MaybeForce<N>| -> Result<MaybeForce<N>, Error> {
+        let qc = qc.map(|qc| qc / s);
+        if let Some(qc) = &qc {
+            validate::finite(qc, "constraint force Qᶜ (overflow)")?;
+        }
+        Ok((qdd, qc))
+    };
 
     if let Some(inverse_mass) = diagonal.then(|| positive_inverse(mass_matrix)).flatten() {
         if let Some(projected) = project_diagonal(
@@ -78,7 +101,7 @@ where
                 Some(c) => ideal_force + c,
                 None => ideal_force,
             });
-            return Ok((acceleration, constraint_force));
+            return unscale((acceleration, constraint_force));
         }
     }
     let factor = match Cholesky::new(mass_matrix.clone(), FACTOR_TOLERANCE) {
@@ -95,14 +118,15 @@ where
             let ga = g * constraint_matrix;
             let augmented = mass_matrix + constraint_matrix.tr_mul(&ga) * alpha2;
             let Some(factor) = Cholesky::new(augmented, FACTOR_TOLERANCE) else {
-                return svd_fallback(
+                let scaled_force = generalized_force * s;
+                return unscale(svd_fallback(
                     mass_matrix,
-                    generalized_force,
+                    &scaled_force,
                     constraint_matrix,
                     constraint_rhs,
                     nonideal_force,
                     options,
-                );
+                )?);
             };
             // z = α²b, so that C + Aᵀλ is the constraint force on the actual system (eq 3.37).
             force += ga.tr_mul(constraint_rhs) * alpha2;
@@ -123,7 +147,7 @@ where
         }
         qc
     });
-    Ok((p.acceleration, constraint_force))
+    unscale((p.acceleration, constraint_force))
 }
 
 /// (1/Mₖₖ)ₖ when the diagonal of the diagonal matrix M is positive: then the Cholesky
@@ -276,9 +300,10 @@ where
 /// Udwadia & Wanichanon 2013, eq 3.18. See the [module docs](self) for the paths.
 ///
 /// # Errors
-/// `NonFinite` (any NaN/∞ input, or overflow), `NotSymmetric` (M), `NotPositiveSemidefinite`
-/// (M indefinite), `NonUniqueAcceleration` (rank [M; A] < n), `InconsistentConstraints`
-/// (A q̈ = b unsolvable), `InvalidOption` / `NotPositiveDefinite` / `DimensionMismatch`
+/// `NonFinite` (any NaN/∞ input, or a result beyond the f64 range), `NotSymmetric` (M),
+/// `NotPositiveSemidefinite` (M indefinite), `NonUniqueAcceleration` (rank [M; A] < n),
+/// `InconsistentConstraints` (A q̈ = b unsolvable), `ResidualTooLarge` (the answer fails the
+/// a-posteriori check of A q̈ = b, [`Options::residual_tolerance`]), `InvalidOption` / `NotPositiveDefinite` / `DimensionMismatch`
 /// (bad α or G in `options`), `NoConvergence` (SVD fallback).
 ///
 /// # Example

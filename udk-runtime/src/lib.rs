@@ -25,6 +25,8 @@ pub mod hamiltonian;
 mod options;
 mod pinv;
 mod projection;
+mod residual;
+mod scaling;
 #[cfg(feature = "simulate")]
 pub mod simulate;
 mod singular;

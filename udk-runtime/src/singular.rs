@@ -8,7 +8,7 @@
 use nalgebra::{DMatrix, DVector, SMatrix, SVector};
 
 use crate::pinv::{pinv_and_rank, Tolerance};
-use crate::{validate, Error, Options};
+use crate::{residual, scaling, validate, Error, Options};
 
 /// The minimum-norm solution of eq 2.14 (η = 0), with the rank that decides uniqueness.
 #[derive(Debug, Clone, PartialEq)]
@@ -37,9 +37,13 @@ impl<V> ReferenceSolution<V> {
 /// then the minimum-norm one (η = 0) and [`ReferenceSolution::is_unique`] is false.
 /// Singular values ≤ τ·σ_max count as zero, τ = [`Options::tolerance`] (default 1e-10).
 ///
+/// The rows of A q̈ = b are equilibrated and M, Q, C scaled by a power of two first (exact,
+/// and without effect on q̈), so that no product overflows or underflows.
+///
 /// # Errors
 /// `DimensionMismatch`, `NonFinite`, `NotSymmetric`, `InvalidOption`,
-/// `InconsistentConstraints` (A q̈ = b unsolvable), `NoConvergence`.
+/// `InconsistentConstraints` (A q̈ = b unsolvable), `ResidualTooLarge` (the a-posteriori
+/// check of A q̈ = b, see [`Options::residual_tolerance`]), `NoConvergence`.
 pub fn reference_acceleration_dyn(
     mass_matrix: &DMatrix<f64>,
     generalized_force: &DVector<f64>,
@@ -48,7 +52,7 @@ pub fn reference_acceleration_dyn(
     nonideal_force: Option<&DVector<f64>>,
     options: &Options,
 ) -> Result<ReferenceSolution<DVector<f64>>, Error> {
-    validate::lagrangian_inputs(
+    let diagonal = validate::lagrangian_inputs(
         mass_matrix,
         generalized_force,
         constraint_matrix,
@@ -56,23 +60,30 @@ pub fn reference_acceleration_dyn(
         nonideal_force,
         options,
     )?;
+    // Exact power-of-two scalings that change neither the solution set of A q̈ = b nor q̈
+    // (see `scaling`): no product below overflows or underflows.
+    let (constraint_matrix, constraint_rhs) =
+        scaling::equilibrate_rows(constraint_matrix, constraint_rhs)?;
+    let s = scaling::metric_scale(mass_matrix, diagonal);
+    let mut force = generalized_force * s;
+    if let Some(c) = nonideal_force {
+        force += c * s;
+    }
+    validate::finite(&force, "generalized force (Q + C)/max |Mᵢⱼ| (overflow)")?;
     let n = generalized_force.len();
     let m = constraint_rhs.len();
     let tolerance = Tolerance::Relative(options.rank_tolerance());
-    let (a_pinv, _) = pinv_and_rank(constraint_matrix, tolerance)?;
-    let projector = DMatrix::identity(n, n) - &a_pinv * constraint_matrix;
+    let (a_pinv, _) = pinv_and_rank(&constraint_matrix, tolerance)?;
+    let projector = DMatrix::identity(n, n) - &a_pinv * &constraint_matrix;
     let mut stacked = DMatrix::zeros(n + m, n);
-    stacked.rows_mut(0, n).copy_from(&(projector * mass_matrix));
-    stacked.rows_mut(n, m).copy_from(constraint_matrix);
-    let mut rhs = DVector::zeros(n + m);
-    rhs.rows_mut(0, n).copy_from(generalized_force);
-    if let Some(c) = nonideal_force {
-        let mut top = rhs.rows_mut(0, n);
-        top += c;
-    }
-    rhs.rows_mut(n, m).copy_from(constraint_rhs);
+    stacked
+        .rows_mut(0, n)
+        .copy_from(&(projector * mass_matrix * s));
+    stacked.rows_mut(n, m).copy_from(&constraint_matrix);
     let (stacked_pinv, rank) = pinv_and_rank(&stacked, tolerance)?;
-    let acceleration = stacked_pinv * rhs;
+    // q̈ = 𝓜⁺[Q + C; 0] + 𝓜⁺[0; b]; the first term is the scale of the forced motion.
+    let forced = stacked_pinv.columns(0, n) * &force;
+    let acceleration = &forced + stacked_pinv.columns(n, m) * &constraint_rhs;
     if !acceleration.iter().all(|v| v.is_finite()) {
         return Err(Error::NonFinite {
             what: "constrained acceleration (overflow)",
@@ -80,12 +91,19 @@ pub fn reference_acceleration_dyn(
     }
     // A q̈ = b is solvable iff b lies in the range of A: test A A⁺ b = b directly, which does
     // not depend on the accuracy of 𝓜⁺.
-    let particular = &a_pinv * constraint_rhs;
-    let residual = (constraint_matrix * &particular - constraint_rhs).norm();
+    let particular = &a_pinv * &constraint_rhs;
+    let residual = (&constraint_matrix * &particular - &constraint_rhs).norm();
     let scale = constraint_matrix.norm() * particular.norm() + constraint_rhs.norm();
     if residual > options.consistency_tolerance * scale {
         return Err(Error::InconsistentConstraints { residual });
     }
+    residual::check(
+        &constraint_matrix,
+        &constraint_rhs,
+        &acceleration,
+        forced.amax(),
+        options,
+    )?;
     Ok(ReferenceSolution {
         acceleration,
         rank,
