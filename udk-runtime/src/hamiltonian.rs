@@ -8,9 +8,10 @@
 
 use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatrix, SVector};
 
+use crate::allocator::KernelAllocator;
 use crate::cholesky::Cholesky;
 use crate::projection::{project, Unconstrained, VectorPair, FACTOR_TOLERANCE};
-use crate::{scaling, validate, Error, KernelAllocator, Options};
+use crate::{scaling, validate, Error, Options};
 
 /// The generic kernel behind every public entry point: validates the inputs (shapes
 /// included, n = `h_q.len()`, m = `b_p.len()`), equilibrates the rows of A_p ṗ = b_p and

@@ -19,9 +19,10 @@
 
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
 
+use crate::allocator::KernelAllocator;
 use crate::cholesky::Cholesky;
 use crate::pinv::{pinv_and_rank, Tolerance};
-use crate::{residual, Error, KernelAllocator, Options};
+use crate::{residual, Error, Options};
 
 /// Relative pivot threshold below which K (the mass matrix, the augmented mass matrix or
 /// H_pp) is treated as singular. Conservative on purpose: a rejected K falls through to the
@@ -298,7 +299,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::acceleration_and_constraint_force_dyn;
+    use crate::{acceleration_and_constraint_force_dyn, LagrangianView};
     use nalgebra::{DMatrix, DVector};
     use proptest::prelude::*;
 
@@ -383,7 +384,7 @@ mod tests {
             let inverse = d.map(|v| 1.0 / v);
             let expected = general(&d, &q, &a, &b);
             let mass = DMatrix::from_diagonal(&d);
-            let got = acceleration_and_constraint_force_dyn(&mass, &q, &a, &b, None, &options);
+            let got = acceleration_and_constraint_force_dyn(LagrangianView::new(&mass, &q, &a, &b), &options);
             match (project_diagonal(&inverse, &q, &a, &b, &options), expected) {
                 (Some(diagonal), Ok((x, force))) => {
                     let (dx, dforce) = diagonal.unwrap();
@@ -414,7 +415,7 @@ mod tests {
             let inverse = d.map(|v| 1.0 / v);
             prop_assert!(project_diagonal(&inverse, &q, &a, &b, &options).is_none());
             let mass = DMatrix::from_diagonal(&d);
-            let got = acceleration_and_constraint_force_dyn(&mass, &q, &a, &b, None, &options);
+            let got = acceleration_and_constraint_force_dyn(LagrangianView::new(&mass, &q, &a, &b), &options);
             prop_assert_eq!(got, general(&d, &q, &a, &b));
         }
     }

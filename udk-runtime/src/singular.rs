@@ -5,10 +5,11 @@
 //! These functions are cross-checks and diagnostics, not hot-path kernels: they use dynamic
 //! storage (the fixed-size entry points copy into it) and cost several SVDs.
 
-use nalgebra::{DMatrix, DVector, SMatrix, SVector};
+use nalgebra::{Const, DMatrix, DVector, DefaultAllocator, Dim, Dyn, SMatrix, SVector};
 
+use crate::allocator::KernelAllocator;
 use crate::pinv::{pinv_and_rank, Tolerance};
-use crate::{residual, scaling, validate, Error, Options};
+use crate::{residual, scaling, validate, Error, LagrangianView, Options};
 
 /// The minimum-norm solution of eq 2.14 (η = 0), with the rank that decides uniqueness.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,8 +31,8 @@ impl<V> ReferenceSolution<V> {
 }
 
 /// Reference acceleration by Udwadia & Phohomsiri 2006, eq 2.15, for dynamic sizes:
-/// q̈ = [(I − A⁺A)M; A]⁺ [Q + C; b], where M (n × n, symmetric positive semidefinite,
-/// possibly singular), Q and C (n-vectors), A (m × n), b (m-vector).
+/// q̈ = [(I − A⁺A)M; A]⁺ [Q + C; b], where `terms` borrows M (n × n, symmetric positive
+/// semidefinite, possibly singular), Q and C (n-vectors), A (m × n), b (m-vector).
 ///
 /// When rank [M; A] < n the solution is not unique (eq 2.14); the returned acceleration is
 /// then the minimum-norm one (η = 0) and [`ReferenceSolution::is_unique`] is false.
@@ -45,32 +46,22 @@ impl<V> ReferenceSolution<V> {
 /// `InconsistentConstraints` (A q̈ = b unsolvable), `ResidualTooLarge` (the a-posteriori
 /// check of A q̈ = b, see [`Options::residual_tolerance`]), `NoConvergence`.
 pub fn reference_acceleration_dyn(
-    mass_matrix: &DMatrix<f64>,
-    generalized_force: &DVector<f64>,
-    constraint_matrix: &DMatrix<f64>,
-    constraint_rhs: &DVector<f64>,
-    nonideal_force: Option<&DVector<f64>>,
+    terms: LagrangianView<'_, Dyn, Dyn>,
     options: &Options,
 ) -> Result<ReferenceSolution<DVector<f64>>, Error> {
-    let diagonal = validate::lagrangian_inputs(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-        options,
-    )?;
+    let diagonal = validate::lagrangian_inputs(terms, options)?;
+    let mass_matrix = terms.mass_matrix;
     // Exact power-of-two scalings that change neither the solution set of A q̈ = b nor q̈
     // (see `scaling`): no product below overflows or underflows.
     let (constraint_matrix, constraint_rhs) =
-        scaling::equilibrate_rows(constraint_matrix, constraint_rhs)?;
+        scaling::equilibrate_rows(terms.constraint_matrix, terms.constraint_rhs)?;
     let s = scaling::metric_scale(mass_matrix, diagonal);
-    let mut force = generalized_force * s;
-    if let Some(c) = nonideal_force {
+    let mut force = terms.generalized_force * s;
+    if let Some(c) = terms.nonideal_force {
         force += c * s;
     }
     validate::finite(&force, "generalized force (Q + C)/max |Mᵢⱼ| (overflow)")?;
-    let n = generalized_force.len();
+    let n = force.len();
     let m = constraint_rhs.len();
     let tolerance = Tolerance::Relative(options.rank_tolerance());
     let (a_pinv, _) = pinv_and_rank(&constraint_matrix, tolerance)?;
@@ -114,27 +105,42 @@ pub fn reference_acceleration_dyn(
 /// [`reference_acceleration_dyn`] for fixed sizes (copies into dynamic storage; a
 /// cross-check, not a hot-path kernel). Same equation, shapes and errors.
 pub fn reference_acceleration<const N: usize, const M: usize>(
-    mass_matrix: &SMatrix<f64, N, N>,
-    generalized_force: &SVector<f64, N>,
-    constraint_matrix: &SMatrix<f64, M, N>,
-    constraint_rhs: &SVector<f64, M>,
-    nonideal_force: Option<&SVector<f64, N>>,
+    terms: LagrangianView<'_, Const<N>, Const<M>>,
     options: &Options,
 ) -> Result<ReferenceSolution<SVector<f64, N>>, Error> {
-    let c = nonideal_force.map(|c| DVector::from_column_slice(c.as_slice()));
-    let s = reference_acceleration_dyn(
-        &DMatrix::from_column_slice(N, N, mass_matrix.as_slice()),
-        &DVector::from_column_slice(generalized_force.as_slice()),
-        &DMatrix::from_column_slice(M, N, constraint_matrix.as_slice()),
-        &DVector::from_column_slice(constraint_rhs.as_slice()),
-        c.as_ref(),
-        options,
-    )?;
+    let s = reference_acceleration_copied(terms, options)?;
     Ok(ReferenceSolution {
         acceleration: SVector::from_column_slice(s.acceleration.as_slice()),
         rank: s.rank,
         n: s.n,
     })
+}
+
+/// [`reference_acceleration_dyn`] of terms in any storage, copied into dynamic storage. The
+/// shapes must be consistent (fixed sizes, or dynamic terms already validated).
+pub(crate) fn reference_acceleration_copied<N: Dim, R: Dim>(
+    terms: LagrangianView<'_, N, R>,
+    options: &Options,
+) -> Result<ReferenceSolution<DVector<f64>>, Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    let (n, m) = (terms.generalized_force.len(), terms.constraint_rhs.len());
+    let mass_matrix = DMatrix::from_column_slice(n, n, terms.mass_matrix.as_slice());
+    let generalized_force = DVector::from_column_slice(terms.generalized_force.as_slice());
+    let constraint_matrix = DMatrix::from_column_slice(m, n, terms.constraint_matrix.as_slice());
+    let constraint_rhs = DVector::from_column_slice(terms.constraint_rhs.as_slice());
+    let c = terms
+        .nonideal_force
+        .map(|c| DVector::from_column_slice(c.as_slice()));
+    let mut copy = LagrangianView::new(
+        &mass_matrix,
+        &generalized_force,
+        &constraint_matrix,
+        &constraint_rhs,
+    );
+    copy.nonideal_force = c.as_ref();
+    reference_acceleration_dyn(copy, options)
 }
 
 /// Numerical rank of the (n + m) × n matrix [M; A] for dynamic sizes: the acceleration is

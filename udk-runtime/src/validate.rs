@@ -1,9 +1,10 @@
 //! Input checks shared by the kernels: finiteness, symmetry, shapes.
 
 use nalgebra::allocator::Allocator;
-use nalgebra::{DefaultAllocator, Dim, Matrix, OMatrix, OVector, RawStorage};
+use nalgebra::{DefaultAllocator, Dim, Matrix, OMatrix, RawStorage};
 
-use crate::{Error, KernelAllocator, Options};
+use crate::allocator::KernelAllocator;
+use crate::{Error, LagrangianView, Options};
 
 /// Largest accepted |Xᵢⱼ − Xⱼᵢ| relative to max |Xᵢⱼ| for a "symmetric" matrix.
 const SYMMETRY_TOLERANCE: f64 = 1e-10;
@@ -108,24 +109,21 @@ pub(crate) fn shape<R: Dim, C: Dim, S: RawStorage<f64, R, C>>(
 /// of M, symmetry of M, finiteness of Q, A, b and C. Returns whether M is diagonal
 /// ([`diagonal`]; then trivially symmetric, and the symmetry scan is skipped).
 pub(crate) fn lagrangian_inputs<N: Dim, R: Dim>(
-    mass_matrix: &OMatrix<f64, N, N>,
-    generalized_force: &OVector<f64, N>,
-    constraint_matrix: &OMatrix<f64, R, N>,
-    constraint_rhs: &OVector<f64, R>,
-    nonideal_force: Option<&OVector<f64, N>>,
+    terms: LagrangianView<'_, N, R>,
     options: &Options,
 ) -> Result<bool, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
-    let n = generalized_force.len();
+    let mass_matrix = terms.mass_matrix;
+    let n = terms.generalized_force.len();
     shape(mass_matrix, (n, n), "mass matrix M")?;
     shape(
-        constraint_matrix,
-        (constraint_rhs.len(), n),
+        terms.constraint_matrix,
+        (terms.constraint_rhs.len(), n),
         "constraint matrix A",
     )?;
-    if let Some(c) = nonideal_force {
+    if let Some(c) = terms.nonideal_force {
         shape(c, (n, 1), "non-ideal force C")?;
     }
     options.validate()?;
@@ -138,10 +136,10 @@ where
         finite(mass_matrix, "mass matrix M")?;
         symmetric(mass_matrix, "mass matrix M")?;
     }
-    finite(generalized_force, "generalized force Q")?;
-    finite(constraint_matrix, "constraint matrix A")?;
-    finite(constraint_rhs, "constraint vector b")?;
-    if let Some(c) = nonideal_force {
+    finite(terms.generalized_force, "generalized force Q")?;
+    finite(terms.constraint_matrix, "constraint matrix A")?;
+    finite(terms.constraint_rhs, "constraint vector b")?;
+    if let Some(c) = terms.nonideal_force {
         finite(c, "non-ideal force C")?;
     }
     Ok(is_diagonal)

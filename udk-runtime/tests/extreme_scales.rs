@@ -13,7 +13,7 @@ use nalgebra::{matrix, vector, DMatrix, DVector, Matrix2, SMatrix, Vector2};
 use udk_runtime::hamiltonian::{momentum_rate, momentum_rate_dyn};
 use udk_runtime::{
     acceleration, acceleration_and_constraint_force, acceleration_dyn, constraint_force,
-    reference_acceleration, Error, Options,
+    reference_acceleration, Error, LagrangianView, Options,
 };
 
 const G: f64 = 9.81;
@@ -50,23 +50,25 @@ fn at_rest(x: f64, y: f64) -> Vector2<f64> {
 fn pendulum_at_1e200_is_right() {
     // Issue 13: before row equilibration this returned Ok([0, −9.81]).
     let (m, q, a, b) = pendulum(1.0, 1e200, 1e200);
-    let qdd = acceleration(&m, &q, &a, &b, None, &Options::default()).unwrap();
+    let qdd = acceleration(LagrangianView::new(&m, &q, &a, &b), &Options::default()).unwrap();
     assert_close(&qdd, &vector![4.905, -4.905], 1e-15, "q̈ at 1e200");
     // The constraint force is m q̈ − Q = (4.905, 4.905): the rod's tension at rest.
-    let qc = constraint_force(&m, &q, &a, &b, None, &Options::default()).unwrap();
+    let qc = constraint_force(LagrangianView::new(&m, &q, &a, &b), &Options::default()).unwrap();
     assert_close(&qc, &vector![4.905, 4.905], 1e-15, "Qᶜ at 1e200");
     // The dynamic twin and the eq 2.15 reference agree.
     let dynamic = acceleration_dyn(
-        &DMatrix::from_column_slice(2, 2, m.as_slice()),
-        &DVector::from_column_slice(q.as_slice()),
-        &DMatrix::from_column_slice(1, 2, a.as_slice()),
-        &DVector::from_column_slice(b.as_slice()),
-        None,
+        LagrangianView::new(
+            &DMatrix::from_column_slice(2, 2, m.as_slice()),
+            &DVector::from_column_slice(q.as_slice()),
+            &DMatrix::from_column_slice(1, 2, a.as_slice()),
+            &DVector::from_column_slice(b.as_slice()),
+        ),
         &Options::default(),
     )
     .unwrap();
     assert_eq!(dynamic.as_slice(), qdd.as_slice());
-    let reference = reference_acceleration(&m, &q, &a, &b, None, &Options::default()).unwrap();
+    let reference =
+        reference_acceleration(LagrangianView::new(&m, &q, &a, &b), &Options::default()).unwrap();
     assert_close(&reference.acceleration, &qdd, 1e-14, "eq 2.15 at 1e200");
 }
 
@@ -76,7 +78,7 @@ fn pendulum_at_every_scale_matches_the_closed_form() {
     for scale in [1e-300, 1e-200, 1e-160, 1e-3, 1.0, 1e3, 1e160, 1e200, 1e300] {
         let (x, y) = (0.6 * scale, -0.8 * scale);
         let (m, q, a, b) = pendulum(1.0, x, y);
-        let qdd = acceleration(&m, &q, &a, &b, None, &Options::default())
+        let qdd = acceleration(LagrangianView::new(&m, &q, &a, &b), &Options::default())
             .unwrap_or_else(|e| panic!("scale {scale:e}: {e}"));
         assert_close(&qdd, &at_rest(x, y), 1e-14, &format!("scale {scale:e}"));
     }
@@ -90,9 +92,11 @@ fn tiny_and_huge_masses_with_huge_and_tiny_constraints() {
             let (x, y) = (0.6 * scale, -0.8 * scale);
             let (m, q, a, b) = pendulum(mass, x, y);
             let what = format!("mass {mass:e}, scale {scale:e}");
-            let (qdd, qc) =
-                acceleration_and_constraint_force(&m, &q, &a, &b, None, &Options::default())
-                    .unwrap_or_else(|e| panic!("{what}: {e}"));
+            let (qdd, qc) = acceleration_and_constraint_force(
+                LagrangianView::new(&m, &q, &a, &b),
+                &Options::default(),
+            )
+            .unwrap_or_else(|e| panic!("{what}: {e}"));
             assert_close(&qdd, &at_rest(x, y), 1e-14, &what);
             // Tension along the rod: Qᶜ/m = q̈ − Q/m = q̈ − (0, −g) (divided by m, so that the
             // test's own norms do not overflow).
@@ -109,7 +113,11 @@ fn subnormal_mass_is_scaled_not_inverted() {
     let q = vector![0.0, -mass * 2.0];
     let (x, y) = (0.6, -0.8);
     let a = matrix![2.0 * x, 2.0 * y];
-    let qdd = acceleration(&m, &q, &a, &vector![0.0], None, &Options::default()).unwrap();
+    let qdd = acceleration(
+        LagrangianView::new(&m, &q, &a, &vector![0.0]),
+        &Options::default(),
+    )
+    .unwrap();
     // The force is subnormal too (mass·2 is exact), so the closed form is that of g = 2.
     let u = vector![x, y];
     let expected = vector![0.0, -2.0] - u * (-2.0 * y);
@@ -127,8 +135,11 @@ fn singular_mass_paths_at_extreme_scales() {
     let expected = vector![mass * G * r * s, mass * G * r * r * s * s] / (mass * r * r + i_c);
     for scale in [1e-200, 1.0, 1e200] {
         let a = matrix![-r * s, 1.0] * scale;
-        let qdd = acceleration(&m, &q, &a, &vector![0.0], None, &Options::default())
-            .unwrap_or_else(|e| panic!("scale {scale:e}: {e}"));
+        let qdd = acceleration(
+            LagrangianView::new(&m, &q, &a, &vector![0.0]),
+            &Options::default(),
+        )
+        .unwrap_or_else(|e| panic!("scale {scale:e}: {e}"));
         assert_close(
             &qdd,
             &expected,
@@ -181,11 +192,7 @@ fn unrepresentable_answers_are_non_finite_errors() {
     let (m, q, _, _) = pendulum(1.0, 0.6, -0.8);
     assert!(matches!(
         acceleration(
-            &m,
-            &q,
-            &matrix![1e-300, 0.0],
-            &vector![1e300],
-            None,
+            LagrangianView::new(&m, &q, &matrix![1e-300, 0.0], &vector![1e300]),
             &Options::default()
         ),
         Err(Error::NonFinite { .. })
@@ -194,11 +201,12 @@ fn unrepresentable_answers_are_non_finite_errors() {
     let m = Matrix2::identity() * 1e-300;
     assert!(matches!(
         acceleration(
-            &m,
-            &vector![1e300, 1e300],
-            &matrix![1.0, 0.0],
-            &vector![0.0],
-            None,
+            LagrangianView::new(
+                &m,
+                &vector![1e300, 1e300],
+                &matrix![1.0, 0.0],
+                &vector![0.0]
+            ),
             &Options::default()
         ),
         Err(Error::NonFinite { .. })
@@ -214,7 +222,7 @@ fn residual_tolerance_zero_rejects_rounding_and_is_validated() {
         residual_tolerance: 0.0,
         ..Options::default()
     };
-    let result = acceleration(&m, &q, &a, &b, None, &exact);
+    let result = acceleration(LagrangianView::new(&m, &q, &a, &b), &exact);
     match result {
         Err(Error::ResidualTooLarge {
             residual,
@@ -230,7 +238,7 @@ fn residual_tolerance_zero_rejects_rounding_and_is_validated() {
         ..Options::default()
     };
     assert!(matches!(
-        acceleration(&m, &q, &a, &b, None, &negative),
+        acceleration(LagrangianView::new(&m, &q, &a, &b), &negative),
         Err(Error::InvalidOption { .. })
     ));
 }

@@ -12,8 +12,8 @@ use super::dynamics::{finite, join, Dynamics, State, WithOptions};
 use super::integrate::run;
 use super::stabilization::solve_stabilized;
 use super::{Sample, SimulationError, SimulationOptions, StateKind, Trajectory};
-use crate::Error;
-use nalgebra::{DMatrix, DVector, SVector};
+use crate::{Error, LagrangianView};
+use nalgebra::{DMatrix, DVector, Dyn, SVector};
 
 /// M, Q, A, b and C of a Lagrangian system at one state, n coordinates and m constraints.
 #[derive(Clone, Debug, PartialEq)]
@@ -28,6 +28,19 @@ pub struct DynamicLagrangianTerms {
     pub constraint_rhs: DVector<f64>,
     /// Non-ideal constraint force C, n; `None` for ideal constraints.
     pub nonideal_force: Option<DVector<f64>>,
+}
+
+impl DynamicLagrangianTerms {
+    /// The terms borrowed as the one argument of the kernels ([`crate::acceleration_dyn`] …).
+    pub fn view(&self) -> LagrangianView<'_, Dyn, Dyn> {
+        LagrangianView {
+            mass_matrix: &self.mass_matrix,
+            generalized_force: &self.generalized_force,
+            constraint_matrix: &self.constraint_matrix,
+            constraint_rhs: &self.constraint_rhs,
+            nonideal_force: self.nonideal_force.as_ref(),
+        }
+    }
 }
 
 /// A Lagrangian system of run-time size: what [`simulate_dynamic_lagrangian`] needs. Slices
@@ -147,11 +160,10 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
             },
             |b| {
                 crate::acceleration_dyn(
-                    &terms.mass_matrix,
-                    &terms.generalized_force,
-                    &terms.constraint_matrix,
-                    b,
-                    terms.nonideal_force.as_ref(),
+                    LagrangianView {
+                        constraint_rhs: b,
+                        ..terms.view()
+                    },
                     self.kernel,
                 )
             },
