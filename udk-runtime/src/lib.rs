@@ -25,14 +25,14 @@
 //! The modules, bottom to top; each imports only from the layers below it.
 //! 1. `allocator` (the nalgebra storage bound of the kernels), `error`.
 //! 2. `options`, `view` ([`LagrangianView`]).
-//! 3. `validate` (input checks), `cholesky` (L D Lᵀ), `scaling` (power-of-two
-//!    equilibration), `residual` (the a-posteriori check).
-//! 4. `pinv` (Moore–Penrose inverse by one-sided Jacobi SVD).
+//! 3. `validate` (input checks), `cholesky` (L D Lᵀ).
+//! 4. `scaling` (power-of-two equilibration), `residual` (the a-posteriori check), `pinv`
+//!    (Moore–Penrose inverse by one-sided Jacobi SVD).
 //! 5. `projection` (the constraint projection shared by both formulations).
-//! 6. `singular` (the eq 2.15 reference), then [`fundamental`] (which falls back on it)
-//!    and [`hamiltonian`].
-//! 7. [`system`] (the traits, whose default methods call the kernels).
-//! 8. [`simulate`] (integrators over the traits).
+//! 6. `singular` (the eq 2.15 reference).
+//! 7. [`fundamental`] (which falls back on `singular`), [`hamiltonian`].
+//! 8. [`system`] (the traits, whose default methods call the kernels).
+//! 9. [`simulate`] (integrators over the traits).
 
 mod allocator;
 mod cholesky;
