@@ -45,7 +45,8 @@ const SEMIDEFINITE_SHIFT: f64 = 1e-8;
 
 /// The generic kernel behind every public entry point of this module: validates the
 /// inputs (shapes included, so that the dynamic-size twins need no check of their own),
-/// scales them ([`scaling`]: rows of A x = b equilibrated, M, Q and C by one power of two)
+/// scales them ([`scaling`]: rows of A x = b equilibrated; M, Q and C by one power of two
+/// when M is far from unit size)
 /// and returns q̈ and, if `with_force`, Qᶜ; every answer has passed the a-posteriori
 /// [`residual`](crate::residual) check.
 fn solve<N: Dim, R: Dim>(
@@ -68,20 +69,31 @@ where
         scaling::equilibrate_rows(constraint_matrix, constraint_rhs)?;
     let (constraint_matrix, constraint_rhs) = (&constraint_matrix, &constraint_rhs);
     // M q̈ = Q + Qᶜ is homogeneous in (M, Q, Qᶜ): scale them by s, then Qᶜ back by 1/s.
-    let s = scaling::metric_scale(mass_matrix, diagonal);
-    let mass_matrix = &(mass_matrix * s);
-    let nonideal_force = nonideal_force.map(|c| c * s);
-    let nonideal_force = nonideal_force.as_ref();
-    let mut force = generalized_force * s;
+    let scale = scaling::metric_scale(mass_matrix, diagonal);
+    let (scaled_mass, scaled_force, scaled_nonideal);
+    let (mass_matrix, generalized_force, nonideal_force) = match scale {
+        Some(s) => {
+            scaled_mass = mass_matrix * s;
+            scaled_force = generalized_force * s;
+            scaled_nonideal = nonideal_force.map(|c| c * s);
+            (&scaled_mass, &scaled_force, scaled_nonideal.as_ref())
+        }
+        None => (mass_matrix, generalized_force, nonideal_force),
+    };
+    let mut force = generalized_force.clone();
     if let Some(c) = nonideal_force {
         force += c;
     }
     validate::finite(&force, "generalized force (Q + C)/max |Mᵢⱼ| (overflow)")?;
     let unscale = |(qdd, qc): MaybeForce<N>| -> Result<MaybeForce<N>, Error> {
-        let qc = qc.map(|qc| qc / s);
-        if let Some(qc) = &qc {
-            validate::finite(qc, "constraint force Qᶜ (overflow)")?;
-        }
+        let qc = match (qc, scale) {
+            (Some(qc), Some(s)) => {
+                let qc = qc / s;
+                validate::finite(&qc, "constraint force Qᶜ (overflow)")?;
+                Some(qc)
+            }
+            (qc, _) => qc,
+        };
         Ok((qdd, qc))
     };
 
@@ -115,10 +127,9 @@ where
             let ga = g * constraint_matrix;
             let augmented = mass_matrix + constraint_matrix.tr_mul(&ga) * alpha2;
             let Some(factor) = Cholesky::new(augmented, FACTOR_TOLERANCE) else {
-                let scaled_force = generalized_force * s;
                 let scaled = LagrangianView {
                     mass_matrix,
-                    generalized_force: &scaled_force,
+                    generalized_force,
                     constraint_matrix,
                     constraint_rhs,
                     nonideal_force,

@@ -38,7 +38,10 @@ where
     validate::finite(b_p, "b_p")?;
     // ṗ and Q^C do not change when the rows of A_p ṗ = b_p or H_pp are scaled (`scaling`).
     let (a_p, b_p) = scaling::equilibrate_rows(a_p, b_p)?;
-    let h_pp = h_pp * scaling::metric_scale(h_pp, false);
+    let h_pp = match scaling::metric_scale(h_pp, false) {
+        Some(s) => h_pp * s,
+        None => h_pp.clone(),
+    };
     let factor =
         Cholesky::new(h_pp, FACTOR_TOLERANCE).ok_or(Error::NotPositiveDefinite { what: "H_pp" })?;
     let p = project(&factor, Unconstrained::Rate(-h_q), &a_p, &b_p, options)?;

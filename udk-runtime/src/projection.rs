@@ -22,6 +22,7 @@ use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
 use crate::allocator::KernelAllocator;
 use crate::cholesky::Cholesky;
 use crate::pinv::{pinv_and_rank, Tolerance};
+use crate::validate::max_magnitude;
 use crate::{residual, Error, Options};
 
 /// Relative pivot threshold below which K (the mass matrix, the augmented mass matrix or
@@ -113,9 +114,13 @@ where
             let e = constraint_rhs - w.tr_mul(&h);
             let mut a = h.clone();
             k.solve_unit_upper_mut(&mut a);
-            (Some(h), e, a.amax())
+            (Some(h), e, max_magnitude(a.as_slice()))
         }
-        Unconstrained::Rate(a) => (None, constraint_rhs - constraint_matrix * a, a.amax()),
+        Unconstrained::Rate(a) => (
+            None,
+            constraint_rhs - constraint_matrix * a,
+            max_magnitude(a.as_slice()),
+        ),
     };
     let (y, fast) = match Cholesky::new(gram_lower(&w, k.inverse_pivots()), fast_tolerance(options))
     {
@@ -228,8 +233,15 @@ where
     let s = Cholesky::new(gram, fast_tolerance(options))?;
     let y = constraint_matrix.tr_mul(&s.solve(&e));
     let x = &a + y.component_mul(inverse_diagonal);
-    let checked = finite_acceleration(&x)
-        .and_then(|()| residual::check(constraint_matrix, constraint_rhs, &x, a.amax(), options));
+    let checked = finite_acceleration(&x).and_then(|()| {
+        residual::check(
+            constraint_matrix,
+            constraint_rhs,
+            &x,
+            max_magnitude(a.as_slice()),
+            options,
+        )
+    });
     Some(checked.map(|()| (x, y)))
 }
 

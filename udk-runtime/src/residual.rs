@@ -11,10 +11,12 @@
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector};
 
+use crate::validate::max_magnitude;
 use crate::{Error, Options};
 
 /// ρ for the m × n matrix A, the m-vector b, the answer x and ‖a‖_∞ = `unconstrained`.
 /// 0 when the scale is 0 (then A x − b = 0 exactly); NaN when x overflowed.
+#[inline]
 pub(crate) fn relative_residual<N: Dim, R: Dim>(
     constraint_matrix: &OMatrix<f64, R, N>,
     constraint_rhs: &OVector<f64, R>,
@@ -24,12 +26,25 @@ pub(crate) fn relative_residual<N: Dim, R: Dim>(
 where
     DefaultAllocator: Allocator<R, N> + Allocator<R> + Allocator<N>,
 {
-    let residual = (constraint_matrix * x - constraint_rhs).amax();
-    let a_norm = constraint_matrix
-        .row_iter()
-        .map(|row| row.iter().map(|v| v.abs()).sum::<f64>())
-        .fold(0.0, f64::max);
-    let scale = a_norm * (x.amax() + unconstrained) + constraint_rhs.amax();
+    let m = constraint_rhs.len();
+    if m == 0 {
+        return 0.0;
+    }
+    // A x − b and the row sums of |A| (‖A‖_∞ = ‖|A| 1‖_∞) in one pass over the columns.
+    let mut residual = -constraint_rhs;
+    let mut row_sums = constraint_rhs.map(|_| 0.0);
+    let columns = constraint_matrix.as_slice().chunks_exact(m);
+    for (column, xj) in columns.zip(x.iter()) {
+        let rows = residual.as_mut_slice().iter_mut();
+        for ((r, sum), aij) in rows.zip(row_sums.as_mut_slice().iter_mut()).zip(column) {
+            *r += aij * xj;
+            *sum += aij.abs();
+        }
+    }
+    let residual = max_magnitude(residual.as_slice());
+    let a_norm = max_magnitude(row_sums.as_slice());
+    let scale = a_norm * (max_magnitude(x.as_slice()) + unconstrained)
+        + max_magnitude(constraint_rhs.as_slice());
     if scale == 0.0 {
         residual
     } else {
@@ -39,6 +54,7 @@ where
 
 /// `Err(ResidualTooLarge)` unless ρ = [`relative_residual`] is at most
 /// [`Options::residual_tolerance`] (a NaN ρ fails).
+#[inline]
 pub(crate) fn check<N: Dim, R: Dim>(
     constraint_matrix: &OMatrix<f64, R, N>,
     constraint_rhs: &OVector<f64, R>,

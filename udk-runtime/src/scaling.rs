@@ -8,9 +8,10 @@
 //!   the constrained motion does not change (Udwadia & Kalaba 1993: q̈ depends only on the
 //!   constraint set); the pivot and rank tests of the kernels are ratios that a diagonal
 //!   scaling leaves unchanged.
-//! - Metric scaling: M, Q and C (or H_pp) are multiplied by the power of two that brings
-//!   max |Mᵢⱼ| into [1, 2). M q̈ = Q + Qᶜ is homogeneous in (M, Q, Qᶜ), so q̈ is unchanged
-//!   and Qᶜ is divided back by the same factor.
+//! - Metric scaling: when max |Mᵢⱼ| lies outside [2⁻⁶⁴, 2⁶⁴], M, Q and C (or H_pp) are
+//!   multiplied by the power of four that brings it into [1/2, 2). M q̈ = Q + Qᶜ is
+//!   homogeneous in (M, Q, Qᶜ), so q̈ is unchanged and Qᶜ is divided back by the same
+//!   factor.
 //!
 //! Multiplying by a power of two is exact in binary floating point unless the product leaves
 //! the normal range, so on inputs of ordinary size the kernels return bit for bit what they
@@ -26,6 +27,7 @@ const BIAS: i32 = 1023;
 
 /// The exponent k with 2ᵏ·`magnitude` ∈ [1, 2), clamped to the normal exponents
 /// [−1022, 1023]; 0 for 0. `magnitude` must be finite and ≥ 0.
+#[inline]
 fn unit_exponent(magnitude: f64) -> i32 {
     if magnitude == 0.0 {
         return 0;
@@ -36,11 +38,13 @@ fn unit_exponent(magnitude: f64) -> i32 {
 }
 
 /// 2ᵏ for k ∈ [−1022, 1023], exactly.
+#[inline]
 fn power_of_two(k: i32) -> f64 {
     f64::from_bits(((k + BIAS) as u64) << 52)
 }
 
 /// The power of two 2ᵏ with 2ᵏ·`magnitude` ∈ [1, 2) (k as [`unit_exponent`]); 1 for 0.
+#[inline]
 pub(crate) fn unit_scale(magnitude: f64) -> f64 {
     power_of_two(unit_exponent(magnitude))
 }
@@ -54,6 +58,7 @@ pub(crate) type Constraints<N, R> = (OMatrix<f64, R, N>, OVector<f64, R>);
 /// # Errors
 /// `NonFinite` when a scaled bᵢ overflows: then |bᵢ| / max_j |Aᵢⱼ| > 1.7e308, and every
 /// solution of A x = b has an entry beyond the f64 range.
+#[inline]
 pub(crate) fn equilibrate_rows<N: Dim, R: Dim>(
     constraint_matrix: &OMatrix<f64, R, N>,
     constraint_rhs: &OVector<f64, R>,
@@ -61,38 +66,55 @@ pub(crate) fn equilibrate_rows<N: Dim, R: Dim>(
 where
     DefaultAllocator: Allocator<R, N> + Allocator<R>,
 {
+    let m = constraint_rhs.len();
+    if m == 0 {
+        return Ok((constraint_matrix.clone(), constraint_rhs.clone()));
+    }
+    // Row maxima of |Aᵢⱼ| as bit patterns (integer order = magnitude order for finite
+    // entries), accumulated column by column over the column-major storage.
     let (r, _) = constraint_matrix.shape_generic();
-    let mut row_max = OVector::<f64, R>::zeros_generic(r, U1);
-    for column in constraint_matrix.column_iter() {
-        for (largest, v) in row_max.iter_mut().zip(column.iter()) {
-            *largest = largest.max(v.abs());
+    let mut row_max = OVector::<u64, R>::zeros_generic(r, U1);
+    let columns = constraint_matrix.as_slice().chunks_exact(m);
+    for column in columns.clone() {
+        for (largest, v) in row_max.as_mut_slice().iter_mut().zip(column) {
+            *largest = (*largest).max(v.to_bits() & validate::MAGNITUDE);
         }
     }
-    let scale = row_max.map(unit_scale);
+    let scale = row_max.map(|bits| unit_scale(f64::from_bits(bits)));
     let mut a = constraint_matrix.clone();
-    for mut column in a.column_iter_mut() {
-        column.component_mul_assign(&scale);
+    for column in a.as_mut_slice().chunks_exact_mut(m) {
+        for (v, s) in column.iter_mut().zip(scale.as_slice()) {
+            *v *= s;
+        }
     }
     let b = constraint_rhs.component_mul(&scale);
     validate::finite(&b, "constraint vector b after row equilibration (overflow)")?;
     Ok((a, b))
 }
 
-/// The even power of two 4ʲ that brings max |Xᵢⱼ| of the finite matrix `x` into [1/2, 2)
-/// (1 for a zero matrix); with `diagonal`, only the diagonal is read (the off-diagonal
-/// entries being zero). Even, so that the square roots of the scaled pivots (the
-/// rank-revealing path of the projection forms D^½) are scaled exactly too.
-pub(crate) fn metric_scale<D: Dim>(x: &OMatrix<f64, D, D>, diagonal: bool) -> f64
+/// Exponents of max |Mᵢⱼ| within which M, Q and C are left as they are: then M⁻¹ and
+/// M + α²AᵀGA (A equilibrated) are far from the f64 range limits, and a power-of-two scaling,
+/// being exact, would change nothing but the gauge of the augmented mass matrix.
+const METRIC_RANGE: i32 = 64;
+
+/// `Some(4ʲ)`, the even power of two that brings max |Xᵢⱼ| of the finite matrix `x` into
+/// [1/2, 2), when max |Xᵢⱼ| lies outside [2⁻⁶⁴, 2⁶⁴]; `None` (no scaling needed) inside it or
+/// for a zero matrix. With `diagonal`, only the diagonal is read (the off-diagonal entries
+/// being zero). Even, so that the square roots of the scaled pivots (the rank-revealing path
+/// of the projection forms D^½) are scaled exactly too.
+#[inline]
+pub(crate) fn metric_scale<D: Dim>(x: &OMatrix<f64, D, D>, diagonal: bool) -> Option<f64>
 where
     DefaultAllocator: Allocator<D, D> + Allocator<D>,
 {
-    let k = unit_exponent(if diagonal {
-        x.diagonal().amax()
+    let largest = if diagonal {
+        validate::max_magnitude(x.diagonal().as_slice())
     } else {
-        x.amax()
-    });
+        validate::max_magnitude(x.as_slice())
+    };
+    let k = unit_exponent(largest);
     // Rounds odd k down (toward −∞), staying within [−1022, 1022].
-    power_of_two(k & !1)
+    (k.abs() > METRIC_RANGE).then(|| power_of_two(k & !1))
 }
 
 #[cfg(test)]
@@ -123,13 +145,13 @@ mod tests {
     }
 
     #[test]
-    fn metric_scale_is_an_even_power_of_two() {
+    fn metric_scale_is_an_even_power_of_two_outside_the_safe_range() {
         let m = matrix![3.0, 1.0; 1.0, 2.0];
-        assert_eq!(metric_scale(&m, false), 0.25); // 3 ∈ [2, 4): 2⁻¹ rounded to 4⁻¹
-        assert_eq!(metric_scale(&m, true), 0.25);
-        assert_eq!(metric_scale(&(m * 0.0), false), 1.0);
-        for magnitude in [1e-300, 3e-300, 0.3, 1.0, 7.0, 1e300, 3e300] {
-            let s = metric_scale(&(m * magnitude), false);
+        for magnitude in [0.0, 1e-19, 1.0, 1e19] {
+            assert_eq!(metric_scale(&(m * magnitude), false), None, "{magnitude:e}");
+        }
+        for magnitude in [1e-300, 3e-300, 1e-20, 1e20, 1e300, 3e300] {
+            let s = metric_scale(&(m * magnitude), false).unwrap();
             let exponent = s.log2();
             assert!(
                 exponent.fract() == 0.0 && exponent % 2.0 == 0.0,
@@ -137,6 +159,9 @@ mod tests {
             );
             let scaled = s * 3.0 * magnitude;
             assert!((0.5..2.0).contains(&scaled), "{magnitude:e} → {scaled}");
+            // Only the diagonal is read for a diagonal matrix.
+            let d = matrix![3.0 * magnitude, 0.0; 0.0, magnitude];
+            assert_eq!(metric_scale(&d, true), Some(s));
         }
     }
 

@@ -55,7 +55,7 @@ pub fn reference_acceleration_dyn(
     // (see `scaling`): no product below overflows or underflows.
     let (constraint_matrix, constraint_rhs) =
         scaling::equilibrate_rows(terms.constraint_matrix, terms.constraint_rhs)?;
-    let s = scaling::metric_scale(mass_matrix, diagonal);
+    let s = scaling::metric_scale(mass_matrix, diagonal).unwrap_or(1.0);
     let mut force = terms.generalized_force * s;
     if let Some(c) = terms.nonideal_force {
         force += c * s;
@@ -92,7 +92,7 @@ pub fn reference_acceleration_dyn(
         &constraint_matrix,
         &constraint_rhs,
         &acceleration,
-        forced.amax(),
+        validate::max_magnitude(forced.as_slice()),
         options,
     )?;
     Ok(ReferenceSolution {

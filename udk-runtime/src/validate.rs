@@ -12,6 +12,17 @@ const SYMMETRY_TOLERANCE: f64 = 1e-10;
 /// Exponent bits of an f64; all ones exactly for ±∞ and NaN.
 const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
 
+/// All bits but the sign bit of an f64.
+pub(crate) const MAGNITUDE: u64 = !(1 << 63);
+
+/// max |xᵢ| of finite entries (0 for none). For finite f64 with the sign bit cleared, the
+/// order of the bit patterns as integers is the order of the magnitudes, so the scan is an
+/// integer max that vectorizes (a fold of `f64::max`, NaN-aware, is a serial chain).
+#[inline]
+pub(crate) fn max_magnitude(x: &[f64]) -> f64 {
+    f64::from_bits(x.iter().fold(0, |m, v| m.max(v.to_bits() & MAGNITUDE)))
+}
+
 /// `Err(NonFinite)` unless every entry of `x` is finite. Branch-free over the exponent bits,
 /// so that the check vectorizes.
 #[inline]
@@ -149,6 +160,15 @@ where
 mod tests {
     use super::*;
     use nalgebra::{DMatrix, Matrix3};
+
+    #[test]
+    fn max_magnitude_is_the_largest_absolute_value() {
+        assert_eq!(max_magnitude(&[]), 0.0);
+        assert_eq!(max_magnitude(&[-0.0]), 0.0);
+        assert_eq!(max_magnitude(&[1.5, -3.25, 2.0, 5e-324]), 3.25);
+        assert_eq!(max_magnitude(&[-f64::MAX, 1e300]), f64::MAX);
+        assert_eq!(max_magnitude(&[1e-310, -2e-310]), 2e-310);
+    }
 
     #[test]
     fn diagonal_means_every_off_diagonal_entry_is_zero() {
