@@ -141,27 +141,19 @@ where
         }
     };
     finite_acceleration(&acceleration)?;
-    if !fast {
-        // The pseudoinverse returns a least-squares answer when b is off the range of A.
-        let rho = residual::relative_residual(
-            constraint_matrix,
-            constraint_rhs,
-            &acceleration,
-            unconstrained_norm,
-        );
-        if rho > options.consistency_tolerance {
-            return Err(Error::InconsistentConstraints {
-                residual: (constraint_matrix * &acceleration - constraint_rhs).norm(),
-            });
-        }
-    }
-    residual::check(
+    let rho = residual::relative_residual(
         constraint_matrix,
         constraint_rhs,
         &acceleration,
         unconstrained_norm,
-        options,
-    )?;
+    );
+    if !fast && rho > options.consistency_tolerance {
+        // The pseudoinverse returned a least-squares answer: b is off the range of A.
+        return Err(Error::InconsistentConstraints {
+            residual: (constraint_matrix * &acceleration - constraint_rhs).norm(),
+        });
+    }
+    residual::check(rho, options)?;
     Ok(Projection { acceleration, y })
 }
 
@@ -234,13 +226,9 @@ where
     let y = constraint_matrix.tr_mul(&s.solve(&e));
     let x = &a + y.component_mul(inverse_diagonal);
     let checked = finite_acceleration(&x).and_then(|()| {
-        residual::check(
-            constraint_matrix,
-            constraint_rhs,
-            &x,
-            max_magnitude(a.as_slice()),
-            options,
-        )
+        let a_norm = max_magnitude(a.as_slice());
+        let rho = residual::relative_residual(constraint_matrix, constraint_rhs, &x, a_norm);
+        residual::check(rho, options)
     });
     Some(checked.map(|()| (x, y)))
 }

@@ -88,13 +88,14 @@ pub fn reference_acceleration_dyn(
     if residual > options.consistency_tolerance * scale {
         return Err(Error::InconsistentConstraints { residual });
     }
-    residual::check(
+    let forced_norm = validate::max_magnitude(forced.as_slice());
+    let rho = residual::relative_residual(
         &constraint_matrix,
         &constraint_rhs,
         &acceleration,
-        validate::max_magnitude(forced.as_slice()),
-        options,
-    )?;
+        forced_norm,
+    );
+    residual::check(rho, options)?;
     Ok(ReferenceSolution {
         acceleration,
         rank,
