@@ -69,7 +69,7 @@ where
         scaling::equilibrate_rows(constraint_matrix, constraint_rhs)?;
     let (constraint_matrix, constraint_rhs) = (&constraint_matrix, &constraint_rhs);
     // M q̈ = Q + Qᶜ is homogeneous in (M, Q, Qᶜ): scale them by s, then Qᶜ back by 1/s.
-    let scale = scaling::metric_scale(mass_matrix, diagonal);
+    let scale = scaling::metric_scale(mass_matrix);
     let (scaled_mass, scaled_force, scaled_nonideal);
     let (mass_matrix, generalized_force, nonideal_force) = match scale {
         Some(s) => {

@@ -38,7 +38,7 @@ where
     validate::finite(b_p, "b_p")?;
     // ṗ and Q^C do not change when the rows of A_p ṗ = b_p or H_pp are scaled (`scaling`).
     let (a_p, b_p) = scaling::equilibrate_rows(a_p, b_p)?;
-    let h_pp = match scaling::metric_scale(h_pp, false) {
+    let h_pp = match scaling::metric_scale(h_pp) {
         Some(s) => h_pp * s,
         None => h_pp.clone(),
     };

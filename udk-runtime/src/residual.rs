@@ -31,7 +31,7 @@ where
         return 0.0;
     }
     // A x − b and the row sums of |A| (‖A‖_∞ = ‖|A| 1‖_∞) in one pass over the columns.
-    let mut residual = -constraint_rhs;
+    let mut residual = constraint_rhs.map(|v| -v);
     let mut row_sums = constraint_rhs.map(|_| 0.0);
     let columns = constraint_matrix.as_slice().chunks_exact(m);
     for (column, xj) in columns.zip(x.iter()) {

@@ -8,8 +8,9 @@
 //!   the constrained motion does not change (Udwadia & Kalaba 1993: q̈ depends only on the
 //!   constraint set); the pivot and rank tests of the kernels are ratios that a diagonal
 //!   scaling leaves unchanged.
-//! - Metric scaling: when max |Mᵢⱼ| lies outside [2⁻⁶⁴, 2⁶⁴], M, Q and C (or H_pp) are
-//!   multiplied by the power of four that brings it into [1/2, 2). M q̈ = Q + Qᶜ is
+//! - Metric scaling: when the largest diagonal entry of M (which bounds every |Mᵢⱼ| of a
+//!   positive semidefinite M) lies outside [2⁻⁶⁴, 2⁶⁴], M, Q and C (or H_pp) are multiplied
+//!   by the power of four that brings it into [1/2, 2). M q̈ = Q + Qᶜ is
 //!   homogeneous in (M, Q, Qᶜ), so q̈ is unchanged and Qᶜ is divided back by the same
 //!   factor.
 //!
@@ -70,17 +71,18 @@ where
     if m == 0 {
         return Ok((constraint_matrix.clone(), constraint_rhs.clone()));
     }
-    // Row maxima of |Aᵢⱼ| as bit patterns (integer order = magnitude order for finite
-    // entries), accumulated column by column over the column-major storage.
+    // Row maxima of |Aᵢⱼ|, accumulated column by column over the column-major storage (the
+    // entries are finite: a plain comparison).
     let (r, _) = constraint_matrix.shape_generic();
-    let mut row_max = OVector::<u64, R>::zeros_generic(r, U1);
-    let columns = constraint_matrix.as_slice().chunks_exact(m);
-    for column in columns.clone() {
+    let mut row_max = OVector::<f64, R>::zeros_generic(r, U1);
+    for column in constraint_matrix.as_slice().chunks_exact(m) {
         for (largest, v) in row_max.as_mut_slice().iter_mut().zip(column) {
-            *largest = (*largest).max(v.to_bits() & validate::MAGNITUDE);
+            if v.abs() > *largest {
+                *largest = v.abs();
+            }
         }
     }
-    let scale = row_max.map(|bits| unit_scale(f64::from_bits(bits)));
+    let scale = row_max.map(unit_scale);
     let mut a = constraint_matrix.clone();
     for column in a.as_mut_slice().chunks_exact_mut(m) {
         for (v, s) in column.iter_mut().zip(scale.as_slice()) {
@@ -92,26 +94,24 @@ where
     Ok((a, b))
 }
 
-/// Exponents of max |Mᵢⱼ| within which M, Q and C are left as they are: then M⁻¹ and
+/// Exponents of max Mᵢᵢ within which M, Q and C are left as they are: then M⁻¹ and
 /// M + α²AᵀGA (A equilibrated) are far from the f64 range limits, and a power-of-two scaling,
 /// being exact, would change nothing but the gauge of the augmented mass matrix.
 const METRIC_RANGE: i32 = 64;
 
-/// `Some(4ʲ)`, the even power of two that brings max |Xᵢⱼ| of the finite matrix `x` into
-/// [1/2, 2), when max |Xᵢⱼ| lies outside [2⁻⁶⁴, 2⁶⁴]; `None` (no scaling needed) inside it or
-/// for a zero matrix. With `diagonal`, only the diagonal is read (the off-diagonal entries
-/// being zero). Even, so that the square roots of the scaled pivots (the rank-revealing path
-/// of the projection forms D^½) are scaled exactly too.
+/// `Some(4ʲ)`, the even power of two that brings the largest diagonal entry of the finite,
+/// symmetric matrix `x` into [1/2, 2), when that entry lies outside [2⁻⁶⁴, 2⁶⁴]; `None` (no
+/// scaling needed) inside it or for a zero diagonal. The diagonal bounds every |Xᵢⱼ| when X
+/// is positive semidefinite; for an indefinite X, an off-diagonal entry that overflows once
+/// scaled only makes the factorization fail, and the kernel reports
+/// `NotPositiveSemidefinite` as it must. Even, so that the square roots of the scaled pivots
+/// (the rank-revealing path of the projection forms D^½) are scaled exactly too.
 #[inline]
-pub(crate) fn metric_scale<D: Dim>(x: &OMatrix<f64, D, D>, diagonal: bool) -> Option<f64>
+pub(crate) fn metric_scale<D: Dim>(x: &OMatrix<f64, D, D>) -> Option<f64>
 where
     DefaultAllocator: Allocator<D, D> + Allocator<D>,
 {
-    let largest = if diagonal {
-        validate::max_magnitude(x.diagonal().as_slice())
-    } else {
-        validate::max_magnitude(x.as_slice())
-    };
+    let largest = validate::max_magnitude(x.diagonal().as_slice());
     let k = unit_exponent(largest);
     // Rounds odd k down (toward −∞), staying within [−1022, 1022].
     (k.abs() > METRIC_RANGE).then(|| power_of_two(k & !1))
@@ -148,10 +148,10 @@ mod tests {
     fn metric_scale_is_an_even_power_of_two_outside_the_safe_range() {
         let m = matrix![3.0, 1.0; 1.0, 2.0];
         for magnitude in [0.0, 1e-19, 1.0, 1e19] {
-            assert_eq!(metric_scale(&(m * magnitude), false), None, "{magnitude:e}");
+            assert_eq!(metric_scale(&(m * magnitude)), None, "{magnitude:e}");
         }
         for magnitude in [1e-300, 3e-300, 1e-20, 1e20, 1e300, 3e300] {
-            let s = metric_scale(&(m * magnitude), false).unwrap();
+            let s = metric_scale(&(m * magnitude)).unwrap();
             let exponent = s.log2();
             assert!(
                 exponent.fract() == 0.0 && exponent % 2.0 == 0.0,
@@ -159,9 +159,9 @@ mod tests {
             );
             let scaled = s * 3.0 * magnitude;
             assert!((0.5..2.0).contains(&scaled), "{magnitude:e} → {scaled}");
-            // Only the diagonal is read for a diagonal matrix.
+            // Only the diagonal is read.
             let d = matrix![3.0 * magnitude, 0.0; 0.0, magnitude];
-            assert_eq!(metric_scale(&d, true), Some(s));
+            assert_eq!(metric_scale(&d), Some(s));
         }
     }
 

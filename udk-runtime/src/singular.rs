@@ -49,13 +49,13 @@ pub fn reference_acceleration_dyn(
     terms: LagrangianView<'_, Dyn, Dyn>,
     options: &Options,
 ) -> Result<ReferenceSolution<DVector<f64>>, Error> {
-    let diagonal = validate::lagrangian_inputs(terms, options)?;
+    validate::lagrangian_inputs(terms, options)?;
     let mass_matrix = terms.mass_matrix;
     // Exact power-of-two scalings that change neither the solution set of A q̈ = b nor q̈
     // (see `scaling`): no product below overflows or underflows.
     let (constraint_matrix, constraint_rhs) =
         scaling::equilibrate_rows(terms.constraint_matrix, terms.constraint_rhs)?;
-    let s = scaling::metric_scale(mass_matrix, diagonal).unwrap_or(1.0);
+    let s = scaling::metric_scale(mass_matrix).unwrap_or(1.0);
     let mut force = terms.generalized_force * s;
     if let Some(c) = terms.nonideal_force {
         force += c * s;

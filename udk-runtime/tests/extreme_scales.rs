@@ -187,6 +187,26 @@ fn hamiltonian_pendulum_at_extreme_scales() {
 }
 
 #[test]
+fn indefinite_mass_matrix_with_tiny_diagonal_is_still_rejected() {
+    // The metric scaling reads the diagonal only (it bounds |Mᵢⱼ| for M ⪰ 0); here the
+    // off-diagonal entries overflow once scaled, and M is indefinite (|M₀₁| > √(M₀₀ M₁₁)).
+    for off_diagonal in [1.0, 1e10, 1e300] {
+        let m = matrix![1e-300, off_diagonal; off_diagonal, 1e-300];
+        let q = vector![0.0, -G];
+        assert_eq!(
+            acceleration(
+                LagrangianView::new(&m, &q, &matrix![1.0, 0.0], &vector![0.0]),
+                &Options::default()
+            ),
+            Err(Error::NotPositiveSemidefinite {
+                what: "mass matrix M"
+            }),
+            "off-diagonal {off_diagonal:e}"
+        );
+    }
+}
+
+#[test]
 fn unrepresentable_answers_are_non_finite_errors() {
     // |b| / |A| = 1e300 / 1e-300: every solution of A q̈ = b is beyond the f64 range.
     let (m, q, _, _) = pendulum(1.0, 0.6, -0.8);
