@@ -139,11 +139,7 @@ fn main() {
     let tape = time("motion (q̈, Qᶜ), tape + dynamic kernel", &states, |s| {
         let t = lagrangian.terms(&s.q, s.qd.as_deref().unwrap(), s.t);
         black_box(udk_runtime::acceleration_and_constraint_force_dyn(
-            &t.mass_matrix,
-            &t.generalized_force,
-            &t.constraint_matrix,
-            &t.constraint_rhs,
-            t.nonideal_force.as_ref(),
+            t.view(),
             &options,
         ))
         .expect("unique");
@@ -153,11 +149,7 @@ fn main() {
     let generated_motion = |q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64| {
         let terms = chain.terms(q, qd, t);
         black_box(udk_runtime::acceleration_and_constraint_force(
-            &terms.mass_matrix,
-            &terms.generalized_force,
-            &terms.constraint_matrix,
-            &terms.constraint_rhs,
-            terms.nonideal_force.as_ref(),
+            terms.view(),
             &options,
         ))
         .expect("unique");

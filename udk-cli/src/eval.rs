@@ -406,14 +406,8 @@ fn lagrangian(
     let (energy, holonomic, velocity) = e.residuals(q, qd, t);
     let terms = e.terms(q, qd, t);
     let options = Options::default();
-    let (acceleration, constraint_force) = udk_runtime::acceleration_and_constraint_force_dyn(
-        &terms.mass_matrix,
-        &terms.generalized_force,
-        &terms.constraint_matrix,
-        &terms.constraint_rhs,
-        terms.nonideal_force.as_ref(),
-        &options,
-    )?;
+    let (acceleration, constraint_force) =
+        udk_runtime::acceleration_and_constraint_force_dyn(terms.view(), &options)?;
     let n = q.len();
     let rank = LagrangianRank {
         n,

@@ -9,7 +9,7 @@ use std::hint::black_box;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use nalgebra::{DMatrix, DVector, SMatrix, SVector};
-use udk_runtime::{acceleration, acceleration_dyn, Options};
+use udk_runtime::{acceleration, acceleration_dyn, LagrangianView, Options};
 
 /// (M, Q, A, b) with n = N coordinates and m = M constraints.
 type System<const N: usize, const M: usize> = (
@@ -65,11 +65,12 @@ fn bench_case<const N: usize, const M: usize>(
     c.bench_function(&format!("acceleration/dyn/{label}/n={N},m={M}"), |bench| {
         bench.iter(|| {
             acceleration_dyn(
-                black_box(&mass),
-                black_box(&q),
-                black_box(&a),
-                black_box(&b),
-                None,
+                LagrangianView::new(
+                    black_box(&mass),
+                    black_box(&q),
+                    black_box(&a),
+                    black_box(&b),
+                ),
                 &options,
             )
         })
@@ -114,17 +115,19 @@ fn bench_fixed<const N: usize, const M: usize>(
 ) {
     let options = Options::default();
     // The benchmark must measure successful calls.
-    acceleration(&mass, &q, &a, &b, None, &options).expect("benchmark system is well posed");
+    acceleration(LagrangianView::new(&mass, &q, &a, &b), &options)
+        .expect("benchmark system is well posed");
     c.bench_function(
         &format!("acceleration/fixed/{label}/n={N},m={M}"),
         |bench| {
             bench.iter(|| {
                 acceleration(
-                    black_box(&mass),
-                    black_box(&q),
-                    black_box(&a),
-                    black_box(&b),
-                    None,
+                    LagrangianView::new(
+                        black_box(&mass),
+                        black_box(&q),
+                        black_box(&a),
+                        black_box(&b),
+                    ),
                     &options,
                 )
             })

@@ -17,14 +17,29 @@ pub enum Error {
         /// Number of generalized coordinates.
         n: usize,
     },
-    /// A q̈ = b (or A_p ṗ = b_p) has no solution: the Euclidean norm of the residual of the
-    /// best (least-squares) candidate, `residual`, exceeds
+    /// A q̈ = b (or A_p ṗ = b_p) has no solution: the residual of the best (least-squares)
+    /// candidate exceeds
     /// [`Options::consistency_tolerance`](crate::Options::consistency_tolerance) relative to
     /// the scale of A q̈ and b. No least-squares answer is returned as if it were motion.
     #[error("the constraints are inconsistent: ‖A q̈ − b‖ = {residual:e}")]
     InconsistentConstraints {
-        /// ‖A q̈ − b‖₂ of the least-squares candidate.
+        /// ‖A q̈ − b‖₂ of the least-squares candidate, for the rows of A q̈ = b equilibrated
+        /// (each scaled by a power of two to max |Aᵢⱼ| ∈ [1, 2)).
         residual: f64,
+    },
+    /// The a-posteriori check failed: the answer violates its constraints A q̈ = b (or
+    /// A_p ṗ = b_p). `residual` is ρ = ‖A q̈ − b‖_∞ / (‖A‖_∞ (‖q̈‖_∞ + ‖a‖_∞) + ‖b‖_∞) of the
+    /// row-equilibrated constraints (a the unconstrained acceleration), above `tolerance`
+    /// = [`Options::residual_tolerance`](crate::Options::residual_tolerance). Raised instead
+    /// of returning an answer spoiled by overflow, underflow or a wrong rank decision.
+    #[error(
+        "the result violates A q̈ = b: relative residual {residual:e} > tolerance {tolerance:e}"
+    )]
+    ResidualTooLarge {
+        /// The relative residual ρ (dimensionless; NaN if the answer overflowed).
+        residual: f64,
+        /// The tolerance it exceeded.
+        tolerance: f64,
     },
     /// An input (or, after overflow, an output) contains NaN or ±∞.
     #[error("{what} contains a NaN or an infinite entry")]

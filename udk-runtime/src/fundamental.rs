@@ -6,6 +6,11 @@
 //! semidefinite (kg, kg·m² … per coordinate pair), Q and C are n-vectors (generalized
 //! forces), A is m × n and b an m-vector (A q̈ = b, units of b/A are accelerations).
 //!
+//! Before any product is formed, the rows of A q̈ = b are equilibrated and M, Q, C scaled by
+//! a power of two (exact; see the `scaling` module), so that inputs of any magnitude neither
+//! overflow nor underflow; every answer then passes an a-posteriori check of A q̈ = b
+//! ([`Options::residual_tolerance`]) before it is returned.
+//!
 //! Paths, chosen automatically:
 //! 1. M positive definite (Cholesky with relative pivot threshold succeeds):
 //!    q̈ = a + M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺(b − Aa) + M^-½(I − B⁺B)M^-½C, a = M⁻¹Q, B = AM^-½
@@ -25,11 +30,12 @@
 //! Udwadia & Kalaba 1993 on path 1 and Qᶜ_{AᵀG, α²b} of Udwadia & Wanichanon 2013, eq 3.28
 //! (equal to Qᶜ by eq 3.37) on path 2.
 
-use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatrix, SVector, U1};
+use nalgebra::{Const, DVector, DefaultAllocator, Dim, Dyn, OMatrix, OVector, SVector, U1};
 
+use crate::allocator::KernelAllocator;
 use crate::cholesky::Cholesky;
 use crate::projection::{project, project_diagonal, Unconstrained, VectorPair, FACTOR_TOLERANCE};
-use crate::{singular, validate, Error, KernelAllocator, Options, Weighting};
+use crate::{scaling, singular, validate, Error, LagrangianView, Options, Weighting};
 
 /// q̈ and, when requested, Qᶜ.
 type MaybeForce<N> = (OVector<f64, N>, Option<OVector<f64, N>>);
@@ -38,32 +44,58 @@ type MaybeForce<N> = (OVector<f64, N>, Option<OVector<f64, N>>);
 const SEMIDEFINITE_SHIFT: f64 = 1e-8;
 
 /// The generic kernel behind every public entry point of this module: validates the
-/// inputs (shapes included, so that the dynamic-size twins need no check of their own) and
-/// returns q̈ and, if `with_force`, Qᶜ.
+/// inputs (shapes included, so that the dynamic-size twins need no check of their own),
+/// scales them ([`scaling`]: rows of A x = b equilibrated; M, Q and C by one power of two
+/// when M is far from unit size)
+/// and returns q̈ and, if `with_force`, Qᶜ; every answer has passed the a-posteriori
+/// [`residual`](crate::residual) check.
 fn solve<N: Dim, R: Dim>(
-    mass_matrix: &OMatrix<f64, N, N>,
-    generalized_force: &OVector<f64, N>,
-    constraint_matrix: &OMatrix<f64, R, N>,
-    constraint_rhs: &OVector<f64, R>,
-    nonideal_force: Option<&OVector<f64, N>>,
+    terms: LagrangianView<'_, N, R>,
     options: &Options,
     with_force: bool,
 ) -> Result<MaybeForce<N>, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
-    let diagonal = validate::lagrangian_inputs(
+    let diagonal = validate::lagrangian_inputs(terms, options)?;
+    let LagrangianView {
         mass_matrix,
         generalized_force,
         constraint_matrix,
         constraint_rhs,
         nonideal_force,
-        options,
-    )?;
+    } = terms;
+    let (constraint_matrix, constraint_rhs) =
+        scaling::equilibrate_rows(constraint_matrix, constraint_rhs)?;
+    let (constraint_matrix, constraint_rhs) = (&constraint_matrix, &constraint_rhs);
+    // M q̈ = Q + Qᶜ is homogeneous in (M, Q, Qᶜ): scale them by s, then Qᶜ back by 1/s.
+    let scale = scaling::metric_scale(mass_matrix);
+    let (scaled_mass, scaled_force, scaled_nonideal);
+    let (mass_matrix, generalized_force, nonideal_force) = match scale {
+        Some(s) => {
+            scaled_mass = mass_matrix * s;
+            scaled_force = generalized_force * s;
+            scaled_nonideal = nonideal_force.map(|c| c * s);
+            (&scaled_mass, &scaled_force, scaled_nonideal.as_ref())
+        }
+        None => (mass_matrix, generalized_force, nonideal_force),
+    };
     let mut force = generalized_force.clone();
     if let Some(c) = nonideal_force {
         force += c;
     }
+    validate::finite(&force, "generalized force (Q + C)/max |Mᵢⱼ| (overflow)")?;
+    let unscale = |(qdd, qc): MaybeForce<N>| -> Result<MaybeForce<N>, Error> {
+        let qc = match (qc, scale) {
+            (Some(qc), Some(s)) => {
+                let qc = qc / s;
+                validate::finite(&qc, "constraint force Qᶜ (overflow)")?;
+                Some(qc)
+            }
+            (qc, _) => qc,
+        };
+        Ok((qdd, qc))
+    };
 
     if let Some(inverse_mass) = diagonal.then(|| positive_inverse(mass_matrix)).flatten() {
         if let Some(projected) = project_diagonal(
@@ -78,7 +110,7 @@ where
                 Some(c) => ideal_force + c,
                 None => ideal_force,
             });
-            return Ok((acceleration, constraint_force));
+            return unscale((acceleration, constraint_force));
         }
     }
     let factor = match Cholesky::new(mass_matrix.clone(), FACTOR_TOLERANCE) {
@@ -95,14 +127,14 @@ where
             let ga = g * constraint_matrix;
             let augmented = mass_matrix + constraint_matrix.tr_mul(&ga) * alpha2;
             let Some(factor) = Cholesky::new(augmented, FACTOR_TOLERANCE) else {
-                return svd_fallback(
+                let scaled = LagrangianView {
                     mass_matrix,
                     generalized_force,
                     constraint_matrix,
                     constraint_rhs,
                     nonideal_force,
-                    options,
-                );
+                };
+                return unscale(svd_fallback(scaled, options)?);
             };
             // z = α²b, so that C + Aᵀλ is the constraint force on the actual system (eq 3.37).
             force += ga.tr_mul(constraint_rhs) * alpha2;
@@ -123,7 +155,7 @@ where
         }
         qc
     });
-    Ok((p.acceleration, constraint_force))
+    unscale((p.acceleration, constraint_force))
 }
 
 /// (1/Mₖₖ)ₖ when the diagonal of the diagonal matrix M is positive: then the Cholesky
@@ -200,123 +232,83 @@ where
 /// Path 3: the SVD form eq 2.15 when even the augmented mass matrix is numerically
 /// singular. Allocates (dynamic storage); reached only for ill-posed or badly scaled input.
 fn svd_fallback<N: Dim, R: Dim>(
-    mass_matrix: &OMatrix<f64, N, N>,
-    generalized_force: &OVector<f64, N>,
-    constraint_matrix: &OMatrix<f64, R, N>,
-    constraint_rhs: &OVector<f64, R>,
-    nonideal_force: Option<&OVector<f64, N>>,
+    terms: LagrangianView<'_, N, R>,
     options: &Options,
 ) -> Result<MaybeForce<N>, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
-    let dynamic =
-        |x: &OMatrix<f64, N, N>| DMatrix::from_iterator(x.nrows(), x.ncols(), x.iter().copied());
-    let m = dynamic(mass_matrix);
-    let q = DVector::from_iterator(generalized_force.len(), generalized_force.iter().copied());
-    let a = DMatrix::from_iterator(
-        constraint_matrix.nrows(),
-        constraint_matrix.ncols(),
-        constraint_matrix.iter().copied(),
-    );
-    let b = DVector::from_iterator(constraint_rhs.len(), constraint_rhs.iter().copied());
-    let c = nonideal_force.map(|c| DVector::from_iterator(c.len(), c.iter().copied()));
     // Re-validates the (already valid) copies; this path costs several SVDs anyway.
-    let solution = singular::reference_acceleration_dyn(&m, &q, &a, &b, c.as_ref(), options)?;
+    let solution = singular::reference_acceleration_copied(terms, options)?;
     if !solution.is_unique() {
         return Err(Error::NonUniqueAcceleration {
             rank: solution.rank,
             n: solution.n,
         });
     }
-    let qc = &m * &solution.acceleration - &q;
-    let (n, _) = mass_matrix.shape_generic();
-    Ok((
-        OVector::from_iterator_generic(n, U1, solution.acceleration.iter().copied()),
-        Some(OVector::from_iterator_generic(n, U1, qc.iter().copied())),
-    ))
+    let (n, _) = terms.mass_matrix.shape_generic();
+    let qdd = OVector::from_iterator_generic(n, U1, solution.acceleration.iter().copied());
+    let qc = terms.mass_matrix * &qdd - terms.generalized_force;
+    Ok((qdd, Some(qc)))
 }
 
 /// (q̈, Qᶜ) from [`solve`].
 fn with_force<N: Dim, R: Dim>(
-    mass_matrix: &OMatrix<f64, N, N>,
-    generalized_force: &OVector<f64, N>,
-    constraint_matrix: &OMatrix<f64, R, N>,
-    constraint_rhs: &OVector<f64, R>,
-    nonideal_force: Option<&OVector<f64, N>>,
+    terms: LagrangianView<'_, N, R>,
     options: &Options,
 ) -> Result<VectorPair<N>, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
-    let (qdd, qc) = solve(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-        options,
-        true,
-    )?;
+    let (qdd, qc) = solve(terms, options, true)?;
     // `solve` returns the force whenever asked; M q̈ − Q is its definition (eq 2.5).
-    let qc = qc.unwrap_or_else(|| mass_matrix * &qdd - generalized_force);
+    let qc = qc.unwrap_or_else(|| terms.mass_matrix * &qdd - terms.generalized_force);
     Ok((qdd, qc))
 }
 
 /// Constrained acceleration q̈ (n-vector) of M q̈ = Q + Qᶜ, A q̈ = b, for fixed sizes
 /// (no heap allocation unless the SVD fallback of path 3 is needed).
 ///
-/// - `mass_matrix` M: n × n, symmetric positive semidefinite; singular M is legal.
-/// - `generalized_force` Q: n-vector.
-/// - `constraint_matrix` A: m × n, any rank; `M = 0` (no constraints) is allowed.
-/// - `constraint_rhs` b: m-vector.
-/// - `nonideal_force` C: n-vector of the non-ideal constraint work w ᵀQᶜ = wᵀC, or `None`.
+/// `terms` borrows M (n × n, symmetric positive semidefinite; singular M is legal), Q
+/// (n-vector), A (m × n, any rank; m = 0, no constraints, is allowed), b (m-vector) and C
+/// (n-vector of the non-ideal constraint work wᵀQᶜ = wᵀC, or `None`); see
+/// [`LagrangianView`].
 ///
 /// Sources: Udwadia & Kalaba 1993, eq 17; Udwadia & Phohomsiri 2006, eqs 2.15, 4.24;
 /// Udwadia & Wanichanon 2013, eq 3.18. See the [module docs](self) for the paths.
 ///
 /// # Errors
-/// `NonFinite` (any NaN/∞ input, or overflow), `NotSymmetric` (M), `NotPositiveSemidefinite`
-/// (M indefinite), `NonUniqueAcceleration` (rank [M; A] < n), `InconsistentConstraints`
-/// (A q̈ = b unsolvable), `InvalidOption` / `NotPositiveDefinite` / `DimensionMismatch`
-/// (bad α or G in `options`), `NoConvergence` (SVD fallback).
+/// `NonFinite` (any NaN/∞ input, or a result beyond the f64 range), `NotSymmetric` (M),
+/// `NotPositiveSemidefinite` (M indefinite), `NonUniqueAcceleration` (rank [M; A] < n),
+/// `InconsistentConstraints` (A q̈ = b unsolvable), `ResidualTooLarge` (the answer fails the
+/// a-posteriori check of A q̈ = b, [`Options::residual_tolerance`]), `InvalidOption` /
+/// `NotPositiveDefinite` / `DimensionMismatch` (bad α or G in `options`), `NoConvergence`
+/// (SVD fallback).
 ///
 /// # Example
 /// The wheel rolling down an incline with the singular mass matrix of Udwadia & Phohomsiri
 /// 2006, eqs 5.6–5.11; the result is their eq 5.17.
 /// ```
 /// use nalgebra::{matrix, vector};
-/// use udk_runtime::{acceleration, Options};
+/// use udk_runtime::{acceleration, LagrangianView, Options};
 ///
 /// let (m, r, i_c, alpha, g) = (2.0, 0.3, 0.09, 0.4_f64, 9.81);
 /// let mass_matrix = matrix![m * r * r + i_c, 0.0; 0.0, 0.0]; // coordinates (θ, y)
 /// let force = vector![0.0, m * g];
 /// let a = matrix![-r * alpha.sin(), 1.0]; // y = R θ sin α, differentiated twice
 /// let b = vector![0.0];
-/// let qdd = acceleration(&mass_matrix, &force, &a, &b, None, &Options::default())?;
+/// let terms = LagrangianView::new(&mass_matrix, &force, &a, &b);
+/// let qdd = acceleration(terms, &Options::default())?;
 /// let s = alpha.sin();
 /// let expected = vector![m * g * r * s, m * g * r * r * s * s] / (m * r * r + i_c);
 /// assert!((qdd - expected).norm() <= 1e-12 * expected.norm());
 /// # Ok::<(), udk_runtime::Error>(())
 /// ```
 pub fn acceleration<const N: usize, const M: usize>(
-    mass_matrix: &SMatrix<f64, N, N>,
-    generalized_force: &SVector<f64, N>,
-    constraint_matrix: &SMatrix<f64, M, N>,
-    constraint_rhs: &SVector<f64, M>,
-    nonideal_force: Option<&SVector<f64, N>>,
+    terms: LagrangianView<'_, Const<N>, Const<M>>,
     options: &Options,
 ) -> Result<SVector<f64, N>, Error> {
-    solve(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-        options,
-        false,
-    )
-    .map(|(qdd, _)| qdd)
+    solve(terms, options, false).map(|(qdd, _)| qdd)
 }
 
 /// Constraint force Qᶜ = M q̈ − Q (n-vector, generalized force units) for fixed sizes.
@@ -325,67 +317,31 @@ pub fn acceleration<const N: usize, const M: usize>(
 /// Udwadia & Wanichanon 2013, eq 3.28 with z = α²b (equal to Qᶜ by eq 3.37) for singular M.
 /// Inputs and errors as [`acceleration`].
 pub fn constraint_force<const N: usize, const M: usize>(
-    mass_matrix: &SMatrix<f64, N, N>,
-    generalized_force: &SVector<f64, N>,
-    constraint_matrix: &SMatrix<f64, M, N>,
-    constraint_rhs: &SVector<f64, M>,
-    nonideal_force: Option<&SVector<f64, N>>,
+    terms: LagrangianView<'_, Const<N>, Const<M>>,
     options: &Options,
 ) -> Result<SVector<f64, N>, Error> {
-    acceleration_and_constraint_force(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-        options,
-    )
-    .map(|(_, qc)| qc)
+    acceleration_and_constraint_force(terms, options).map(|(_, qc)| qc)
 }
 
 /// Both (q̈, Qᶜ) from one factorization, for fixed sizes. See [`acceleration`] and
 /// [`constraint_force`] for shapes, sources and errors.
 pub fn acceleration_and_constraint_force<const N: usize, const M: usize>(
-    mass_matrix: &SMatrix<f64, N, N>,
-    generalized_force: &SVector<f64, N>,
-    constraint_matrix: &SMatrix<f64, M, N>,
-    constraint_rhs: &SVector<f64, M>,
-    nonideal_force: Option<&SVector<f64, N>>,
+    terms: LagrangianView<'_, Const<N>, Const<M>>,
     options: &Options,
 ) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
-    with_force(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-        options,
-    )
+    with_force(terms, options)
 }
 
-/// [`acceleration`] for dynamic sizes: n = `generalized_force.len()`,
-/// m = `constraint_rhs.len()`; M must be n × n, A m × n, C of length n.
+/// [`acceleration`] for dynamic sizes: n = `terms.generalized_force.len()`,
+/// m = `terms.constraint_rhs.len()`; M must be n × n, A m × n, C of length n.
 ///
 /// # Errors
 /// As [`acceleration`], plus `DimensionMismatch` for inconsistent shapes.
 pub fn acceleration_dyn(
-    mass_matrix: &DMatrix<f64>,
-    generalized_force: &DVector<f64>,
-    constraint_matrix: &DMatrix<f64>,
-    constraint_rhs: &DVector<f64>,
-    nonideal_force: Option<&DVector<f64>>,
+    terms: LagrangianView<'_, Dyn, Dyn>,
     options: &Options,
 ) -> Result<DVector<f64>, Error> {
-    solve(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-        options,
-        false,
-    )
-    .map(|(qdd, _)| qdd)
+    solve(terms, options, false).map(|(qdd, _)| qdd)
 }
 
 /// [`constraint_force`] for dynamic sizes (shapes as [`acceleration_dyn`]).
@@ -393,22 +349,10 @@ pub fn acceleration_dyn(
 /// # Errors
 /// As [`acceleration_dyn`].
 pub fn constraint_force_dyn(
-    mass_matrix: &DMatrix<f64>,
-    generalized_force: &DVector<f64>,
-    constraint_matrix: &DMatrix<f64>,
-    constraint_rhs: &DVector<f64>,
-    nonideal_force: Option<&DVector<f64>>,
+    terms: LagrangianView<'_, Dyn, Dyn>,
     options: &Options,
 ) -> Result<DVector<f64>, Error> {
-    acceleration_and_constraint_force_dyn(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-        options,
-    )
-    .map(|(_, qc)| qc)
+    acceleration_and_constraint_force_dyn(terms, options).map(|(_, qc)| qc)
 }
 
 /// [`acceleration_and_constraint_force`] for dynamic sizes (shapes as [`acceleration_dyn`]).
@@ -416,19 +360,8 @@ pub fn constraint_force_dyn(
 /// # Errors
 /// As [`acceleration_dyn`].
 pub fn acceleration_and_constraint_force_dyn(
-    mass_matrix: &DMatrix<f64>,
-    generalized_force: &DVector<f64>,
-    constraint_matrix: &DMatrix<f64>,
-    constraint_rhs: &DVector<f64>,
-    nonideal_force: Option<&DVector<f64>>,
+    terms: LagrangianView<'_, Dyn, Dyn>,
     options: &Options,
 ) -> Result<(DVector<f64>, DVector<f64>), Error> {
-    with_force(
-        mass_matrix,
-        generalized_force,
-        constraint_matrix,
-        constraint_rhs,
-        nonideal_force,
-        options,
-    )
+    with_force(terms, options)
 }

@@ -8,12 +8,15 @@
 
 use nalgebra::{DMatrix, DVector, DefaultAllocator, Dim, OMatrix, OVector, SMatrix, SVector};
 
+use crate::allocator::KernelAllocator;
 use crate::cholesky::Cholesky;
 use crate::projection::{project, Unconstrained, VectorPair, FACTOR_TOLERANCE};
-use crate::{validate, Error, KernelAllocator, Options};
+use crate::{scaling, validate, Error, Options};
 
 /// The generic kernel behind every public entry point: validates the inputs (shapes
-/// included, n = `h_q.len()`, m = `b_p.len()`) and returns (ṗ, Q^C).
+/// included, n = `h_q.len()`, m = `b_p.len()`), equilibrates the rows of A_p ṗ = b_p and
+/// scales H_pp by a power of two, and returns (ṗ, Q^C) once ṗ has passed the a-posteriori
+/// residual check of A_p ṗ = b_p.
 fn solve<N: Dim, R: Dim>(
     h_q: &OVector<f64, N>,
     h_pp: &OMatrix<f64, N, N>,
@@ -33,9 +36,15 @@ where
     validate::symmetric(h_pp, "H_pp")?;
     validate::finite(a_p, "A_p")?;
     validate::finite(b_p, "b_p")?;
-    let factor = Cholesky::new(h_pp.clone(), FACTOR_TOLERANCE)
-        .ok_or(Error::NotPositiveDefinite { what: "H_pp" })?;
-    let p = project(&factor, Unconstrained::Rate(-h_q), a_p, b_p, options)?;
+    // ṗ and Q^C do not change when the rows of A_p ṗ = b_p or H_pp are scaled (`scaling`).
+    let (a_p, b_p) = scaling::equilibrate_rows(a_p, b_p)?;
+    let h_pp = match scaling::metric_scale(h_pp) {
+        Some(s) => h_pp * s,
+        None => h_pp.clone(),
+    };
+    let factor =
+        Cholesky::new(h_pp, FACTOR_TOLERANCE).ok_or(Error::NotPositiveDefinite { what: "H_pp" })?;
+    let p = project(&factor, Unconstrained::Rate(-h_q), &a_p, &b_p, options)?;
     let constraint_force = p.correction(&factor);
     Ok((p.acceleration, constraint_force))
 }
@@ -46,6 +55,7 @@ where
 ///
 /// # Errors
 /// `NonFinite`, `NotSymmetric` / `NotPositiveDefinite` (H_pp), `InconsistentConstraints`,
+/// `ResidualTooLarge` (A_p ṗ = b_p violated, see [`Options::residual_tolerance`]),
 /// `InvalidOption`.
 pub fn momentum_rate<const N: usize, const M: usize>(
     h_q: &SVector<f64, N>,

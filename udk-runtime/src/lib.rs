@@ -7,7 +7,8 @@
 //!
 //! - [`acceleration`], [`constraint_force`], [`acceleration_and_constraint_force`]: the
 //!   fundamental equation for positive definite or singular M (fixed sizes, no heap
-//!   allocation), with `_dyn` twins for `DMatrix`/`DVector`.
+//!   allocation), with `_dyn` twins for `DMatrix`/`DVector`. Each takes the terms
+//!   (M, Q, A, b, C) as one borrowed [`LagrangianView`].
 //! - [`hamiltonian`]: constrained Hamilton equations (Udwadia 2016, eq 36).
 //! - [`reference_acceleration`], [`mass_constraint_rank`]: eq 2.15 of Udwadia & Phohomsiri
 //!   2006 and its uniqueness test, for cross-checks.
@@ -16,8 +17,26 @@
 //!   system with Baumgarte stabilization, projection, trajectories, CSV and SVG plots.
 //!
 //! Every kernel validates its input and returns [`Error`] rather than panicking or
-//! returning NaN.
+//! returning NaN; it scales its input by powers of two so that no product overflows or
+//! underflows, and checks the residual of its constraints before it returns an answer
+//! ([`Options::residual_tolerance`]).
+//!
+//! # Layers
+//! The modules, bottom to top; each imports only from the layers below it.
+//! 1. `allocator` (the nalgebra storage bound of the kernels), `error`.
+//! 2. `options`, `view` ([`LagrangianView`]).
+//! 3. `validate` (input checks), `cholesky` (L D Lᵀ).
+//! 4. `scaling` (power-of-two equilibration), `residual` (the a-posteriori check), `pinv`
+//!    (Moore–Penrose inverse by one-sided Jacobi SVD).
+//! 5. `projection` (the constraint projection shared by both formulations).
+//! 6. `singular` (the eq 2.15 reference).
+//! 7. [`fundamental`] (which falls back on `singular`), [`hamiltonian`].
+//! 8. [`system`] (the traits, whose default methods call the kernels).
+//! 9. [`control`] (models with inputs, closed by a control law into a [`LagrangianSystem`]),
+//!    `assemble` ([`consistent_state`], Gauss–Newton over the traits).
+//! 10. [`simulate`] (integrators over the traits).
 
+mod allocator;
 mod assemble;
 mod cholesky;
 pub mod control;
@@ -27,11 +46,14 @@ pub mod hamiltonian;
 mod options;
 mod pinv;
 mod projection;
+mod residual;
+mod scaling;
 #[cfg(feature = "simulate")]
 pub mod simulate;
 mod singular;
 pub mod system;
 mod validate;
+mod view;
 
 pub use assemble::{consistent_hamiltonian_state, consistent_state, Assembly, AssemblyOptions};
 pub use control::{ClosedLoop, ControlledLagrangianSystem};
@@ -49,23 +71,4 @@ pub use singular::{
 pub use system::{
     HamiltonianSystem, HamiltonianTerms, LagrangianSystem, LagrangianTerms, ModelEquations,
 };
-
-use nalgebra::allocator::Allocator;
-use nalgebra::Dim;
-
-/// The nalgebra storage the generic kernels need for n coordinates and m constraints;
-/// implemented by `DefaultAllocator` for every pair of fixed or dynamic dimensions.
-pub(crate) trait KernelAllocator<N: Dim, R: Dim>:
-    Allocator<N, N> + Allocator<R, N> + Allocator<N, R> + Allocator<R, R> + Allocator<N> + Allocator<R>
-{
-}
-
-impl<N: Dim, R: Dim, T> KernelAllocator<N, R> for T where
-    T: Allocator<N, N>
-        + Allocator<R, N>
-        + Allocator<N, R>
-        + Allocator<R, R>
-        + Allocator<N>
-        + Allocator<R>
-{
-}
+pub use view::LagrangianView;

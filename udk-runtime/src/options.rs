@@ -6,7 +6,8 @@ use nalgebra::DMatrix;
 /// M + α² Aᵀ G A (Udwadia & Wanichanon 2013, eq 3.8).
 ///
 /// The acceleration does not depend on G (ibid., Remark 1); G only affects conditioning.
-/// The kernels read it only when the mass matrix is singular.
+/// The kernels read it only when the mass matrix is singular. G weights the rows of A after
+/// their equilibration (each row scaled by a power of two to max |Aᵢⱼ| ∈ [1, 2)).
 #[derive(Debug, Clone, Default, PartialEq)]
 pub enum Weighting {
     /// G = I_m (the paper's Remark 2). Needs no storage and no allocation.
@@ -21,7 +22,7 @@ pub enum Weighting {
 /// Options shared by every kernel.
 ///
 /// `Options::default()` is what generated code uses: automatic tolerances, α = 1, G = I,
-/// consistency tolerance 1e-8. Constructing it does not allocate.
+/// consistency tolerance 1e-8, residual tolerance 1e-6. Constructing it does not allocate.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Options {
     /// Relative rank tolerance τ (dimensionless, ≥ 0) of every rank decision in the kernels:
@@ -34,11 +35,23 @@ pub struct Options {
     /// `None` means 1e-10. (The free function [`pinv`](crate::pinv) has its own absolute
     /// tolerance argument.)
     pub tolerance: Option<f64>,
-    /// Relative tolerance of the consistency test: the constraints are declared inconsistent
-    /// when ‖A q̈ − b‖ > `consistency_tolerance` · (‖A‖_F (‖a‖ + ‖q̈ − a‖) + ‖b‖), a being the
-    /// unconstrained acceleration (the scale of the terms whose rounding enters A q̈ − b;
-    /// ‖A‖_F ‖𝓜⁺‖_F ‖[Q + C; b]‖ + ‖b‖ in the eq 2.15 reference). Default 1e-8.
+    /// Relative tolerance of the consistency test of redundant constraints: when the rank
+    /// test finds A (numerically) rank-deficient, the least-squares candidate q̈ is declared
+    /// inconsistent if its relative residual ρ (as for
+    /// [`residual_tolerance`](Self::residual_tolerance)) exceeds it; in the eq 2.15 reference
+    /// the test is ‖A A⁺ b − b‖₂ > tolerance · (‖A‖_F ‖A⁺ b‖₂ + ‖b‖₂). Default 1e-8.
     pub consistency_tolerance: f64,
+    /// Tolerance of the a-posteriori check that every kernel applies before returning: the
+    /// relative residual ρ = ‖A q̈ − b‖_∞ / (‖A‖_∞ (‖q̈‖_∞ + ‖a‖_∞) + ‖b‖_∞) of the
+    /// row-equilibrated constraints (a the unconstrained acceleration M⁻¹(Q + C), or −H_q
+    /// for [`hamiltonian`](crate::hamiltonian), where the constraints are A_p ṗ = b_p) must
+    /// not exceed it, else the kernel returns
+    /// [`Error::ResidualTooLarge`](crate::Error::ResidualTooLarge). Dimensionless, finite,
+    /// ≥ 0. Default 1e-6: right answers have ρ of the unit roundoff 1.1e-16 times the
+    /// conditioning of the projection (the property tests, with redundant constraints and
+    /// singular M, see ρ ≤ 3e-12); answers spoiled by overflow, underflow or a wrong rank
+    /// decision have ρ of order 1.
+    pub residual_tolerance: f64,
     /// The nonzero, finite scalar α of the augmented mass matrix M + α² Aᵀ G A
     /// (Udwadia & Wanichanon 2013, eq 3.8). Default 1.
     pub alpha: f64,
@@ -51,6 +64,7 @@ impl Default for Options {
         Self {
             tolerance: None,
             consistency_tolerance: 1e-8,
+            residual_tolerance: 1e-6,
             alpha: 1.0,
             weighting: Weighting::Identity,
         }
@@ -73,6 +87,11 @@ impl Options {
         if !(self.consistency_tolerance.is_finite() && self.consistency_tolerance >= 0.0) {
             return Err(crate::Error::InvalidOption {
                 what: "consistency_tolerance must be finite and non-negative",
+            });
+        }
+        if !(self.residual_tolerance.is_finite() && self.residual_tolerance >= 0.0) {
+            return Err(crate::Error::InvalidOption {
+                what: "residual_tolerance must be finite and non-negative",
             });
         }
         Ok(())

@@ -14,7 +14,8 @@
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
 
-use crate::{validate, Error, KernelAllocator};
+use crate::allocator::KernelAllocator;
+use crate::{validate, Error};
 
 /// Sweep cap of the Jacobi iteration; convergence is quadratic and takes ~6–10 sweeps.
 const MAX_SWEEPS: usize = 100;

@@ -19,9 +19,11 @@
 
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
 
+use crate::allocator::KernelAllocator;
 use crate::cholesky::Cholesky;
 use crate::pinv::{pinv_and_rank, Tolerance};
-use crate::{Error, KernelAllocator, Options};
+use crate::validate::max_magnitude;
+use crate::{residual, Error, Options};
 
 /// Relative pivot threshold below which K (the mass matrix, the augmented mass matrix or
 /// H_pp) is treated as singular. Conservative on purpose: a rejected K falls through to the
@@ -78,7 +80,8 @@ where
 
 /// Applies the constraints A x = b to the unconstrained motion, with the metric K given by
 /// its factorization. Inconsistent constraints are reported, never returned as a
-/// least-squares answer (the fast path needs no test: full row rank is always consistent).
+/// least-squares answer (the fast path needs no such test: full row rank is always
+/// consistent), and every answer passes the a-posteriori [`residual::check`].
 #[inline]
 pub(crate) fn project<N: Dim, R: Dim>(
     k: &Cholesky<N>,
@@ -103,15 +106,21 @@ where
     let mut w = constraint_matrix.transpose();
     k.solve_unit_lower_mut(&mut w);
     // For a force f, with h = D⁻¹L⁻¹f: A a = A K⁻¹ f = Wᵀh and a + K⁻¹Aᵀλ = L⁻ᵀ(h + D⁻¹y).
-    let (h, e) = match &unconstrained {
+    let (h, e, unconstrained_norm) = match &unconstrained {
         Unconstrained::Force(f) => {
             let mut h = f.clone();
             k.solve_unit_lower_mut(&mut h);
             k.scale_inverse_pivots_mut(&mut h);
             let e = constraint_rhs - w.tr_mul(&h);
-            (Some(h), e)
+            let mut a = h.clone();
+            k.solve_unit_upper_mut(&mut a);
+            (Some(h), e, max_magnitude(a.as_slice()))
         }
-        Unconstrained::Rate(a) => (None, constraint_rhs - constraint_matrix * a),
+        Unconstrained::Rate(a) => (
+            None,
+            constraint_rhs - constraint_matrix * a,
+            max_magnitude(a.as_slice()),
+        ),
     };
     let (y, fast) = match Cholesky::new(gram_lower(&w, k.inverse_pivots()), fast_tolerance(options))
     {
@@ -132,18 +141,20 @@ where
         }
     };
     finite_acceleration(&acceleration)?;
-    let p = Projection { acceleration, y };
-    if !fast {
-        // Scale of the terms whose rounding enters A x − b: ‖A‖(‖a‖ + ‖x − a‖) + ‖b‖.
-        let correction = p.correction(k);
-        let a_norm = (&p.acceleration - &correction).norm();
-        let scale = constraint_matrix.norm() * (a_norm + correction.norm()) + constraint_rhs.norm();
-        let residual = (constraint_matrix * &p.acceleration - constraint_rhs).norm();
-        if residual > options.consistency_tolerance * scale {
-            return Err(Error::InconsistentConstraints { residual });
-        }
+    let rho = residual::relative_residual(
+        constraint_matrix,
+        constraint_rhs,
+        &acceleration,
+        unconstrained_norm,
+    );
+    if !fast && rho > options.consistency_tolerance {
+        // The pseudoinverse returned a least-squares answer: b is off the range of A.
+        return Err(Error::InconsistentConstraints {
+            residual: (constraint_matrix * &acceleration - constraint_rhs).norm(),
+        });
     }
-    Ok(p)
+    residual::check(rho, options)?;
+    Ok(Projection { acceleration, y })
 }
 
 /// Smallest pivot ratio of A K⁻¹ Aᵀ accepted on the fast path, given the rank tolerance.
@@ -213,8 +224,13 @@ where
     }
     let s = Cholesky::new(gram, fast_tolerance(options))?;
     let y = constraint_matrix.tr_mul(&s.solve(&e));
-    let x = a + y.component_mul(inverse_diagonal);
-    Some(finite_acceleration(&x).map(|()| (x, y)))
+    let x = &a + y.component_mul(inverse_diagonal);
+    let checked = finite_acceleration(&x).and_then(|()| {
+        let a_norm = max_magnitude(a.as_slice());
+        let rho = residual::relative_residual(constraint_matrix, constraint_rhs, &x, a_norm);
+        residual::check(rho, options)
+    });
+    Some(checked.map(|()| (x, y)))
 }
 
 /// The lower triangle of Wᵀ D⁻¹ W = A K⁻¹ Aᵀ (the upper triangle is left zero; only the
@@ -283,7 +299,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::acceleration_and_constraint_force_dyn;
+    use crate::{acceleration_and_constraint_force_dyn, LagrangianView};
     use nalgebra::{DMatrix, DVector};
     use proptest::prelude::*;
 
@@ -330,7 +346,8 @@ mod tests {
             })
     }
 
-    /// [`project`] through the Cholesky factorization of diag(d): the general path.
+    /// [`project`] through the Cholesky factorization of diag(d): the general path, on the
+    /// row-equilibrated constraints as the kernel sees them.
     fn general(
         d: &DVector<f64>,
         q: &DVector<f64>,
@@ -338,11 +355,12 @@ mod tests {
         b: &DVector<f64>,
     ) -> Result<(DVector<f64>, DVector<f64>), Error> {
         let factor = Cholesky::new(DMatrix::from_diagonal(d), FACTOR_TOLERANCE).unwrap();
+        let (a, b) = crate::scaling::equilibrate_rows(a, b)?;
         let p = project(
             &factor,
             Unconstrained::Force(q.clone()),
-            a,
-            b,
+            &a,
+            &b,
             &Options::default(),
         )?;
         let force = p.force(&factor);
@@ -366,7 +384,7 @@ mod tests {
             let inverse = d.map(|v| 1.0 / v);
             let expected = general(&d, &q, &a, &b);
             let mass = DMatrix::from_diagonal(&d);
-            let got = acceleration_and_constraint_force_dyn(&mass, &q, &a, &b, None, &options);
+            let got = acceleration_and_constraint_force_dyn(LagrangianView::new(&mass, &q, &a, &b), &options);
             match (project_diagonal(&inverse, &q, &a, &b, &options), expected) {
                 (Some(diagonal), Ok((x, force))) => {
                     let (dx, dforce) = diagonal.unwrap();
@@ -397,7 +415,7 @@ mod tests {
             let inverse = d.map(|v| 1.0 / v);
             prop_assert!(project_diagonal(&inverse, &q, &a, &b, &options).is_none());
             let mass = DMatrix::from_diagonal(&d);
-            let got = acceleration_and_constraint_force_dyn(&mass, &q, &a, &b, None, &options);
+            let got = acceleration_and_constraint_force_dyn(LagrangianView::new(&mass, &q, &a, &b), &options);
             prop_assert_eq!(got, general(&d, &q, &a, &b));
         }
     }

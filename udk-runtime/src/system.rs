@@ -6,8 +6,8 @@
 //! with this crate's kernels. n is the number of generalized coordinates (`N`), m the number of
 //! constraint equations (`M`).
 
-use crate::{Error, Options};
-use nalgebra::{SMatrix, SVector};
+use crate::{Error, LagrangianView, Options};
+use nalgebra::{Const, SMatrix, SVector};
 
 /// The derived equations of a model, as plain text and as LaTeX, one entry per line.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,6 +33,19 @@ pub struct LagrangianTerms<const N: usize, const M: usize> {
     pub constraint_rhs: SVector<f64, M>,
     /// Non-ideal constraint force C(q, q̇, t), n entries; `None` when the constraints are ideal.
     pub nonideal_force: Option<SVector<f64, N>>,
+}
+
+impl<const N: usize, const M: usize> LagrangianTerms<N, M> {
+    /// The terms borrowed as the one argument of the kernels ([`crate::acceleration`] …).
+    pub fn view(&self) -> LagrangianView<'_, Const<N>, Const<M>> {
+        LagrangianView {
+            mass_matrix: &self.mass_matrix,
+            generalized_force: &self.generalized_force,
+            constraint_matrix: &self.constraint_matrix,
+            constraint_rhs: &self.constraint_rhs,
+            nonideal_force: self.nonideal_force.as_ref(),
+        }
+    }
 }
 
 /// A Lagrangian system with n = `N` generalized coordinates and m = `M` constraint equations,
@@ -93,15 +106,7 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
         t: f64,
         options: &Options,
     ) -> Result<SVector<f64, N>, Error> {
-        let terms = self.terms(q, qd, t);
-        crate::acceleration(
-            &terms.mass_matrix,
-            &terms.generalized_force,
-            &terms.constraint_matrix,
-            &terms.constraint_rhs,
-            terms.nonideal_force.as_ref(),
-            options,
-        )
+        crate::acceleration(self.terms(q, qd, t).view(), options)
     }
 
     /// The constrained acceleration q̈ (n entries) with the default [`Options`].
@@ -128,15 +133,7 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
         qd: &SVector<f64, N>,
         t: f64,
     ) -> Result<SVector<f64, N>, Error> {
-        let terms = self.terms(q, qd, t);
-        crate::constraint_force(
-            &terms.mass_matrix,
-            &terms.generalized_force,
-            &terms.constraint_matrix,
-            &terms.constraint_rhs,
-            terms.nonideal_force.as_ref(),
-            &Options::default(),
-        )
+        crate::constraint_force(self.terms(q, qd, t).view(), &Options::default())
     }
 }
 

@@ -1,15 +1,24 @@
 //! Input checks shared by the kernels: finiteness, symmetry, shapes.
 
 use nalgebra::allocator::Allocator;
-use nalgebra::{DefaultAllocator, Dim, Matrix, OMatrix, OVector, RawStorage};
+use nalgebra::{DefaultAllocator, Dim, Matrix, OMatrix, RawStorage};
 
-use crate::{Error, KernelAllocator, Options};
+use crate::allocator::KernelAllocator;
+use crate::{Error, LagrangianView, Options};
 
 /// Largest accepted |Xᵢⱼ − Xⱼᵢ| relative to max |Xᵢⱼ| for a "symmetric" matrix.
 const SYMMETRY_TOLERANCE: f64 = 1e-10;
 
 /// Exponent bits of an f64; all ones exactly for ±∞ and NaN.
 const EXPONENT: u64 = 0x7ff0_0000_0000_0000;
+
+/// max |xᵢ| of finite entries (0 for none). A plain comparison (the entries are finite, so
+/// the NaN handling of `f64::max` is not needed): one `maxsd` per entry.
+#[inline]
+pub(crate) fn max_magnitude(x: &[f64]) -> f64 {
+    x.iter()
+        .fold(0.0, |m, v| if v.abs() > m { v.abs() } else { m })
+}
 
 /// `Err(NonFinite)` unless every entry of `x` is finite. Branch-free over the exponent bits,
 /// so that the check vectorizes.
@@ -108,24 +117,21 @@ pub(crate) fn shape<R: Dim, C: Dim, S: RawStorage<f64, R, C>>(
 /// of M, symmetry of M, finiteness of Q, A, b and C. Returns whether M is diagonal
 /// ([`diagonal`]; then trivially symmetric, and the symmetry scan is skipped).
 pub(crate) fn lagrangian_inputs<N: Dim, R: Dim>(
-    mass_matrix: &OMatrix<f64, N, N>,
-    generalized_force: &OVector<f64, N>,
-    constraint_matrix: &OMatrix<f64, R, N>,
-    constraint_rhs: &OVector<f64, R>,
-    nonideal_force: Option<&OVector<f64, N>>,
+    terms: LagrangianView<'_, N, R>,
     options: &Options,
 ) -> Result<bool, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
-    let n = generalized_force.len();
+    let mass_matrix = terms.mass_matrix;
+    let n = terms.generalized_force.len();
     shape(mass_matrix, (n, n), "mass matrix M")?;
     shape(
-        constraint_matrix,
-        (constraint_rhs.len(), n),
+        terms.constraint_matrix,
+        (terms.constraint_rhs.len(), n),
         "constraint matrix A",
     )?;
-    if let Some(c) = nonideal_force {
+    if let Some(c) = terms.nonideal_force {
         shape(c, (n, 1), "non-ideal force C")?;
     }
     options.validate()?;
@@ -138,10 +144,10 @@ where
         finite(mass_matrix, "mass matrix M")?;
         symmetric(mass_matrix, "mass matrix M")?;
     }
-    finite(generalized_force, "generalized force Q")?;
-    finite(constraint_matrix, "constraint matrix A")?;
-    finite(constraint_rhs, "constraint vector b")?;
-    if let Some(c) = nonideal_force {
+    finite(terms.generalized_force, "generalized force Q")?;
+    finite(terms.constraint_matrix, "constraint matrix A")?;
+    finite(terms.constraint_rhs, "constraint vector b")?;
+    if let Some(c) = terms.nonideal_force {
         finite(c, "non-ideal force C")?;
     }
     Ok(is_diagonal)
@@ -151,6 +157,15 @@ where
 mod tests {
     use super::*;
     use nalgebra::{DMatrix, Matrix3};
+
+    #[test]
+    fn max_magnitude_is_the_largest_absolute_value() {
+        assert_eq!(max_magnitude(&[]), 0.0);
+        assert_eq!(max_magnitude(&[-0.0]), 0.0);
+        assert_eq!(max_magnitude(&[1.5, -3.25, 2.0, 5e-324]), 3.25);
+        assert_eq!(max_magnitude(&[-f64::MAX, 1e300]), f64::MAX);
+        assert_eq!(max_magnitude(&[1e-310, -2e-310]), 2e-310);
+    }
 
     #[test]
     fn diagonal_means_every_off_diagonal_entry_is_zero() {

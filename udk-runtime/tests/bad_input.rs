@@ -3,7 +3,8 @@
 use nalgebra::{dmatrix, dvector, matrix, vector, DMatrix, DVector, Matrix2, SMatrix, Vector2};
 use udk_runtime::hamiltonian::momentum_rate_dyn;
 use udk_runtime::{
-    acceleration, acceleration_dyn, reference_acceleration_dyn, Error, Options, Weighting,
+    acceleration, acceleration_dyn, reference_acceleration_dyn, Error, LagrangianView, Options,
+    Weighting,
 };
 
 fn system() -> (
@@ -28,31 +29,40 @@ fn non_finite_inputs() {
     bad_m[(0, 1)] = f64::NAN;
     bad_m[(1, 0)] = f64::NAN;
     assert_eq!(
-        acceleration(&bad_m, &q, &a, &b, None, &o),
+        acceleration(LagrangianView::new(&bad_m, &q, &a, &b), &o),
         Err(Error::NonFinite {
             what: "mass matrix M"
         })
     );
     assert_eq!(
-        acceleration(&m, &Vector2::new(f64::INFINITY, 0.0), &a, &b, None, &o),
+        acceleration(
+            LagrangianView::new(&m, &Vector2::new(f64::INFINITY, 0.0), &a, &b),
+            &o
+        ),
         Err(Error::NonFinite {
             what: "generalized force Q"
         })
     );
     assert_eq!(
-        acceleration(&m, &q, &matrix![f64::NAN, 1.0], &b, None, &o),
+        acceleration(LagrangianView::new(&m, &q, &matrix![f64::NAN, 1.0], &b), &o),
         Err(Error::NonFinite {
             what: "constraint matrix A"
         })
     );
     assert_eq!(
-        acceleration(&m, &q, &a, &vector![f64::NEG_INFINITY], None, &o),
+        acceleration(
+            LagrangianView::new(&m, &q, &a, &vector![f64::NEG_INFINITY]),
+            &o
+        ),
         Err(Error::NonFinite {
             what: "constraint vector b"
         })
     );
     assert_eq!(
-        acceleration(&m, &q, &a, &b, Some(&Vector2::new(0.0, f64::NAN)), &o),
+        acceleration(
+            LagrangianView::new(&m, &q, &a, &b).with_nonideal_force(&Vector2::new(0.0, f64::NAN)),
+            &o
+        ),
         Err(Error::NonFinite {
             what: "non-ideal force C"
         })
@@ -66,7 +76,7 @@ fn overflow_is_reported_not_returned() {
     let a = SMatrix::<f64, 0, 2>::zeros();
     let b = SMatrix::<f64, 0, 1>::zeros();
     assert!(matches!(
-        acceleration(&m, &q, &a, &b, None, &Options::default()),
+        acceleration(LagrangianView::new(&m, &q, &a, &b), &Options::default()),
         Err(Error::NonFinite { .. })
     ));
 }
@@ -76,7 +86,10 @@ fn asymmetric_and_indefinite_mass_matrices() {
     let (_, q, a, b) = system();
     let o = Options::default();
     assert_eq!(
-        acceleration(&Matrix2::new(2.0, 0.3, 0.0, 1.0), &q, &a, &b, None, &o),
+        acceleration(
+            LagrangianView::new(&Matrix2::new(2.0, 0.3, 0.0, 1.0), &q, &a, &b),
+            &o
+        ),
         Err(Error::NotSymmetric {
             what: "mass matrix M"
         })
@@ -84,7 +97,10 @@ fn asymmetric_and_indefinite_mass_matrices() {
     // M + AᵀA = diag(1, 3) would be positive definite: M itself must still be rejected.
     let indefinite = Matrix2::new(1.0, 0.0, 0.0, -1.0);
     assert_eq!(
-        acceleration(&indefinite, &q, &matrix![0.0, 2.0], &b, None, &o),
+        acceleration(
+            LagrangianView::new(&indefinite, &q, &matrix![0.0, 2.0], &b),
+            &o
+        ),
         Err(Error::NotPositiveSemidefinite {
             what: "mass matrix M"
         })
@@ -97,20 +113,16 @@ fn inconsistent_constraints_are_an_error() {
     // The same row twice with different right-hand sides.
     let a = matrix![1.0, 1.0; 1.0, 1.0];
     let b = vector![0.5, 0.7];
-    let result = acceleration(&m, &q, &a, &b, None, &Options::default());
+    let result = acceleration(LagrangianView::new(&m, &q, &a, &b), &Options::default());
     assert!(matches!(result, Err(Error::InconsistentConstraints { residual }) if residual > 0.1));
     // Consistent duplicate rows are fine.
     let b = vector![0.5, 0.5];
     let single = acceleration(
-        &m,
-        &q,
-        &matrix![1.0, 1.0],
-        &vector![0.5],
-        None,
+        LagrangianView::new(&m, &q, &matrix![1.0, 1.0], &vector![0.5]),
         &Options::default(),
     );
     assert_eq!(
-        acceleration(&m, &q, &a, &b, None, &Options::default())
+        acceleration(LagrangianView::new(&m, &q, &a, &b), &Options::default())
             .map(|x| (x - single.unwrap()).norm() < 1e-14),
         Ok(true)
     );
@@ -118,11 +130,12 @@ fn inconsistent_constraints_are_an_error() {
     let m = dmatrix![1.0, 0.0; 0.0, 0.0];
     assert!(matches!(
         reference_acceleration_dyn(
-            &m,
-            &dvector![0.0, 1.0],
-            &dmatrix![0.0, 1.0; 0.0, 2.0],
-            &dvector![1.0, 1.0],
-            None,
+            LagrangianView::new(
+                &m,
+                &dvector![0.0, 1.0],
+                &dmatrix![0.0, 1.0; 0.0, 2.0],
+                &dvector![1.0, 1.0]
+            ),
             &Options::default()
         ),
         Err(Error::InconsistentConstraints { .. })
@@ -130,11 +143,12 @@ fn inconsistent_constraints_are_an_error() {
     // More constraints than coordinates.
     assert!(matches!(
         acceleration(
-            &Matrix2::identity(),
-            &Vector2::zeros(),
-            &matrix![1.0, 0.0; 0.0, 1.0; 1.0, 1.0],
-            &vector![1.0, 1.0, 3.0],
-            None,
+            LagrangianView::new(
+                &Matrix2::identity(),
+                &Vector2::zeros(),
+                &matrix![1.0, 0.0; 0.0, 1.0; 1.0, 1.0],
+                &vector![1.0, 1.0, 3.0]
+            ),
             &Options::default()
         ),
         Err(Error::InconsistentConstraints { .. })
@@ -147,7 +161,10 @@ fn dimension_mismatch_for_dynamic_inputs() {
     let m = DMatrix::identity(3, 3);
     let q = DVector::zeros(2);
     assert_eq!(
-        acceleration_dyn(&m, &q, &DMatrix::zeros(1, 2), &DVector::zeros(1), None, &o),
+        acceleration_dyn(
+            LagrangianView::new(&m, &q, &DMatrix::zeros(1, 2), &DVector::zeros(1)),
+            &o
+        ),
         Err(Error::DimensionMismatch {
             what: "mass matrix M",
             expected: (2, 2),
@@ -156,11 +173,12 @@ fn dimension_mismatch_for_dynamic_inputs() {
     );
     assert!(matches!(
         acceleration_dyn(
-            &DMatrix::identity(2, 2),
-            &q,
-            &DMatrix::zeros(2, 2),
-            &DVector::zeros(1),
-            None,
+            LagrangianView::new(
+                &DMatrix::identity(2, 2),
+                &q,
+                &DMatrix::zeros(2, 2),
+                &DVector::zeros(1)
+            ),
             &o
         ),
         Err(Error::DimensionMismatch {
@@ -170,11 +188,13 @@ fn dimension_mismatch_for_dynamic_inputs() {
     ));
     assert!(matches!(
         acceleration_dyn(
-            &DMatrix::identity(2, 2),
-            &q,
-            &DMatrix::zeros(1, 2),
-            &DVector::zeros(1),
-            Some(&DVector::zeros(3)),
+            LagrangianView::new(
+                &DMatrix::identity(2, 2),
+                &q,
+                &DMatrix::zeros(1, 2),
+                &DVector::zeros(1)
+            )
+            .with_nonideal_force(&DVector::zeros(3)),
             &o
         ),
         Err(Error::DimensionMismatch {
@@ -219,7 +239,7 @@ fn invalid_options() {
     ];
     for o in bad {
         assert!(matches!(
-            acceleration(&m, &q, &a, &b, None, &o),
+            acceleration(LagrangianView::new(&m, &q, &a, &b), &o),
             Err(Error::InvalidOption { .. })
         ));
     }
@@ -234,7 +254,7 @@ fn invalid_options() {
             weighting,
             ..Options::default()
         };
-        let result = acceleration(&m, &q, &a, &b, None, &o);
+        let result = acceleration(LagrangianView::new(&m, &q, &a, &b), &o);
         assert!(
             matches!(
                 result,
@@ -250,19 +270,17 @@ fn no_constraints_gives_unconstrained_acceleration() {
     let (m, q, _, _) = system();
     let a = SMatrix::<f64, 0, 2>::zeros();
     let b = SMatrix::<f64, 0, 1>::zeros();
-    let (qdd, qc) =
-        udk_runtime::acceleration_and_constraint_force(&m, &q, &a, &b, None, &Options::default())
-            .unwrap();
+    let (qdd, qc) = udk_runtime::acceleration_and_constraint_force(
+        LagrangianView::new(&m, &q, &a, &b),
+        &Options::default(),
+    )
+    .unwrap();
     assert!((m * qdd - q).norm() < 1e-14);
     assert_eq!(qc, Vector2::zeros());
     // Singular M without constraints is not unique.
     assert_eq!(
         acceleration(
-            &Matrix2::new(1.0, 0.0, 0.0, 0.0),
-            &q,
-            &a,
-            &b,
-            None,
+            LagrangianView::new(&Matrix2::new(1.0, 0.0, 0.0, 0.0), &q, &a, &b),
             &Options::default()
         ),
         Err(Error::NonUniqueAcceleration { rank: 1, n: 2 })

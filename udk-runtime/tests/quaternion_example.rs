@@ -7,7 +7,7 @@ use common::{assert_close, EXAMPLE_TOLERANCE};
 use nalgebra::{DMatrix, Matrix3, Matrix3x4, Matrix4, SMatrix, Vector3, Vector4};
 use udk_runtime::{
     acceleration, acceleration_and_constraint_force, mass_constraint_rank, reference_acceleration,
-    Options, Weighting,
+    LagrangianView, Options, Weighting,
 };
 
 /// E(u) of eq 4.2.
@@ -119,14 +119,15 @@ fn quaternion_acceleration_eq_4_6() {
         let (m, q, a, b) = system(&body);
         let expected = closed_form(&body);
         let options = Options::default();
-        let qdd = acceleration(&m, &q, &a, &b, None, &options).unwrap();
+        let qdd = acceleration(LagrangianView::new(&m, &q, &a, &b), &options).unwrap();
         assert_close(
             &qdd,
             &expected,
             EXAMPLE_TOLERANCE,
             "eq 4.6 (augmented kernel)",
         );
-        let reference = reference_acceleration(&m, &q, &a, &b, None, &options).unwrap();
+        let reference =
+            reference_acceleration(LagrangianView::new(&m, &q, &a, &b), &options).unwrap();
         assert!(reference.is_unique());
         assert_close(
             &reference.acceleration,
@@ -155,7 +156,8 @@ fn constraint_force_eq_3_28_with_z_alpha2_b_for_every_gauge() {
                 ..Options::default()
             };
             let (qdd, qc) =
-                acceleration_and_constraint_force(&m, &q, &a, &b, None, &options).unwrap();
+                acceleration_and_constraint_force(LagrangianView::new(&m, &q, &a, &b), &options)
+                    .unwrap();
             assert_close(
                 &qdd,
                 &expected_qdd,
@@ -216,7 +218,7 @@ fn quaternion_acceleration_eq_4_6_at_former_failure_state() {
         "eq 4.6 closed form",
     );
     let (m, q, a, b) = system(&body);
-    let qdd = acceleration(&m, &q, &a, &b, None, &Options::default()).unwrap();
+    let qdd = acceleration(LagrangianView::new(&m, &q, &a, &b), &Options::default()).unwrap();
     assert_close(
         &qdd,
         &expected,
@@ -231,7 +233,7 @@ fn quaternion_acceleration_eq_4_6_at_former_failure_state() {
 fn quaternion_acceleration_at_former_failure_state_as_reported() {
     let (u, u_dot) = former_failure_state();
     let (m, q, a, b) = system(&former_failure_body(u, u_dot));
-    let qdd = acceleration(&m, &q, &a, &b, None, &Options::default()).unwrap();
+    let qdd = acceleration(LagrangianView::new(&m, &q, &a, &b), &Options::default()).unwrap();
     let exact = Vector4::new(
         0.9329303364443571,
         0.0085854519595112,

@@ -5,7 +5,7 @@ mod common;
 
 use common::{assert_close, EXAMPLE_TOLERANCE};
 use nalgebra::{Matrix2, Vector2};
-use udk_runtime::{acceleration, constraint_force, Options};
+use udk_runtime::{acceleration, constraint_force, LagrangianView, Options};
 
 #[test]
 fn spiral_particle_eq_57() {
@@ -28,11 +28,11 @@ fn spiral_particle_eq_57() {
         // Eq 57: q̈ = a₀ + A⁺(b − A a₀); A is invertible, so q̈ = A⁻¹b.
         let expected = Vector2::new(0.01 * r * theta_dot * theta_dot, 0.0);
         let options = Options::default();
-        let qdd = acceleration(&m, &a0, &a, &b, None, &options).unwrap();
+        let qdd = acceleration(LagrangianView::new(&m, &a0, &a, &b), &options).unwrap();
         assert_close(&qdd, &expected, EXAMPLE_TOLERANCE, "spiral particle, eq 57");
         // Eq 56: F^C = A⁺(b − A a₀).
         let a_inv = a.try_inverse().unwrap();
-        let fc = constraint_force(&m, &a0, &a, &b, None, &options).unwrap();
+        let fc = constraint_force(LagrangianView::new(&m, &a0, &a, &b), &options).unwrap();
         assert_close(&fc, &(a_inv * (b - a * a0)), EXAMPLE_TOLERANCE, "eq 56");
     }
 }

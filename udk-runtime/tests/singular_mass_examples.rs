@@ -6,7 +6,7 @@ use common::{assert_close, EXAMPLE_TOLERANCE};
 use nalgebra::{matrix, vector, Matrix2, Matrix3, SMatrix, SVector, Vector2, Vector3};
 use udk_runtime::{
     acceleration, acceleration_and_constraint_force, acceleration_dyn, mass_constraint_rank,
-    reference_acceleration, Error, Options, Weighting,
+    reference_acceleration, Error, LagrangianView, Options, Weighting,
 };
 
 /// Checks the fast kernel, the dynamic kernel and the eq 2.15 reference against `expected`,
@@ -20,15 +20,17 @@ fn check_unique<const N: usize, const M: usize>(
     what: &str,
 ) {
     let options = Options::default();
-    let (qdd, qc) = acceleration_and_constraint_force(m, q, a, b, None, &options).unwrap();
+    let (qdd, qc) =
+        acceleration_and_constraint_force(LagrangianView::new(m, q, a, b), &options).unwrap();
     assert_close(&qdd, expected, EXAMPLE_TOLERANCE, what);
     assert_close(&qc, &(m * expected - q), 1e-9, "constraint force M q̈ − Q");
     let dynamic = acceleration_dyn(
-        &nalgebra::DMatrix::from_column_slice(N, N, m.as_slice()),
-        &nalgebra::DVector::from_column_slice(q.as_slice()),
-        &nalgebra::DMatrix::from_column_slice(M, N, a.as_slice()),
-        &nalgebra::DVector::from_column_slice(b.as_slice()),
-        None,
+        LagrangianView::new(
+            &nalgebra::DMatrix::from_column_slice(N, N, m.as_slice()),
+            &nalgebra::DVector::from_column_slice(q.as_slice()),
+            &nalgebra::DMatrix::from_column_slice(M, N, a.as_slice()),
+            &nalgebra::DVector::from_column_slice(b.as_slice()),
+        ),
         &options,
     )
     .unwrap();
@@ -38,7 +40,7 @@ fn check_unique<const N: usize, const M: usize>(
         EXAMPLE_TOLERANCE,
         what,
     );
-    let reference = reference_acceleration(m, q, a, b, None, &options).unwrap();
+    let reference = reference_acceleration(LagrangianView::new(m, q, a, b), &options).unwrap();
     assert!(reference.is_unique(), "{what}: eq 2.15 says not unique");
     assert_close(&reference.acceleration, expected, EXAMPLE_TOLERANCE, what);
     assert_eq!(mass_constraint_rank(m, a, &options).unwrap(), N);
@@ -86,7 +88,7 @@ fn wheel_result_does_not_depend_on_alpha_or_g() {
             weighting,
             ..Options::default()
         };
-        let qdd = acceleration(&m, &q, &a, &b, None, &options).unwrap();
+        let qdd = acceleration(LagrangianView::new(&m, &q, &a, &b), &options).unwrap();
         assert_close(&qdd, &expected, EXAMPLE_TOLERANCE, "wheel, gauge (α, G)");
     }
 }
@@ -101,11 +103,12 @@ fn zero_mass_particle_is_not_unique_eq_5_23() {
         let b = vector![0.0];
         let options = Options::default();
         assert_eq!(
-            acceleration(&m, &q, &a, &b, None, &options),
+            acceleration(LagrangianView::new(&m, &q, &a, &b), &options),
             Err(Error::NonUniqueAcceleration { rank: 2, n: 3 })
         );
         assert_eq!(mass_constraint_rank(&m, &a, &options).unwrap(), 2);
-        let reference = reference_acceleration(&m, &q, &a, &b, None, &options).unwrap();
+        let reference =
+            reference_acceleration(LagrangianView::new(&m, &q, &a, &b), &options).unwrap();
         assert!(!reference.is_unique());
         assert_eq!((reference.rank, reference.n), (2, 3));
         let s = alpha.sin();
@@ -184,7 +187,7 @@ fn two_masses_case_5_2_without_extra_constraint_is_not_unique() {
     let a = matrix![1.0, -1.0, 0.0];
     let b = vector![0.0];
     assert_eq!(
-        acceleration(&m, &q, &a, &b, None, &Options::default()),
+        acceleration(LagrangianView::new(&m, &q, &a, &b), &Options::default()),
         Err(Error::NonUniqueAcceleration { rank: 2, n: 3 })
     );
 }

@@ -42,11 +42,13 @@ impl Accelerator for TapeModel {
             .eval(q, qd, 0.0, &self.parameters, &mut workspace)?;
         let (n, m) = (self.tape.n(), self.tape.m());
         let qdd = udk_runtime::acceleration_dyn(
-            &DMatrix::from_row_slice(n, n, v.mass_matrix),
-            &DVector::from_column_slice(v.generalized_force),
-            &DMatrix::from_row_slice(m, n, v.constraint_matrix),
-            &DVector::from_column_slice(v.constraint_rhs),
-            Some(&DVector::from_column_slice(v.nonideal_force)),
+            udk_runtime::LagrangianView::new(
+                &DMatrix::from_row_slice(n, n, v.mass_matrix),
+                &DVector::from_column_slice(v.generalized_force),
+                &DMatrix::from_row_slice(m, n, v.constraint_matrix),
+                &DVector::from_column_slice(v.constraint_rhs),
+            )
+            .with_nonideal_force(&DVector::from_column_slice(v.nonideal_force)),
             &udk_runtime::Options::default(),
         )?;
         Ok(qdd.as_slice().to_vec())

@@ -16,8 +16,8 @@ use super::integrate::run;
 use super::stabilization::solve_stabilized;
 use super::{Projection, Sample, SimulationError, SimulationOptions, StateKind, Trajectory};
 use crate::assemble::{assemble, hamiltonian_position_jacobian, holonomic_rows, Levels};
-use crate::{Assembly, AssemblyOptions, Error};
-use nalgebra::{DMatrix, DVector, SVector};
+use crate::{Assembly, AssemblyOptions, Error, LagrangianView};
+use nalgebra::{DMatrix, DVector, Dyn, SVector};
 use std::ops::ControlFlow;
 
 /// M, Q, A, b and C of a Lagrangian system at one state, n coordinates and m constraints.
@@ -33,6 +33,19 @@ pub struct DynamicLagrangianTerms {
     pub constraint_rhs: DVector<f64>,
     /// Non-ideal constraint force C, n; `None` for ideal constraints.
     pub nonideal_force: Option<DVector<f64>>,
+}
+
+impl DynamicLagrangianTerms {
+    /// The terms borrowed as the one argument of the kernels ([`crate::acceleration_dyn`] …).
+    pub fn view(&self) -> LagrangianView<'_, Dyn, Dyn> {
+        LagrangianView {
+            mass_matrix: &self.mass_matrix,
+            generalized_force: &self.generalized_force,
+            constraint_matrix: &self.constraint_matrix,
+            constraint_rhs: &self.constraint_rhs,
+            nonideal_force: self.nonideal_force.as_ref(),
+        }
+    }
 }
 
 /// A Lagrangian system of run-time size: what [`simulate_dynamic_lagrangian`] needs. Slices
@@ -246,11 +259,10 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
             },
             |b| {
                 crate::acceleration_dyn(
-                    &terms.mass_matrix,
-                    &terms.generalized_force,
-                    &terms.constraint_matrix,
-                    b,
-                    terms.nonideal_force.as_ref(),
+                    LagrangianView {
+                        constraint_rhs: b,
+                        ..terms.view()
+                    },
                     self.kernel,
                 )
             },

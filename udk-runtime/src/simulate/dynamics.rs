@@ -3,7 +3,7 @@
 
 use super::stabilization::solve_stabilized;
 use super::{Baumgarte, Projection, Sample, SimulationOptions, StateKind};
-use crate::{Error, HamiltonianSystem, LagrangianSystem, Options};
+use crate::{Error, HamiltonianSystem, LagrangianSystem, LagrangianView, Options};
 use nalgebra::{SMatrix, SVector};
 use std::marker::PhantomData;
 
@@ -105,11 +105,10 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
             },
             |b| {
                 crate::acceleration(
-                    &terms.mass_matrix,
-                    &terms.generalized_force,
-                    &terms.constraint_matrix,
-                    b,
-                    terms.nonideal_force.as_ref(),
+                    LagrangianView {
+                        constraint_rhs: b,
+                        ..terms.view()
+                    },
                     self.kernel,
                 )
             },

@@ -1,7 +1,8 @@
 //! Baumgarte's stabilization of A q̈ = b (or A_p ṗ = b_p): see [`super::Baumgarte`].
 
 use super::Baumgarte;
-use crate::{Error, KernelAllocator};
+use crate::allocator::KernelAllocator;
+use crate::Error;
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector};
 
