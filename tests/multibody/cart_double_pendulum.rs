@@ -8,9 +8,9 @@ use udk::runtime::ControlledLagrangianSystem;
 
 #[allow(dead_code)]
 #[path = "../../examples/cart_double_pendulum.rs"]
-mod cart_double_pendulum;
+mod model;
 
-use cart_double_pendulum::{drive_to_one, CartDoublePendulum};
+use model::{drive_to_one, CartDoublePendulum};
 
 #[test]
 fn accelerations_under_inputs_match_sympy_mechanics_to_1e_12() {

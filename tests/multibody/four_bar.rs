@@ -5,9 +5,9 @@ use udk::runtime::simulate::{simulate_lagrangian, OutputTimes, SimulationOptions
 
 #[allow(dead_code)]
 #[path = "../../examples/four_bar.rs"]
-mod four_bar;
+mod model;
 
-use four_bar::FourBar;
+use model::FourBar;
 
 #[test]
 fn the_loop_follows_its_closed_form_position_analysis_for_10_s() {

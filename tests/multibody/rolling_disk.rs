@@ -7,9 +7,9 @@ use udk::runtime::simulate::{simulate_lagrangian, OutputTimes, SimulationOptions
 
 #[allow(dead_code)]
 #[path = "../../examples/rolling_disk.rs"]
-mod rolling_disk;
+mod model;
 
-use rolling_disk::RollingDisk;
+use model::RollingDisk;
 
 #[test]
 fn accelerations_match_sympy_mechanics_to_1e_12() {

@@ -8,9 +8,9 @@ use udk::runtime::simulate::{simulate_lagrangian, OutputTimes, SimulationOptions
 
 #[allow(dead_code)]
 #[path = "../../examples/spherical_joint_body.rs"]
-mod spherical_joint_body;
+mod model;
 
-use spherical_joint_body::{quaternion_state, BodyQuaternion, BodyZyx};
+use model::{quaternion_state, BodyQuaternion, BodyZyx};
 
 /// Ω̇ from Euler's equations about the pivot O: I_O Ω̇ = τ − Ω × I_O Ω, with
 /// I_O = I_G + m(|c|² 1 − c cᵀ) and τ = c × Rᵀ(0, 0, −m g), all in body axes.
