@@ -55,29 +55,41 @@ fn eval3(pool: &Pool, v: [ExprId; 3], at: &dyn Fn(Symbol) -> f64) -> [f64; 3] {
     v.map(|x| pool.eval(x, at))
 }
 
+/// The angular velocities of `r` by composition and from its entries (vee of Ṙ Rᵀ and Rᵀ Ṙ):
+/// [world, world from entries, body, body from entries].
+fn both_ways(pool: &mut Pool, r: &Matrix) -> [[ExprId; 3]; 4] {
+    let plain = Matrix::plain(r.entries);
+    [
+        angular_velocity(pool, r),
+        angular_velocity(pool, &plain),
+        body_angular_velocity(pool, r),
+        body_angular_velocity(pool, &plain),
+    ]
+}
+
+/// Asserts that both ways give the same ω and Ω at the state `at`, to 1e-13.
+fn assert_same_rates(pool: &Pool, rates: &[[ExprId; 3]; 4], at: &dyn Fn(Symbol) -> f64, seed: u64) {
+    let [w, wg, b, bg] = rates.map(|v| eval3(pool, v, at));
+    for k in 0..3 {
+        assert!(
+            (w[k] - wg[k]).abs() < 1e-13,
+            "seed {seed}: ω {w:?} vs {wg:?}"
+        );
+        assert!(
+            (b[k] - bg[k]).abs() < 1e-13,
+            "seed {seed}: Ω {b:?} vs {bg:?}"
+        );
+    }
+}
+
 #[test]
 fn composed_angular_velocities_equal_vee_of_the_rotation_rates() {
     let mut pool = Pool::new();
     let r = chain(&mut pool);
-    let world = angular_velocity(&mut pool, &r);
-    let body = body_angular_velocity(&mut pool, &r);
-    let plain = Matrix::plain(r.entries);
-    let world_generic = angular_velocity(&mut pool, &plain);
-    let body_generic = body_angular_velocity(&mut pool, &plain);
+    let rates = both_ways(&mut pool, &r);
     for seed in 0..20 {
         let at = state(seed);
-        let (w, wg) = (eval3(&pool, world, &at), eval3(&pool, world_generic, &at));
-        let (b, bg) = (eval3(&pool, body, &at), eval3(&pool, body_generic, &at));
-        for k in 0..3 {
-            assert!(
-                (w[k] - wg[k]).abs() < 1e-13,
-                "seed {seed}: ω {w:?} vs {wg:?}"
-            );
-            assert!(
-                (b[k] - bg[k]).abs() < 1e-13,
-                "seed {seed}: Ω {b:?} vs {bg:?}"
-            );
-        }
+        assert_same_rates(&pool, &rates, &at, seed);
         // R is orthogonal: RᵀR = 1.
         let m: Vec<f64> = r.entries.iter().map(|&x| pool.eval(x, &at)).collect();
         for i in 0..3 {
@@ -94,11 +106,7 @@ fn quaternion_angular_velocities_equal_vee_of_the_rotation_rates_on_the_unit_sph
     let mut pool = Pool::new();
     let e = [0, 1, 2, 3].map(|i| pool.symbol(Symbol::Coordinate(i)));
     let r = quaternion_rotation(&mut pool, e);
-    let world = angular_velocity(&mut pool, &r);
-    let body = body_angular_velocity(&mut pool, &r);
-    let plain = Matrix::plain(r.entries);
-    let world_generic = angular_velocity(&mut pool, &plain);
-    let body_generic = body_angular_velocity(&mut pool, &plain);
+    let rates = both_ways(&mut pool, &r);
     for seed in 0..20 {
         // A unit quaternion and a rate tangent to the unit sphere.
         let raw = state(seed);
@@ -113,18 +121,7 @@ fn quaternion_angular_velocities_equal_vee_of_the_rotation_rates_on_the_unit_sph
             Symbol::Velocity(i) => v[i],
             _ => 0.0,
         };
-        let (w, wg) = (eval3(&pool, world, &at), eval3(&pool, world_generic, &at));
-        let (b, bg) = (eval3(&pool, body, &at), eval3(&pool, body_generic, &at));
-        for k in 0..3 {
-            assert!(
-                (w[k] - wg[k]).abs() < 1e-13,
-                "seed {seed}: ω {w:?} vs {wg:?}"
-            );
-            assert!(
-                (b[k] - bg[k]).abs() < 1e-13,
-                "seed {seed}: Ω {b:?} vs {bg:?}"
-            );
-        }
+        assert_same_rates(&pool, &rates, &at, seed);
     }
 }
 
