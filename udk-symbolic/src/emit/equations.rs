@@ -146,7 +146,13 @@ impl Sheet {
             if self.format == Format::Text {
                 self.line(format!("{heading}:"));
             }
-            for v in values {
+            for (index, v) in values.iter().enumerate() {
+                // A definition in terms of the definitions before it; an output in terms of all.
+                self.names.alias_limit = if heading == "definitions" {
+                    index
+                } else {
+                    usize::MAX
+                };
                 let value = self.value(&d.pool, &v.value);
                 let line = match self.format {
                     Format::Text => format!("  {} = {value}", v.name),
@@ -155,6 +161,7 @@ impl Sheet {
                 self.line(line);
             }
         }
+        self.names.alias_limit = usize::MAX;
         for block in &blocks {
             self.block(&d.pool, block);
         }

@@ -80,8 +80,8 @@ impl<'a> Printer<'a> {
         let p = self.expression(id);
         // A definition's name stands for its value where the name is the shorter.
         let alias = (self.names.aliases.get(&id))
-            .filter(|_| id != self.root)
-            .map(|(text, latex)| match self.style {
+            .filter(|&&(_, _, index)| id != self.root && index < self.names.alias_limit)
+            .map(|(text, latex, _)| match self.style {
                 Style::Text => text,
                 Style::Latex => latex,
             })

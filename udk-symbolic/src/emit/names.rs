@@ -24,9 +24,13 @@ pub struct Names {
     pub parameters: Vec<String>,
     /// Input names, for `Symbol::Input`.
     pub inputs: Vec<String>,
-    /// Names of the definitions' components, (text, LaTeX), by node: an expression that
-    /// contains one of these nodes prints the name in its place (`p.x`, `R[1,2]`, `d1`).
-    pub aliases: HashMap<ExprId, (String, String)>,
+    /// Names of the definitions' components, (text, LaTeX, index of the definition), by node:
+    /// an expression that contains one of these nodes prints the name in its place (`p.x`,
+    /// `R[1,2]`, `d1`) where the name is the shorter.
+    pub aliases: HashMap<ExprId, (String, String, usize)>,
+    /// Only the aliases of definitions before this index are used (all by default), so that a
+    /// definition is printed in terms of the ones before it.
+    pub alias_limit: usize,
 }
 
 impl Names {
@@ -38,6 +42,7 @@ impl Names {
             parameters: d.parameters.clone(),
             inputs: d.inputs.clone(),
             aliases: aliases(d),
+            alias_limit: usize::MAX,
         }
     }
 
@@ -86,9 +91,9 @@ impl Names {
 /// The names of the definitions' components that are not leaves, the first definition of a
 /// node winning: a scalar `d` is `d`, a vector `p` is `p.x`, `p.y`, `p.z` (LaTeX p_{x}), a
 /// matrix `R` is `R[1,1]` … `R[3,3]` (LaTeX R_{11}).
-fn aliases(d: &Derivation) -> HashMap<ExprId, (String, String)> {
+fn aliases(d: &Derivation) -> HashMap<ExprId, (String, String, usize)> {
     let mut aliases = HashMap::new();
-    for definition in &d.definitions {
+    for (index, definition) in d.definitions.iter().enumerate() {
         let name = &definition.name;
         let base = latex_name(name, 0);
         let labels: Vec<(String, String)> = match &definition.value {
@@ -106,7 +111,7 @@ fn aliases(d: &Derivation) -> HashMap<ExprId, (String, String)> {
         };
         for (&id, label) in definition.value.components().iter().zip(labels) {
             if !matches!(d.pool.get(id), Node::Number(_) | Node::Symbol(_)) {
-                aliases.entry(id).or_insert(label);
+                aliases.entry(id).or_insert((label.0, label.1, index));
             }
         }
     }
