@@ -176,8 +176,8 @@ impl Sheet {
         self.out
     }
 
-    /// A value in this sheet's format, its components with the definitions' names (but not
-    /// itself).
+    /// A value in this sheet's format, its components with the names of the definitions before
+    /// `names.alias_limit`.
     fn value(&self, pool: &Pool, value: &Value) -> String {
         let print = |id| match self.format {
             Format::Text => text(pool, id, &self.names),

@@ -12,19 +12,19 @@ use std::collections::HashMap;
 /// The LaTeX form of expression `id` (math mode, no delimiters), e.g.
 /// `\frac{m \dot{x}^{2}}{2} - g m y`.
 ///
-/// A node named in `names.aliases` (a definition's component) prints as its name, except
-/// `id` itself.
+/// A node named in `names.aliases` (a definition's component, of a definition before
+/// `names.alias_limit`) prints as its name where that is shorter.
 pub fn latex(pool: &Pool, id: ExprId, names: &Names) -> String {
-    Printer::new(pool, names, Style::Latex, id).print(id).text
+    Printer::new(pool, names, Style::Latex).print(id).text
 }
 
 /// The plain-text form of expression `id`, e.g. `m*dot(x)^2/2 - g*m*y`.
 ///
 /// Operators are `+ - * / ^` with the usual precedence (`^` binds tightest, `-x^2` is
 /// −(x²)); functions are written `sin(x)`, `atan2(y, x)`, `sqrt(x)`.
-/// A node named in `names.aliases` prints as its name, except `id` itself.
+/// A node named in `names.aliases` prints as its name where that is shorter, as in [`latex`].
 pub fn text(pool: &Pool, id: ExprId, names: &Names) -> String {
-    Printer::new(pool, names, Style::Text, id).print(id).text
+    Printer::new(pool, names, Style::Text).print(id).text
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -57,18 +57,15 @@ struct Printer<'a> {
     pool: &'a Pool,
     names: &'a Names,
     style: Style,
-    /// The expression being printed, which is never replaced by its alias.
-    root: ExprId,
     memo: HashMap<ExprId, Printed>,
 }
 
 impl<'a> Printer<'a> {
-    fn new(pool: &'a Pool, names: &'a Names, style: Style, root: ExprId) -> Self {
+    fn new(pool: &'a Pool, names: &'a Names, style: Style) -> Self {
         Printer {
             pool,
             names,
             style,
-            root,
             memo: HashMap::new(),
         }
     }
@@ -80,7 +77,7 @@ impl<'a> Printer<'a> {
         let p = self.expression(id);
         // A definition's name stands for its value where the name is the shorter.
         let alias = (self.names.aliases.get(&id))
-            .filter(|&&(_, _, index)| id != self.root && index < self.names.alias_limit)
+            .filter(|&&(_, _, index)| index < self.names.alias_limit)
             .map(|(text, latex, _)| match self.style {
                 Style::Text => text,
                 Style::Latex => latex,
