@@ -106,7 +106,10 @@ fn main() {
         .acceleration(&q, &qd, &zero, 0.0)
         .expect("the arm's mass matrix is positive definite");
     println!("q̈ under zero torque (rad/s²): {:.6?}", qdd.as_slice());
-    println!("tool at (m): {:.6?}", arm.tool(&q, &qd, &zero, 0.0).as_slice());
+    println!(
+        "tool at (m): {:.6?}",
+        arm.tool(&q, &qd, &zero, 0.0).as_slice()
+    );
 
     // Two seconds of free fall from the pose, no torque; writes target/udk/ur5_arm.csv and .svg.
     let passive = arm.closed_loop(|_, _, _: &SVector<f64, 6>| SVector::<f64, 6>::zeros());
