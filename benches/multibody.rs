@@ -1,12 +1,20 @@
 //! The multibody examples' generated functions: one `acceleration` (terms and the fundamental
 //! equation) and one `terms` (M, Q, A, b alone) of the Whipple bicycle at the Basu-Mandal
-//! state and of the rolling disk in its steady turn.
+//! state and of the rolling disk in its steady turn; and of the UR5 arm at its example pose,
+//! written with `let` and `kinetic_energy` (`examples/ur5_arm.rs`) and as one hand-expanded
+//! Lagrangian (`tests/fixtures/ur5_arm_expanded.rs`, the macro's form of
+//! `examples/models/ur5_arm_expanded.toml`).
 //!
 //! Run with `cargo bench --bench multibody`.
 
 #[allow(dead_code)]
 #[path = "../examples/rolling_disk.rs"]
 mod rolling_disk;
+#[allow(dead_code)]
+#[path = "../examples/ur5_arm.rs"]
+mod ur5_arm;
+#[path = "../tests/fixtures/ur5_arm_expanded.rs"]
+mod ur5_arm_expanded;
 #[allow(dead_code)]
 #[path = "../examples/whipple_bicycle.rs"]
 mod whipple_bicycle;
@@ -38,5 +46,28 @@ fn bicycle(c: &mut Criterion) {
     });
 }
 
-criterion_group!(benches, bicycle);
+fn ur5(c: &mut Criterion) {
+    let (structured, expanded) = (
+        ur5_arm::Ur5Arm::EXAMPLE,
+        ur5_arm_expanded::Ur5ArmExpanded { g: 9.81 },
+    );
+    let (q, qd) = ur5_arm::Ur5Arm::pose();
+    let tau = SVector::<f64, 6>::from([1.0, -2.0, 0.5, 0.1, -0.05, 0.02]);
+    let mut group = c.benchmark_group("ur5_arm");
+    group.bench_function("acceleration", |b| {
+        b.iter(|| structured.acceleration(black_box(&q), black_box(&qd), black_box(&tau), 0.0))
+    });
+    group.bench_function("terms", |b| {
+        b.iter(|| structured.terms(black_box(&q), black_box(&qd), black_box(&tau), 0.0))
+    });
+    group.bench_function("expanded_acceleration", |b| {
+        b.iter(|| expanded.acceleration(black_box(&q), black_box(&qd), black_box(&tau), 0.0))
+    });
+    group.bench_function("expanded_terms", |b| {
+        b.iter(|| expanded.terms(black_box(&q), black_box(&qd), black_box(&tau), 0.0))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bicycle, ur5);
 criterion_main!(benches);

@@ -9,6 +9,7 @@ mod cart_double_pendulum;
 mod four_bar;
 mod rolling_disk;
 mod spherical_joint_body;
+mod ur5_arm;
 
 use std::path::Path;
 
