@@ -94,7 +94,7 @@ impl Ur5Arm {
 
 fn main() {
     let arm = Ur5Arm::EXAMPLE;
-    let equations = Ur5Arm::EQUATIONS.text;
+    let equations = Ur5Arm::EQUATIONS_TEXT;
     println!(
         "EQUATIONS: {} lines, {:.1} KB of text",
         equations.lines().count(),
