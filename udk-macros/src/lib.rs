@@ -5,6 +5,11 @@
 //! the struct (its `f64` fields are the parameters), and calls [`udk_symbolic::codegen::generate`],
 //! which derives the equations and emits the code. Every error found on the way is reported at
 //! its culprit's span, all at once.
+//!
+//! The whole expansion, `syn`'s parse of the attribute included, runs on a large stack
+//! ([`udk_symbolic::limits::on_large_stack`]) after the attribute's tokens are checked
+//! against [`udk_symbolic::limits`], so that a deeply nested or very long expression is a
+//! compile error at its culprit, never a crash of the compiler.
 
 mod attr;
 mod expand_dir;
@@ -70,7 +75,7 @@ pub fn lagrangian(
     attr: proc_macro::TokenStream,
     item: proc_macro::TokenStream,
 ) -> proc_macro::TokenStream {
-    expand(Kind::Lagrangian, attr.into(), item.into()).into()
+    expand_on_large_stack(Kind::Lagrangian, attr.into(), item.into()).into()
 }
 
 /// Derives the constrained Hamilton equations of a model and generates its API.
@@ -95,11 +100,21 @@ pub fn hamiltonian(
     attr: proc_macro::TokenStream,
     item: proc_macro::TokenStream,
 ) -> proc_macro::TokenStream {
-    expand(Kind::Hamiltonian, attr.into(), item.into()).into()
+    expand_on_large_stack(Kind::Hamiltonian, attr.into(), item.into()).into()
+}
+
+/// [`expand`] on a large stack, its input and output dropped there too (`syn` trees drop
+/// recursively).
+fn expand_on_large_stack(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    udk_symbolic::limits::on_large_stack(|| expand(kind, attr, item))
 }
 
 /// The struct, unchanged, followed by the generated impls or by every error found.
 fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    if let Err(error) = udk_symbolic::limits::check_tokens(&attr) {
+        let error = syn::Error::new(error.span, error.message).to_compile_error();
+        return quote!(#item #error);
+    }
     let item: ItemStruct = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(error) => {

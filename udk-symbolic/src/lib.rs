@@ -30,6 +30,7 @@ pub mod derive;
 pub mod emit;
 pub mod error;
 pub mod expr;
+pub mod limits;
 pub mod models;
 pub mod parse;
 pub mod spec;
