@@ -5,7 +5,7 @@ use super::mechanics;
 use super::value::{add_values, cross3, dot3, mul_values, transpose, Matrix, Rates, Value};
 use super::{Binding, Context, Scope, Uses};
 use crate::error::Errors;
-use crate::expr::{ExprId, Func, Number, Pool, Symbol};
+use crate::expr::{ExprId, Func, Node, Number, Pool, Symbol};
 use crate::limits::{nesting_message, MAX_NESTING};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
@@ -179,13 +179,71 @@ impl<'a> Parser<'a> {
         let rest: Vec<(BinOp, Value)> = (rest.into_iter())
             .map(|(op, value)| value.map(|v| (op, v)))
             .collect::<Option<_>>()?;
-        if let Some(scalars) = self.scalar_chain(acc, &rest) {
-            return Some(Value::Scalar(scalars));
+        for (&(op, value), &(_, operand)) in rest.iter().zip(links.iter().rev()) {
+            if let (BinOp::Div(_), Value::Scalar(d)) = (op, value) {
+                if self.pool.is_zero(d) {
+                    return self.error(
+                        operand.span(),
+                        "division by zero: this divisor is the constant 0",
+                    );
+                }
+            }
         }
-        for (op, b) in rest {
-            acc = self.apply(op, acc, b)?;
+        let value = match self.scalar_chain(acc, &rest) {
+            Some(scalar) => Value::Scalar(scalar),
+            None => {
+                for (op, b) in rest {
+                    acc = self.apply(op, acc, b)?;
+                }
+                acc
+            }
+        };
+        self.finite(value, first_span(&binary.left))
+    }
+
+    /// `value`, or an error at `culprit` (where the chain starts) when a component is a constant that is not finite
+    /// (constant folding overflowed, or a function of constants is undefined there).
+    fn finite(&mut self, value: Value, culprit: Span) -> Option<Value> {
+        let pool = &*self.pool;
+        let infinite_number =
+            |x: ExprId| pool.as_number(x).is_some_and(|n| !n.to_f64().is_finite());
+        // A sum's constant term and a product's coefficient are its first operand.
+        let infinite = value.components().iter().any(|&x| match pool.get(x) {
+            Node::Add(ops) | Node::Mul(ops) => infinite_number(ops[0]),
+            _ => infinite_number(x),
+        });
+        if infinite {
+            return self.error(
+                culprit,
+                "this constant is not finite: folding it overflows or meets an undefined \
+                 value (0/0, ln 0, the square root of a negative number, ...)",
+            );
         }
-        Some(acc)
+        Some(value)
+    }
+
+    /// `f(args)` for a scalar function of constant arguments, or an error at `span` when it
+    /// is undefined (NaN) or infinite there, e.g. `ln(0.0)`, `(-1.0).sqrt()`, `0.0.powi(-1)`.
+    fn defined(&mut self, result: ExprId, args: &[ExprId], span: Span) -> Option<ExprId> {
+        if self.pool.any_depends_on(args, &|_| true) {
+            return Some(result);
+        }
+        let value = self.pool.eval(result, &|_| f64::NAN);
+        if value.is_finite() {
+            return Some(result);
+        }
+        self.error(
+            span,
+            format!(
+                "this function of constants is {}: udk folds constants and refuses an \
+                 undefined one",
+                if value.is_nan() {
+                    "undefined (NaN)"
+                } else {
+                    "infinite"
+                }
+            ),
+        )
     }
 
     /// The sum (product) of a chain of scalars in one canonicalization, `None` when a value
@@ -582,17 +640,18 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 let s = self.scalar_args(name, args, values)?;
-                match Func::from_name(name) {
-                    Some(f) => Value::Scalar(self.pool.call(f, &s)),
+                let result = match Func::from_name(name) {
+                    Some(f) => self.pool.call(f, &s),
                     None if name == "powi" => {
                         let exponent = self.pool.as_number(s[1]).and_then(Number::as_integer);
                         if exponent.is_none() {
                             return self.error(args[1].span(), "`powi` needs an integer exponent");
                         }
-                        Value::Scalar(self.pool.pow(s[0], s[1]))
+                        self.pool.pow(s[0], s[1])
                     }
-                    None => Value::Scalar(self.pool.pow(s[0], s[1])),
-                }
+                    None => self.pool.pow(s[0], s[1]),
+                };
+                Value::Scalar(self.defined(result, &s, span)?)
             }
         })
     }
