@@ -297,6 +297,56 @@ mod tests {
         assert!(out.contains("unknown identifier `k`"), "{out}");
     }
 
+    /// The expansion of a one-coordinate model with L = ½ m ẋ² − V, on the large stack.
+    fn expand_potential(potential: &str) -> String {
+        let attr: TokenStream = format!(
+            "coordinates(x), lagrangian = 0.5 * m * dot(x).powi(2) - ({potential})"
+        )
+        .parse()
+        .unwrap();
+        let item = quote!(
+            pub struct P {
+                pub m: f64,
+            }
+        );
+        expand_on_large_stack(Kind::Lagrangian, attr, item).to_string()
+    }
+
+    #[test]
+    fn deep_parentheses_and_long_sums_expand() {
+        for depth in [1000, 2000] {
+            let nested = format!("{}x{}", "(".repeat(depth), ")".repeat(depth));
+            let out = expand_potential(&nested);
+            assert!(!out.contains("compile_error"), "{depth}: {}", &out[..500]);
+            assert!(out.contains("fn generalized_forces"), "{depth}");
+        }
+        let terms: Vec<String> = (1..=5000).map(|k| format!("(x + {k}).sin()")).collect();
+        let out = expand_potential(&terms.join(" + "));
+        assert!(!out.contains("compile_error"), "{}", &out[..500]);
+        // Q = −Σ cos(x + k): the last term is there.
+        assert!(out.contains("5000"), "the 5000th term is emitted");
+    }
+
+    #[test]
+    fn nesting_beyond_the_limit_is_one_compile_error() {
+        let nested = format!("{}x{}", "(".repeat(5000), ")".repeat(5000));
+        let out = expand_potential(&nested);
+        assert_eq!(out.matches("compile_error").count(), 1, "{}", &out[..500]);
+        assert!(out.contains("nested too deeply"), "{}", &out[..500]);
+        let chained = format!("x{}", ".sin()".repeat(5000));
+        let out = expand_potential(&chained);
+        assert_eq!(out.matches("compile_error").count(), 1, "{}", &out[..500]);
+        assert!(out.contains("nested too deeply"), "{}", &out[..500]);
+    }
+
+    #[test]
+    fn undefined_constants_are_compile_errors() {
+        let out = expand_potential("(0.0 / 0.0) * x + (0.0).ln() * x + x.powi(2) / 0");
+        assert_eq!(out.matches("compile_error").count(), 3, "{out}");
+        assert_eq!(out.matches("division by zero").count(), 2, "{out}");
+        assert!(out.contains("infinite"), "{out}");
+    }
+
     #[test]
     fn writes_the_expansion_to_udk_expand_dir_as_udk_expand_prints_it() {
         let dir = std::env::temp_dir().join(format!("udk-expand-dir-{}", std::process::id()));
