@@ -134,7 +134,12 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     let attribute_ok = errors.is_empty();
     let parameters_known = fields::check(&item, &mut spec, &mut errors);
     let generated = if attribute_ok && parameters_known {
-        match udk_symbolic::codegen::generate(&spec) {
+        let generated = udk_symbolic::derive(&spec).and_then(|derivation| {
+            let generated = udk_symbolic::codegen::generate_derived(&spec, &derivation)?;
+            let warnings = undetermined_warnings(&item, &spec, &derivation);
+            Ok(quote!(#generated #warnings))
+        });
+        match generated {
             Ok(generated) => Some(generated),
             Err(derivation_errors) => {
                 errors.0.extend(derivation_errors.0);
@@ -163,6 +168,39 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
             quote!(#item #errors)
         }
     }
+}
+
+/// A compiler warning at L for each coordinate whose acceleration the model never determines
+/// ([`udk_symbolic::Derivation::undetermined_coordinates`]): the use of a `#[deprecated]`
+/// item, the one warning a stable proc macro can raise. A model that means it (Udwadia &
+/// Phohomsiri's massless particle) silences it with `#[allow(deprecated)]` on the struct.
+fn undetermined_warnings(
+    item: &ItemStruct,
+    spec: &ModelSpec,
+    derivation: &udk_symbolic::Derivation,
+) -> TokenStream {
+    let span = spec
+        .lagrangian
+        .as_ref()
+        .map_or_else(proc_macro2::Span::call_site, |l| l.span());
+    let allows = item.attrs.iter().filter(|a| a.path().is_ident("allow"));
+    let allows: Vec<_> = allows.collect();
+    derivation
+        .undetermined_messages()
+        .into_iter()
+        .map(|message| {
+            let warning = quote::quote_spanned!(span=> undetermined_acceleration);
+            quote! {
+                #(#allows)*
+                const _: () = {
+                    #[deprecated(note = #message)]
+                    #[allow(non_camel_case_types)]
+                    struct undetermined_acceleration;
+                    let _ = #warning;
+                };
+            }
+        })
+        .collect()
 }
 
 /// All collected errors as one `syn::Error`, or `None` when there is none.
@@ -299,11 +337,10 @@ mod tests {
 
     /// The expansion of a one-coordinate model with L = ½ m ẋ² − V, on the large stack.
     fn expand_potential(potential: &str) -> String {
-        let attr: TokenStream = format!(
-            "coordinates(x), lagrangian = 0.5 * m * dot(x).powi(2) - ({potential})"
-        )
-        .parse()
-        .unwrap();
+        let attr: TokenStream =
+            format!("coordinates(x), lagrangian = 0.5 * m * dot(x).powi(2) - ({potential})")
+                .parse()
+                .unwrap();
         let item = quote!(
             pub struct P {
                 pub m: f64,
@@ -345,6 +382,47 @@ mod tests {
         assert_eq!(out.matches("compile_error").count(), 3, "{out}");
         assert_eq!(out.matches("division by zero").count(), 2, "{out}");
         assert!(out.contains("infinite"), "{out}");
+    }
+
+    #[test]
+    fn an_undetermined_coordinate_is_a_warning_unless_allowed() {
+        let attr = quote!(
+            coordinates(theta, x),
+            lagrangian = 0.5 * m * dot(theta).powi(2) - m * theta.cos(),
+        );
+        let item = quote!(
+            pub struct P {
+                pub m: f64,
+            }
+        );
+        let out = expand(Kind::Lagrangian, attr.clone(), item).to_string();
+        assert_eq!(out.matches("deprecated").count(), 1, "{out}");
+        assert!(out.contains("coordinate `x` is never determined"), "{out}");
+        assert!(!out.contains("coordinate `theta`"), "{out}");
+        let allowed = quote!(
+            #[allow(deprecated)]
+            pub struct P {
+                pub m: f64,
+            }
+        );
+        let out = expand(Kind::Lagrangian, attr, allowed).to_string();
+        assert!(out.contains("# [allow (deprecated)] const _"), "{out}");
+        // x constrained to θ: determined through A.
+        let out = expand(
+            Kind::Lagrangian,
+            quote!(
+                coordinates(theta, x),
+                lagrangian = 0.5 * m * dot(theta).powi(2) - m * theta.cos(),
+                holonomic(x - theta),
+            ),
+            quote!(
+                pub struct P {
+                    pub m: f64,
+                }
+            ),
+        )
+        .to_string();
+        assert!(!out.contains("deprecated"), "{out}");
     }
 
     #[test]

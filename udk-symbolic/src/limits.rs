@@ -6,6 +6,8 @@
 //! parentheses). Hence:
 //! - the macro expansion and the `udk` command line run on [`on_large_stack`]
 //!   ([`STACK_BYTES`]);
+//! - before a model file's expression is lexed, [`check_text`] bounds its length
+//!   ([`MAX_BYTES`]);
 //! - before `syn` parses an expression, [`check_tokens`] bounds its tokens ([`MAX_TOKENS`])
 //!   and how deeply `syn` can recurse into them ([`MAX_NESTING`]);
 //! - udk's parser counts its own nesting and stops at [`MAX_NESTING`] with an error at the
@@ -29,6 +31,25 @@ pub const MAX_NESTING: usize = 4096;
 /// The most tokens one expression (or the macro's whole attribute) may have: a sum of about
 /// 100,000 terms such as `(x + 7).sin()` (8 tokens each).
 pub const MAX_TOKENS: usize = 1_000_000;
+
+/// The longest expression text a model file may hold, in bytes (4 MiB: a sum of 100,000
+/// terms such as `(x + 12345).sin()` is about 2 MiB), checked before the text is lexed.
+pub const MAX_BYTES: usize = 4 << 20;
+
+/// Checks that an expression's `text` is at most [`MAX_BYTES`] long.
+///
+/// # Errors
+/// A message naming the limit.
+pub fn check_text(text: &str) -> Result<(), String> {
+    if text.len() <= MAX_BYTES {
+        return Ok(());
+    }
+    Err(format!(
+        "expression too large: {} bytes, more than {MAX_BYTES} (udk's limit, \
+         udk_symbolic::limits::MAX_BYTES)",
+        text.len()
+    ))
+}
 
 /// Runs `f` on a stack of [`STACK_BYTES`] bytes, on the current thread (so that a proc macro
 /// keeps its connection to the compiler), and returns its result.
@@ -225,6 +246,13 @@ mod tests {
             let message = check(&text).unwrap_err();
             assert!(message.contains("nested too deeply"), "{message}");
         }
+    }
+
+    #[test]
+    fn too_long_texts_fail() {
+        assert_eq!(check_text("x + y"), Ok(()));
+        let message = check_text(&"x+".repeat(MAX_BYTES / 2 + 1)).unwrap_err();
+        assert!(message.contains("more than 4194304"), "{message}");
     }
 
     #[test]

@@ -189,9 +189,11 @@ impl fmt::Display for Expression {
 
 impl std::str::FromStr for Expression {
     type Err = syn::Error;
-    /// Parses `s` as an expression, after checking its size and nesting against
+    /// Parses `s` as an expression, after checking its length, size and nesting against
     /// [`crate::limits`] so that `syn`'s recursive parser stays within the stack.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
+        crate::limits::check_text(s)
+            .map_err(|message| syn::Error::new(proc_macro2::Span::call_site(), message))?;
         let tokens: proc_macro2::TokenStream = s.parse()?;
         crate::limits::check_tokens(&tokens).map_err(|e| syn::Error::new(e.span, e.message))?;
         syn::parse2::<syn::Expr>(tokens).map(Expression)
