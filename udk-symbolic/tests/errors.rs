@@ -229,8 +229,7 @@ fn hamiltonian_constraint_without_momentum() {
 #[test]
 fn undefined_constants_are_errors_at_their_culprit() {
     // (message, L, column): division by a constant 0 points at the divisor; a function of
-    // constants that is undefined or infinite points at the call.
-    //                               0123456789012345678901234567890
+    // constants that is undefined or infinite points at the call; columns count from 0.
     let cases = [
         (
             "division by zero",

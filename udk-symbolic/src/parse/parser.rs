@@ -201,8 +201,9 @@ impl<'a> Parser<'a> {
         self.finite(value, first_span(&binary.left))
     }
 
-    /// `value`, or an error at `culprit` (where the chain starts) when a component is a constant that is not finite
-    /// (constant folding overflowed, or a function of constants is undefined there).
+    /// `value`, or an error at `culprit` (where its chain starts) when a component is a
+    /// constant, or has a constant term or coefficient, that is not finite: folding the
+    /// chain's constants overflowed f64.
     fn finite(&mut self, value: Value, culprit: Span) -> Option<Value> {
         let pool = &*self.pool;
         let infinite_number =
@@ -215,8 +216,7 @@ impl<'a> Parser<'a> {
         if infinite {
             return self.error(
                 culprit,
-                "this constant is not finite: folding it overflows or meets an undefined \
-                 value (0/0, ln 0, the square root of a negative number, ...)",
+                "this constant is not finite: folding it overflows f64",
             );
         }
         Some(value)
