@@ -50,6 +50,24 @@ fn a_sum_of_100000_terms_derives() {
 }
 
 #[test]
+fn methods_chained_4000_deep_derive_within_the_limit() {
+    // sin∘sin∘…∘sin (4000 times): a DAG 4000 deep, differentiated and printed recursively.
+    let chained = format!("x{}", ".sin()".repeat(4000));
+    let (_dir, path) = model_with_potential(&chained);
+    let output = udk()
+        .arg("derive")
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .clone();
+    let sheet = String::from_utf8(output.stdout).unwrap();
+    assert!(sheet.contains("Q[1] = "), "{}", &sheet[..500]);
+    // Q = −V′(x) = −Π cos(sinᵏ x): 4000 cosines.
+    assert_eq!(sheet.matches("cos(").count(), 4000);
+}
+
+#[test]
 fn parentheses_nested_5000_deep_are_one_line_of_error() {
     let nested = format!("{}x{}", "(".repeat(5000), ")".repeat(5000));
     let (_dir, path) = model_with_potential(&nested);

@@ -136,8 +136,7 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     let generated = if attribute_ok && parameters_known {
         let generated = udk_symbolic::derive(&spec).and_then(|derivation| {
             let generated = udk_symbolic::codegen::generate_derived(&spec, &derivation)?;
-            let warnings = undetermined_warnings(&item, &spec, &derivation);
-            Ok(quote!(#generated #warnings))
+            Ok((generated, undetermined_warnings(&item, &spec, &derivation)))
         });
         match generated {
             Ok(generated) => Some(generated),
@@ -150,13 +149,15 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
         None
     };
     match generated {
-        Some(generated) if errors.is_empty() => {
+        // The warnings are not part of the expansion `udk expand` prints.
+        Some((generated, warnings)) if errors.is_empty() => {
             let written = expand_dir::write(&item, &generated)
                 .err()
                 .map(|e| e.to_compile_error());
             quote! {
                 #item
                 #generated
+                #warnings
                 #written
                 // Makes cargo rebuild the model when UDK_EXPAND_DIR changes, so the file appears.
                 const _: ::core::option::Option<&str> = ::core::option_env!("UDK_EXPAND_DIR");
