@@ -2,9 +2,9 @@
 //! which documents the syntax and the generated API.
 //!
 //! This crate is a thin shim: it parses the attribute into a [`udk_symbolic::ModelSpec`], checks
-//! the struct (its `f64` fields are the parameters), and calls [`udk_symbolic::codegen::generate`],
-//! which derives the equations and emits the code. Every error found on the way is reported at
-//! its culprit's span, all at once.
+//! the struct (its `f64` fields are the parameters), derives the equations
+//! ([`udk_symbolic::derive()`]) and emits the code ([`udk_symbolic::codegen::generate_derived`]).
+//! Every error found on the way is reported at its culprit's span, all at once.
 //!
 //! The whole expansion, `syn`'s parse of the attribute included, runs on a large stack
 //! ([`udk_symbolic::limits::on_large_stack`]) after the attribute's tokens are checked
@@ -70,6 +70,10 @@ use udk_symbolic::{Errors, ModelSpec};
 /// k>`, whose functions take `u` after `qd`). Every mistake is a compile error at its culprit.
 /// See the `udk` crate and its README ("Writing a model") for the whole language, shapes and
 /// runnable examples.
+///
+/// A coordinate whose acceleration no equation determines (L has no velocity term in it and
+/// no constraint involves it) gets a compiler warning at L; `#[allow(deprecated)]` on the
+/// struct silences it where that is meant.
 #[proc_macro_attribute]
 pub fn lagrangian(
     attr: proc_macro::TokenStream,
@@ -184,8 +188,9 @@ fn undetermined_warnings(
         .lagrangian
         .as_ref()
         .map_or_else(proc_macro2::Span::call_site, |l| l.span());
-    let allows = item.attrs.iter().filter(|a| a.path().is_ident("allow"));
-    let allows: Vec<_> = allows.collect();
+    let allows: Vec<_> = (item.attrs.iter())
+        .filter(|a| a.path().is_ident("allow"))
+        .collect();
     derivation
         .undetermined_messages()
         .into_iter()
