@@ -18,6 +18,8 @@ use udk::runtime::simulate::{simulate_lagrangian, Showcase, SimulationOptions, S
     lagrangian = 0.5 * m * (r * dot(theta)).powi(2) + 0.5 * ic * dot(theta).powi(2) + m * g * y,
     holonomic(y - r * theta * alpha.sin()),
 )]
+// x is undetermined by design (the paper's point): silence the macro's warning that says so.
+#[allow(deprecated)]
 pub struct WheelWithMasslessParticle {
     pub m: f64,
     pub r: f64,

@@ -30,6 +30,9 @@ pub fn run(args: &Args) -> Result<(), Failure> {
     match &args.command {
         Command::Derive { model, latex } => {
             let model = model::Model::load(model)?;
+            for message in model.derivation.undetermined_messages() {
+                eprintln!("udk: warning: {}: {message}", model.file.name());
+            }
             let sheet = if *latex {
                 udk_symbolic::emit::equations_latex(&model.derivation)
             } else {

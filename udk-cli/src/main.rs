@@ -5,7 +5,8 @@ use std::process::ExitCode;
 
 fn main() -> ExitCode {
     let args = udk_cli::Args::parse();
-    match udk_cli::run(&args) {
+    // Parsing and deriving recurse into expressions, as deep as udk_symbolic::limits allows.
+    match udk_symbolic::limits::on_large_stack(|| udk_cli::run(&args)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(failure) => {
             for line in failure.lines() {

@@ -2,9 +2,14 @@
 //! which documents the syntax and the generated API.
 //!
 //! This crate is a thin shim: it parses the attribute into a [`udk_symbolic::ModelSpec`], checks
-//! the struct (its `f64` fields are the parameters), and calls [`udk_symbolic::codegen::generate`],
-//! which derives the equations and emits the code. Every error found on the way is reported at
-//! its culprit's span, all at once.
+//! the struct (its `f64` fields are the parameters), derives the equations
+//! ([`udk_symbolic::derive()`]) and emits the code ([`udk_symbolic::codegen::generate_derived`]).
+//! Every error found on the way is reported at its culprit's span, all at once.
+//!
+//! The whole expansion, `syn`'s parse of the attribute included, runs on a large stack
+//! ([`udk_symbolic::limits::on_large_stack`]) after the attribute's tokens are checked
+//! against [`udk_symbolic::limits`], so that a deeply nested or very long expression is a
+//! compile error at its culprit, never a crash of the compiler.
 
 mod attr;
 mod expand_dir;
@@ -65,12 +70,16 @@ use udk_symbolic::{Errors, ModelSpec};
 /// k>`, whose functions take `u` after `qd`). Every mistake is a compile error at its culprit.
 /// See the `udk` crate and its README ("Writing a model") for the whole language, shapes and
 /// runnable examples.
+///
+/// A coordinate whose acceleration no equation determines (L has no velocity term in it and
+/// no constraint involves it) gets a compiler warning at L; `#[allow(deprecated)]` on the
+/// struct silences it where that is meant.
 #[proc_macro_attribute]
 pub fn lagrangian(
     attr: proc_macro::TokenStream,
     item: proc_macro::TokenStream,
 ) -> proc_macro::TokenStream {
-    expand(Kind::Lagrangian, attr.into(), item.into()).into()
+    expand_on_large_stack(Kind::Lagrangian, attr.into(), item.into()).into()
 }
 
 /// Derives the constrained Hamilton equations of a model and generates its API.
@@ -95,11 +104,21 @@ pub fn hamiltonian(
     attr: proc_macro::TokenStream,
     item: proc_macro::TokenStream,
 ) -> proc_macro::TokenStream {
-    expand(Kind::Hamiltonian, attr.into(), item.into()).into()
+    expand_on_large_stack(Kind::Hamiltonian, attr.into(), item.into()).into()
+}
+
+/// [`expand`] on a large stack, its input and output dropped there too (`syn` trees drop
+/// recursively).
+fn expand_on_large_stack(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    udk_symbolic::limits::on_large_stack(|| expand(kind, attr, item))
 }
 
 /// The struct, unchanged, followed by the generated impls or by every error found.
 fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
+    if let Err(error) = udk_symbolic::limits::check_tokens(&attr) {
+        let error = syn::Error::new(error.span, error.message).to_compile_error();
+        return quote!(#item #error);
+    }
     let item: ItemStruct = match syn::parse2(item.clone()) {
         Ok(item) => item,
         Err(error) => {
@@ -119,7 +138,11 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     let attribute_ok = errors.is_empty();
     let parameters_known = fields::check(&item, &mut spec, &mut errors);
     let generated = if attribute_ok && parameters_known {
-        match udk_symbolic::codegen::generate(&spec) {
+        let generated = udk_symbolic::derive(&spec).and_then(|derivation| {
+            let generated = udk_symbolic::codegen::generate_derived(&spec, &derivation)?;
+            Ok((generated, undetermined_warnings(&item, &spec, &derivation)))
+        });
+        match generated {
             Ok(generated) => Some(generated),
             Err(derivation_errors) => {
                 errors.0.extend(derivation_errors.0);
@@ -130,13 +153,15 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
         None
     };
     match generated {
-        Some(generated) if errors.is_empty() => {
+        // The warnings are not part of the expansion `udk expand` prints.
+        Some((generated, warnings)) if errors.is_empty() => {
             let written = expand_dir::write(&item, &generated)
                 .err()
                 .map(|e| e.to_compile_error());
             quote! {
                 #item
                 #generated
+                #warnings
                 #written
                 // Makes cargo rebuild the model when UDK_EXPAND_DIR changes, so the file appears.
                 const _: ::core::option::Option<&str> = ::core::option_env!("UDK_EXPAND_DIR");
@@ -148,6 +173,40 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
             quote!(#item #errors)
         }
     }
+}
+
+/// A compiler warning at L for each coordinate whose acceleration the model never determines
+/// ([`udk_symbolic::Derivation::undetermined_coordinates`]): the use of a `#[deprecated]`
+/// item, the one warning a stable proc macro can raise. A model that means it (Udwadia &
+/// Phohomsiri's massless particle) silences it with `#[allow(deprecated)]` on the struct.
+fn undetermined_warnings(
+    item: &ItemStruct,
+    spec: &ModelSpec,
+    derivation: &udk_symbolic::Derivation,
+) -> TokenStream {
+    let span = spec
+        .lagrangian
+        .as_ref()
+        .map_or_else(proc_macro2::Span::call_site, |l| l.span());
+    let allows: Vec<_> = (item.attrs.iter())
+        .filter(|a| a.path().is_ident("allow"))
+        .collect();
+    derivation
+        .undetermined_messages()
+        .into_iter()
+        .map(|message| {
+            let warning = quote::quote_spanned!(span=> undetermined_acceleration);
+            quote! {
+                #(#allows)*
+                const _: () = {
+                    #[deprecated(note = #message)]
+                    #[allow(non_camel_case_types)]
+                    struct undetermined_acceleration;
+                    let _ = #warning;
+                };
+            }
+        })
+        .collect()
 }
 
 /// All collected errors as one `syn::Error`, or `None` when there is none.
@@ -280,6 +339,96 @@ mod tests {
         assert!(out.contains("already a coordinate"), "{out}");
         assert!(out.contains("both a coordinate and a field"), "{out}");
         assert!(out.contains("unknown identifier `k`"), "{out}");
+    }
+
+    /// The expansion of a one-coordinate model with L = ½ m ẋ² − V, on the large stack.
+    fn expand_potential(potential: &str) -> String {
+        let attr: TokenStream =
+            format!("coordinates(x), lagrangian = 0.5 * m * dot(x).powi(2) - ({potential})")
+                .parse()
+                .unwrap();
+        let item = quote!(
+            pub struct P {
+                pub m: f64,
+            }
+        );
+        expand_on_large_stack(Kind::Lagrangian, attr, item).to_string()
+    }
+
+    #[test]
+    fn deep_parentheses_and_long_sums_expand() {
+        for depth in [1000, 2000] {
+            let nested = format!("{}x{}", "(".repeat(depth), ")".repeat(depth));
+            let out = expand_potential(&nested);
+            assert!(!out.contains("compile_error"), "{depth}: {}", &out[..500]);
+            assert!(out.contains("fn generalized_forces"), "{depth}");
+        }
+        let terms: Vec<String> = (1..=5000).map(|k| format!("(x + {k}).sin()")).collect();
+        let out = expand_potential(&terms.join(" + "));
+        assert!(!out.contains("compile_error"), "{}", &out[..500]);
+        // Q = −Σ cos(x + k): the last term is there.
+        assert!(out.contains("5000"), "the 5000th term is emitted");
+    }
+
+    #[test]
+    fn nesting_beyond_the_limit_is_one_compile_error() {
+        let nested = format!("{}x{}", "(".repeat(5000), ")".repeat(5000));
+        let out = expand_potential(&nested);
+        assert_eq!(out.matches("compile_error").count(), 1, "{}", &out[..500]);
+        assert!(out.contains("nested too deeply"), "{}", &out[..500]);
+        let chained = format!("x{}", ".sin()".repeat(5000));
+        let out = expand_potential(&chained);
+        assert_eq!(out.matches("compile_error").count(), 1, "{}", &out[..500]);
+        assert!(out.contains("nested too deeply"), "{}", &out[..500]);
+    }
+
+    #[test]
+    fn undefined_constants_are_compile_errors() {
+        let out = expand_potential("(0.0 / 0.0) * x + (0.0).ln() * x + x.powi(2) / 0");
+        assert_eq!(out.matches("compile_error").count(), 3, "{out}");
+        assert_eq!(out.matches("division by zero").count(), 2, "{out}");
+        assert!(out.contains("infinite"), "{out}");
+    }
+
+    #[test]
+    fn an_undetermined_coordinate_is_a_warning_unless_allowed() {
+        let attr = quote!(
+            coordinates(theta, x),
+            lagrangian = 0.5 * m * dot(theta).powi(2) - m * theta.cos(),
+        );
+        let item = quote!(
+            pub struct P {
+                pub m: f64,
+            }
+        );
+        let out = expand(Kind::Lagrangian, attr.clone(), item).to_string();
+        assert_eq!(out.matches("deprecated").count(), 1, "{out}");
+        assert!(out.contains("coordinate `x` is never determined"), "{out}");
+        assert!(!out.contains("coordinate `theta`"), "{out}");
+        let allowed = quote!(
+            #[allow(deprecated)]
+            pub struct P {
+                pub m: f64,
+            }
+        );
+        let out = expand(Kind::Lagrangian, attr, allowed).to_string();
+        assert!(out.contains("# [allow (deprecated)] const _"), "{out}");
+        // x constrained to θ: determined through A.
+        let out = expand(
+            Kind::Lagrangian,
+            quote!(
+                coordinates(theta, x),
+                lagrangian = 0.5 * m * dot(theta).powi(2) - m * theta.cos(),
+                holonomic(x - theta),
+            ),
+            quote!(
+                pub struct P {
+                    pub m: f64,
+                }
+            ),
+        )
+        .to_string();
+        assert!(!out.contains("deprecated"), "{out}");
     }
 
     #[test]

@@ -11,6 +11,9 @@
 //! `+ - * /`, and `powi`, `powf`, `sqrt`, `sin`, `cos`, `tan`, `asin`, `acos`, `atan`,
 //! `atan2`, `sinh`, `cosh`, `tanh`, `exp`, `ln`, `abs` as methods or functions.
 //!
+//! Expressions are bounded in length, tokens and nesting ([`limits`]); callers run the
+//! engine on [`limits::on_large_stack`], as the macros and the `udk` binary do.
+//!
 //! ```
 //! let spec: udk_symbolic::ModelSpec = toml::from_str(r#"
 //!     name = "Pendulum"
@@ -30,6 +33,7 @@ pub mod derive;
 pub mod emit;
 pub mod error;
 pub mod expr;
+pub mod limits;
 pub mod models;
 pub mod parse;
 pub mod spec;

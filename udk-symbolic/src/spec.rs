@@ -189,8 +189,14 @@ impl fmt::Display for Expression {
 
 impl std::str::FromStr for Expression {
     type Err = syn::Error;
+    /// Parses `s` as an expression, after checking its length, size and nesting against
+    /// [`crate::limits`] so that `syn`'s recursive parser stays within the stack.
     fn from_str(s: &str) -> Result<Self, Self::Err> {
-        syn::parse_str::<syn::Expr>(s).map(Expression)
+        crate::limits::check_text(s)
+            .map_err(|message| syn::Error::new(proc_macro2::Span::call_site(), message))?;
+        let tokens: proc_macro2::TokenStream = s.parse()?;
+        crate::limits::check_tokens(&tokens).map_err(|e| syn::Error::new(e.span, e.message))?;
+        syn::parse2::<syn::Expr>(tokens).map(Expression)
     }
 }
 
@@ -203,7 +209,16 @@ impl Serialize for Expression {
 impl<'de> Deserialize<'de> for Expression {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let s = String::deserialize(d)?;
-        s.parse()
-            .map_err(|e| serde::de::Error::custom(format!("`{s}` is not an expression: {e}")))
+        s.parse().map_err(|e| {
+            serde::de::Error::custom(format!("`{}` is not an expression: {e}", excerpt(&s)))
+        })
+    }
+}
+
+/// `s`, or its first 60 characters and `…` when it is longer, for messages.
+fn excerpt(s: &str) -> String {
+    match s.char_indices().nth(60) {
+        Some((end, _)) => format!("{}…", &s[..end]),
+        None => s.to_owned(),
     }
 }

@@ -104,6 +104,61 @@ fn unsupported_syntax() {
 }
 
 #[test]
+fn undefined_constants_are_errors_at_their_culprit() {
+    // (message, L, column): division by a constant 0 points at the divisor; a function of
+    // constants that is undefined or infinite points at the call; columns count from 0.
+    let cases = [
+        (
+            "division by zero",
+            "0.5 * m * dot(x).powi(2) + (0.0 / 0.0) * x",
+            34,
+        ),
+        (
+            "division by zero",
+            "0.5 * m * dot(x).powi(2) - x.powi(2) / 0",
+            39,
+        ),
+        (
+            "division by zero",
+            "0.5 * m * dot(x).powi(2) - x / (1.5 - 3 / 2)",
+            31,
+        ),
+        ("infinite", "0.5 * m * dot(x).powi(2) - (0.0).ln() * x", 27),
+        (
+            "undefined (NaN)",
+            "0.5 * m * dot(x).powi(2) - (-1.0).sqrt() * x",
+            27,
+        ),
+        (
+            "infinite",
+            "0.5 * m * dot(x).powi(2) - k * (0.0).powi(-1) * x",
+            31,
+        ),
+        (
+            "undefined (NaN)",
+            "0.5 * m * dot(x).powi(2) - asin(2) * x",
+            27,
+        ),
+        ("infinite", "0.5 * m * dot(x).powi(2) - exp(1000.5) * x", 27),
+        (
+            "not finite",
+            "0.5 * m * dot(x).powi(2) - 1e300 * 1e300 * x",
+            27,
+        ),
+    ];
+    for (needle, l, column) in cases {
+        assert_one(&errors(&spring(l, "")), needle, column);
+    }
+}
+
+#[test]
+fn defined_functions_of_constants_are_kept() {
+    // sin 1, ln 2 and 2^0.5 do not fold exactly, and are finite: no error.
+    let l = "0.5 * m * dot(x).powi(2) - (1.0).sin() * (2.0).ln() * x.powf(0.5) * 2.0.sqrt()";
+    derive(&model(&spring(l, ""))).expect("finite constants are fine");
+}
+
+#[test]
 fn all_errors_are_collected() {
     let l = "0.5 * m * dot(y).powi(2) - k * foo(x) + atan2(x)";
     let found = errors(&spring(l, r#"holonomic = ["x - dot(x)"]"#));

@@ -37,18 +37,37 @@ use std::collections::{BTreeMap, BTreeSet};
 /// velocities, ...), each at its culprit's span, and an error when `spec.name` is not a Rust
 /// identifier.
 pub fn generate(spec: &ModelSpec) -> Result<TokenStream, Errors> {
-    let name = syn::parse_str::<Ident>(&spec.name).map_err(|_| {
+    let name = model_name(spec)?;
+    let derivation = crate::derive(spec)?;
+    Ok(emit(&name, &derivation))
+}
+
+/// [`generate`] from the `derivation` of `spec` already made (by [`crate::derive()`]), for a
+/// caller that also inspects it.
+///
+/// # Errors
+/// When `spec.name` is not a Rust identifier.
+pub fn generate_derived(spec: &ModelSpec, derivation: &Derivation) -> Result<TokenStream, Errors> {
+    Ok(emit(&model_name(spec)?, derivation))
+}
+
+/// The model's name as an identifier, or an error.
+fn model_name(spec: &ModelSpec) -> Result<Ident, Errors> {
+    syn::parse_str::<Ident>(&spec.name).map_err(|_| {
         Errors(vec![Error::new(
             Span::call_site(),
             format!("the model name `{}` is not a Rust identifier", spec.name),
         )])
-    })?;
-    let derivation = crate::derive(spec)?;
-    let code = Code::new(&derivation);
-    Ok(match &derivation.equations {
-        Equations::Lagrangian(equations) => lagrangian::generate(&name, &code, equations),
-        Equations::Hamiltonian(equations) => hamiltonian::generate(&name, &code, equations),
     })
+}
+
+/// The impl blocks of the model `name` from its derivation.
+fn emit(name: &Ident, derivation: &Derivation) -> TokenStream {
+    let code = Code::new(derivation);
+    match &derivation.equations {
+        Equations::Lagrangian(equations) => lagrangian::generate(name, &code, equations),
+        Equations::Hamiltonian(equations) => hamiltonian::generate(name, &code, equations),
+    }
 }
 
 /// What the generated functions of one model share: the derivation and how each symbol reads.

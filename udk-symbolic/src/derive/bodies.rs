@@ -40,21 +40,22 @@ pub(super) fn mass_matrix(
     lagrangian: &Expr,
     n: usize,
 ) -> Option<ExprMatrix> {
-    let mut bodies: Vec<Body> = Vec::new();
-    let mut rest: Vec<ExprId> = Vec::new();
-    for (negative, term) in signed_terms(lagrangian) {
-        match parse_body(pool, scope, term).filter(|_| !negative) {
-            Some(body) => bodies.push(body),
-            None => {
-                let mut ignored = Errors::default();
-                let value = parse_expr(pool, scope, Context::LAGRANGIAN, term, &mut ignored);
-                rest.push(if negative { pool.neg(value) } else { value });
-            }
-        }
-    }
-    if bodies.is_empty() {
+    let terms = signed_terms(lagrangian);
+    let bodies: Vec<Option<Body>> = (terms.iter())
+        .map(|&(negative, term)| parse_body(pool, scope, term).filter(|_| !negative))
+        .collect();
+    if bodies.iter().all(Option::is_none) {
         return None;
     }
+    let mut rest: Vec<ExprId> = Vec::new();
+    for (&(negative, term), body) in terms.iter().zip(&bodies) {
+        if body.is_none() {
+            let mut ignored = Errors::default();
+            let value = parse_expr(pool, scope, Context::LAGRANGIAN, term, &mut ignored);
+            rest.push(if negative { pool.neg(value) } else { value });
+        }
+    }
+    let bodies: Vec<Body> = bodies.into_iter().flatten().collect();
     let rest = pool.add(&rest);
     let momenta: Vec<ExprId> = (0..n)
         .map(|i| pool.diff(rest, Symbol::Velocity(i)))

@@ -11,6 +11,7 @@
 
 mod bodies;
 mod check;
+mod determinacy;
 mod hamiltonian;
 mod lagrangian;
 

@@ -21,7 +21,7 @@
 //!   ln 1, sqrt of a perfect square, abs); of float constants they fold to floats.
 
 use super::{ExprId, Func, Node, Number, Pool};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 impl Pool {
     /// The constant `value`, normalized (see [`Number::from_f64`]).
@@ -90,7 +90,7 @@ impl Pool {
     pub fn add(&mut self, terms: &[ExprId]) -> ExprId {
         let mut constant = Number::ZERO;
         let mut collected: Vec<(ExprId, Number)> = Vec::new();
-        let mut slot: HashMap<ExprId, usize> = HashMap::new();
+        let mut slot: HashMap<ExprId, usize> = HashMap::default();
         let mut pending: Vec<(ExprId, Number)> =
             terms.iter().rev().map(|&t| (t, Number::ONE)).collect();
         while let Some((term, k)) = pending.pop() {
@@ -159,7 +159,7 @@ impl Pool {
         let mut coefficient = Number::ONE;
         // (base, exponents, the factor itself when it is alone)
         let mut groups: Vec<(ExprId, Vec<ExprId>, ExprId)> = Vec::new();
-        let mut slot: HashMap<ExprId, usize> = HashMap::new();
+        let mut slot: HashMap<ExprId, usize> = HashMap::default();
         let mut pending: Vec<ExprId> = factors.iter().rev().copied().collect();
         while let Some(factor) = pending.pop() {
             match self.get(factor) {

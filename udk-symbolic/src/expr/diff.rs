@@ -5,7 +5,7 @@
 //! size and the result shares subexpressions with its input.
 
 use super::{ExprId, Func, Node, Pool, Symbol};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// What a memoized derivative is taken with respect to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -73,7 +73,7 @@ impl Pool {
         ids: &[ExprId],
         rate: &mut dyn FnMut(&mut Pool, Symbol) -> ExprId,
     ) -> Vec<ExprId> {
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         ids.iter()
             .map(|&id| self.derivative(id, rate, &mut memo))
             .collect()
@@ -85,7 +85,7 @@ impl Pool {
         id: ExprId,
         replace: &mut dyn FnMut(&mut Pool, Symbol) -> Option<ExprId>,
     ) -> ExprId {
-        let mut memo = HashMap::new();
+        let mut memo = HashMap::default();
         self.substitute_memo(id, replace, &mut memo)
     }
 
@@ -96,12 +96,14 @@ impl Pool {
 
     /// Whether any of `ids` contains a symbol s with `pred(s)` (one traversal of the shared
     /// DAG).
+    ///
+    /// Costs time proportional to the nodes visited, not to the pool's size, so that checking
+    /// each small expression of a large pool stays cheap.
     pub fn any_depends_on(&self, ids: &[ExprId], pred: &dyn Fn(Symbol) -> bool) -> bool {
-        let size = ids.iter().map(|id| id.0 as usize + 1).max().unwrap_or(0);
-        let mut seen = vec![false; size];
+        let mut seen = rustc_hash::FxHashSet::default();
         let mut stack = ids.to_vec();
         while let Some(node) = stack.pop() {
-            if std::mem::replace(&mut seen[node.0 as usize], true) {
+            if !seen.insert(node) {
                 continue;
             }
             match self.get(node) {

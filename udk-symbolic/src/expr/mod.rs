@@ -43,7 +43,7 @@ mod number;
 #[cfg(test)]
 mod tests;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// A handle to a node of a [`Pool`]. Ids are given in creation order, which is deterministic
 /// for a given input, and that order is the canonical order of sum and product operands.
@@ -180,15 +180,18 @@ impl Pool {
         self.nodes.is_empty()
     }
 
-    /// The id of `node`, adding it if it is new. No canonicalization happens here: callers
-    /// outside this module use the canonicalizing constructors instead.
+    /// The id of `node`, adding it if it is new (one hash lookup). No canonicalization
+    /// happens here: callers outside this module use the canonicalizing constructors instead.
     pub(crate) fn intern(&mut self, node: Node) -> ExprId {
-        if let Some(&id) = self.index.get(&node) {
-            return id;
+        let next = self.nodes.len();
+        match self.index.entry(node) {
+            std::collections::hash_map::Entry::Occupied(entry) => *entry.get(),
+            std::collections::hash_map::Entry::Vacant(entry) => {
+                let id = ExprId(u32::try_from(next).expect("expression pool overflow"));
+                self.nodes.push(entry.key().clone());
+                entry.insert(id);
+                id
+            }
         }
-        let id = ExprId(u32::try_from(self.nodes.len()).expect("expression pool overflow"));
-        self.nodes.push(node.clone());
-        self.index.insert(node, id);
-        id
     }
 }

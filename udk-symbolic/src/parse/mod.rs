@@ -43,7 +43,13 @@
 //! - an operator between types it does not take;
 //! - unsupported syntax;
 //! - a symbol the expression may not use, such as a velocity in a holonomic constraint or an
-//!   input in L.
+//!   input in L;
+//! - an undefined constant, where constant folding meets it: division by a constant 0 (at
+//!   the divisor; so `(0.0 / 0.0) * x` is an error, not 0), a function of constants that is
+//!   NaN or infinite (`ln(0.0)`, `(-1.0).sqrt()`, `0.0.powi(-1)`, at the call), a chain of
+//!   constants whose value overflows f64 (at its start);
+//! - an expression nested deeper than [`crate::limits::MAX_NESTING`] (a chain of `+ -`, or
+//!   of `* /`, is walked in a loop and counts one level however long).
 
 mod literal;
 mod mechanics;

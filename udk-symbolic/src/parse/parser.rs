@@ -5,7 +5,8 @@ use super::mechanics;
 use super::value::{add_values, cross3, dot3, mul_values, transpose, Matrix, Rates, Value};
 use super::{Binding, Context, Scope, Uses};
 use crate::error::Errors;
-use crate::expr::{ExprId, Func, Number, Pool, Symbol};
+use crate::expr::{ExprId, Func, Node, Number, Pool, Symbol};
+use crate::limits::{nesting_message, MAX_NESTING};
 use proc_macro2::Span;
 use syn::spanned::Spanned;
 use syn::{BinOp, Expr, Lit, UnOp};
@@ -45,6 +46,8 @@ pub(super) struct Parser<'a> {
     scope: &'a Scope,
     context: Context,
     errors: &'a mut Errors,
+    /// How many calls of [`Parser::value`] are under way, at most [`MAX_NESTING`].
+    depth: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -59,6 +62,7 @@ impl<'a> Parser<'a> {
             scope,
             context,
             errors,
+            depth: 0,
         }
     }
 
@@ -83,8 +87,19 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Parses `expr` into a value.
+    /// Parses `expr` into a value; an error beyond [`MAX_NESTING`] levels of recursion.
     pub(super) fn value(&mut self, expr: &Expr) -> Option<Value> {
+        if self.depth == MAX_NESTING {
+            return self.error(first_span(expr), nesting_message());
+        }
+        self.depth += 1;
+        let value = self.node(expr);
+        self.depth -= 1;
+        value
+    }
+
+    /// Parses one node of `expr` into a value.
+    fn node(&mut self, expr: &Expr) -> Option<Value> {
         match expr {
             Expr::Lit(lit) => match &lit.lit {
                 Lit::Int(i) => self.literal(i.base10_digits(), i.span()),
@@ -126,6 +141,9 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// A binary operation. A chain of `+` and `-` (or of `*` and `/`) is walked in a loop,
+    /// not recursively, and a chain of scalars becomes one sum (product), so that a sum of
+    /// 100,000 terms is one canonicalization, not 100,000 ever longer ones.
     fn binary(&mut self, binary: &syn::ExprBinary) -> Option<Value> {
         let op = binary.op;
         if let BinOp::BitXor(_) = op {
@@ -136,9 +154,123 @@ impl<'a> Parser<'a> {
                  or `x.powf(y)`",
             );
         }
-        let a = self.value(&binary.left);
-        let b = self.value(&binary.right);
-        let (a, b) = (a?, b?);
+        let Some(class) = chain_class(op) else {
+            let _ = (self.value(&binary.left), self.value(&binary.right));
+            return self.error(
+                op.span(),
+                "unsupported operator: only `+`, `-`, `*` and `/` are supported",
+            );
+        };
+        // The operands of the chain, the first one last: (operator before it, operand).
+        let mut links: Vec<(BinOp, &Expr)> = Vec::new();
+        let mut link = binary;
+        let first = loop {
+            links.push((link.op, &link.right));
+            match &*link.left {
+                Expr::Binary(left) if chain_class(left.op) == Some(class) => link = left,
+                first => break first,
+            }
+        };
+        let first = self.value(first);
+        let rest: Vec<(BinOp, Option<Value>)> = (links.iter().rev())
+            .map(|&(op, operand)| (op, self.value(operand)))
+            .collect();
+        let mut acc = first?;
+        let rest: Vec<(BinOp, Value)> = (rest.into_iter())
+            .map(|(op, value)| value.map(|v| (op, v)))
+            .collect::<Option<_>>()?;
+        for (&(op, value), &(_, operand)) in rest.iter().zip(links.iter().rev()) {
+            if let (BinOp::Div(_), Value::Scalar(d)) = (op, value) {
+                if self.pool.is_zero(d) {
+                    return self.error(
+                        operand.span(),
+                        "division by zero: this divisor is the constant 0",
+                    );
+                }
+            }
+        }
+        let value = match self.scalar_chain(acc, &rest) {
+            Some(scalar) => Value::Scalar(scalar),
+            None => {
+                for (op, b) in rest {
+                    acc = self.apply(op, acc, b)?;
+                }
+                acc
+            }
+        };
+        self.finite(value, first_span(&binary.left))
+    }
+
+    /// `value`, or an error at `culprit` (where its chain starts) when a component is a
+    /// constant, or has a constant term or coefficient, that is not finite: folding the
+    /// chain's constants overflowed f64.
+    fn finite(&mut self, value: Value, culprit: Span) -> Option<Value> {
+        let pool = &*self.pool;
+        let infinite_number =
+            |x: ExprId| pool.as_number(x).is_some_and(|n| !n.to_f64().is_finite());
+        // A sum's constant term and a product's coefficient are its first operand.
+        let infinite = value.components().iter().any(|&x| match pool.get(x) {
+            Node::Add(ops) | Node::Mul(ops) => infinite_number(ops[0]),
+            _ => infinite_number(x),
+        });
+        if infinite {
+            return self.error(
+                culprit,
+                "this constant is not finite: folding it overflows f64",
+            );
+        }
+        Some(value)
+    }
+
+    /// `f(args)` for a scalar function of constant arguments, or an error at `span` when it
+    /// is undefined (NaN) or infinite there, e.g. `ln(0.0)`, `(-1.0).sqrt()`, `0.0.powi(-1)`.
+    fn defined(&mut self, result: ExprId, args: &[ExprId], span: Span) -> Option<ExprId> {
+        if self.pool.any_depends_on(args, &|_| true) {
+            return Some(result);
+        }
+        let value = self.pool.eval(result, &|_| f64::NAN);
+        if value.is_finite() {
+            return Some(result);
+        }
+        self.error(
+            span,
+            format!(
+                "this function of constants is {}: udk folds constants and refuses an \
+                 undefined one",
+                if value.is_nan() {
+                    "undefined (NaN)"
+                } else {
+                    "infinite"
+                }
+            ),
+        )
+    }
+
+    /// The sum (product) of a chain of scalars in one canonicalization, `None` when a value
+    /// of the chain is not a scalar.
+    fn scalar_chain(&mut self, first: Value, rest: &[(BinOp, Value)]) -> Option<ExprId> {
+        let Value::Scalar(first) = first else {
+            return None;
+        };
+        let mut operands = vec![first];
+        for &(op, value) in rest {
+            let Value::Scalar(x) = value else {
+                return None;
+            };
+            operands.push(match op {
+                BinOp::Sub(_) => self.pool.neg(x),
+                BinOp::Div(_) => self.pool.recip(x),
+                _ => x,
+            });
+        }
+        Some(match chain_class(rest[0].0) {
+            Some(Chain::Sum) => self.pool.add(&operands),
+            _ => self.pool.mul(&operands),
+        })
+    }
+
+    /// `a op b` for `+ - * /`, or an error at the operator for types it does not take.
+    fn apply(&mut self, op: BinOp, a: Value, b: Value) -> Option<Value> {
         let result = match op {
             BinOp::Add(_) => add_values(self.pool, &a, &b),
             BinOp::Sub(_) => {
@@ -146,42 +278,32 @@ impl<'a> Parser<'a> {
                 add_values(self.pool, &a, &minus_b)
             }
             BinOp::Mul(_) => mul_values(self.pool, &a, &b),
-            BinOp::Div(_) => match b {
+            _ => match b {
                 Value::Scalar(d) => Some(a.map(self.pool, |p, x| p.div(x, d))),
                 _ => None,
             },
-            _ => {
-                return self.error(
-                    op.span(),
-                    "unsupported operator: only `+`, `-`, `*` and `/` are supported",
-                )
-            }
         };
-        match result {
-            Some(value) => Some(value),
-            None => {
-                let message = match (op, &a, &b) {
-                    (BinOp::Mul(_), Value::Vector(_), Value::Vector(_)) => {
-                        "`*` of two 3-vectors is not defined: use `.dot(w)` or `.cross(w)`"
-                            .to_owned()
-                    }
-                    (BinOp::Mul(_), Value::Vector(_), Value::Matrix(_)) => {
-                        "a 3-vector times a 3×3 matrix is not defined: write `m.transpose() * v`"
-                            .to_owned()
-                    }
-                    (BinOp::Div(_), _, _) => {
-                        format!("`/` divides by a scalar, not by {}", b.kind())
-                    }
-                    _ => format!(
-                        "`{}` does not take {} and {}",
-                        quote::ToTokens::to_token_stream(&op),
-                        a.kind(),
-                        b.kind()
-                    ),
-                };
-                self.error(op.span(), message)
-            }
+        if result.is_some() {
+            return result;
         }
+        let message = match (op, &a, &b) {
+            (BinOp::Mul(_), Value::Vector(_), Value::Vector(_)) => {
+                "`*` of two 3-vectors is not defined: use `.dot(w)` or `.cross(w)`".to_owned()
+            }
+            (BinOp::Mul(_), Value::Vector(_), Value::Matrix(_)) => {
+                "a 3-vector times a 3×3 matrix is not defined: write `m.transpose() * v`".to_owned()
+            }
+            (BinOp::Div(_), _, _) => {
+                format!("`/` divides by a scalar, not by {}", b.kind())
+            }
+            _ => format!(
+                "`{}` does not take {} and {}",
+                quote::ToTokens::to_token_stream(&op),
+                a.kind(),
+                b.kind()
+            ),
+        };
+        self.error(op.span(), message)
     }
 
     /// A decimal literal, exact when it fits a rational with i64 parts.
@@ -537,17 +659,18 @@ impl<'a> Parser<'a> {
             }
             _ => {
                 let s = self.scalar_args(name, args, values)?;
-                match Func::from_name(name) {
-                    Some(f) => Value::Scalar(self.pool.call(f, &s)),
+                let result = match Func::from_name(name) {
+                    Some(f) => self.pool.call(f, &s),
                     None if name == "powi" => {
                         let exponent = self.pool.as_number(s[1]).and_then(Number::as_integer);
                         if exponent.is_none() {
                             return self.error(args[1].span(), "`powi` needs an integer exponent");
                         }
-                        Value::Scalar(self.pool.pow(s[0], s[1]))
+                        self.pool.pow(s[0], s[1])
                     }
-                    None => Value::Scalar(self.pool.pow(s[0], s[1])),
-                }
+                    None => self.pool.pow(s[0], s[1]),
+                };
+                Value::Scalar(self.defined(result, &s, span)?)
             }
         })
     }
@@ -725,6 +848,24 @@ pub enum Load {
     },
 }
 
+/// The two kinds of operator chain: sums and products.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Chain {
+    /// `+` and `-`.
+    Sum,
+    /// `*` and `/`.
+    Product,
+}
+
+/// Which chain `op` continues, `None` for an operator the language does not have.
+fn chain_class(op: BinOp) -> Option<Chain> {
+    match op {
+        BinOp::Add(_) | BinOp::Sub(_) => Some(Chain::Sum),
+        BinOp::Mul(_) | BinOp::Div(_) => Some(Chain::Product),
+        _ => None,
+    }
+}
+
 /// The number of arguments of a known function (a method's receiver counted), `None` for an
 /// unknown name.
 fn arity(name: &str) -> Option<usize> {
@@ -786,4 +927,19 @@ pub(super) fn function_name(func: &Expr) -> Option<(String, Span)> {
         return None;
     }
     Some((last.ident.to_string(), last.ident.span()))
+}
+
+/// The span of the first token of `expr`, found without recursion (a chain's first operand is
+/// its first token), for errors about expressions too deep to walk again.
+fn first_span(mut expr: &Expr) -> Span {
+    loop {
+        expr = match expr {
+            Expr::Binary(b) => &b.left,
+            Expr::MethodCall(m) => &m.receiver,
+            Expr::Call(c) => &c.func,
+            Expr::Paren(p) => return p.paren_token.span.open(),
+            Expr::Unary(u) => return u.op.span(),
+            other => return other.span(),
+        }
+    }
 }
