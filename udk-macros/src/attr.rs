@@ -134,8 +134,11 @@ impl Parse for Entry {
 }
 
 /// Parses the attribute's tokens into `spec` (every field but `name` and `parameters`), pushing
-/// one error per malformed, unknown or repeated key.
-pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut Errors) {
+/// one error per malformed, unknown or repeated key. Returns whether the spec can still be
+/// derived, so that the expressions' errors are reported too: not when the attribute does not
+/// parse at all or its coordinates, momenta, L or H are malformed (every expression would then
+/// report names it cannot know), but after an unknown or repeated key or another malformed one.
+pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut Errors) -> bool {
     let entries = match Punctuated::<Entry, Token![,]>::parse_terminated.parse2(tokens) {
         Ok(entries) => entries,
         Err(error) => {
@@ -147,9 +150,10 @@ pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut
                     kind.syntax()
                 ),
             );
-            return;
+            return false;
         }
     };
+    let mut derivable = true;
     let mut seen: Vec<Key> = Vec::new();
     for entry in entries {
         let meta = match entry {
@@ -176,8 +180,13 @@ pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut
         seen.push(key);
         if let Err(error) = fill(spec, key, meta) {
             errors.push(error.span(), error.to_string());
+            derivable &= !matches!(
+                key,
+                Key::Coordinates | Key::Momenta | Key::Lagrangian | Key::Hamiltonian
+            );
         }
     }
+    derivable
 }
 
 /// Parses one key's value into its field of `spec`.

@@ -132,12 +132,12 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let mut spec = ModelSpec::default();
     let mut errors = Errors::default();
-    attr::parse(kind, attr, &mut spec, &mut errors);
-    // A malformed attribute, or a struct whose fields are not named, leaves the spec
-    // incomplete; deriving it would only add noise.
-    let attribute_ok = errors.is_empty();
+    // A malformed attribute or key the model cannot do without, or a struct whose fields are
+    // not named, leaves the spec incomplete; deriving it would only add noise. After any other
+    // mistake the derivation runs, so that every error is reported at once.
+    let derivable = attr::parse(kind, attr, &mut spec, &mut errors);
     let parameters_known = fields::check(&item, &mut spec, &mut errors);
-    let generated = if attribute_ok && parameters_known {
+    let generated = if derivable && parameters_known {
         let generated = udk_symbolic::derive(&spec).and_then(|derivation| {
             let generated = udk_symbolic::codegen::generate_derived(&spec, &derivation)?;
             Ok((generated, undetermined_warnings(&item, &spec, &derivation)))
