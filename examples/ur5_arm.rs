@@ -6,9 +6,9 @@
 //! frames are Rᵢ = Rᵢ₋₁·rot_z(qᵢ)·rot_x(αᵢ) and their origins oᵢ = oᵢ₋₁ + dᵢ·(Rᵢ₋₁ e_z) +
 //! aᵢ·(Rᵢ e_x) (the same point as oᵢ₋₁ + Rᵢ₋₁·(rot_z(qᵢ)·(aᵢ, 0, 0) + (0, 0, dᵢ)), since
 //! rot_x(αᵢ) leaves e_x alone). Link i's centre of mass is oᵢ + Rᵢ cᵢ, with cᵢ in the DH link
-//! frame. Joints 1, 4 and 5 have α = ±π/2; those quarter turns are written with exact entries
-//! (`quarter`, `quarter_back`): `rot_x(0.5 * PI)` would carry cos(π/2) = 6.1e-17 into every
-//! later frame, and its dead terms took the emitted code from 1862 to 2469 operations.
+//! frame. Joints 1, 4 and 5 have α = ±π/2 (`quarter`, `quarter_back`): udk folds sin and cos
+//! of float multiples of π/2 to the exact 0 and ±1, so these quarter turns carry no 6e-17
+//! entries into the later frames (with them the emitted code took 2469 operations, not 1862).
 //!
 //! The geometry, masses and inertias are the UR5's, hard-coded as `let` constants (folded
 //! when the model is derived, so zero offsets cost nothing); gravity is the struct's one field.
@@ -37,9 +37,8 @@ use udk::runtime::ControlledLagrangianSystem;
     coordinates(q1, q2, q3, q4, q5, q6),
     inputs(tau1, tau2, tau3, tau4, tau5, tau6),
     // rot_x(π/2) and rot_x(−π/2) with exact entries: the unit quaternions (h, ±h, 0, 0).
-    let h = 0.5.sqrt(),
-    let quarter = quat_to_rot(h, h, 0.0, 0.0),
-    let quarter_back = quat_to_rot(h, -h, 0.0, 0.0),
+    let quarter = rot_x(0.5 * PI),
+    let quarter_back = rot_x(-0.5 * PI),
     let ex = vec3(1.0, 0.0, 0.0),
     let ez = vec3(0.0, 0.0, 1.0),
     // The DH chain.

@@ -18,7 +18,9 @@
 //! - sin, tan, asin, atan, sinh, tanh of a negated argument pull the sign out; cos, cosh and
 //!   abs drop it;
 //! - functions of exact constants fold only when the result is exact (sin 0, cos 0, exp 0,
-//!   ln 1, sqrt of a perfect square, abs); of float constants they fold to floats.
+//!   ln 1, sqrt of a perfect square, abs); of float constants they fold to floats, except
+//!   sin and cos of a float within 4 ulps of a multiple of π/2, which fold to the exact 0 or
+//!   ±1 it stands for (`rot_x(PI / 2)` is an exact quarter turn).
 
 use super::{ExprId, Func, Node, Number, Pool};
 use rustc_hash::FxHashMap as HashMap;
@@ -339,6 +341,17 @@ impl Pool {
                 Some(Number::ZERO)
             }
             Func::Cos | Func::Cosh | Func::Exp if x.is_zero() => Some(Number::ONE),
+            // sin and cos of a float multiple of π/2 (PI / 2, -PI, 1.5 * PI, ...) are the exact
+            // 0 or ±1 they stand for, so that `rot_x(PI / 2)` is an exact quarter turn:
+            // sin(kπ/2) = 0, 1, 0, −1 for k mod 4 = 0, 1, 2, 3, and cos(kπ/2) = sin((k+1)π/2).
+            Func::Sin | Func::Cos => quarter_turns(x).map(|k| {
+                let k = if func == Func::Cos { k + 1 } else { k };
+                match k.rem_euclid(4) {
+                    1 => Number::ONE,
+                    3 => Number::Rational(-1, 1),
+                    _ => Number::ZERO,
+                }
+            }),
             Func::Ln if x.is_one() => Some(Number::ZERO),
             Func::Sqrt => x.exact_sqrt(),
             Func::Abs => match x {
@@ -466,6 +479,16 @@ impl Pool {
             _ => (factor, self.one()),
         }
     }
+}
+
+/// k when `x` is a float within 4 ulps of k·π/2 (|k| ≤ 2²⁰, k ≠ 0), else `None`.
+fn quarter_turns(x: Number) -> Option<i64> {
+    let Number::Float(x) = x else {
+        return None;
+    };
+    let k = (x / std::f64::consts::FRAC_PI_2).round();
+    let close = (x - k * std::f64::consts::FRAC_PI_2).abs() <= 4.0 * f64::EPSILON * x.abs();
+    (k != 0.0 && k.abs() <= f64::from(1u32 << 20) && close).then_some(k as i64)
 }
 
 /// The content of a sum with these (rest, coefficient) terms and constant: ± the greatest

@@ -176,3 +176,30 @@ fn pythagorean_identity() {
     let kept = p.add(&[a, b2]);
     assert!(matches!(p.get(kept), Node::Add(ops) if ops.len() == 2));
 }
+
+#[test]
+fn sin_and_cos_of_float_multiples_of_half_pi_are_exact() {
+    let mut p = Pool::new();
+    let pi = p.number(std::f64::consts::PI);
+    let exact = |p: &mut Pool, func: Func, turns: (i64, i64)| {
+        let k = p.rational(turns.0, turns.1);
+        let angle = p.mul(&[k, pi]);
+        let value = p.call(func, &[angle]);
+        p.as_number(value)
+    };
+    let (one, zero, minus_one) = (Number::ONE, Number::ZERO, Number::Rational(-1, 1));
+    // π/2, −π/2, π, 3π/2, 5π/2 as PI times a rational, folded in floating point first.
+    assert_eq!(exact(&mut p, Func::Sin, (1, 2)), Some(one));
+    assert_eq!(exact(&mut p, Func::Cos, (1, 2)), Some(zero));
+    assert_eq!(exact(&mut p, Func::Sin, (-1, 2)), Some(minus_one));
+    assert_eq!(exact(&mut p, Func::Cos, (1, 1)), Some(minus_one));
+    assert_eq!(exact(&mut p, Func::Sin, (1, 1)), Some(zero));
+    assert_eq!(exact(&mut p, Func::Sin, (3, 2)), Some(minus_one));
+    assert_eq!(exact(&mut p, Func::Cos, (5, 2)), Some(zero));
+    // Other angles stay floats: sin(π/3) is not snapped, nor is an angle near π/2.
+    let third = exact(&mut p, Func::Sin, (1, 3)).unwrap();
+    assert!(matches!(third, Number::Float(v) if (v - 3f64.sqrt() / 2.0).abs() < 1e-15));
+    let near = p.number(std::f64::consts::FRAC_PI_2 + 1e-9);
+    let cos_near = p.call(Func::Cos, &[near]);
+    assert!(matches!(p.as_number(cos_near), Some(Number::Float(v)) if (v + 1e-9).abs() < 1e-15));
+}
