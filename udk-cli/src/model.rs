@@ -227,19 +227,6 @@ impl Evaluator {
     }
 }
 
-impl Model {
-    /// The CSV columns of the model's outputs: `name` for a scalar output, `name.x`,
-    /// `name.y`, `name.z` for a vector one, as the generated `OUTPUT_COLUMNS`.
-    pub fn output_columns(&self) -> Vec<String> {
-        (self.derivation.outputs.iter())
-            .flat_map(|o| match o.value.components().len() {
-                1 => vec![o.name.clone()],
-                _ => ["x", "y", "z"].map(|c| format!("{}.{c}", o.name)).to_vec(),
-            })
-            .collect()
-    }
-}
-
 /// A tape of a scalar (energy or H), the holonomic constraints f(q, t), and the constraints at
 /// velocity level (Lagrangian) or φ(q, p, t) (Hamiltonian), with its buffers.
 #[derive(Debug, Clone)]

@@ -190,7 +190,7 @@ impl Run<'_> {
         // model's outputs follow the sample's columns, from a copy of the evaluator.
         let mut csv: Option<CsvWriter<std::fs::File>> = None;
         let mut written: Result<(), OutputError> = Ok(());
-        let columns = self.model.output_columns();
+        let columns = self.model.derivation.output_columns();
         let mut outputs = evaluator.clone();
         let observe = |sample: &Sample<N>| {
             if let Some(path) = &self.args.out {

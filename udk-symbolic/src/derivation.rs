@@ -134,6 +134,19 @@ pub struct NamedValue {
     pub value: Value,
 }
 
+impl Derivation {
+    /// The columns of the model's outputs, in order: `name` for a scalar output, `name.x`,
+    /// `name.y`, `name.z` for a vector one (the generated `OUTPUT_COLUMNS`, the CSV columns).
+    pub fn output_columns(&self) -> Vec<String> {
+        (self.outputs.iter())
+            .flat_map(|o| match o.value {
+                Value::Scalar(_) => vec![o.name.clone()],
+                _ => ["x", "y", "z"].map(|c| format!("{}.{c}", o.name)).to_vec(),
+            })
+            .collect()
+    }
+}
+
 /// A derived model: names, the pool that owns every expression, and the equations.
 #[derive(Clone, Debug)]
 pub struct Derivation {

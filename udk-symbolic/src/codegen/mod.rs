@@ -369,13 +369,7 @@ impl Code<'_> {
         if outputs.is_empty() {
             return TokenStream::new();
         }
-        let columns: Vec<String> = outputs
-            .iter()
-            .flat_map(|o| match o.value {
-                Value::Scalar(_) => vec![o.name.clone()],
-                _ => ["x", "y", "z"].map(|c| format!("{}.{c}", o.name)).to_vec(),
-            })
-            .collect();
+        let columns = self.derivation.output_columns();
         let components: Vec<ExprId> = outputs
             .iter()
             .flat_map(|o| o.value.components().iter().copied())

@@ -57,24 +57,26 @@ pub(super) fn derive(
     // The same M and Q from the bodies' partial velocities; the smaller pair is kept.
     let lagrangian_size = pool.operation_count(&[&mass_matrix.entries[..], &force].concat());
     let mut forms = vec![(MassMatrixForm::Lagrangian, lagrangian_size)];
-    let (mass_matrix, generalized_force) = match bodies::mass_matrix(pool, scope, &lagrangian.0, n)
-    {
-        Some(by_bodies) => {
-            let by_bodies_force = generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
-            let size = pool.operation_count(&[&by_bodies.entries[..], &by_bodies_force].concat());
-            forms.push((MassMatrixForm::PartialVelocities, size));
-            if size < lagrangian_size {
-                (by_bodies, by_bodies_force)
-            } else {
-                (mass_matrix, force)
+    let (chosen, mass_matrix, generalized_force) =
+        match bodies::mass_matrix(pool, scope, &lagrangian.0, n) {
+            Some(by_bodies) => {
+                let by_bodies_force =
+                    generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
+                let size =
+                    pool.operation_count(&[&by_bodies.entries[..], &by_bodies_force].concat());
+                forms.push((MassMatrixForm::PartialVelocities, size));
+                if size < lagrangian_size {
+                    (
+                        MassMatrixForm::PartialVelocities,
+                        by_bodies,
+                        by_bodies_force,
+                    )
+                } else {
+                    (MassMatrixForm::Lagrangian, mass_matrix, force)
+                }
             }
-        }
-        None => (mass_matrix, force),
-    };
-    let chosen = forms
-        .iter()
-        .min_by_key(|(_, size)| *size)
-        .map(|&(form, _)| form);
+            None => (MassMatrixForm::Lagrangian, mass_matrix, force),
+        };
 
     // Velocity level: ḟ = (∂/∂t + q̇ᵀ∂/∂q) f, then φ. Their time derivatives are
     // A q̈ − b with A = ∂(ḟ or φ)/∂q̇ (= ∂(f̈ or φ̇)/∂q̈) and b = −(∂/∂t + q̇ᵀ∂/∂q)(ḟ or φ).
@@ -104,7 +106,7 @@ pub(super) fn derive(
     let energy = pool.add(&terms);
 
     errors.is_empty().then_some(LagrangianEquations {
-        mass_matrix_form: chosen.unwrap_or(MassMatrixForm::Lagrangian),
+        mass_matrix_form: chosen,
         mass_matrix_forms: forms,
         mass_matrix,
         generalized_force,

@@ -108,6 +108,20 @@ pub struct Uses {
 }
 
 impl Uses {
+    /// How messages name the first kind of quantity in `self` that `allowed` does not allow
+    /// ("the generalized velocities", "the momenta", "the inputs"), or `None`.
+    pub fn beyond(self, allowed: Uses) -> Option<&'static str> {
+        if self.velocities && !allowed.velocities {
+            Some("the generalized velocities")
+        } else if self.momenta && !allowed.momenta {
+            Some("the momenta")
+        } else if self.inputs && !allowed.inputs {
+            Some("the inputs")
+        } else {
+            None
+        }
+    }
+
     /// What `value` depends on.
     pub fn of(pool: &Pool, value: &Value) -> Self {
         let ids = value.components();

@@ -393,15 +393,11 @@ impl<'a> Parser<'a> {
 
     /// The first kind of quantity in `uses` that this context does not allow, as messages name it.
     fn forbidden(&self, uses: Uses) -> Option<&'static str> {
-        if uses.velocities && !self.context.velocities {
-            Some("the generalized velocities")
-        } else if uses.momenta && !self.context.momenta {
-            Some("the momenta")
-        } else if uses.inputs && !self.context.inputs {
-            Some("the inputs")
-        } else {
-            None
-        }
+        uses.beyond(Uses {
+            velocities: self.context.velocities,
+            momenta: self.context.momenta,
+            inputs: self.context.inputs,
+        })
     }
 
     /// The values of `args`, or `None` if any failed (all are parsed, for their errors).
@@ -690,14 +686,7 @@ impl<'a> Parser<'a> {
     /// An error when `value` depends on anything but q, t and the parameters, so that its time
     /// derivative cannot be formed.
     fn time_dependent(&mut self, name: &str, arg: &Expr, value: &Value) -> Option<()> {
-        let uses = Uses::of(self.pool, value);
-        let kind = if uses.velocities {
-            "the generalized velocities"
-        } else if uses.momenta {
-            "the momenta"
-        } else if uses.inputs {
-            "the inputs"
-        } else {
+        let Some(kind) = Uses::of(self.pool, value).beyond(Uses::default()) else {
             return Some(());
         };
         self.error(
