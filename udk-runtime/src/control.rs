@@ -5,7 +5,7 @@
 
 use crate::system::{LagrangianSystem, LagrangianTerms, ModelEquations};
 use crate::{Error, Options};
-use nalgebra::SVector;
+use nalgebra::{SMatrix, SVector};
 
 /// A Lagrangian system with n = `N` generalized coordinates, m = `M` constraint equations and
 /// k = `K` inputs: M, A and b depend on (q, q̇, t), Q and C also on u.
@@ -99,6 +99,42 @@ pub trait ControlledLagrangianSystem<const N: usize, const M: usize, const K: us
         self.acceleration_with(q, qd, u, t, &Options::default())
     }
 
+    /// q̈ and its exact Jacobians ∂q̈/∂q, ∂q̈/∂q̇ (n × n) and ∂q̈/∂u (n × k) at (q, q̇, u, t),
+    /// with `options`, as [`LagrangianSystem::acceleration_jacobian_with`].
+    ///
+    /// # Errors
+    /// As [`LagrangianSystem::acceleration_jacobian_with`].
+    fn acceleration_jacobian_with(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        u: &SVector<f64, K>,
+        t: f64,
+        options: &Options,
+    ) -> Result<crate::AccelerationJacobian<N, K>, Error> {
+        let _ = (q, qd, u, t, options);
+        Err(Error::JacobianUnavailable {
+            what: "the acceleration Jacobian",
+        })
+    }
+
+    /// ∂/∂q of [`ControlledLagrangianSystem::velocity_residual`], m × n (its ∂/∂q̇ is A).
+    ///
+    /// # Errors
+    /// `JacobianUnavailable` for a system that does not provide it (the default).
+    fn velocity_residual_jacobian(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        u: &SVector<f64, K>,
+        t: f64,
+    ) -> Result<SMatrix<f64, M, N>, Error> {
+        let _ = (q, qd, u, t);
+        Err(Error::JacobianUnavailable {
+            what: "the velocity-residual Jacobian",
+        })
+    }
+
     /// The constraint force Qᶜ = M q̈ − Q (n entries) under the inputs u.
     ///
     /// # Errors
@@ -158,5 +194,15 @@ where
         t: f64,
     ) -> SVector<f64, M> {
         self.system.velocity_residual(q, qd, &SVector::zeros(), t)
+    }
+
+    fn velocity_residual_jacobian(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        t: f64,
+    ) -> Result<SMatrix<f64, M, N>, Error> {
+        self.system
+            .velocity_residual_jacobian(q, qd, &SVector::zeros(), t)
     }
 }

@@ -87,4 +87,18 @@ pub enum Error {
         /// Which decomposition.
         what: &'static str,
     },
+    /// The system does not provide the derivative asked for: a hand-written system, or a
+    /// closed loop whose control law has no derivative.
+    #[error("{what} is not available for this system")]
+    JacobianUnavailable {
+        /// Which derivative, e.g. `"the acceleration Jacobian"`.
+        what: &'static str,
+    },
+    /// The derivative does not exist at this state: the numerical rank of A (or of [M; A])
+    /// is about to change, so q̈ is not differentiable there.
+    #[error("{what} changes rank at this state: the derivative does not exist")]
+    RankChange {
+        /// Which matrix, e.g. `"constraint matrix A"`.
+        what: &'static str,
+    },
 }

@@ -43,6 +43,7 @@ pub mod control;
 mod error;
 pub mod fundamental;
 pub mod hamiltonian;
+pub mod jacobian;
 mod options;
 mod pinv;
 mod projection;
@@ -62,6 +63,7 @@ pub use fundamental::{
     acceleration, acceleration_and_constraint_force, acceleration_and_constraint_force_dyn,
     acceleration_dyn, constraint_force, constraint_force_dyn,
 };
+pub use jacobian::AccelerationJacobian;
 pub use options::{Options, Weighting};
 pub use pinv::{pinv, pinv_symmetric, rank};
 pub use singular::{

@@ -122,6 +122,42 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
         self.acceleration_with(q, qd, t, &Options::default())
     }
 
+    /// q̈ and its exact Jacobians ∂q̈/∂q and ∂q̈/∂q̇ (n × n each) at (q, q̇, t), with `options`.
+    /// Generated models implement it from symbolic derivatives of M, Q, A, b and C.
+    ///
+    /// # Errors
+    /// `JacobianUnavailable` for a system that does not provide it (the default);
+    /// `RankChange` where the rank of A or [M; A] changes (q̈ is not differentiable there);
+    /// otherwise as [`LagrangianSystem::acceleration_with`].
+    fn acceleration_jacobian_with(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        t: f64,
+        options: &Options,
+    ) -> Result<crate::AccelerationJacobian<N, 0>, Error> {
+        let _ = (q, qd, t, options);
+        Err(Error::JacobianUnavailable {
+            what: "the acceleration Jacobian",
+        })
+    }
+
+    /// ∂/∂q of [`LagrangianSystem::velocity_residual`], m × n (its ∂/∂q̇ is A).
+    ///
+    /// # Errors
+    /// `JacobianUnavailable` for a system that does not provide it (the default).
+    fn velocity_residual_jacobian(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        t: f64,
+    ) -> Result<SMatrix<f64, M, N>, Error> {
+        let _ = (q, qd, t);
+        Err(Error::JacobianUnavailable {
+            what: "the velocity-residual Jacobian",
+        })
+    }
+
     /// The constraint force Qᶜ = M q̈ − Q (n entries; includes C when the constraints are
     /// non-ideal), with the default [`Options`].
     ///

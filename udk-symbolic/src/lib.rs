@@ -37,6 +37,7 @@ pub mod limits;
 pub mod models;
 pub mod parse;
 pub mod spec;
+pub mod tree;
 
 pub use codegen::generate;
 pub use derivation::{
@@ -46,3 +47,4 @@ pub use derivation::{
 pub use derive::derive;
 pub use error::{Error, Errors};
 pub use spec::{Expression, InitialState, ModelSpec, Name, NamedExpression, Parameter};
+pub use tree::{RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint};

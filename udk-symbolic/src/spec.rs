@@ -76,6 +76,11 @@ pub struct ModelSpec {
     /// Named outputs: kinematic quantities of (q, q̇, u, t), scalars or 3-vectors.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<NamedExpression>,
+    /// The kinematic tree of a robot model (set by the URDF front end, never written by hand):
+    /// the derivation then also forms M by the composite-rigid-body algorithm and Q by
+    /// recursive Newton–Euler, and keeps the smallest form.
+    #[serde(skip)]
+    pub tree: Option<crate::tree::RigidBodyTree>,
     /// Initial conditions for a simulation (model files only; the derivation ignores them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial: Option<InitialState>,
