@@ -14,6 +14,7 @@ mod check;
 mod determinacy;
 mod hamiltonian;
 mod lagrangian;
+pub mod tree;
 
 use crate::derivation::{Derivation, ExprMatrix, NamedValue};
 use crate::error::Errors;
