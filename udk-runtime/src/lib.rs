@@ -9,6 +9,8 @@
 //!   fundamental equation for positive definite or singular M (fixed sizes, no heap
 //!   allocation), with `_dyn` twins for `DMatrix`/`DVector`. Each takes the terms
 //!   (M, Q, A, b, C) as one borrowed [`LagrangianView`].
+//! - [`factored`]: the same equation from a = M⁻¹(Q + C) and W = M⁻¹Aᵀ, for trees whose
+//!   generated code forms them in O(n) by the articulated-body algorithm.
 //! - [`hamiltonian`]: constrained Hamilton equations (Udwadia 2016, eq 36).
 //! - [`reference_acceleration`], [`mass_constraint_rank`]: eq 2.15 of Udwadia & Phohomsiri
 //!   2006 and its uniqueness test, for cross-checks.
@@ -30,7 +32,7 @@
 //!    (Moore–Penrose inverse by one-sided Jacobi SVD).
 //! 5. `projection` (the constraint projection shared by both formulations).
 //! 6. `singular` (the eq 2.15 reference).
-//! 7. [`fundamental`] (which falls back on `singular`), [`hamiltonian`].
+//! 7. [`fundamental`] (which falls back on `singular`), [`factored`], [`hamiltonian`].
 //! 8. [`system`] (the traits, whose default methods call the kernels).
 //! 9. [`control`] (models with inputs, closed by a control law into a [`LagrangianSystem`]),
 //!    `assemble` ([`consistent_state`], Gauss–Newton over the traits).
@@ -41,6 +43,7 @@ mod assemble;
 mod cholesky;
 pub mod control;
 mod error;
+pub mod factored;
 pub mod fundamental;
 pub mod hamiltonian;
 pub mod jacobian;
@@ -59,6 +62,7 @@ mod view;
 pub use assemble::{consistent_hamiltonian_state, consistent_state, Assembly, AssemblyOptions};
 pub use control::{ClosedLoop, ControlledLagrangianSystem};
 pub use error::Error;
+pub use factored::{factored_acceleration_and_constraint_force, pivots_usable, FactoredView};
 pub use fundamental::{
     acceleration, acceleration_and_constraint_force, acceleration_and_constraint_force_dyn,
     acceleration_dyn, constraint_force, constraint_force_dyn,

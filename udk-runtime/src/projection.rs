@@ -158,12 +158,12 @@ where
 }
 
 /// Smallest pivot ratio of A K⁻¹ Aᵀ accepted on the fast path, given the rank tolerance.
-fn fast_tolerance(options: &Options) -> f64 {
+pub(crate) fn fast_tolerance(options: &Options) -> f64 {
     FAST_PATH_PIVOT.max(options.rank_tolerance().powi(2))
 }
 
 /// `Err(NonFinite)` if the projected acceleration overflowed.
-fn finite_acceleration<N: Dim>(acceleration: &OVector<f64, N>) -> Result<(), Error>
+pub(crate) fn finite_acceleration<N: Dim>(acceleration: &OVector<f64, N>) -> Result<(), Error>
 where
     DefaultAllocator: nalgebra::allocator::Allocator<N>,
 {
