@@ -43,6 +43,12 @@ pub struct LagrangianEquations {
     /// Non-ideal constraint force C(q, q̇, t), n entries (zeros when none was given);
     /// Udwadia & Phohomsiri 2006, eq 2.14.
     pub nonideal_force: Vec<ExprId>,
+    /// The O(n) path of a kinematic tree, when it applies: q̈₀ and M⁻¹Aᵀ by the
+    /// articulated-body algorithm, for the factored fundamental equation. `None` for a model
+    /// without [`crate::ModelSpec::tree`], or one where M is singular structurally (a
+    /// massless subtree, a coordinate no joint moves) or where L holds inertia the tree does
+    /// not: such a model takes the dense path.
+    pub articulated: Option<ArticulatedEquations>,
     /// Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L (conserved when L does not depend on t, there are no
     /// forces, and the constraints are ideal and do no work).
     pub energy: ExprId,
@@ -50,6 +56,22 @@ pub struct LagrangianEquations {
     pub holonomic: Vec<ExprId>,
     /// Velocity-level constraints: ḟ for each holonomic one, then φ(q, q̇, t), m entries.
     pub velocity_constraints: Vec<ExprId>,
+}
+
+/// M⁻¹ applied by the articulated-body algorithm (Featherstone 2008, Table 7.1), for the
+/// factored fundamental equation q̈ = q̈₀ + W (A W)⁺ (b − A q̈₀) (Udwadia & Kalaba 1993,
+/// eq 17): O(n) operations per solve for a chain, instead of the O(n³) factorization of M.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArticulatedEquations {
+    /// q̈₀ = M⁻¹(Q + C), n entries: the acceleration under the generalized force Q (forces and
+    /// the part of L the tree does not hold included) and the non-ideal force C.
+    pub unconstrained_acceleration: Vec<ExprId>,
+    /// W = M⁻¹Aᵀ, n × m, one articulated-body solve per constraint.
+    pub inverse_mass_constraint: ExprMatrix,
+    /// The articulated pivots Dᵢ = Sᵢᵀ Iᴬᵢ Sᵢ, one per body of the tree (kg·m² for a revolute
+    /// joint, kg for a prismatic one); generated code falls back to the dense kernel unless
+    /// all are positive and finite.
+    pub pivots: Vec<ExprId>,
 }
 
 /// How the mass matrix was formed.

@@ -1,7 +1,7 @@
 //! Ready-made model specs, written as strings the way a model file holds them: for benchmarks,
 //! tests and examples.
 
-use crate::spec::{ModelSpec, Parameter};
+use crate::spec::{ModelSpec, NamedExpression, Parameter};
 
 fn parsed<T: std::str::FromStr>(text: &str) -> T
 where
@@ -88,6 +88,70 @@ pub fn pendulum_chain_minimal(n: usize) -> ModelSpec {
         coordinates,
         parameters: chain_parameters(n),
         lagrangian: Some(parsed(&lagrangian)),
+        ..ModelSpec::default()
+    }
+}
+
+/// The chain of [`pendulum_chain_minimal`] as a kinematic tree, with unit masses and lengths
+/// and g = 9.81 m/s² written as numbers (the tree's inertias are constants): the n relative
+/// joint angles q1…qn (rad), qₖ = θₖ − θₖ₋₁, and [`ModelSpec::tree`] set, so that the
+/// derivation forms M by the composite-rigid-body algorithm and q̈ by the articulated-body
+/// algorithm. The model of `bench/compare.py`'s `pinocchio_chain` and
+/// `bench/pinocchio_aba.cpp`: revolute joints about z, joint k at the end of rod k − 1, the
+/// point mass of link k at (0, −1, 0) in joint k's frame, gravity (0, −9.81, 0).
+///
+/// # Panics
+/// When n = 0.
+pub fn pendulum_chain_tree(n: usize) -> ModelSpec {
+    use crate::tree::{RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint};
+    assert!(n > 0, "a chain needs at least one link");
+    let coordinates = (1..=n).map(|k| parsed(&format!("q{k}"))).collect();
+    let definitions = (1..=n)
+        .map(|k| NamedExpression {
+            name: parsed(&format!("th{k}")),
+            value: parsed(&(1..=k).map(|j| format!("q{j}")).collect::<Vec<_>>().join(" + ")),
+        })
+        .collect();
+    let sum = |k: usize, term: &dyn Fn(usize) -> String| {
+        (1..=k).map(term).collect::<Vec<_>>().join(" + ")
+    };
+    let lagrangian = (1..=n)
+        .map(|k| {
+            let vx = sum(k, &|j| format!("th{j}.cos() * dot(th{j})"));
+            let vy = sum(k, &|j| format!("th{j}.sin() * dot(th{j})"));
+            let height = sum(k, &|j| format!("th{j}.cos()"));
+            format!("0.5 * (({vx}).powi(2) + ({vy}).powi(2)) + 9.81 * ({height})")
+        })
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let bodies = (0..n)
+        .map(|k| TreeBody {
+            name: format!("link{}", k + 1),
+            parent: k.checked_sub(1),
+            joint: TreeJoint::Revolute {
+                coordinate: k,
+                axis: [0.0, 0.0, 1.0],
+            },
+            origin: Transform {
+                rotation: Transform::IDENTITY.rotation,
+                translation: [0.0, if k > 0 { -1.0 } else { 0.0 }, 0.0],
+            },
+            inertia: Some(SpatialInertia {
+                mass: 1.0,
+                com: [0.0, -1.0, 0.0],
+                inertia: [[0.0; 3]; 3],
+            }),
+        })
+        .collect();
+    ModelSpec {
+        name: format!("PendulumChainTree{n}"),
+        coordinates,
+        definitions,
+        lagrangian: Some(parsed(&lagrangian)),
+        tree: Some(RigidBodyTree {
+            bodies,
+            gravity: [0.0, -9.81, 0.0],
+        }),
         ..ModelSpec::default()
     }
 }

@@ -3,7 +3,7 @@
 
 use super::tree::TreeError;
 use super::{bodies, check_holonomic, jacobian, parse_all, parse_constraints, symmetric_jacobian};
-use crate::derivation::{ExprMatrix, LagrangianEquations, MassMatrixForm};
+use crate::derivation::{ArticulatedEquations, ExprMatrix, LagrangianEquations, MassMatrixForm};
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{parse_expr, parse_load, Context, Load, Scope};
@@ -68,9 +68,13 @@ pub(super) fn derive(
             by_bodies_force,
         ));
     }
+    let mut tree_forces = None;
     if let Some(tree) = &spec.tree {
         match tree_form(pool, tree, n, l, &forces) {
-            Ok((m, q)) => candidates.push((MassMatrixForm::CompositeRigidBody, m, q)),
+            Ok((m, q, extra)) => {
+                candidates.push((MassMatrixForm::CompositeRigidBody, m, q));
+                tree_forces = extra;
+            }
             Err(e) => {
                 errors.push(lagrangian.span(), e.to_string());
                 return None;
@@ -107,6 +111,17 @@ pub(super) fn derive(
         nonideal
     };
 
+    let articulated = match (&spec.tree, tree_forces) {
+        (Some(tree), Some(extra)) => articulated(
+            pool,
+            tree,
+            &extra,
+            &nonideal_force,
+            &constraint_matrix,
+        ),
+        _ => None,
+    };
+
     // h = q̇ᵀ ∂L/∂q̇ − L.
     let velocities = velocities(pool, n);
     let mut terms: Vec<ExprId> = (velocities.iter().zip(&momenta))
@@ -123,22 +138,29 @@ pub(super) fn derive(
         constraint_matrix,
         constraint_rhs,
         nonideal_force,
+        articulated,
         energy,
         holonomic,
         velocity_constraints,
     })
 }
 
+/// The forces besides the tree's bias Q₀ (n entries) when the tree holds all of M, else
+/// `None`: the third part of [`tree_form`]'s answer.
+type TreeForces = Option<Vec<ExprId>>;
+
 /// M and Q of a kinematic tree for a model with `n` coordinates: M by the composite-rigid-body algorithm, Q = Q₀ + `forces`
 /// with the bias Q₀ by recursive Newton–Euler (`tree`), plus ∂²L_rest/∂q̇² and the
 /// Lagrangian Q of L_rest, the part of `l` the tree does not hold (none for a URDF model).
+/// Third, when ∂²L_rest/∂q̇² is zero (L_rest at most a potential), Q − Q₀: the joint forces
+/// the articulated-body algorithm adds to the bias.
 fn tree_form(
     pool: &mut Pool,
     tree: &RigidBodyTree,
     n: usize,
     l: ExprId,
     forces: &[ExprId],
-) -> Result<(ExprMatrix, Vec<ExprId>), TreeError> {
+) -> Result<(ExprMatrix, Vec<ExprId>, TreeForces), TreeError> {
     let dynamics = super::tree::smallest(pool, tree, n)?;
     let rest = super::tree::rest_of_lagrangian(pool, tree, n, l)?;
     let momenta: Vec<ExprId> = (0..n)
@@ -156,6 +178,7 @@ fn tree_form(
     let force = (dynamics.bias.iter().zip(&rest_force))
         .map(|(&a, &b)| pool.add(&[a, b]))
         .collect();
+    let holds_all = rest_matrix.entries.iter().all(|&e| pool.is_zero(e));
     Ok((
         ExprMatrix {
             rows: n,
@@ -163,7 +186,33 @@ fn tree_form(
             entries,
         },
         force,
+        holds_all.then_some(rest_force),
     ))
+}
+
+/// q̈₀ = M⁻¹(Q + C) and W = M⁻¹Aᵀ by the articulated-body algorithm on `tree`, for the joint
+/// forces `extra` + C besides the tree's bias and the rows of A; `None` where the algorithm
+/// cannot apply (see [`super::tree::articulated`]; the tree was checked by [`tree_form`]).
+fn articulated(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    extra: &[ExprId],
+    nonideal: &[ExprId],
+    constraint_matrix: &ExprMatrix,
+) -> Option<ArticulatedEquations> {
+    let n = constraint_matrix.cols;
+    let tau: Vec<ExprId> = (extra.iter().zip(nonideal))
+        .map(|(&f, &c)| pool.add(&[f, c]))
+        .collect();
+    let rows: Vec<Vec<ExprId>> = (0..constraint_matrix.rows)
+        .map(|r| (0..n).map(|j| constraint_matrix.get(r, j)).collect())
+        .collect();
+    let solve = super::tree::articulated(pool, tree, n, &tau, &rows).ok()??;
+    Some(ArticulatedEquations {
+        unconstrained_acceleration: solve.acceleration,
+        inverse_mass_constraint: solve.inverse_mass_columns,
+        pivots: solve.pivots,
+    })
 }
 
 /// The generalized velocities q̇₁ … q̇ₙ as expressions.

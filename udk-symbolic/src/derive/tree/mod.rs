@@ -13,6 +13,7 @@
 //! operations.
 
 mod algorithms;
+mod articulated;
 mod constants;
 mod links;
 
@@ -20,6 +21,7 @@ use crate::derivation::ExprMatrix;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{dot3, kinetic_energy, mat_vec, Matrix};
 use crate::tree::RigidBodyTree;
+pub use articulated::ArticulatedSolve;
 
 /// The frames the recursions express each body's vectors in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -148,6 +150,35 @@ pub fn smallest(
     } else {
         body
     })
+}
+
+/// M⁻¹ of the tree by the articulated-body algorithm in body frames (Featherstone 2008,
+/// Table 7.1): q̈ = M⁻¹(`tau` + Q₀) for joint forces `tau` (n entries, by coordinate) and
+/// M⁻¹x for each of `right_hand_sides` (n entries each), O(n) operations per solve for a
+/// chain. The tree's poses and velocities are the nodes the other recursions build
+/// (hash-consed). `Ok(None)` when the algorithm cannot apply, decided structurally: a
+/// coordinate no joint moves, or a body whose subtree has no mass (M singular).
+///
+/// # Errors
+/// A [`TreeError`] when the tree is malformed.
+pub fn articulated(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    n: usize,
+    tau: &[ExprId],
+    right_hand_sides: &[Vec<ExprId>],
+) -> Result<Option<ArticulatedSolve>, TreeError> {
+    let bodies = constants::body_constants(tree, n)?;
+    let links = links::body_links(pool, &bodies);
+    let base_acceleration = tree.gravity.map(|g| pool.number(-g));
+    Ok(articulated::solve(
+        pool,
+        &links,
+        n,
+        tau,
+        base_acceleration,
+        right_hand_sides,
+    ))
 }
 
 /// The tree's Lagrangian as a DAG node, with the scale its values are compared at: T − V with

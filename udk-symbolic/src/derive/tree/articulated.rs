@@ -1,0 +1,459 @@
+//! The articulated-body algorithm (Featherstone 2008, "Rigid Body Dynamics Algorithms",
+//! Table 7.1) run symbolically over body-frame [`Link`]s: q̈ = M⁻¹(τ + Q₀) in O(n) operations
+//! for a chain, and M⁻¹x for further right-hand sides x (the columns of M⁻¹Aᵀ) in O(n) each,
+//! with the same articulated inertias.
+//!
+//! Spatial vectors are pairs of 3-vectors (angular, linear) about the body frame's origin;
+//! an articulated inertia is the symmetric 6 × 6 matrix [[A, B], [Bᵀ, C]] (A and C
+//! symmetric), so that the force of a motion (ω, v) is (A ω + B v, Bᵀ ω + C v). A rigid
+//! body's is A = J, B = [h]×, C = m 1 (eq 2.63).
+
+use super::links::{congruence, Link};
+use crate::derivation::ExprMatrix;
+use crate::expr::{ExprId, Pool, Symbol};
+use crate::parse::{add3, cross3, dot3, scale3};
+
+/// A 3-vector of expressions.
+type Vec3 = [ExprId; 3];
+
+/// A 3 × 3 matrix of expressions, row-major.
+type Mat3 = [ExprId; 9];
+
+/// A spatial motion or force: (angular, linear) parts, about the frame's origin.
+#[derive(Clone, Copy)]
+struct Spatial {
+    angular: Vec3,
+    linear: Vec3,
+}
+
+/// The blocks of a symmetric 6 × 6 articulated inertia [[A, B], [Bᵀ, C]].
+#[derive(Clone, Copy)]
+struct Articulated {
+    a: Mat3,
+    b: Mat3,
+    c: Mat3,
+}
+
+/// What one body's articulated inertia gives every solve: U = Iᴬ S (6-vector), the pivot
+/// D = Sᵀ U and 1/D.
+struct Factor {
+    u: Spatial,
+    pivot: ExprId,
+    inverse_pivot: ExprId,
+}
+
+/// The velocity terms of the main solve of one body: c = v × S q̇ (the velocity-product
+/// acceleration), p = v ×* I v (the bias force), and Iᵃ c, the articulated inertia passed to
+/// the parent times c.
+struct Bias {
+    c: Spatial,
+    p: Spatial,
+    inertia_c: Spatial,
+}
+
+/// M⁻¹ of a tree, as the articulated-body algorithm forms it.
+pub struct ArticulatedSolve {
+    /// a = M⁻¹(τ + Q₀), n entries (Q₀ = −(C q̇ + g), the base accelerating at −gravity).
+    pub acceleration: Vec<ExprId>,
+    /// M⁻¹ xⱼ for each extra right-hand side xⱼ, as columns: n × (number of xⱼ).
+    pub inverse_mass_columns: ExprMatrix,
+    /// Dᵢ = Sᵢᵀ Iᴬᵢ Sᵢ, one per body (kg·m² revolute, kg prismatic); all positive exactly when
+    /// M is positive definite.
+    pub pivots: Vec<ExprId>,
+}
+
+/// The articulated-body algorithm on `links` (body frames, every coordinate 0..n moved by one
+/// link): q̈ = M⁻¹(τ + Q₀) for the joint forces `tau` (n entries, by coordinate) with the base
+/// accelerating at `base_acceleration`, and M⁻¹ of each of `right_hand_sides` (n entries each),
+/// solved with zero velocity and base acceleration. `None` when the algorithm cannot apply:
+/// a coordinate no link moves, or a body whose subtree has no mass (its articulated inertia
+/// is zero, and so is its pivot).
+pub(super) fn solve(
+    pool: &mut Pool,
+    links: &[Link],
+    n: usize,
+    tau: &[ExprId],
+    base_acceleration: Vec3,
+    right_hand_sides: &[Vec<ExprId>],
+) -> Option<ArticulatedSolve> {
+    if links.len() != n {
+        return None;
+    }
+    let mut has_mass: Vec<bool> = links.iter().map(|l| l.inertia.is_some()).collect();
+    for (i, link) in links.iter().enumerate().rev() {
+        if let (Some(p), true) = (link.parent, has_mass[i]) {
+            has_mass[p] = true;
+        }
+    }
+    if has_mass.contains(&false) {
+        return None;
+    }
+    let bodies = rigid_inertias(pool, links);
+    let (velocity_bias, own_bias) = kinematics(pool, links, &bodies);
+    let (factors, bias) = factor(pool, links, &bodies, velocity_bias, own_bias);
+    let acceleration = forces(pool, links, &factors, tau, Some(&bias), base_acceleration);
+    let zero = pool.zero();
+    let columns: Vec<Vec<ExprId>> = (right_hand_sides.iter())
+        .map(|x| forces(pool, links, &factors, x, None, [zero; 3]))
+        .collect();
+    let m = columns.len();
+    let entries = (0..n * m).map(|k| columns[k % m][k / m]).collect();
+    Some(ArticulatedSolve {
+        acceleration,
+        inverse_mass_columns: ExprMatrix {
+            rows: n,
+            cols: m,
+            entries,
+        },
+        pivots: factors.iter().map(|f| f.pivot).collect(),
+    })
+}
+
+/// Each body's rigid-body inertia about its origin (zero for a massless body).
+fn rigid_inertias(pool: &mut Pool, links: &[Link]) -> Vec<Articulated> {
+    let zero = pool.zero();
+    (links.iter())
+        .map(|link| match link.inertia {
+            None => Articulated {
+                a: [zero; 9],
+                b: [zero; 9],
+                c: [zero; 9],
+            },
+            Some(i) => {
+                let [hx, hy, hz] = i.first_moment;
+                let (mhx, mhy, mhz) = (pool.neg(hx), pool.neg(hy), pool.neg(hz));
+                Articulated {
+                    a: i.rotational,
+                    b: [zero, mhz, hy, hz, zero, mhx, mhy, hx, zero],
+                    c: [i.mass, zero, zero, zero, i.mass, zero, zero, zero, i.mass],
+                }
+            }
+        })
+        .collect()
+}
+
+/// I v for an articulated inertia and a motion.
+fn apply(pool: &mut Pool, inertia: &Articulated, v: &Spatial) -> Spatial {
+    let ab = mat_vec(pool, &inertia.a, v.angular);
+    let bv = mat_vec(pool, &inertia.b, v.linear);
+    let bt = mat_t_vec(pool, &inertia.b, v.angular);
+    let cv = mat_vec(pool, &inertia.c, v.linear);
+    Spatial {
+        angular: add3(pool, ab, bv),
+        linear: add3(pool, bt, cv),
+    }
+}
+
+/// M v for a row-major 3 × 3 M.
+fn mat_vec(pool: &mut Pool, m: &Mat3, v: Vec3) -> Vec3 {
+    [0, 1, 2].map(|r| dot3(pool, [m[3 * r], m[3 * r + 1], m[3 * r + 2]], v))
+}
+
+/// Mᵀ v for a row-major 3 × 3 M.
+fn mat_t_vec(pool: &mut Pool, m: &Mat3, v: Vec3) -> Vec3 {
+    [0, 1, 2].map(|c| dot3(pool, [m[c], m[3 + c], m[6 + c]], v))
+}
+
+/// The joint's motion subspace times `rate`: (s rate, 0) revolute, (0, s rate) prismatic.
+fn joint_motion(pool: &mut Pool, link: &Link, rate: ExprId) -> Spatial {
+    let zero = pool.zero();
+    let along = scale3(pool, rate, link.axis);
+    if link.revolute {
+        Spatial {
+            angular: along,
+            linear: [zero; 3],
+        }
+    } else {
+        Spatial {
+            angular: [zero; 3],
+            linear: along,
+        }
+    }
+}
+
+/// Sᵀ f: the joint's component of a force.
+fn joint_component(pool: &mut Pool, link: &Link, f: &Spatial) -> ExprId {
+    dot3(pool, link.axis, if link.revolute { f.angular } else { f.linear })
+}
+
+/// A parent-frame motion in the child's frame: ω' = Eᵀω, v' = Eᵀ(v + ω × r).
+fn motion_to_child(pool: &mut Pool, link: &Link, m: &Spatial) -> Spatial {
+    let moved = cross3(pool, m.angular, link.offset);
+    let at_child = add3(pool, m.linear, moved);
+    Spatial {
+        angular: link.rotation.to_child(pool, m.angular),
+        linear: link.rotation.to_child(pool, at_child),
+    }
+}
+
+/// A child-frame force in the parent's frame: f' = E f, n' = E n + r × E f.
+fn force_to_parent(pool: &mut Pool, link: &Link, f: &Spatial) -> Spatial {
+    let linear = link.rotation.to_parent(pool, f.linear);
+    let turned = link.rotation.to_parent(pool, f.angular);
+    let lever = cross3(pool, link.offset, linear);
+    Spatial {
+        angular: add3(pool, turned, lever),
+        linear,
+    }
+}
+
+/// The sum of spatial vectors.
+fn sum(pool: &mut Pool, terms: &[Spatial]) -> Spatial {
+    let angular: Vec<Vec3> = terms.iter().map(|t| t.angular).collect();
+    let linear: Vec<Vec3> = terms.iter().map(|t| t.linear).collect();
+    Spatial {
+        angular: sum3(pool, &angular),
+        linear: sum3(pool, &linear),
+    }
+}
+
+/// The componentwise sum of 3-vectors.
+fn sum3(pool: &mut Pool, terms: &[Vec3]) -> Vec3 {
+    [0, 1, 2].map(|k| {
+        let parts: Vec<ExprId> = terms.iter().map(|t| t[k]).collect();
+        pool.add(&parts)
+    })
+}
+
+/// Pass 1, outwards: each body's spatial velocity v, and c = v × S q̇ and p = v ×* I v.
+fn kinematics(
+    pool: &mut Pool,
+    links: &[Link],
+    bodies: &[Articulated],
+) -> (Vec<Spatial>, Vec<Spatial>) {
+    let zero = pool.zero();
+    let rest = Spatial {
+        angular: [zero; 3],
+        linear: [zero; 3],
+    };
+    let mut velocities: Vec<Spatial> = Vec::with_capacity(links.len());
+    let mut c = Vec::with_capacity(links.len());
+    let mut p = Vec::with_capacity(links.len());
+    for (link, inertia) in links.iter().zip(bodies) {
+        let rate = pool.symbol(Symbol::Velocity(link.coordinate));
+        let joint = joint_motion(pool, link, rate);
+        let carried = match link.parent {
+            Some(parent) => motion_to_child(pool, link, &velocities[parent]),
+            None => rest,
+        };
+        let v = Spatial {
+            angular: add3(pool, carried.angular, joint.angular),
+            linear: add3(pool, carried.linear, joint.linear),
+        };
+        // v × (ω_J, v_J) = (ω × ω_J, ω × v_J + v × ω_J).
+        let angular = cross3(pool, v.angular, joint.angular);
+        let spin = cross3(pool, v.angular, joint.linear);
+        let drift = cross3(pool, v.linear, joint.angular);
+        c.push(Spatial {
+            angular,
+            linear: add3(pool, spin, drift),
+        });
+        // v ×* (n, f) = (ω × n + v × f, ω × f).
+        let momentum = apply(pool, inertia, &v);
+        let turning = cross3(pool, v.angular, momentum.angular);
+        let sliding = cross3(pool, v.linear, momentum.linear);
+        p.push(Spatial {
+            angular: add3(pool, turning, sliding),
+            linear: cross3(pool, v.angular, momentum.linear),
+        });
+        velocities.push(v);
+    }
+    (c, p)
+}
+
+/// Pass 2 for the inertias, inwards: Iᴬ = I + Σ children's Iᵃ carried in, U = Iᴬ S,
+/// D = Sᵀ U, and Iᵃ = Iᴬ − U Uᵀ / D (what a body passes to its parent). Returns the factors
+/// and the main solve's bias terms, with Iᵃ c.
+fn factor(
+    pool: &mut Pool,
+    links: &[Link],
+    bodies: &[Articulated],
+    c: Vec<Spatial>,
+    p: Vec<Spatial>,
+) -> (Vec<Factor>, Vec<Bias>) {
+    let mut parts: Vec<Vec<Articulated>> = bodies.iter().map(|b| vec![*b]).collect();
+    let mut factors: Vec<Option<Factor>> = (0..links.len()).map(|_| None).collect();
+    let mut passed: Vec<Option<Articulated>> = vec![None; links.len()];
+    for (i, link) in links.iter().enumerate().rev() {
+        let inertia = sum_articulated(pool, &parts[i]);
+        let (s_angular, s_linear) = if link.revolute {
+            (link.axis, [pool.zero(); 3])
+        } else {
+            ([pool.zero(); 3], link.axis)
+        };
+        let u = apply(
+            pool,
+            &inertia,
+            &Spatial {
+                angular: s_angular,
+                linear: s_linear,
+            },
+        );
+        let pivot = joint_component(pool, link, &u);
+        let inverse_pivot = pool.recip(pivot);
+        let reduced = Articulated {
+            a: outer_update(pool, &inertia.a, u.angular, u.angular, inverse_pivot),
+            b: outer_update(pool, &inertia.b, u.angular, u.linear, inverse_pivot),
+            c: outer_update(pool, &inertia.c, u.linear, u.linear, inverse_pivot),
+        };
+        if let Some(parent) = link.parent {
+            let carried = inertia_to_parent(pool, link, &reduced);
+            parts[parent].push(carried);
+        }
+        passed[i] = Some(reduced);
+        factors[i] = Some(Factor {
+            u,
+            pivot,
+            inverse_pivot,
+        });
+    }
+    let factors: Vec<Factor> = factors.into_iter().flatten().collect();
+    let passed: Vec<Articulated> = passed.into_iter().flatten().collect();
+    let bias = (c.into_iter().zip(p).zip(&passed))
+        .map(|((c, p), reduced)| Bias {
+            inertia_c: apply(pool, reduced, &c),
+            c,
+            p,
+        })
+        .collect();
+    (factors, bias)
+}
+
+/// X − x yᵀ / D (row-major; exactly symmetric when X is and x = y).
+fn outer_update(pool: &mut Pool, x: &Mat3, u: Vec3, v: Vec3, inverse_pivot: ExprId) -> Mat3 {
+    let minus = pool.neg(inverse_pivot);
+    std::array::from_fn(|k| {
+        let (r, c) = (k / 3, k % 3);
+        let product = pool.mul(&[minus, u[r], v[c]]);
+        pool.add(&[x[k], product])
+    })
+}
+
+/// The sum of articulated inertias.
+fn sum_articulated(pool: &mut Pool, parts: &[Articulated]) -> Articulated {
+    let block = |pool: &mut Pool, pick: fn(&Articulated) -> &Mat3| -> Mat3 {
+        std::array::from_fn(|k| {
+            let terms: Vec<ExprId> = parts.iter().map(|p| pick(p)[k]).collect();
+            pool.add(&terms)
+        })
+    };
+    Articulated {
+        a: block(pool, |p| &p.a),
+        b: block(pool, |p| &p.b),
+        c: block(pool, |p| &p.c),
+    }
+}
+
+/// Xᵀ* I X for the motion transform X from the parent to the child: each block turned by
+/// E (E A Eᵀ, E B Eᵀ, E C Eᵀ), then moved to the parent's origin by r:
+/// A' = A + K + Kᵀ + [r]× Pᵀ, B' = B + P, C' = C with K = [r]× Bᵀ and P = [r]× C.
+fn inertia_to_parent(pool: &mut Pool, link: &Link, inertia: &Articulated) -> Articulated {
+    let turn = |pool: &mut Pool, v: Vec3| link.rotation.to_parent(pool, v);
+    let a = congruence(pool, &inertia.a, turn);
+    let c = congruence(pool, &inertia.c, turn);
+    let b = general_congruence(pool, &inertia.b, turn);
+    let r = link.offset;
+    // Columns of [r]× Bᵀ are r × (rows of B); of [r]× C, r × (columns of C); of [r]× Pᵀ,
+    // r × (rows of P).
+    let k_columns = [0, 1, 2].map(|j| cross3(pool, r, [b[3 * j], b[3 * j + 1], b[3 * j + 2]]));
+    let p_columns = [0, 1, 2].map(|j| cross3(pool, r, [c[j], c[3 + j], c[6 + j]]));
+    let rp_columns =
+        [0, 1, 2].map(|j| cross3(pool, r, [p_columns[0][j], p_columns[1][j], p_columns[2][j]]));
+    let shifted_a = std::array::from_fn(|k| {
+        let (row, col) = (k / 3, k % 3);
+        let (row, col) = (row.min(col), row.max(col));
+        let terms = [
+            a[3 * row + col],
+            k_columns[col][row],
+            k_columns[row][col],
+            rp_columns[col][row],
+        ];
+        pool.add(&terms)
+    });
+    let shifted_b = std::array::from_fn(|k| {
+        let (row, col) = (k / 3, k % 3);
+        pool.add(&[b[k], p_columns[col][row]])
+    });
+    Articulated {
+        a: shifted_a,
+        b: shifted_b,
+        c,
+    }
+}
+
+/// E B Eᵀ for a general (row-major) B and the map v ↦ E v.
+fn general_congruence(
+    pool: &mut Pool,
+    b: &Mat3,
+    mut apply: impl FnMut(&mut Pool, Vec3) -> Vec3,
+) -> Mat3 {
+    // Columns of E B, then the rows of (E B) Eᵀ are E applied to the rows of E B.
+    let columns = [0, 1, 2].map(|k| apply(pool, [b[k], b[3 + k], b[6 + k]]));
+    let rows = [0, 1, 2].map(|r| apply(pool, [columns[0][r], columns[1][r], columns[2][r]]));
+    // rows[r], E applied to row r of E B, is row r of (E B) Eᵀ = (E (E B)ᵀ)ᵀ.
+    std::array::from_fn(|k| rows[k / 3][k % 3])
+}
+
+/// Pass 2 for the forces (inwards) and pass 3 (outwards) of one solve: with u = τ − Sᵀpᴬ,
+/// pᵃ = pᴬ + Iᵃ c + U u / D carried to the parent, then a' = X a_parent + c,
+/// q̈ = (u − Uᵀ a') / D, a = a' + S q̈. Without `bias` the velocity terms are zero.
+fn forces(
+    pool: &mut Pool,
+    links: &[Link],
+    factors: &[Factor],
+    tau: &[ExprId],
+    bias: Option<&[Bias]>,
+    base_acceleration: Vec3,
+) -> Vec<ExprId> {
+    let zero = pool.zero();
+    let mut parts: Vec<Vec<Spatial>> = (0..links.len())
+        .map(|i| bias.map(|b| vec![b[i].p]).unwrap_or_default())
+        .collect();
+    let mut joint_force = vec![zero; links.len()];
+    for (i, link) in links.iter().enumerate().rev() {
+        let total = sum(pool, &parts[i]);
+        let component = joint_component(pool, link, &total);
+        let tau_i = tau.get(link.coordinate).copied().unwrap_or(zero);
+        let u = pool.sub(tau_i, component);
+        joint_force[i] = u;
+        if let Some(parent) = link.parent {
+            let f = &factors[i];
+            let scale = pool.mul(&[u, f.inverse_pivot]);
+            let along = Spatial {
+                angular: scale3(pool, scale, f.u.angular),
+                linear: scale3(pool, scale, f.u.linear),
+            };
+            let mut terms = vec![total, along];
+            if let Some(b) = bias {
+                terms.push(b[i].inertia_c);
+            }
+            let carried = sum(pool, &terms);
+            let carried = force_to_parent(pool, link, &carried);
+            parts[parent].push(carried);
+        }
+    }
+    let base = Spatial {
+        angular: [zero; 3],
+        linear: base_acceleration,
+    };
+    let mut accelerations: Vec<Spatial> = Vec::with_capacity(links.len());
+    let mut qdd = vec![zero; links.len()];
+    for (i, link) in links.iter().enumerate() {
+        let parent_acceleration = link.parent.map_or(base, |p| accelerations[p]);
+        let carried = motion_to_child(pool, link, &parent_acceleration);
+        let a_prime = match bias {
+            Some(b) => sum(pool, &[carried, b[i].c]),
+            None => carried,
+        };
+        let f = &factors[i];
+        let projected = dot3(pool, f.u.angular, a_prime.angular);
+        let projected_linear = dot3(pool, f.u.linear, a_prime.linear);
+        let minus = pool.add(&[projected, projected_linear]);
+        let free = pool.sub(joint_force[i], minus);
+        let rate = pool.mul(&[free, f.inverse_pivot]);
+        qdd[link.coordinate] = rate;
+        let joint = joint_motion(pool, link, rate);
+        accelerations.push(sum(pool, &[a_prime, joint]));
+    }
+    qdd
+}
