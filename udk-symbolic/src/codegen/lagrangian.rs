@@ -128,6 +128,88 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     .iter()
     .zip(&values)
     .map(|(name, value)| field(name, value));
+    let factored = eq.articulated.as_ref().map(|art| {
+        let mut outputs = vec![
+            (
+                local("unconstrained_acceleration"),
+                Output::Vector(&art.unconstrained_acceleration),
+            ),
+            (
+                local("inverse_mass_constraint"),
+                Output::Matrix(&art.inverse_mass_constraint),
+            ),
+            (
+                local("constraint_matrix"),
+                Output::Matrix(&eq.constraint_matrix),
+            ),
+            (local("constraint_rhs"), Output::Vector(&eq.constraint_rhs)),
+            (local("pivots"), Output::Vector(&art.pivots)),
+        ];
+        if has_nonideal {
+            outputs.push((local("nonideal_force"), Output::Vector(&eq.nonideal_force)));
+        }
+        let (statements, values) = code.emit(&outputs);
+        let [a, w, a_matrix, b, pivots] = [0, 1, 2, 3, 4].map(|k| values[k].clone());
+        let c = match values.get(5) {
+            Some(c) => quote!(::core::option::Option::Some(&#c)),
+            None => quote!(::core::option::Option::None),
+        };
+        let doc_factored = doc(&format!(
+            "q̈ and the constraint force Qᶜ, {n} entries each, by the articulated-body algorithm (Featherstone 2008, Table 7.1): \
+             q̈₀ = M⁻¹(Q + C) and W = M⁻¹Aᵀ in O(n), then q̈ = q̈₀ + W (A W)⁺ (b − A q̈₀), Qᶜ = Aᵀ(A W)⁺(b − A q̈₀) + C \
+             (Udwadia & Kalaba 1993, eqs 16–17). Where an articulated pivot is not positive and finite, the dense kernel on M, Q, A, b, C.\n\n\
+             {state}\n\n# Errors\nAs `acceleration`."
+        ));
+        quote! {
+            #doc_factored
+            pub fn factored_acceleration(&self, q: &#vec_n, qd: &#vec_n, #u t: f64, options: &#runtime::Options)
+                -> ::core::result::Result<(#vec_n, #vec_n), #error> {
+                #statements
+                if !#runtime::pivots_usable(#pivots.as_slice()) {
+                    let terms = Self::terms(self, q, qd, #u_arg t);
+                    return #runtime::acceleration_and_constraint_force(terms.view(), options);
+                }
+                #runtime::factored_acceleration_and_constraint_force(
+                    #runtime::FactoredView {
+                        unconstrained_acceleration: &#a,
+                        inverse_mass_constraint: &#w,
+                        constraint_matrix: &#a_matrix,
+                        constraint_rhs: &#b,
+                        nonideal_force: #c,
+                    },
+                    options,
+                )
+            }
+        }
+    });
+    let (acceleration_body, constraint_force_body) = if factored.is_some() {
+        (
+            quote!(Self::factored_acceleration(self, q, qd, #u_arg t, &#runtime::Options::default()).map(|(x, _)| x)),
+            quote!(Self::factored_acceleration(self, q, qd, #u_arg t, &#runtime::Options::default()).map(|(_, f)| f)),
+        )
+    } else {
+        (
+            quote!(<Self as #system>::acceleration(self, q, qd, #u_arg t)),
+            quote!(<Self as #system>::constraint_force(self, q, qd, #u_arg t)),
+        )
+    };
+    // The system trait's own q̈ and Qᶜ through the factored form (a model with inputs reaches
+    // it through its closed loop, which reads `terms`: the dense path).
+    let trait_factored = if factored.is_some() && code.k == 0 {
+        quote! {
+            fn acceleration_with(&self, q: &#vec_n, qd: &#vec_n, t: f64, options: &#runtime::Options)
+                -> ::core::result::Result<#vec_n, #error> {
+                Self::factored_acceleration(self, q, qd, t, options).map(|(x, _)| x)
+            }
+
+            fn constraint_force(&self, q: &#vec_n, qd: &#vec_n, t: f64)
+                -> ::core::result::Result<#vec_n, #error> {
+                Self::factored_acceleration(self, q, qd, t, &#runtime::Options::default()).map(|(_, f)| f)
+            }
+        }
+    } else {
+        TokenStream::new()
+    };
     let allow = allowances();
     let Shared {
         constants,
@@ -170,13 +252,15 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
 
             #doc_acceleration
             pub fn acceleration(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> ::core::result::Result<#vec_n, #error> {
-                <Self as #system>::acceleration(self, q, qd, #u_arg t)
+                #acceleration_body
             }
 
             #doc_constraint_force
             pub fn constraint_force(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> ::core::result::Result<#vec_n, #error> {
-                <Self as #system>::constraint_force(self, q, qd, #u_arg t)
+                #constraint_force_body
             }
+
+            #factored
 
             #doc_energy
             pub fn energy(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> f64 { #energy }
@@ -201,6 +285,8 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
             #holonomic_residual
 
             #output_values
+
+            #trait_factored
 
             fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #vec_m {
                 Self::velocity_residual(self, q, qd, #u_arg t)

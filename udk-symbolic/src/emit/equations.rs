@@ -75,6 +75,27 @@ fn matrix<'e>(
     }
 }
 
+/// Which path q̈ takes, for a model with a kinematic tree (`None` without one: the dense path,
+/// as always): the articulated-body algorithm, or the dense path where it cannot apply.
+fn acceleration_path(d: &Derivation) -> Option<&'static str> {
+    let Equations::Lagrangian(e) = &d.equations else {
+        return None;
+    };
+    let tree = (e.mass_matrix_forms.iter())
+        .any(|(form, _)| *form == crate::derivation::MassMatrixForm::CompositeRigidBody);
+    match (tree, &e.articulated) {
+        (false, _) => None,
+        (true, Some(_)) => Some(
+            "O(n), q''0 = M^-1 (Q + C) and M^-1 A^T by the articulated-body algorithm, \
+             q'' = q''0 + M^-1 A^T (A M^-1 A^T)^+ (b - A q''0)",
+        ),
+        (true, None) => Some(
+            "dense, M factored (the articulated-body algorithm does not apply: a massless \
+             subtree, a coordinate outside the tree, or inertia the tree does not hold)",
+        ),
+    }
+}
+
 struct Sheet {
     format: Format,
     names: Names,
@@ -122,12 +143,16 @@ impl Sheet {
             ),
         };
         let coordinates = d.coordinates.join(", ");
+        let path = acceleration_path(d);
         match self.format {
             Format::Text => {
                 self.line(format!(
                     "{} ({kind}): n = {n} coordinates ({coordinates}), m = {m} constraints",
                     d.name
                 ));
+                if let Some(path) = path {
+                    self.line(format!("acceleration: {path}"));
+                }
                 if !d.parameters.is_empty() {
                     self.line(format!("parameters: {}", d.parameters.join(", ")));
                 }
@@ -135,6 +160,9 @@ impl Sheet {
             }
             Format::Latex => {
                 self.line(format!("% {} ({kind}), coordinates: {coordinates}", d.name));
+                if let Some(path) = path {
+                    self.line(format!("% acceleration: {path}"));
+                }
                 self.line("\\begin{aligned}".to_owned());
                 self.line(format!("n &= {n}, \\quad m = {m} \\\\"));
             }
