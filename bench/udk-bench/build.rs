@@ -7,7 +7,7 @@ use std::env;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::Path;
-use udk_symbolic::models::{pendulum_chain_cartesian, pendulum_chain_minimal};
+use udk_symbolic::models::{pendulum_chain_cartesian, pendulum_chain_minimal, pendulum_chain_tree};
 use udk_symbolic::ModelSpec;
 
 fn sizes() -> Vec<usize> {
@@ -61,6 +61,42 @@ fn model_code(spec: &ModelSpec, links: usize, form: &str) -> String {
     code
 }
 
+/// The tree chains (`pendulum_chain_tree`, no parameters): n = 2 and 5, with the `large`
+/// feature also 10, 20, 30, 40 and 60; and `tree_chain(n)`, the model of n links.
+fn tree_chains() -> String {
+    let mut sizes = vec![2, 5];
+    if env::var_os("CARGO_FEATURE_LARGE").is_some() {
+        sizes.extend([10, 20, 30, 40, 60]);
+    }
+    let mut code = String::new();
+    let mut arms = String::new();
+    for links in sizes {
+        let spec = pendulum_chain_tree(links);
+        let name = &spec.name;
+        let generated = udk_symbolic::generate(&spec)
+            .unwrap_or_else(|e| panic!("{name} does not generate: {e:?}"));
+        writeln!(
+            code,
+            "/// The {links}-link chain as a tree (`udk_symbolic::models::pendulum_chain_tree`).\n\
+             #[derive(Clone, Copy, Debug)]\npub struct {name};\n{generated}"
+        )
+        .unwrap();
+        writeln!(
+            arms,
+            "        {links} => Some(::std::boxed::Box::new(crate::tree_chain::Tree::<{name}, {links}>({name}))),"
+        )
+        .unwrap();
+    }
+    writeln!(
+        code,
+        "/// The generated tree chain of `links` links, `None` when that size was not generated.\n\
+         pub fn tree_chain(links: usize) -> Option<::std::boxed::Box<dyn crate::tree_chain::TreeChain>> {{\n\
+         \x20   match links {{\n{arms}        _ => None,\n    }}\n}}"
+    )
+    .unwrap();
+    code
+}
+
 fn main() {
     println!("cargo::rerun-if-changed=build.rs");
     let mut code = String::new();
@@ -88,6 +124,7 @@ fn main() {
          \x20   match (chain.links(), form) {{\n{arms}        _ => None,\n    }}\n}}"
     )
     .unwrap();
+    code += &tree_chains();
     let out = Path::new(&env::var_os("OUT_DIR").expect("cargo sets OUT_DIR")).join("models.rs");
     fs::write(out, code).expect("OUT_DIR is writable");
 }

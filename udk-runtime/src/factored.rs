@@ -120,12 +120,8 @@ where
     };
     let x = a + &w * &lambda;
     finite_acceleration(&x)?;
-    let rho = residual::relative_residual(
-        &scaled_matrix,
-        &scaled_rhs,
-        &x,
-        max_magnitude(a.as_slice()),
-    );
+    let rho =
+        residual::relative_residual(&scaled_matrix, &scaled_rhs, &x, max_magnitude(a.as_slice()));
     if !fast && rho > options.consistency_tolerance {
         return Err(Error::InconsistentConstraints {
             residual: (&scaled_matrix * &x - &scaled_rhs).norm(),

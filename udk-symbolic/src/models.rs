@@ -109,7 +109,12 @@ pub fn pendulum_chain_tree(n: usize) -> ModelSpec {
     let definitions = (1..=n)
         .map(|k| NamedExpression {
             name: parsed(&format!("th{k}")),
-            value: parsed(&(1..=k).map(|j| format!("q{j}")).collect::<Vec<_>>().join(" + ")),
+            value: parsed(
+                &(1..=k)
+                    .map(|j| format!("q{j}"))
+                    .collect::<Vec<_>>()
+                    .join(" + "),
+            ),
         })
         .collect();
     let sum = |k: usize, term: &dyn Fn(usize) -> String| {

@@ -13,6 +13,7 @@ mod generated;
 pub mod models;
 mod tape;
 pub mod timing;
+pub mod tree_chain;
 mod workload;
 
 pub use closed_form::DoublePendulum;

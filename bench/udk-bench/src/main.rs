@@ -4,6 +4,7 @@
 //! - `accel WORKLOAD`: nanoseconds per acceleration call of every udk path.
 //! - `derive N...`: seconds of derivation plus Rust emission (`udk_symbolic::generate`).
 //! - `simulate WORKLOAD T_END TOL`: one DOP853 run per generated model.
+//! - `tree N...`: nanoseconds per acceleration of the tree chains, O(n) path and dense kernel.
 //! - `macro-source FORM N`: a `lib.rs` holding just that chain model under `#[lagrangian]`.
 
 use serde_json::{json, Value};
@@ -210,14 +211,43 @@ fn run(args: &[String]) -> Result<(), Box<dyn Error>> {
         ["simulate", path, t_end, tolerance] => {
             simulate(&read_workload(path)?, t_end.parse()?, tolerance.parse()?)?
         }
+        ["tree", sizes @ ..] => tree(
+            &sizes
+                .iter()
+                .map(|s| s.parse())
+                .collect::<Result<Vec<usize>, _>>()?,
+        )?,
         ["macro-source", f, links] => {
             print!("{}", macro_source(form(f)?, links.parse()?));
             return Ok(());
         }
-        _ => return Err("usage: udk-bench check|accel WORKLOAD | derive N... | simulate WORKLOAD T_END TOL | macro-source cartesian|minimal N".into()),
+        _ => return Err("usage: udk-bench check|accel WORKLOAD | derive N... | tree N... | simulate WORKLOAD T_END TOL | macro-source cartesian|minimal N".into()),
     };
     println!("{output}");
     Ok(())
+}
+
+/// Nanoseconds per acceleration of the generated tree chains of `sizes` links, by the
+/// articulated-body path and by the dense kernel on the same model's M and Q, with their
+/// largest relative difference over 32 states.
+fn tree(sizes: &[usize]) -> Result<Value, Box<dyn Error>> {
+    let mut rows = Vec::new();
+    for &links in sizes {
+        let model = models::tree_chain(links).ok_or_else(|| {
+            format!("the {links}-link tree chain was not generated (feature large?)")
+        })?;
+        let states = udk_bench::tree_chain::states(links, 32);
+        let mut difference: f64 = 0.0;
+        for (q, qd) in &states {
+            let (a, b) = (model.factored(q, qd)?, model.dense(q, qd)?);
+            let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
+            let d: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x - y).collect();
+            difference = difference.max(norm(&d) / norm(&b));
+        }
+        let (factored, dense) = model.ns_per_call(&states);
+        rows.push(json!({"links": links, "factored_ns": factored, "dense_ns": dense, "relative_difference": difference}));
+    }
+    Ok(Value::Array(rows))
 }
 
 fn main() {

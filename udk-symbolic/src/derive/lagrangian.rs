@@ -112,13 +112,9 @@ pub(super) fn derive(
     };
 
     let articulated = match (&spec.tree, tree_forces) {
-        (Some(tree), Some(extra)) => articulated(
-            pool,
-            tree,
-            &extra,
-            &nonideal_force,
-            &constraint_matrix,
-        ),
+        (Some(tree), Some(extra)) => {
+            articulated(pool, tree, &extra, &nonideal_force, &constraint_matrix)
+        }
         _ => None,
     };
 

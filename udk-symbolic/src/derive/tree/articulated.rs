@@ -173,7 +173,11 @@ fn joint_motion(pool: &mut Pool, link: &Link, rate: ExprId) -> Spatial {
 
 /// Sᵀ f: the joint's component of a force.
 fn joint_component(pool: &mut Pool, link: &Link, f: &Spatial) -> ExprId {
-    dot3(pool, link.axis, if link.revolute { f.angular } else { f.linear })
+    dot3(
+        pool,
+        link.axis,
+        if link.revolute { f.angular } else { f.linear },
+    )
 }
 
 /// A parent-frame motion in the child's frame: ω' = Eᵀω, v' = Eᵀ(v + ω × r).
