@@ -47,6 +47,9 @@ where
     pub nonideal_force: Option<&'a OVector<f64, N>>,
 }
 
+/// (q̈, Qᶜ): the constrained acceleration and the constraint force, n entries each.
+pub type AccelerationAndForce<N> = (OVector<f64, N>, OVector<f64, N>);
+
 /// Whether the pivots Dᵢ = Sᵢᵀ Iᴬᵢ Sᵢ of an articulated-body algorithm (the joint-space
 /// inertias of the articulated bodies, kg or kg·m²) allow its answer: every one finite and
 /// above `FACTOR_TOLERANCE` (1e-8) times the largest, the relative threshold the dense
@@ -70,7 +73,7 @@ pub fn pivots_usable(pivots: &[f64]) -> bool {
 pub fn factored_acceleration_and_constraint_force<N: Dim, R: Dim>(
     terms: FactoredView<'_, N, R>,
     options: &Options,
-) -> Result<(OVector<f64, N>, OVector<f64, N>), Error>
+) -> Result<AccelerationAndForce<N>, Error>
 where
     DefaultAllocator: Allocator<N, N>
         + Allocator<R, N>
