@@ -3,7 +3,7 @@
 
 use super::tree::TreeError;
 use super::{bodies, check_holonomic, jacobian, parse_all, parse_constraints, symmetric_jacobian};
-use crate::derivation::{ExprMatrix, LagrangianEquations, MassMatrixForm};
+use crate::derivation::{ExprMatrix, LagrangianEquations, MassMatrixForm, NamedValue};
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{parse_expr, parse_load, Context, Load, Scope};
@@ -12,12 +12,15 @@ use crate::tree::RigidBodyTree;
 use proc_macro2::Span;
 
 /// Parses every expression of a Lagrangian `spec` and derives its equations; `None` when an
-/// error was found (pushed to `errors`).
+/// error was found (pushed to `errors`). When M and Q come from the model's kinematic tree,
+/// the subexpressions they share are appended to `definitions` as `tmp1`, `tmp2`, …, so that
+/// the equation sheet prints each once.
 pub(super) fn derive(
     spec: &ModelSpec,
     lagrangian: &Expression,
     scope: &Scope,
     pool: &mut Pool,
+    definitions: &mut Vec<NamedValue>,
     errors: &mut Errors,
 ) -> Option<LagrangianEquations> {
     let n = spec.coordinates.len();
@@ -87,6 +90,10 @@ pub(super) fn derive(
         .min_by_key(|&k| (sizes[k], k))
         .unwrap_or(0);
     let (chosen, mass_matrix, generalized_force) = candidates.swap_remove(smallest);
+    if chosen == MassMatrixForm::CompositeRigidBody {
+        let outputs = [&mass_matrix.entries[..], &generalized_force].concat();
+        definitions.extend(super::tree::temporaries(pool, &outputs));
+    }
 
     // Velocity level: ḟ = (∂/∂t + q̇ᵀ∂/∂q) f, then φ. Their time derivatives are
     // A q̈ − b with A = ∂(ḟ or φ)/∂q̇ (= ∂(f̈ or φ̇)/∂q̈) and b = −(∂/∂t + q̇ᵀ∂/∂q)(ḟ or φ).
