@@ -93,6 +93,7 @@ fn transpose(m: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
 /// file gives them (the quarter turns as rpy 1.57079632679, not exactly π/2), the massless
 /// `ee_link` dropped.
 pub fn ur5_urdf_bodies() -> Vec<Body> {
+    #[allow(clippy::approx_constant)] // the file's value, 4.9e-12 short of π/2
     let quarter = 1.57079632679;
     let (ez, ey) = ([0.0, 0.0, 1.0], [0.0, 1.0, 0.0]);
     let link = |mass, com_z, d: [f64; 2]| (mass, [0.0, 0.0, com_z], diagonal([d[0], d[0], d[1]]));
