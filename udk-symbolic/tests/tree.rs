@@ -389,6 +389,7 @@ fn ur5_matches_pinocchio_and_its_lagrangian() {
     // than the Lagrangian form's sheet (printed as trees, they took 6 MB).
     let sheet = udk_symbolic::emit::equations_text(&by_tree);
     assert!(sheet.contains("  tmp1 = "));
+    assert!(sheet.contains("\nM and Q by composite rigid body + recursive Newton–Euler\n"));
     assert!(sheet.len() < udk_symbolic::emit::equations_text(&reference).len());
 }
 
