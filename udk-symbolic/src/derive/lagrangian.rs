@@ -59,17 +59,35 @@ pub(super) fn derive(
         return None;
     }
     let force = generalized_force(pool, l, &momenta, &mass_matrix.entries, &forces);
-    // The same M and Q from the bodies' partial velocities and, for a kinematic tree, by the
-    // composite-rigid-body algorithm and recursive Newton–Euler; the smallest pair is kept
-    // (the first of equals).
+    // The same M and Q from the bodies' partial velocities (with the Lagrangian Q, and with
+    // Kane's) and, for a kinematic tree, by the composite-rigid-body algorithm and recursive
+    // Newton–Euler; the smallest pair is kept (the first of equals).
     let mut candidates = vec![(MassMatrixForm::Lagrangian, mass_matrix, force)];
-    if let Some(by_bodies) = bodies::mass_matrix(pool, scope, &lagrangian.0, n) {
+    if let Some(split) = bodies::split(pool, scope, &lagrangian.0) {
+        let by_bodies = bodies::mass_matrix(pool, &split, n);
         let by_bodies_force = generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
+        // Kane: Q = Q₀ of the bodies + the Lagrangian Q of L_rest (with the forces).
+        let bias = bodies::kane_bias(pool, &split.bodies, n);
+        let rest_momenta: Vec<ExprId> = (0..n)
+            .map(|i| pool.diff(split.rest, Symbol::Velocity(i)))
+            .collect();
+        let rest_matrix = symmetric_jacobian(pool, &rest_momenta, Symbol::Velocity);
+        let rest_force = generalized_force(
+            pool,
+            split.rest,
+            &rest_momenta,
+            &rest_matrix.entries,
+            &forces,
+        );
+        let kane_force = (bias.iter().zip(&rest_force))
+            .map(|(&a, &b)| pool.add(&[a, b]))
+            .collect();
         candidates.push((
             MassMatrixForm::PartialVelocities,
-            by_bodies,
+            by_bodies.clone(),
             by_bodies_force,
         ));
+        candidates.push((MassMatrixForm::Kane, by_bodies, kane_force));
     }
     if let Some(tree) = &spec.tree {
         match tree_form(pool, tree, n, l, &forces) {
@@ -188,7 +206,7 @@ fn velocities(pool: &mut Pool, n: usize) -> Vec<ExprId> {
 /// of ∂L/∂q̇ᵢ = Σⱼ Mᵢⱼq̇ⱼ + gᵢ gives this sum term by term; written so, the terms that cancel
 /// (such as ∂Mᵢⱼ/∂qₖ against itself in cᵢⱼₖ) are identical DAG nodes and vanish in the
 /// like-term collection, instead of surviving as pairs like m₂X − m₂(X + Y).
-fn generalized_force(
+pub(super) fn generalized_force(
     pool: &mut Pool,
     l: ExprId,
     momenta: &[ExprId],
