@@ -68,20 +68,8 @@ pub(super) fn derive(
         let by_bodies_force = generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
         // Kane: Q = Q₀ of the bodies + the Lagrangian Q of L_rest (with the forces).
         let bias = bodies::kane_bias(pool, &split.bodies, n);
-        let rest_momenta: Vec<ExprId> = (0..n)
-            .map(|i| pool.diff(split.rest, Symbol::Velocity(i)))
-            .collect();
-        let rest_matrix = symmetric_jacobian(pool, &rest_momenta, Symbol::Velocity);
-        let rest_force = generalized_force(
-            pool,
-            split.rest,
-            &rest_momenta,
-            &rest_matrix.entries,
-            &forces,
-        );
-        let kane_force = (bias.iter().zip(&rest_force))
-            .map(|(&a, &b)| pool.add(&[a, b]))
-            .collect();
+        let (_, rest_force) = rest_terms(pool, split.rest, n, &forces);
+        let kane_force = sum_entries(pool, &bias, &rest_force);
         candidates.push((
             MassMatrixForm::PartialVelocities,
             by_bodies.clone(),
@@ -154,9 +142,10 @@ pub(super) fn derive(
     })
 }
 
-/// M and Q of a kinematic tree for a model with `n` coordinates: M by the composite-rigid-body algorithm, Q = Q₀ + `forces`
-/// with the bias Q₀ by recursive Newton–Euler (`tree`), plus ∂²L_rest/∂q̇² and the
-/// Lagrangian Q of L_rest, the part of `l` the tree does not hold (none for a URDF model).
+/// M and Q of a kinematic tree for a model with `n` coordinates: M by the composite-rigid-body
+/// algorithm, Q = Q₀ + `forces` with the bias Q₀ by recursive Newton–Euler (`tree`), plus
+/// ∂²L_rest/∂q̇² and the Lagrangian Q of L_rest, the part of `l` the tree does not hold (none
+/// for a URDF model).
 fn tree_form(
     pool: &mut Pool,
     tree: &RigidBodyTree,
@@ -166,21 +155,9 @@ fn tree_form(
 ) -> Result<(ExprMatrix, Vec<ExprId>), TreeError> {
     let dynamics = super::tree::smallest(pool, tree, n)?;
     let rest = super::tree::rest_of_lagrangian(pool, tree, n, l)?;
-    let momenta: Vec<ExprId> = (0..n)
-        .map(|i| pool.diff(rest, Symbol::Velocity(i)))
-        .collect();
-    let rest_matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
-    let rest_force = generalized_force(pool, rest, &momenta, &rest_matrix.entries, forces);
-    let entries = (dynamics
-        .mass_matrix
-        .entries
-        .iter()
-        .zip(&rest_matrix.entries))
-    .map(|(&a, &b)| pool.add(&[a, b]))
-    .collect();
-    let force = (dynamics.bias.iter().zip(&rest_force))
-        .map(|(&a, &b)| pool.add(&[a, b]))
-        .collect();
+    let (rest_matrix, rest_force) = rest_terms(pool, rest, n, forces);
+    let entries = sum_entries(pool, &dynamics.mass_matrix.entries, &rest_matrix);
+    let force = sum_entries(pool, &dynamics.bias, &rest_force);
     Ok((
         ExprMatrix {
             rows: n,
@@ -189,6 +166,28 @@ fn tree_form(
         },
         force,
     ))
+}
+
+/// ∂²L_rest/∂q̇² (row-major) and the Lagrangian Q of L_rest = `rest` with `forces` added.
+fn rest_terms(
+    pool: &mut Pool,
+    rest: ExprId,
+    n: usize,
+    forces: &[ExprId],
+) -> (Vec<ExprId>, Vec<ExprId>) {
+    let momenta: Vec<ExprId> = (0..n)
+        .map(|i| pool.diff(rest, Symbol::Velocity(i)))
+        .collect();
+    let matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
+    let force = generalized_force(pool, rest, &momenta, &matrix.entries, forces);
+    (matrix.entries, force)
+}
+
+/// a + b, entry by entry.
+fn sum_entries(pool: &mut Pool, a: &[ExprId], b: &[ExprId]) -> Vec<ExprId> {
+    (a.iter().zip(b))
+        .map(|(&x, &y)| pool.add(&[x, y]))
+        .collect()
 }
 
 /// The generalized velocities q̇₁ … q̇ₙ as expressions.
