@@ -7,12 +7,11 @@ mod tree_support;
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
 use std::f64::consts::FRAC_PI_2;
+use tree_support::GRAVITY;
 use tree_support::{assert_close, at, spec, tree, Body};
 use udk_symbolic::derive::tree::{dynamics, Frames, TreeError};
 use udk_symbolic::expr::{Pool, Symbol};
 use udk_symbolic::{derive, Equations, LagrangianEquations, MassMatrixForm, RigidBodyTree};
-
-const GRAVITY: [f64; 3] = [0.0, 0.0, -9.81];
 
 fn equations(d: &udk_symbolic::Derivation) -> &LagrangianEquations {
     match &d.equations {
@@ -314,62 +313,6 @@ fn malformed_trees_are_errors() {
     );
 }
 
-/// Standard DH parameters of the UR5 (examples/ur5_arm.rs): d, a (m) and α (rad).
-const D: [f64; 6] = [0.089159, 0.0, 0.0, 0.10915, 0.09465, 0.0823];
-const A: [f64; 6] = [0.0, -0.425, -0.39225, 0.0, 0.0, 0.0];
-const ALPHA: [f64; 6] = [FRAC_PI_2, 0.0, 0.0, FRAC_PI_2, -FRAC_PI_2, 0.0];
-const MASS: [f64; 6] = [3.7, 8.393, 2.275, 1.219, 1.219, 0.1879];
-const COM: [[f64; 3]; 6] = [
-    [0.0, -0.02561, 0.00193],
-    [0.2125, 0.0, 0.11336],
-    [0.15, 0.0, 0.0265],
-    [0.0, -0.0018, 0.01634],
-    [0.0, 0.0018, 0.01634],
-    [0.0, 0.0, -0.001159],
-];
-const INERTIA: [[f64; 3]; 6] = [
-    [0.0102, 0.0102, 0.0067],
-    [0.2269, 0.2269, 0.0151],
-    [0.0494, 0.0494, 0.0041],
-    [0.001112, 0.001112, 0.002194],
-    [0.001112, 0.001112, 0.002194],
-    [0.000171, 0.000171, 0.000338],
-];
-
-/// The UR5 as a tree: body i's frame is DH frame i−1 turned by Rz(qᵢ), so its joint origin
-/// is the constant part of the previous DH step, Tz(d) Tx(a) Rx(α), and its centre of mass
-/// and inertia are the DH link frame's moved by that step.
-pub fn ur5() -> RigidBodyTree {
-    let bodies: Vec<Body> = (0..6)
-        .map(|i| {
-            let rx = tree_support::rpy_matrix([ALPHA[i], 0.0, 0.0]);
-            let c = COM[i];
-            let com = [0, 1, 2]
-                .map(|r| [A[i], 0.0, D[i]][r] + (0..3).map(|k| rx[r][k] * c[k]).sum::<f64>());
-            let inertia = [0, 1, 2].map(|r| {
-                [0, 1, 2].map(|s| (0..3).map(|k| rx[r][k] * INERTIA[i][k] * rx[s][k]).sum())
-            });
-            Body {
-                parent: i.checked_sub(1),
-                rpy: if i == 0 {
-                    [0.0; 3]
-                } else {
-                    [ALPHA[i - 1], 0.0, 0.0]
-                },
-                xyz: if i == 0 {
-                    [0.0; 3]
-                } else {
-                    [A[i - 1], 0.0, D[i - 1]]
-                },
-                revolute: true,
-                axis: [0.0, 0.0, 1.0],
-                inertia: Some((MASS[i], com, inertia)),
-            }
-        })
-        .collect();
-    tree(&bodies, GRAVITY)
-}
-
 /// The UR5 arm's model file with gravity a constant (the tree's gravity is fixed), and the
 /// tree set.
 fn ur5_spec() -> udk_symbolic::ModelSpec {
@@ -387,7 +330,7 @@ fn ur5_spec() -> udk_symbolic::ModelSpec {
             value: "9.81".parse().unwrap(),
         },
     );
-    spec.tree = Some(ur5());
+    spec.tree = Some(tree(&tree_support::robots::ur5_dh_bodies(), GRAVITY));
     spec
 }
 
@@ -442,6 +385,12 @@ fn ur5_matches_pinocchio_and_its_lagrangian() {
         assert_close(&tree_m, &m, 1e-12, largest(&m));
         assert_close(&tree_force, &force, 1e-12, largest(&force));
     }
+    // The equation sheet prints the shared subexpressions once, as tmp1, tmp2, …: shorter
+    // than the Lagrangian form's sheet (printed as trees, they took 6 MB).
+    let sheet = udk_symbolic::emit::equations_text(&by_tree);
+    assert!(sheet.contains("  tmp1 = "));
+    assert!(sheet.contains("\nM and Q by composite rigid body + recursive Newton–Euler\n"));
+    assert!(sheet.len() < udk_symbolic::emit::equations_text(&reference).len());
 }
 
 /// Random bodies: a parent before each, a joint origin, a revolute or prismatic joint about a
@@ -532,4 +481,12 @@ fn a_resting_pendulum_feels_gravity_only() {
     };
     let bias = pool.eval_all(&d.bias, &at_rest);
     assert_close(&bias, &[-2.0 * 9.81 * 0.5 * 0.5f64.sin(), 0.0], 1e-14, 1.0);
+}
+
+/// The UR5 and the Panda (with its fingers) of their URDF files: the tree form agrees with the
+/// Lagrangian and is the one kept.
+#[test]
+fn urdf_robots_match_their_lagrangian() {
+    assert_matches_lagrangian(&tree_support::robots::ur5_urdf_bodies(), 2);
+    assert_matches_lagrangian(&tree_support::robots::panda_bodies(true), 2);
 }

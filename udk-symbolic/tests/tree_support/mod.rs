@@ -3,8 +3,13 @@
 //! composite-rigid-body and Newton–Euler derivation.
 #![allow(dead_code)]
 
+pub mod robots;
+
 use udk_symbolic::expr::Symbol;
 use udk_symbolic::{ModelSpec, RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint};
+
+/// Standard gravity along −z, m/s².
+pub const GRAVITY: [f64; 3] = [0.0, 0.0, -9.81];
 
 /// One body as the tests describe it: the joint origin as roll, pitch, yaw (URDF `rpy`,
 /// R = Rz(yaw) Ry(pitch) Rx(roll)) and a translation, then the joint.
@@ -28,7 +33,7 @@ fn rot(axis: usize, angle: f64) -> [[f64; 3]; 3] {
     }
 }
 
-fn mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+pub fn mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
     [0, 1, 2].map(|i| [0, 1, 2].map(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
 }
 

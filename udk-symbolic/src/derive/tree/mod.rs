@@ -16,6 +16,9 @@ mod algorithms;
 mod articulated;
 mod constants;
 mod links;
+mod temporaries;
+
+pub(crate) use temporaries::temporaries;
 
 use crate::derivation::ExprMatrix;
 use crate::expr::{ExprId, Pool, Symbol};
@@ -35,7 +38,7 @@ pub enum Frames {
 }
 
 /// The mass matrix and bias force of a tree, as DAG nodes.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug)]
 pub struct TreeDynamics {
     /// M(q), n × n, exactly symmetric, by the composite-rigid-body algorithm (kg, kg·m,
     /// kg·m² by joint type).
