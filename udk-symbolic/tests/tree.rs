@@ -393,66 +393,11 @@ fn ur5_matches_pinocchio_and_its_lagrangian() {
     assert!(sheet.len() < udk_symbolic::emit::equations_text(&reference).len());
 }
 
-/// Random bodies: a parent before each, a joint origin, a revolute or prismatic joint about a
-/// random axis (a coordinate axis half the time), and mass properties or none.
-fn random_bodies() -> impl Strategy<Value = Vec<Body>> {
-    let angle = -3.2..3.2f64;
-    let length = -0.5..0.5f64;
-    let axis = prop_oneof![
-        (0..3usize, prop::bool::ANY).prop_map(|(k, negative)| {
-            let mut a = [0.0; 3];
-            a[k] = if negative { -1.0 } else { 1.0 };
-            a
-        }),
-        [-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64].prop_filter("a non-zero axis", |a| a
-            .iter()
-            .map(|x| x * x)
-            .sum::<f64>()
-            > 0.01),
-    ];
-    let inertia = prop::option::weighted(
-        0.8,
-        (
-            0.1..3.0f64,
-            [length.clone(), length.clone(), length.clone()],
-            [0.01..0.2f64, 0.01..0.2f64, 0.01..0.2f64],
-            [angle.clone(), angle.clone(), angle.clone()],
-        )
-            .prop_map(|(mass, com, principal, rpy)| {
-                let r = tree_support::rpy_matrix(rpy);
-                let inertia = [0, 1, 2].map(|i| {
-                    [0, 1, 2].map(|j| (0..3).map(|k| r[i][k] * principal[k] * r[j][k]).sum())
-                });
-                (mass, com, inertia)
-            }),
-    );
-    let body = (
-        prop::num::f64::ANY.prop_map(|x| x.to_bits()),
-        [angle.clone(), angle.clone(), angle],
-        [length.clone(), length.clone(), length],
-        prop::bool::weighted(0.75),
-        axis,
-        inertia,
-    );
-    prop::collection::vec(body, 1..5).prop_map(|raw| {
-        (raw.into_iter().enumerate())
-            .map(|(i, (bits, rpy, xyz, revolute, axis, inertia))| Body {
-                parent: (i > 0 && bits % 5 != 0).then(|| (bits as usize / 5) % i),
-                rpy,
-                xyz,
-                revolute,
-                axis,
-                inertia,
-            })
-            .collect()
-    })
-}
-
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(24))]
 
     #[test]
-    fn random_trees_match_their_lagrangian(bodies in random_bodies()) {
+    fn random_trees_match_their_lagrangian(bodies in tree_support::random_bodies(0.8, 5)) {
         prop_assume!(bodies.iter().any(|b| b.inertia.is_some()));
         let n = bodies.len();
         let tree = tree(&bodies, GRAVITY);

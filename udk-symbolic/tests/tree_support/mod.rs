@@ -5,6 +5,7 @@
 
 pub mod robots;
 
+use proptest::prelude::*;
 use udk_symbolic::expr::Symbol;
 use udk_symbolic::{ModelSpec, RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint};
 
@@ -162,4 +163,60 @@ pub fn assert_close(a: &[f64], b: &[f64], tolerance: f64, scale: f64) {
         let bound = tolerance * x.abs().max(y.abs()).max(scale);
         assert!((x - y).abs() <= bound, "entry {k}: {x} vs {y}");
     }
+}
+
+/// Random trees of 1 to `max_bodies` − 1 bodies: a parent before each, a joint origin, a
+/// revolute or prismatic joint about a random axis (a coordinate axis half the time), and mass
+/// properties with probability `mass_weight`, else none.
+pub fn random_bodies(mass_weight: f64, max_bodies: usize) -> impl Strategy<Value = Vec<Body>> {
+    let angle = -3.2..3.2f64;
+    let length = -0.5..0.5f64;
+    let axis = prop_oneof![
+        (0..3usize, prop::bool::ANY).prop_map(|(k, negative)| {
+            let mut a = [0.0; 3];
+            a[k] = if negative { -1.0 } else { 1.0 };
+            a
+        }),
+        [-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64].prop_filter("a non-zero axis", |a| a
+            .iter()
+            .map(|x| x * x)
+            .sum::<f64>()
+            > 0.01),
+    ];
+    let inertia = prop::option::weighted(
+        mass_weight,
+        (
+            0.1..3.0f64,
+            [length.clone(), length.clone(), length.clone()],
+            [0.01..0.2f64, 0.01..0.2f64, 0.01..0.2f64],
+            [angle.clone(), angle.clone(), angle.clone()],
+        )
+            .prop_map(|(mass, com, principal, rpy)| {
+                let r = rpy_matrix(rpy);
+                let inertia = [0, 1, 2].map(|i| {
+                    [0, 1, 2].map(|j| (0..3).map(|k| r[i][k] * principal[k] * r[j][k]).sum())
+                });
+                (mass, com, inertia)
+            }),
+    );
+    let body = (
+        prop::num::f64::ANY.prop_map(|x| x.to_bits()),
+        [angle.clone(), angle.clone(), angle],
+        [length.clone(), length.clone(), length],
+        prop::bool::weighted(0.75),
+        axis,
+        inertia,
+    );
+    prop::collection::vec(body, 1..max_bodies).prop_map(|raw| {
+        (raw.into_iter().enumerate())
+            .map(|(i, (bits, rpy, xyz, revolute, axis, inertia))| Body {
+                parent: (i > 0 && bits % 5 != 0).then(|| (bits as usize / 5) % i),
+                rpy,
+                xyz,
+                revolute,
+                axis,
+                inertia,
+            })
+            .collect()
+    })
 }
