@@ -62,6 +62,29 @@ pub fn pendulum_chain_cartesian(n: usize) -> ModelSpec {
     }
 }
 
+/// The Lagrangian of the chain in the absolute angles th1…thn: Σₖ ½ mₖ |vₖ|² + mₖ g Σ_{j≤k} lⱼ cos θⱼ
+/// with vₖ = Σ_{j≤k} lⱼ θ̇ⱼ (cos θⱼ, sin θⱼ), mₖ, lⱼ and g written as `mass(k)`, `length(j)`, `g`.
+fn chain_lagrangian(
+    n: usize,
+    mass: &dyn Fn(usize) -> String,
+    length: &dyn Fn(usize) -> String,
+    g: &str,
+) -> String {
+    let sum = |k: usize, term: &dyn Fn(usize) -> String| {
+        (1..=k).map(term).collect::<Vec<_>>().join(" + ")
+    };
+    (1..=n)
+        .map(|k| {
+            let vx = sum(k, &|j| format!("{} * th{j}.cos() * dot(th{j})", length(j)));
+            let vy = sum(k, &|j| format!("{} * th{j}.sin() * dot(th{j})", length(j)));
+            let height = sum(k, &|j| format!("{} * th{j}.cos()", length(j)));
+            let m = mass(k);
+            format!("0.5 * {m} * (({vx}).powi(2) + ({vy}).powi(2)) + {m} * {g} * ({height})")
+        })
+        .collect::<Vec<_>>()
+        .join(" + ")
+}
+
 /// The same chain as [`pendulum_chain_cartesian`] in minimal coordinates: the n angles
 /// th1…thn (rad) of the rods from the downward vertical, with no constraint. Mass k is at
 /// xₖ = Σ_{j≤k} lⱼ sin θⱼ, yₖ = −Σ_{j≤k} lⱼ cos θⱼ. Parameters m1…mn, l1…ln, g.
@@ -71,18 +94,7 @@ pub fn pendulum_chain_cartesian(n: usize) -> ModelSpec {
 pub fn pendulum_chain_minimal(n: usize) -> ModelSpec {
     assert!(n > 0, "a chain needs at least one link");
     let coordinates = (1..=n).map(|k| parsed(&format!("th{k}"))).collect();
-    let sum = |k: usize, term: &dyn Fn(usize) -> String| {
-        (1..=k).map(term).collect::<Vec<_>>().join(" + ")
-    };
-    let lagrangian = (1..=n)
-        .map(|k| {
-            let vx = sum(k, &|j| format!("l{j} * th{j}.cos() * dot(th{j})"));
-            let vy = sum(k, &|j| format!("l{j} * th{j}.sin() * dot(th{j})"));
-            let height = sum(k, &|j| format!("l{j} * th{j}.cos()"));
-            format!("0.5 * m{k} * (({vx}).powi(2) + ({vy}).powi(2)) + m{k} * g * ({height})")
-        })
-        .collect::<Vec<_>>()
-        .join(" + ");
+    let lagrangian = chain_lagrangian(n, &|k| format!("m{k}"), &|j| format!("l{j}"), "g");
     ModelSpec {
         name: format!("PendulumChainMinimal{n}"),
         coordinates,
@@ -117,18 +129,8 @@ pub fn pendulum_chain_tree(n: usize) -> ModelSpec {
             ),
         })
         .collect();
-    let sum = |k: usize, term: &dyn Fn(usize) -> String| {
-        (1..=k).map(term).collect::<Vec<_>>().join(" + ")
-    };
-    let lagrangian = (1..=n)
-        .map(|k| {
-            let vx = sum(k, &|j| format!("th{j}.cos() * dot(th{j})"));
-            let vy = sum(k, &|j| format!("th{j}.sin() * dot(th{j})"));
-            let height = sum(k, &|j| format!("th{j}.cos()"));
-            format!("0.5 * (({vx}).powi(2) + ({vy}).powi(2)) + 9.81 * ({height})")
-        })
-        .collect::<Vec<_>>()
-        .join(" + ");
+    let one = |_: usize| "1.0".to_owned();
+    let lagrangian = chain_lagrangian(n, &one, &one, "9.81");
     let bodies = (0..n)
         .map(|k| TreeBody {
             name: format!("link{}", k + 1),
