@@ -198,3 +198,25 @@ fn tree_chain_operations_grow_linearly() {
     eprintln!("operations per link: {counts:?}");
     assert!(counts.iter().all(|c| *c <= 1.15 * counts[0]), "{counts:?}");
 }
+
+/// The UR5 (by its URDF's joints and inertias) and the Panda with its fingers (a branched
+/// tree with prismatic joints), with a constraint on the last joints and damping as a
+/// non-ideal force: both paths agree at two states.
+#[test]
+fn robots_agree_on_both_paths() {
+    for bodies in [
+        tree_support::robots::ur5_urdf_bodies(),
+        tree_support::robots::panda_bodies(true),
+    ] {
+        let n = bodies.len();
+        let last = n - 1;
+        let holonomic = [format!("q{last} - 0.5 * q{} - 0.01", last - 1)];
+        let d = derive(&tree_spec(&bodies, &holonomic, true)).unwrap_or_else(|e| panic!("{e}"));
+        for seed in [0.3, 1.7] {
+            let q: Vec<f64> = (0..n).map(|i| (1.3 * i as f64 + seed).sin()).collect();
+            let qd: Vec<f64> = (0..n).map(|i| (0.7 * i as f64 + seed).cos()).collect();
+            let tau: Vec<f64> = (0..n).map(|i| (0.9 * i as f64 - seed).sin()).collect();
+            assert_paths_agree(&d, &q, &qd, &tau);
+        }
+    }
+}
