@@ -41,8 +41,8 @@ pub mod tree;
 
 pub use codegen::generate;
 pub use derivation::{
-    Derivation, Equations, ExprMatrix, HamiltonianEquations, LagrangianEquations, MassMatrixForm,
-    NamedValue,
+    ArticulatedEquations, Derivation, Equations, ExprMatrix, HamiltonianEquations,
+    LagrangianEquations, MassMatrixForm, NamedValue,
 };
 pub use derive::derive;
 pub use error::{Error, Errors};
