@@ -1,10 +1,10 @@
 //! The multibody examples' generated functions: one `acceleration` (terms and the fundamental
 //! equation), one `terms` (M, Q, A, b alone) and one `acceleration_jacobian` (q̈ and its exact
-//! Jacobians) of the Whipple bicycle at the Basu-Mandal state and of the rolling disk in its
-//! steady turn; and of the UR5 arm at its example pose,
-//! written with `let` and `kinetic_energy` (`examples/ur5_arm.rs`) and as one hand-expanded
-//! Lagrangian (`tests/fixtures/ur5_arm_expanded.rs`, the macro's form of
-//! `examples/models/ur5_arm_expanded.toml`).
+//! Jacobians) of the Whipple bicycle at the Basu-Mandal state; `acceleration` of the rolling
+//! disk in its steady turn; and of the UR5 arm at its example pose: all three for the arm
+//! written with `let` and `kinetic_energy` (`examples/ur5_arm.rs`), `acceleration` and `terms`
+//! for the arm as one hand-expanded Lagrangian (`tests/fixtures/ur5_arm_expanded.rs`, the
+//! macro's form of `examples/models/ur5_arm_expanded.toml`).
 //!
 //! Run with `cargo bench --bench multibody`.
 
