@@ -119,8 +119,16 @@ mod tests {
         assert_close(jacobian.acceleration, Vector2::new(0.0, v * v / l));
         let expected_q = Matrix2::new(-(g * l + v * v) / (l * l), 0.0, 0.0, v * v / (l * l));
         let expected_qd = Matrix2::new(0.0, 0.0, 2.0 * v / l, 0.0);
-        assert!((jacobian.wrt_q - expected_q).norm() < 1e-12, "{}", jacobian.wrt_q);
-        assert!((jacobian.wrt_qd - expected_qd).norm() < 1e-12, "{}", jacobian.wrt_qd);
+        assert!(
+            (jacobian.wrt_q - expected_q).norm() < 1e-12,
+            "{}",
+            jacobian.wrt_q
+        );
+        assert!(
+            (jacobian.wrt_qd - expected_qd).norm() < 1e-12,
+            "{}",
+            jacobian.wrt_qd
+        );
         assert_eq!(
             PENDULUM.velocity_residual_jacobian(&q, &qd, 0.0),
             Matrix1x2::new(2.0 * v, 0.0)

@@ -78,7 +78,10 @@ fn central(model: &Path, state: &[(&str, Vec<f64>)], wrt: &str, field: &str) -> 
             let h = 1e-5 * base[j].abs().max(1.0);
             let plus = numbers(&reports[2 * j][field]);
             let minus = numbers(&reports[2 * j + 1][field]);
-            plus.iter().zip(&minus).map(|(p, m)| (p - m) / (2.0 * h)).collect()
+            plus.iter()
+                .zip(&minus)
+                .map(|(p, m)| (p - m) / (2.0 * h))
+                .collect()
         })
         .collect()
 }

@@ -57,7 +57,9 @@
 //! unconstrained rate −H_q, r = H_pp(w + H_q) − A_pᵀμ and g = A_p w − b_p (Udwadia 2016,
 //! eq 36, written as M ṗ = Q + Aᵀμ with M = H_pp, Q = −H_pp H_q).
 
-use nalgebra::{Const, DMatrix, DVector, DefaultAllocator, Dim, Dyn, OMatrix, OVector, SMatrix, SVector};
+use nalgebra::{
+    Const, DMatrix, DVector, DefaultAllocator, Dim, Dyn, OMatrix, OVector, SMatrix, SVector,
+};
 
 use crate::allocator::KernelAllocator;
 use crate::cholesky::Cholesky;
@@ -337,7 +339,10 @@ where
 pub fn state_jacobian<const N: usize, const M: usize>(
     terms: &HamiltonianTerms<N, M>,
     options: &Options,
-    residual_jacobians: impl FnOnce(&SVector<f64, N>, &SVector<f64, M>) -> HamiltonianResidualJacobians<N, M>,
+    residual_jacobians: impl FnOnce(
+        &SVector<f64, N>,
+        &SVector<f64, M>,
+    ) -> HamiltonianResidualJacobians<N, M>,
 ) -> Result<StateJacobian<N>, Error> {
     let (momentum_rate, projector, mu) =
         hamiltonian_setup(&terms.h_q, &terms.h_pp, &terms.a_p, &terms.b_p, options)?;
