@@ -52,6 +52,17 @@ pub enum Command {
 pub struct JacobianArgs {
     /// The model file.
     pub model: PathBuf,
+    /// The state (default: the file's initial state).
+    #[command(flatten)]
+    pub state: StateOptions,
+    /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// The state options of `udk eval` and `udk jacobian`: `--q`, `--qd` or `--p`, `--t`, `--u`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct StateOptions {
     /// Generalized coordinates q, n comma-separated numbers (default: the file's initial q0).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
     pub q: Vec<f64>,
@@ -67,9 +78,6 @@ pub struct JacobianArgs {
     /// Inputs u of a model with `inputs`, k comma-separated numbers.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
     pub u: Vec<f64>,
-    /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
-    #[arg(long = "set", value_name = "NAME=VALUE")]
-    pub set: Vec<String>,
 }
 
 /// Arguments of `udk eval`.
@@ -77,21 +85,9 @@ pub struct JacobianArgs {
 pub struct EvalArgs {
     /// The model file.
     pub model: PathBuf,
-    /// Generalized coordinates q, n comma-separated numbers (default: the file's initial q0).
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
-    pub q: Vec<f64>,
-    /// Generalized velocities q̇ of a Lagrangian model, n comma-separated numbers.
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
-    pub qd: Vec<f64>,
-    /// Generalized momenta p of a Hamiltonian model, n comma-separated numbers.
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
-    pub p: Vec<f64>,
-    /// Time t (s).
-    #[arg(long, allow_hyphen_values = true)]
-    pub t: Option<f64>,
-    /// Inputs u of a model with `inputs`, k comma-separated numbers.
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
-    pub u: Vec<f64>,
+    /// The state (default: the file's initial state).
+    #[command(flatten)]
+    pub state: StateOptions,
     /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,

@@ -1,6 +1,6 @@
 //! `udk eval`: the equations of motion of a model at one state or many, as JSON.
 
-use crate::args::EvalArgs;
+use crate::args::{EvalArgs, StateOptions};
 use crate::failure::Failure;
 use crate::model::{Evaluator, HamiltonianEvaluator, LagrangianEvaluator, Model};
 use nalgebra::{DMatrix, DVector};
@@ -204,14 +204,7 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let params = model.parameter_values(&args.set)?;
     let mut evaluator = model.evaluator(params, Vec::new());
     let Some(path) = &args.states else {
-        let given = StateArgs {
-            q: &args.q,
-            qd: &args.qd,
-            p: &args.p,
-            t: args.t,
-            u: &args.u,
-        };
-        let state = command_line_state(&model, &given)?;
+        let state = command_line_state(&model, &args.state)?;
         let report = evaluate(&model, &mut evaluator, &state, "")?;
         serde_json::to_writer_pretty(&mut *out, &report).map_err(write_error)?;
         return out.write_all(b"\n").map_err(write_error);
@@ -305,18 +298,9 @@ impl<'de, F: FnMut(State) -> Result<(), ()>> Visitor<'de> for EachState<'_, F> {
     }
 }
 
-/// The state options of a command: `--q`, `--qd`, `--p`, `--t`, `--u`.
-pub(crate) struct StateArgs<'a> {
-    pub(crate) q: &'a [f64],
-    pub(crate) qd: &'a [f64],
-    pub(crate) p: &'a [f64],
-    pub(crate) t: Option<f64>,
-    pub(crate) u: &'a [f64],
-}
-
 /// The state of `--q`, `--qd`/`--p` and `--t`, or the file's initial state when `--q` is not
 /// given.
-pub(crate) fn command_line_state(model: &Model, args: &StateArgs) -> Result<State, Failure> {
+pub(crate) fn command_line_state(model: &Model, args: &StateOptions) -> Result<State, Failure> {
     if args.q.is_empty() {
         let Some(initial) = &model.file.spec.initial else {
             return Err(Failure::bad_input(format!(
@@ -330,15 +314,15 @@ pub(crate) fn command_line_state(model: &Model, args: &StateArgs) -> Result<Stat
             q: initial.q0.clone(),
             qd: some(&initial.qd0),
             p: some(&initial.p0),
-            u: some(args.u),
+            u: some(&args.u),
         });
     }
     Ok(State {
         t: args.t.unwrap_or(0.0),
-        q: args.q.to_vec(),
-        qd: some(args.qd),
-        p: some(args.p),
-        u: some(args.u),
+        q: args.q.clone(),
+        qd: some(&args.qd),
+        p: some(&args.p),
+        u: some(&args.u),
     })
 }
 

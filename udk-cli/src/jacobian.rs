@@ -7,7 +7,7 @@
 //! generated `acceleration_jacobian` does with compiled code.
 
 use crate::args::JacobianArgs;
-use crate::eval::{checked, command_line_state, motion, rows, vector, StateArgs};
+use crate::eval::{checked, command_line_state, motion, rows, vector};
 use crate::failure::Failure;
 use crate::model::{Block, Evaluator, Model, Scatter};
 use nalgebra::{DMatrix, DVector};
@@ -54,14 +54,7 @@ pub struct StateJacobianReport {
 pub fn run(args: &JacobianArgs) -> Result<String, Failure> {
     let model = Model::load(&args.model)?;
     let params = model.parameter_values(&args.set)?;
-    let given = StateArgs {
-        q: &args.q,
-        qd: &args.qd,
-        p: &args.p,
-        t: args.t,
-        u: &args.u,
-    };
-    let state = command_line_state(&model, &given)?;
+    let state = command_line_state(&model, &args.state)?;
     let (v, u) = checked(&model, &state, "")?;
     let (q, t) = (&state.q[..], state.t);
     let pool = &model.derivation.pool;

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{close, model, numbers, udk, Json};
+use common::{close, eval_json, model, numbers, udk, Json};
 use std::path::Path;
 
 /// `udk jacobian model args…` (success): its JSON.
@@ -40,11 +40,12 @@ fn rows(v: &Json) -> Vec<Vec<f64>> {
     v.as_array().expect("rows").iter().map(numbers).collect()
 }
 
-/// Central differences of `field` of `udk eval` at the state `(key, value)…`, perturbing
-/// each entry of `wrt` by h = 1e-5·max(1, |x|): columns of the Jacobian, one per entry.
-fn central(model: &Path, state: &[(&str, Vec<f64>)], wrt: &str, field: &str) -> Vec<Vec<f64>> {
-    let dir = tempfile::tempdir().unwrap();
+/// Central differences of `field` of `udk eval` on the model file `name` at the state
+/// `(key, value)…`, perturbing each entry of `wrt` by h = 1e-5·max(1, |x|): the columns of the
+/// Jacobian, one per entry.
+fn central(name: &str, state: &[(&str, Vec<f64>)], wrt: &str, field: &str) -> Vec<Vec<f64>> {
     let base = state.iter().find(|(k, _)| *k == wrt).unwrap().1.clone();
+    let step = |j: usize| 1e-5 * base[j].abs().max(1.0);
     let mut states = Vec::new();
     for j in 0..base.len() {
         for sign in [1.0, -1.0] {
@@ -52,35 +53,20 @@ fn central(model: &Path, state: &[(&str, Vec<f64>)], wrt: &str, field: &str) -> 
             for (key, value) in state {
                 let mut value = value.clone();
                 if *key == wrt {
-                    value[j] += sign * 1e-5 * base[j].abs().max(1.0);
+                    value[j] += sign * step(j);
                 }
                 object.insert((*key).to_owned(), value.into());
             }
             states.push(Json::Object(object));
         }
     }
-    let path = dir.path().join("states.json");
-    std::fs::write(&path, Json::Array(states).to_string()).unwrap();
-    let output = udk()
-        .arg("eval")
-        .arg(model)
-        .arg("--states")
-        .arg(&path)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let reports: Json = serde_json::from_slice(&output).unwrap();
-    let reports = reports.as_array().unwrap();
+    let reports = eval_json(name, &states);
     (0..base.len())
         .map(|j| {
-            let h = 1e-5 * base[j].abs().max(1.0);
             let plus = numbers(&reports[2 * j][field]);
             let minus = numbers(&reports[2 * j + 1][field]);
-            plus.iter()
-                .zip(&minus)
-                .map(|(p, m)| (p - m) / (2.0 * h))
+            (plus.iter().zip(&minus))
+                .map(|(p, m)| (p - m) / (2.0 * step(j)))
                 .collect()
         })
         .collect()
@@ -105,7 +91,7 @@ fn lagrangian_jacobian_matches_central_differences_of_eval() {
     );
     let state = [("q", q), ("qd", qd), ("u", u)];
     for (wrt, key) in [("q", "wrt_q"), ("qd", "wrt_qd"), ("u", "wrt_u")] {
-        let numeric = central(&path, &state, wrt, "acceleration");
+        let numeric = central("cart_double_pendulum", &state, wrt, "acceleration");
         agrees(&rows(&j[key]), &numeric, key);
     }
 }
@@ -119,7 +105,7 @@ fn constrained_and_hamiltonian_jacobians_match_central_differences() {
     assert_eq!(default, given);
     let state = [("q", vec![1.2, 0.0, 1.6]), ("qd", vec![0.0, 1.0, 0.0])];
     for (wrt, key) in [("q", "wrt_q"), ("qd", "wrt_qd")] {
-        let numeric = central(&path, &state, wrt, "acceleration");
+        let numeric = central("spherical_pendulum_lagrangian", &state, wrt, "acceleration");
         agrees(&rows(&given[key]), &numeric, key);
     }
     assert_eq!(rows(&given["wrt_u"]), vec![Vec::<f64>::new(); 3]);
@@ -131,8 +117,8 @@ fn constrained_and_hamiltonian_jacobians_match_central_differences() {
     let state = [("q", q), ("p", p)];
     for (wrt, key) in [("q", "wrt_q"), ("p", "wrt_p")] {
         let exact = rows(&j[key]);
-        let velocity = central(&path, &state, wrt, "qd");
-        let momentum_rate = central(&path, &state, wrt, "momentum_rate");
+        let velocity = central("nonholonomic_particle", &state, wrt, "qd");
+        let momentum_rate = central("nonholonomic_particle", &state, wrt, "momentum_rate");
         agrees(&exact[..3], &velocity, key);
         agrees(&exact[3..], &momentum_rate, key);
     }

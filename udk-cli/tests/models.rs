@@ -76,7 +76,7 @@ mod four_bar;
 mod spherical_joint_body;
 
 use chain10::PendulumChainCartesian10;
-use common::{close, numbers, udk, Json};
+use common::{close, eval_json, numbers, udk, Json};
 use constrained_double_pendulum::ConstrainedDoublePendulum;
 use double_pendulum_minimal::DoublePendulum;
 use flexible_joint_manipulator::FlexibleJointManipulator;
@@ -499,26 +499,6 @@ fn eval(name: &str, key: &str, states: &[(f64, Vec<f64>, Vec<f64>)]) -> Vec<Json
         .map(|(t, q, v)| serde_json::json!({ "t": t, "q": q, key: v }))
         .collect();
     eval_json(name, &input)
-}
-
-/// `udk eval --states` of the JSON states `input` on the model file `name`, as JSON reports.
-fn eval_json(name: &str, input: &[Json]) -> Vec<Json> {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("states.json");
-    std::fs::write(&path, serde_json::to_string(&input).unwrap()).unwrap();
-    let output = udk()
-        .arg("eval")
-        .arg(common::model(name))
-        .arg("--states")
-        .arg(&path)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let reports: Vec<Json> = serde_json::from_slice(&output).expect("JSON output");
-    assert_eq!(reports.len(), input.len());
-    reports
 }
 
 const TOL: f64 = 1e-12;

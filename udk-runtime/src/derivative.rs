@@ -13,6 +13,7 @@ use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
 use crate::allocator::KernelAllocator;
 use crate::cholesky::Cholesky;
 use crate::pinv::{ranked_pinv, Tolerance};
+use crate::projection::FAST_PATH_PIVOT;
 use crate::{validate, Error, Options};
 
 /// What a rank change is reported on.
@@ -66,17 +67,20 @@ where
                 *s = 1.0 / norm;
             }
         }
-        let mut pinv_t = b.clone() * 0.0;
-        if b.iter().any(|v| *v != 0.0) {
-            let tau = options.rank_tolerance();
-            let ranked = ranked_pinv(&b.transpose(), Tolerance::Relative(tau))?;
-            if ranked.rank > 0 && ranked.weakest <= tau.sqrt() {
-                return Err(Error::RankChange {
-                    what: CONSTRAINT_MATRIX,
-                });
+        let tau = options.rank_tolerance();
+        let pinv_t = match full_row_rank(&b, tau) {
+            Some(pinv_t) => pinv_t,
+            None if b.iter().all(|v| *v == 0.0) => b.clone(),
+            None => {
+                let ranked = ranked_pinv(&b.transpose(), Tolerance::Relative(tau))?;
+                if ranked.rank > 0 && ranked.weakest <= tau.sqrt() {
+                    return Err(Error::RankChange {
+                        what: CONSTRAINT_MATRIX,
+                    });
+                }
+                ranked.pinv
             }
-            pinv_t = ranked.pinv;
-        }
+        };
         Ok(Self {
             factor,
             root_inverse_pivots,
@@ -146,4 +150,29 @@ where
         validate::finite(&x, "derivative of the motion (overflow)")?;
         Ok(x)
     }
+}
+
+/// (Bᵀ)⁺ = B (BᵀB)⁻¹ when B (n × m, unit columns) clearly has full column rank, without an
+/// SVD: the Gram matrix G = BᵀB factors (pivot ratios above the kernels' fast-path
+/// threshold) and its eigenvalues are provably outside the ambiguous band,
+/// λ_min/λ_max ≥ 1/(m ‖G⁻¹‖_F) > τ (λ_max ≤ trace G = m, λ_min ≥ 1/‖G⁻¹‖_F), i.e.
+/// σ_min/σ_max > √τ for the singular values of B. `None` otherwise (and for m = 0 no work is
+/// needed: the empty matrix is returned).
+fn full_row_rank<N: Dim, R: Dim>(b: &OMatrix<f64, N, R>, tau: f64) -> Option<OMatrix<f64, N, R>>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    let m = b.ncols();
+    if m == 0 {
+        return Some(b.clone());
+    }
+    let gram = b.tr_mul(b);
+    let factor = Cholesky::new(gram, FAST_PATH_PIVOT.max(tau * tau))?;
+    let (_, r) = b.shape_generic();
+    let mut inverse = OMatrix::<f64, R, R>::identity_generic(r, r);
+    factor.solve_unit_lower_mut(&mut inverse);
+    factor.scale_inverse_pivots_mut(&mut inverse);
+    factor.solve_unit_upper_mut(&mut inverse);
+    let bound = 1.0 / (m as f64 * inverse.norm());
+    (bound > tau).then(|| b * inverse)
 }

@@ -57,3 +57,24 @@ pub fn matrix_column_major(v: &Json) -> Vec<f64> {
         .flat_map(|j| rows.iter().map(move |r| r[j]))
         .collect()
 }
+
+/// `udk eval --states` of the JSON states `input` on the model file `name`
+/// (`examples/models/<name>.toml`), as JSON reports, one per state.
+pub fn eval_json(name: &str, input: &[Json]) -> Vec<Json> {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("states.json");
+    std::fs::write(&path, serde_json::to_string(&input).unwrap()).unwrap();
+    let output = udk()
+        .arg("eval")
+        .arg(model(name))
+        .arg("--states")
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let reports: Vec<Json> = serde_json::from_slice(&output).expect("JSON output");
+    assert_eq!(reports.len(), input.len());
+    reports
+}
