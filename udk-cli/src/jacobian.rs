@@ -62,7 +62,7 @@ pub fn run(args: &JacobianArgs) -> Result<String, Failure> {
     let mut evaluator = model.evaluator(params.clone(), u.clone());
     let json = match (&model.derivation.equations, &mut evaluator) {
         (Equations::Lagrangian(e), Evaluator::Lagrangian(l)) => {
-            let blocks = e.jacobians.residual_blocks();
+            let blocks = unavailable(&model, e.jacobians.as_ref())?.residual_blocks();
             let mut scatter = Scatter::new(pool, &blocks.map(|(_, m)| Block::matrix(m)));
             let terms = l.terms(q, v, t);
             let jacobian = acceleration_jacobian_dyn(terms.view(), &options, |qdd, lambda| {
@@ -101,7 +101,7 @@ pub fn run(args: &JacobianArgs) -> Result<String, Failure> {
             })
         }
         (Equations::Hamiltonian(e), Evaluator::Hamiltonian(h)) => {
-            let blocks = e.jacobians.blocks();
+            let blocks = unavailable(&model, e.jacobians.as_ref())?.blocks();
             let mut scatter = Scatter::new(pool, &blocks.map(|(_, m)| Block::matrix(m)));
             let terms = h.terms(q, v, t);
             let jacobian = state_jacobian_dyn(
@@ -162,6 +162,19 @@ pub fn run(args: &JacobianArgs) -> Result<String, Failure> {
     let mut json = json.map_err(|e| Failure::Output(format!("cannot write JSON: {e}")))?;
     json.push('\n');
     Ok(json)
+}
+
+/// The model's Jacobians, or the failure of a model beyond
+/// `udk_symbolic::limits::MAX_JACOBIAN_COST` (exit code 3, as the generated code's
+/// `JacobianUnavailable`).
+fn unavailable<'j, J>(model: &Model, jacobians: Option<&'j J>) -> Result<&'j J, Failure> {
+    jacobians.ok_or_else(|| {
+        Failure::Motion(format!(
+            "{}: the exact Jacobians of this model are not derived: differentiating it once \
+             more would take more than udk_symbolic::limits::MAX_JACOBIAN_COST operands",
+            model.file.name()
+        ))
+    })
 }
 
 /// A zero matrix of the shape of `m`.

@@ -151,3 +151,22 @@ nonholonomic = ["dot(y)", "x * dot(x) + dot(y)"]
     let err = jacobian_fails(&path, &[], 2);
     assert!(err.contains("no state to evaluate"), "{err}");
 }
+
+#[test]
+fn a_model_whose_jacobian_would_be_quadratic_has_none() {
+    // V = Π sin(x + k) over 300 factors: Q is a sum of 300 products of 300 factors, and its
+    // derivative would hold 300 times as many; the derivation stops at MAX_JACOBIAN_COST.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("product.toml");
+    let factors: Vec<String> = (1..=300).map(|k| format!("(x + {k}).sin()")).collect();
+    std::fs::write(
+        &path,
+        format!(
+            "name = \"Product\"\ncoordinates = [\"x\"]\nlagrangian = \"0.5 * dot(x).powi(2) - {}\"\n",
+            factors.join(" * ")
+        ),
+    )
+    .unwrap();
+    let err = jacobian_fails(&path, &["--q", "0.1", "--qd", "0"], 3);
+    assert!(err.contains("MAX_JACOBIAN_COST"), "{err}");
+}

@@ -83,13 +83,18 @@ fn main() {
         println!("       |      adds |      muls |    divs |   calls |     total");
         println!("{}", row("before", &report.tree));
         println!("{}", row("after", &report.dag));
-        let blocks: Vec<_> = (e.jacobians.residual_blocks().iter())
-            .flat_map(|(_, m)| m.entries.iter().copied())
-            .collect();
-        let jacobians = count_ops(&d.pool, &blocks);
-        println!("residual_jacobians (∂r, ∂g with respect to q, q̇, u):");
-        println!("{}", row("before", &jacobians.tree));
-        println!("{}", row("after", &jacobians.dag));
+        match &e.jacobians {
+            Some(jacobians) => {
+                let blocks: Vec<_> = (jacobians.residual_blocks().iter())
+                    .flat_map(|(_, m)| m.entries.iter().copied())
+                    .collect();
+                let jacobians = count_ops(&d.pool, &blocks);
+                println!("residual_jacobians (∂r, ∂g with respect to q, q̇, u):");
+                println!("{}", row("before", &jacobians.tree));
+                println!("{}", row("after", &jacobians.dag));
+            }
+            None => println!("no residual_jacobians: beyond MAX_JACOBIAN_COST"),
+        }
         println!();
     }
 }

@@ -51,8 +51,9 @@ pub struct LagrangianEquations {
     /// Velocity-level constraints: ḟ for each holonomic one, then φ(q, q̇, t), m entries.
     pub velocity_constraints: Vec<ExprId>,
     /// The Jacobians of the residuals of the fundamental equation, for the exact derivative
-    /// of q̈.
-    pub jacobians: LagrangianJacobians,
+    /// of q̈; `None` for a model beyond
+    /// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
+    pub jacobians: Option<LagrangianJacobians>,
 }
 
 /// The Jacobians of the two residuals of a Lagrangian model with n coordinates, m
@@ -174,8 +175,9 @@ pub struct HamiltonianEquations {
     pub constraints: Vec<ExprId>,
     /// The holonomic constraints f(q, t) as written, if any.
     pub holonomic: Vec<ExprId>,
-    /// The Jacobians for the exact derivative of (q̇, ṗ).
-    pub jacobians: HamiltonianJacobians,
+    /// The Jacobians for the exact derivative of (q̇, ṗ); `None` for a model beyond
+    /// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
+    pub jacobians: Option<HamiltonianJacobians>,
 }
 
 /// The equations of either kind of model.

@@ -62,13 +62,38 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
     let doc_state_jacobian = doc(&format!(
         "(q̇, ṗ) and their exact Jacobian ∂(q̇, ṗ)/∂(q, p) in four {n} × {n} blocks, from the symbolic Jacobians \
          of Udwadia 2016, eq 36 (`residual_jacobians`), with the default options.\n\n{state}\n\n\
-         # Errors\nAs `state_derivative`, and `RankChange` where the rank of A_p changes."
+         # Errors\nAs `state_derivative`, `RankChange` where the rank of A_p changes, and `JacobianUnavailable` \
+         for a model beyond `udk_symbolic::limits::MAX_JACOBIAN_COST`."
     ));
-    let residual_jacobians = code.matrices(
-        &quote!(#runtime::HamiltonianResidualJacobians),
-        &eq.jacobians.blocks(),
-    );
     let options = quote!(#runtime::Options);
+    // The Jacobian items, unless the model is beyond MAX_JACOBIAN_COST.
+    let (jacobian_items, jacobian_overrides) = match &eq.jacobians {
+        Some(jacobians) => {
+            let residual_jacobians = code.matrices(
+                &quote!(#runtime::HamiltonianResidualJacobians),
+                &jacobians.blocks(),
+            );
+            (
+                quote! {
+                    #doc_residual_jacobians
+                    pub fn residual_jacobians(&self, q: &#vec_n, p: &#vec_n, t: f64, p_dot: &#vec_n, mu: &#vec_m)
+                        -> #runtime::HamiltonianResidualJacobians<#n, #m> {
+                        #residual_jacobians
+                    }
+                },
+                quote! {
+                    fn state_jacobian_with(&self, q: &#vec_n, p: &#vec_n, t: f64, options: &#options)
+                        -> ::core::result::Result<#runtime::StateJacobian<#n>, #error> {
+                        let terms = Self::terms(self, q, p, t);
+                        #runtime::jacobian::state_jacobian(&terms, options, |p_dot, mu| {
+                            Self::residual_jacobians(self, q, p, t, p_dot, mu)
+                        })
+                    }
+                },
+            )
+        }
+        None => (TokenStream::new(), TokenStream::new()),
+    };
 
     let hamiltonian = code.body("hamiltonian", Output::Scalar(eq.hamiltonian));
     let velocity = code.body("velocity", Output::Vector(&eq.h_p));
@@ -129,11 +154,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
             #doc_constraints
             pub fn constraint_residual(&self, q: &#vec_n, p: &#vec_n, t: f64) -> #vec_m { #constraints }
 
-            #doc_residual_jacobians
-            pub fn residual_jacobians(&self, q: &#vec_n, p: &#vec_n, t: f64, p_dot: &#vec_n, mu: &#vec_m)
-                -> #runtime::HamiltonianResidualJacobians<#n, #m> {
-                #residual_jacobians
-            }
+            #jacobian_items
 
             #doc_state_jacobian
             pub fn state_jacobian(&self, q: &#vec_n, p: &#vec_n, t: f64)
@@ -163,13 +184,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
                 Self::constraint_residual(self, q, p, t)
             }
 
-            fn state_jacobian_with(&self, q: &#vec_n, p: &#vec_n, t: f64, options: &#options)
-                -> ::core::result::Result<#runtime::StateJacobian<#n>, #error> {
-                let terms = Self::terms(self, q, p, t);
-                #runtime::jacobian::state_jacobian(&terms, options, |p_dot, mu| {
-                    Self::residual_jacobians(self, q, p, t, p_dot, mu)
-                })
-            }
+            #jacobian_overrides
         }
     }
 }

@@ -101,21 +101,57 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
          symbolic Jacobians of the fundamental equation's residuals (`residual_jacobians`) with the default options; \
          redundant constraints and a singular M are handled at constant rank.\n\n{state}\n\n\
          # Errors\nAs `acceleration`, and `RankChange` where the rank of A or [M; A] changes (q̈ is not \
-         differentiable there).",
+         differentiable there); `JacobianUnavailable` for a model beyond `udk_symbolic::limits::MAX_JACOBIAN_COST`.",
         code.k
     ));
     let doc_velocity_jacobian = doc(&format!(
         "∂/∂q of the velocity-level constraints (`velocity_residual`), {m_count} × {n}; their ∂/∂q̇ is A.\n\n{state}"
     ));
-    let residual_jacobians = code.matrices(
-        &quote!(#runtime::ResidualJacobians),
-        &eq.jacobians.residual_blocks(),
-    );
-    let velocity_jacobian = code.body(
-        "velocity_residual_jacobian",
-        Output::Matrix(&eq.jacobians.velocity_constraints_q),
-    );
     let options = quote!(#runtime::Options);
+    // The Jacobian items, unless the model is beyond MAX_JACOBIAN_COST (then the trait's
+    // defaults say that the derivative is unavailable).
+    let (jacobian_items, jacobian_overrides) = match &eq.jacobians {
+        Some(jacobians) => {
+            let residual_jacobians = code.matrices(
+                &quote!(#runtime::ResidualJacobians),
+                &jacobians.residual_blocks(),
+            );
+            let velocity_jacobian = code.body(
+                "velocity_residual_jacobian",
+                Output::Matrix(&jacobians.velocity_constraints_q),
+            );
+            (
+                quote! {
+                    #doc_velocity_jacobian
+                    pub fn velocity_residual_jacobian(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #mat_mn {
+                        #velocity_jacobian
+                    }
+
+                    #doc_residual_jacobians
+                    pub fn residual_jacobians(
+                        &self, q: &#vec_n, qd: &#vec_n, #u t: f64, qdd: &#vec_n, lambda: &#vec_m,
+                    ) -> #runtime::ResidualJacobians<#n, #m, #k> {
+                        #residual_jacobians
+                    }
+                },
+                quote! {
+                    fn acceleration_jacobian_with(&self, q: &#vec_n, qd: &#vec_n, #u t: f64, options: &#options)
+                        -> ::core::result::Result<#runtime::AccelerationJacobian<#n, #k>, #error> {
+                        let terms = Self::terms(self, q, qd, #u_arg t);
+                        #runtime::jacobian::acceleration_jacobian(terms.view(), options, |qdd, lambda| {
+                            Self::residual_jacobians(self, q, qd, #u_arg t, qdd, lambda)
+                        })
+                    }
+
+                    fn velocity_residual_jacobian(&self, q: &#vec_n, qd: &#vec_n, #u t: f64)
+                        -> ::core::result::Result<#mat_mn, #error> {
+                        ::core::result::Result::Ok(Self::velocity_residual_jacobian(self, q, qd, #u_arg t))
+                    }
+                },
+            )
+        }
+        None => (TokenStream::new(), TokenStream::new()),
+    };
 
     let mass = code.body("mass_matrix", Output::Matrix(&eq.mass_matrix));
     let force = code.body("generalized_force", Output::Vector(&eq.generalized_force));
@@ -215,17 +251,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
             #doc_velocity
             pub fn velocity_residual(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #vec_m { #velocity }
 
-            #doc_velocity_jacobian
-            pub fn velocity_residual_jacobian(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> #mat_mn {
-                #velocity_jacobian
-            }
-
-            #doc_residual_jacobians
-            pub fn residual_jacobians(
-                &self, q: &#vec_n, qd: &#vec_n, #u t: f64, qdd: &#vec_n, lambda: &#vec_m,
-            ) -> #runtime::ResidualJacobians<#n, #m, #k> {
-                #residual_jacobians
-            }
+            #jacobian_items
 
             #doc_acceleration_jacobian
             pub fn acceleration_jacobian(&self, q: &#vec_n, qd: &#vec_n, #u t: f64)
@@ -253,18 +279,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
                 Self::velocity_residual(self, q, qd, #u_arg t)
             }
 
-            fn acceleration_jacobian_with(&self, q: &#vec_n, qd: &#vec_n, #u t: f64, options: &#options)
-                -> ::core::result::Result<#runtime::AccelerationJacobian<#n, #k>, #error> {
-                let terms = Self::terms(self, q, qd, #u_arg t);
-                #runtime::jacobian::acceleration_jacobian(terms.view(), options, |qdd, lambda| {
-                    Self::residual_jacobians(self, q, qd, #u_arg t, qdd, lambda)
-                })
-            }
-
-            fn velocity_residual_jacobian(&self, q: &#vec_n, qd: &#vec_n, #u t: f64)
-                -> ::core::result::Result<#mat_mn, #error> {
-                ::core::result::Result::Ok(Self::velocity_residual_jacobian(self, q, qd, #u_arg t))
-            }
+            #jacobian_overrides
         }
     }
 }

@@ -59,17 +59,37 @@ impl Residuals<'_> {
     }
 }
 
+/// Whether differentiating `terms` by `variables` symbols stays within
+/// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
+fn affordable(pool: &Pool, terms: &[&[ExprId]], variables: usize) -> bool {
+    let terms = terms.concat();
+    pool.product_rule_cost(&terms)
+        .saturating_mul(variables.max(1))
+        <= crate::limits::MAX_JACOBIAN_COST
+}
+
 /// The [`LagrangianJacobians`] of a model with k inputs, M, Q + C (`residuals.force`), A, b,
-/// and the velocity-level constraints.
+/// and the velocity-level constraints; `None` beyond
+/// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
 pub(super) fn lagrangian(
     pool: &mut Pool,
     residuals: &Residuals<'_>,
     k: usize,
     velocity_constraints: &[ExprId],
-) -> LagrangianJacobians {
+) -> Option<LagrangianJacobians> {
     let n = residuals.force.len();
+    let terms = [
+        &residuals.metric.entries[..],
+        residuals.force,
+        &residuals.constraint_matrix.entries,
+        residuals.constraint_rhs,
+        velocity_constraints,
+    ];
+    if !affordable(pool, &terms, 2 * n + k) {
+        return None;
+    }
     let (r, g) = residuals.build(pool);
-    LagrangianJacobians {
+    Some(LagrangianJacobians {
         r_q: matrix_jacobian(pool, &r, n, Symbol::Coordinate),
         r_qd: matrix_jacobian(pool, &r, n, Symbol::Velocity),
         r_u: matrix_jacobian(pool, &r, k, Symbol::Input),
@@ -77,10 +97,11 @@ pub(super) fn lagrangian(
         g_qd: matrix_jacobian(pool, &g, n, Symbol::Velocity),
         g_u: matrix_jacobian(pool, &g, k, Symbol::Input),
         velocity_constraints_q: matrix_jacobian(pool, velocity_constraints, n, Symbol::Coordinate),
-    }
+    })
 }
 
-/// The [`HamiltonianJacobians`] of a model with H_p, H_q, H_pp, A_p and b_p.
+/// The [`HamiltonianJacobians`] of a model with H_p, H_q, H_pp, A_p and b_p; `None` beyond
+/// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
 pub(super) fn hamiltonian(
     pool: &mut Pool,
     h_p: &[ExprId],
@@ -88,8 +109,11 @@ pub(super) fn hamiltonian(
     h_pp: &ExprMatrix,
     a_p: &ExprMatrix,
     b_p: &[ExprId],
-) -> HamiltonianJacobians {
+) -> Option<HamiltonianJacobians> {
     let n = h_p.len();
+    if !affordable(pool, &[h_p, h_q, &h_pp.entries, &a_p.entries, b_p], 2 * n) {
+        return None;
+    }
     // F = −H_pp H_q, so that r = H_pp w − F − A_pᵀμ = H_pp (w + H_q) − A_pᵀμ.
     let force: Vec<ExprId> = (0..n)
         .map(|i| {
@@ -107,11 +131,11 @@ pub(super) fn hamiltonian(
         constraint_rhs: b_p,
     };
     let (r, g) = residuals.build(pool);
-    HamiltonianJacobians {
+    Some(HamiltonianJacobians {
         h_p_q: matrix_jacobian(pool, h_p, n, Symbol::Coordinate),
         r_q: matrix_jacobian(pool, &r, n, Symbol::Coordinate),
         r_p: matrix_jacobian(pool, &r, n, Symbol::Momentum),
         g_q: matrix_jacobian(pool, &g, n, Symbol::Coordinate),
         g_p: matrix_jacobian(pool, &g, n, Symbol::Momentum),
-    }
+    })
 }
