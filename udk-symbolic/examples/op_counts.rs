@@ -83,6 +83,20 @@ fn main() {
         println!("       |      adds |      muls |    divs |   calls |     total");
         println!("{}", row("before", &report.tree));
         println!("{}", row("after", &report.dag));
+        let terms = [
+            &e.mass_matrix.entries[..],
+            &e.generalized_force,
+            &e.constraint_matrix.entries,
+            &e.constraint_rhs,
+            &e.velocity_constraints,
+        ]
+        .concat();
+        let variables = 2 * d.coordinates.len() + d.inputs.len();
+        println!(
+            "Jacobian cost: {} (product-rule cost × {variables} variables; limit {})",
+            d.pool.product_rule_cost(&terms) * variables,
+            udk_symbolic::limits::MAX_JACOBIAN_COST
+        );
         match &e.jacobians {
             Some(jacobians) => {
                 let blocks: Vec<_> = (jacobians.residual_blocks().iter())
