@@ -33,8 +33,10 @@
 //! 7. [`fundamental`] (which falls back on `singular`), [`hamiltonian`].
 //! 8. [`system`] (the traits, whose default methods call the kernels).
 //! 9. [`control`] (models with inputs, closed by a control law into a [`LagrangianSystem`]),
-//!    `assemble` ([`consistent_state`], Gauss–Newton over the traits).
-//! 10. [`simulate`] (integrators over the traits).
+//!    [`WithoutInputs`] (a [`LagrangianSystem`] as a model with no inputs), `assemble`
+//!    ([`consistent_state`], Gauss–Newton over the traits).
+//! 10. [`linearize`] (state-space matrices and eigenvalues about an operating point).
+//! 11. [`simulate`] (integrators over the traits).
 
 mod allocator;
 mod assemble;
@@ -44,6 +46,7 @@ mod error;
 pub mod fundamental;
 pub mod hamiltonian;
 pub mod jacobian;
+pub mod linearize;
 mod options;
 mod pinv;
 mod projection;
@@ -55,6 +58,7 @@ mod singular;
 pub mod system;
 mod validate;
 mod view;
+mod without_inputs;
 
 pub use assemble::{consistent_hamiltonian_state, consistent_state, Assembly, AssemblyOptions};
 pub use control::{ClosedLoop, ControlledLagrangianSystem};
@@ -74,3 +78,4 @@ pub use system::{
     HamiltonianSystem, HamiltonianTerms, LagrangianSystem, LagrangianTerms, ModelEquations,
 };
 pub use view::LagrangianView;
+pub use without_inputs::WithoutInputs;
