@@ -10,6 +10,8 @@
 //!   allocation), with `_dyn` twins for `DMatrix`/`DVector`. Each takes the terms
 //!   (M, Q, A, b, C) as one borrowed [`LagrangianView`].
 //! - [`hamiltonian`]: constrained Hamilton equations (Udwadia 2016, eq 36).
+//! - [`jacobian`]: exact Jacobians of q̈ (and of the Hamiltonian (q̇, ṗ)) from the generated
+//!   Jacobians of the residuals of the fundamental equation, at constant rank.
 //! - [`reference_acceleration`], [`mass_constraint_rank`]: eq 2.15 of Udwadia & Phohomsiri
 //!   2006 and its uniqueness test, for cross-checks.
 //! - [`pinv`], [`rank`], [`pinv_symmetric`]: Moore–Penrose inverse and numerical rank.
@@ -31,7 +33,8 @@
 //! 5. `projection` (the constraint projection shared by both formulations).
 //! 6. `singular` (the eq 2.15 reference).
 //! 7. [`fundamental`] (which falls back on `singular`), [`hamiltonian`].
-//! 8. [`system`] (the traits, whose default methods call the kernels).
+//! 8. [`system`] (the traits, whose default methods call the kernels), [`jacobian`] (the
+//!    derivative kernels, which take the traits' terms).
 //! 9. [`control`] (models with inputs, closed by a control law into a [`LagrangianSystem`]),
 //!    [`WithoutInputs`] (a [`LagrangianSystem`] as a model with no inputs), `assemble`
 //!    ([`consistent_state`], Gauss–Newton over the traits).
@@ -67,7 +70,9 @@ pub use fundamental::{
     acceleration, acceleration_and_constraint_force, acceleration_and_constraint_force_dyn,
     acceleration_dyn, constraint_force, constraint_force_dyn,
 };
-pub use jacobian::AccelerationJacobian;
+pub use jacobian::{
+    AccelerationJacobian, HamiltonianResidualJacobians, ResidualJacobians, StateJacobian,
+};
 pub use options::{Options, Weighting};
 pub use pinv::{pinv, pinv_symmetric, rank};
 pub use singular::{

@@ -85,7 +85,7 @@ pub(super) fn derive(
         .collect();
     let velocity_constraints: Vec<ExprId> = first.iter().chain(&nonholonomic).copied().collect();
     let constraint_matrix = jacobian(pool, &velocity_constraints, n, Symbol::Velocity);
-    let constraint_rhs = (velocity_constraints.iter())
+    let constraint_rhs: Vec<ExprId> = (velocity_constraints.iter())
         .map(|&c| {
             let rest = pool.convective_derivative(c);
             pool.neg(rest)
@@ -105,6 +105,17 @@ pub(super) fn derive(
     terms.push(pool.neg(l));
     let energy = pool.add(&terms);
 
+    let force_with_nonideal: Vec<ExprId> = (generalized_force.iter().zip(&nonideal_force))
+        .map(|(&q, &c)| pool.add(&[q, c]))
+        .collect();
+    let residuals = jacobian::Residuals {
+        metric: &mass_matrix,
+        force: &force_with_nonideal,
+        constraint_matrix: &constraint_matrix,
+        constraint_rhs: &constraint_rhs,
+    };
+    let jacobians = jacobian::lagrangian(pool, &residuals, spec.inputs.len(), &velocity_constraints);
+
     errors.is_empty().then_some(LagrangianEquations {
         mass_matrix_form: chosen,
         mass_matrix_forms: forms,
@@ -116,6 +127,7 @@ pub(super) fn derive(
         energy,
         holonomic,
         velocity_constraints,
+        jacobians,
     })
 }
 

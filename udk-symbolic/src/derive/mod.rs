@@ -13,6 +13,7 @@ mod bodies;
 mod check;
 mod determinacy;
 mod hamiltonian;
+mod jacobian;
 mod lagrangian;
 
 use crate::derivation::{Derivation, ExprMatrix, NamedValue};

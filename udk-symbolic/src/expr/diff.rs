@@ -40,7 +40,8 @@ impl Pool {
     /// constant).
     ///
     /// # Panics
-    /// When `id` contains an acceleration, a momentum or an input (their time derivatives are not
+    /// When `id` contains an acceleration, a momentum, an input or a multiplier (their time
+    /// derivatives are not
     /// symbols of the language; use [`Pool::total_derivative`] with explicit rates).
     pub fn time_derivative(&mut self, id: ExprId) -> ExprId {
         self.memoized(id, Wrt::Time, &mut |pool, s| match s {
@@ -48,7 +49,10 @@ impl Pool {
             Symbol::Coordinate(i) => pool.symbol(Symbol::Velocity(i)),
             Symbol::Velocity(i) => pool.symbol(Symbol::Acceleration(i)),
             Symbol::Parameter(_) => pool.zero(),
-            Symbol::Acceleration(_) | Symbol::Momentum(_) | Symbol::Input(_) => {
+            Symbol::Acceleration(_)
+            | Symbol::Momentum(_)
+            | Symbol::Input(_)
+            | Symbol::Multiplier(_) => {
                 panic!("time derivative of {s:?} is not expressible")
             }
         })
