@@ -38,7 +38,8 @@
 //! 9. [`control`] (models with inputs, closed by a control law into a [`LagrangianSystem`]),
 //!    [`WithoutInputs`] (a [`LagrangianSystem`] as a model with no inputs), `assemble`
 //!    ([`consistent_state`], Gauss–Newton over the traits).
-//! 10. [`linearize`] (state-space matrices and eigenvalues about an operating point).
+//! 10. [`linearize`] (state-space matrices and eigenvalues about an operating point),
+//!     [`lqr`] (the regulator gain of a linearization).
 //! 11. [`simulate`] (integrators over the traits).
 
 mod allocator;
@@ -50,6 +51,7 @@ pub mod fundamental;
 pub mod hamiltonian;
 pub mod jacobian;
 pub mod linearize;
+pub mod lqr;
 mod options;
 mod pinv;
 mod projection;

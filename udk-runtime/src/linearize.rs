@@ -413,7 +413,7 @@ fn place(
 ///
 /// # Errors
 /// `NoConvergence` if the QR iteration does not converge within 1000 · (size + 1) sweeps.
-fn sorted_eigenvalues(a: &DMatrix<f64>) -> Result<Vec<Complex<f64>>, Error> {
+pub(crate) fn sorted_eigenvalues(a: &DMatrix<f64>) -> Result<Vec<Complex<f64>>, Error> {
     if a.is_empty() {
         return Ok(Vec::new());
     }
