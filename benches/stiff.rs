@@ -28,7 +28,9 @@ fn arm() -> (FlexibleJointManipulator, Vector4<f64>, Vector4<f64>) {
         k2: STIFFNESS,
         ..FlexibleJointManipulator::EXAMPLE
     };
-    let (q0, qd0) = arm.slow_start([0.2, 0.3], [1.0, -1.0]).expect("a unique motion");
+    let (q0, qd0) = arm
+        .slow_start([0.2, 0.3], [1.0, -1.0])
+        .expect("a unique motion");
     (arm, q0, qd0)
 }
 

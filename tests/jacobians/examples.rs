@@ -50,7 +50,11 @@ use udk::nalgebra::{SVector, Vector1, Vector2, Vector3, Vector4};
 fn pendulums() {
     let l = 0.9;
     let (theta, phi) = (0.7f64, 0.4f64);
-    let q = l * Vector3::new(theta.sin() * phi.cos(), theta.sin() * phi.sin(), -theta.cos());
+    let q = l * Vector3::new(
+        theta.sin() * phi.cos(),
+        theta.sin() * phi.sin(),
+        -theta.cos(),
+    );
     // A velocity tangent to the sphere: qᵀq̇ = 0.
     let (a, b) = (0.3, -0.5);
     let qd = Vector3::new(a, b, -(q[0] * a + q[1] * b) / q[2]);

@@ -341,7 +341,10 @@ pub fn acceleration_jacobian<const N: usize, const M: usize, const K: usize>(
 pub fn state_jacobian<const N: usize, const M: usize>(
     terms: &HamiltonianTerms<N, M>,
     options: &Options,
-    residual_jacobians: impl FnOnce(&SVector<f64, N>, &SVector<f64, M>) -> HamiltonianResidualJacobians<N, M>,
+    residual_jacobians: impl FnOnce(
+        &SVector<f64, N>,
+        &SVector<f64, M>,
+    ) -> HamiltonianResidualJacobians<N, M>,
 ) -> Result<StateJacobian<N>, Error> {
     let momentum_rate = crate::hamiltonian::momentum_rate(
         &terms.h_q,

@@ -80,7 +80,9 @@ pub fn lqr(
     hamiltonian.view_mut((0, 0), (n, n)).copy_from(a);
     hamiltonian.view_mut((0, n), (n, n)).copy_from(&-&g);
     hamiltonian.view_mut((n, 0), (n, n)).copy_from(&-q);
-    hamiltonian.view_mut((n, n), (n, n)).copy_from(&-a.transpose());
+    hamiltonian
+        .view_mut((n, n), (n, n))
+        .copy_from(&-a.transpose());
     let sign = matrix_sign(hamiltonian)?;
 
     let identity = DMatrix::<f64>::identity(n, n);
@@ -190,7 +192,10 @@ mod tests {
         let error = lqr(&a, &b, &q, &r).unwrap_err();
         assert!(matches!(error, Error::NoConvergence { .. }), "{error}");
         let error = lqr(&a, &b, &q, &matrix(1, 1, &[0.0])).unwrap_err();
-        assert!(matches!(error, Error::NotPositiveDefinite { .. }), "{error}");
+        assert!(
+            matches!(error, Error::NotPositiveDefinite { .. }),
+            "{error}"
+        );
         let error = lqr(&a, &b, &matrix(1, 1, &[1.0]), &r).unwrap_err();
         assert!(matches!(error, Error::DimensionMismatch { .. }), "{error}");
     }

@@ -168,9 +168,7 @@ impl<'a> Code<'a> {
             // The rate and the multipliers of the residual Jacobians (`residual_jacobians`).
             Symbol::Acceleration(i) if self.derivation.momenta.is_empty() => index(quote!(qdd), i),
             Symbol::Acceleration(i) => index(quote!(p_dot), i),
-            Symbol::Multiplier(i) if self.derivation.momenta.is_empty() => {
-                index(quote!(lambda), i)
-            }
+            Symbol::Multiplier(i) if self.derivation.momenta.is_empty() => index(quote!(lambda), i),
             Symbol::Multiplier(i) => index(quote!(mu), i),
         }
     }

@@ -29,7 +29,9 @@ impl Residuals<'_> {
     fn build(&self, pool: &mut Pool) -> (Vec<ExprId>, Vec<ExprId>) {
         let n = self.force.len();
         let m = self.constraint_rhs.len();
-        let v: Vec<ExprId> = (0..n).map(|j| pool.symbol(Symbol::Acceleration(j))).collect();
+        let v: Vec<ExprId> = (0..n)
+            .map(|j| pool.symbol(Symbol::Acceleration(j)))
+            .collect();
         let lambda: Vec<ExprId> = (0..m).map(|r| pool.symbol(Symbol::Multiplier(r))).collect();
         let r = (0..n)
             .map(|i| {
@@ -91,7 +93,9 @@ pub(super) fn hamiltonian(
     // F = −H_pp H_q, so that r = H_pp w − F − A_pᵀμ = H_pp (w + H_q) − A_pᵀμ.
     let force: Vec<ExprId> = (0..n)
         .map(|i| {
-            let terms: Vec<ExprId> = (0..n).map(|j| pool.mul(&[h_pp.get(i, j), h_q[j]])).collect();
+            let terms: Vec<ExprId> = (0..n)
+                .map(|j| pool.mul(&[h_pp.get(i, j), h_q[j]]))
+                .collect();
             let sum = pool.add(&terms);
             pool.neg(sum)
         })

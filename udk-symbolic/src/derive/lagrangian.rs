@@ -114,7 +114,8 @@ pub(super) fn derive(
         constraint_matrix: &constraint_matrix,
         constraint_rhs: &constraint_rhs,
     };
-    let jacobians = jacobian::lagrangian(pool, &residuals, spec.inputs.len(), &velocity_constraints);
+    let jacobians =
+        jacobian::lagrangian(pool, &residuals, spec.inputs.len(), &velocity_constraints);
 
     errors.is_empty().then_some(LagrangianEquations {
         mass_matrix_form: chosen,
