@@ -1,8 +1,8 @@
 //! The flexible-joint manipulator with its joint stiffness raised to 10⁶ N m/rad (a 1000 rad/s
 //! joint mode), from its slow start (`FlexibleJointManipulator::slow_start`, links at 0.2 and
 //! 0.3 rad turning at ±1 rad/s), for 2 s at rtol 1e-8 (atol = rtol/100), output at every
-//! step: Radau5 and BDF against DOP853, and the implicit methods also at the tighter rtol that
-//! gives them DOP853's accuracy. Prints each run's accepted and rejected steps, right-hand
+//! step: Radau5 and BDF against DOP853; then DOP853 at the looser rtol 1e-6 (its accuracy
+//! closer to BDF's at 1e-8) and the implicit methods at tighter ones. Prints each run's accepted and rejected steps, right-hand
 //! side and Jacobian evaluations (and how many of those were forward differences), and the
 //! largest error of the final state (q, q̇) against DOP853 at rtol 1e-13; criterion times each
 //! run.
@@ -56,8 +56,9 @@ fn stiff(c: &mut Criterion) {
         ("DOP853", Method::Dop853, 1e-8),
         ("Radau5", Method::Radau5, 1e-8),
         ("BDF", Method::Bdf, 1e-8),
+        ("DOP853", Method::Dop853, 1e-6),
         ("Radau5", Method::Radau5, 1e-11),
-        ("BDF", Method::Bdf, 1e-10),
+        ("BDF", Method::Bdf, 1e-9),
     ];
     for (name, method, rtol) in methods {
         let trajectory = run(method, rtol);
