@@ -40,6 +40,36 @@ pub enum Command {
     Eval(EvalArgs),
     /// Simulate the model from its initial state with the udk-runtime simulator.
     Simulate(SimulateArgs),
+    /// Print the exact Jacobian of the motion at one state as JSON: q̈ and ∂q̈/∂q, ∂q̈/∂q̇,
+    /// ∂q̈/∂u (rows as arrays) of a Lagrangian model; (q̇, ṗ) and ∂(q̇, ṗ)/∂q, ∂(q̇, ṗ)/∂p of a
+    /// Hamiltonian one. Exit code 3 where the derivative does not exist (the rank of A
+    /// changes).
+    Jacobian(JacobianArgs),
+}
+
+/// Arguments of `udk jacobian`.
+#[derive(Debug, clap::Args)]
+pub struct JacobianArgs {
+    /// The model file.
+    pub model: PathBuf,
+    /// Generalized coordinates q, n comma-separated numbers (default: the file's initial q0).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    pub q: Vec<f64>,
+    /// Generalized velocities q̇ of a Lagrangian model, n comma-separated numbers.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    pub qd: Vec<f64>,
+    /// Generalized momenta p of a Hamiltonian model, n comma-separated numbers.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    pub p: Vec<f64>,
+    /// Time t (s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub t: Option<f64>,
+    /// Inputs u of a model with `inputs`, k comma-separated numbers.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
+    pub u: Vec<f64>,
+    /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
 }
 
 /// Arguments of `udk eval`.

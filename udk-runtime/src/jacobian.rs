@@ -57,13 +57,16 @@
 //! unconstrained rate −H_q, r = H_pp(w + H_q) − A_pᵀμ and g = A_p w − b_p (Udwadia 2016,
 //! eq 36, written as M ṗ = Q + Aᵀμ with M = H_pp, Q = −H_pp H_q).
 
-use nalgebra::{Const, SMatrix, SVector};
+use nalgebra::{
+    Const, DMatrix, DVector, DefaultAllocator, Dim, Dyn, OMatrix, OVector, SMatrix, SVector,
+};
 
+use crate::allocator::KernelAllocator;
 use crate::cholesky::Cholesky;
-use crate::pinv::{ranked_pinv, Tolerance};
+use crate::derivative::Projector;
 use crate::projection::FACTOR_TOLERANCE;
 use crate::system::HamiltonianTerms;
-use crate::{scaling, Error, LagrangianView, Options};
+use crate::{fundamental, scaling, validate, Error, LagrangianView, Options};
 
 /// q̈ and its exact first derivatives at one state (q, q̇, u, t), for n = `N` coordinates and
 /// k = `K` inputs (k = 0 for a model without inputs).
@@ -137,132 +140,117 @@ pub struct StateJacobian<const N: usize> {
     pub momentum_rate_wrt_p: SMatrix<f64, N, N>,
 }
 
-/// The constraint side of the derivative, factored once per state (see the module docs):
-/// the metric M = L D Lᵀ, B = D^-½ L⁻¹ Aᵀ with unit columns, their scales S and (Bᵀ)⁺.
-struct Projector<const N: usize, const M: usize> {
-    factor: Cholesky<Const<N>>,
-    /// D^-½, n entries.
-    root_inverse_pivots: SVector<f64, N>,
-    /// B with columns scaled to unit norm, n × m.
-    b: SMatrix<f64, N, M>,
-    /// The column scales S (1/‖column‖ of D^-½ L⁻¹ Aᵀ, 1 for a zero column), m entries.
-    scale: SVector<f64, M>,
-    /// (Bᵀ)⁺, n × m.
-    pinv_t: SMatrix<f64, N, M>,
-    /// Relative tolerance of the range test of [`Projector::derivative`].
-    consistency: f64,
+/// [`AccelerationJacobian`] for dynamic sizes (n coordinates, k inputs): what
+/// [`acceleration_jacobian_dyn`] returns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccelerationJacobianDyn {
+    /// q̈, n entries.
+    pub acceleration: DVector<f64>,
+    /// ∂q̈/∂q, n × n.
+    pub wrt_q: DMatrix<f64>,
+    /// ∂q̈/∂q̇, n × n.
+    pub wrt_qd: DMatrix<f64>,
+    /// ∂q̈/∂u, n × k.
+    pub wrt_u: DMatrix<f64>,
 }
 
-impl<const N: usize, const M: usize> Projector<N, M> {
-    /// The projector of the metric `factor` and the constraints `a` (m × n).
-    ///
-    /// # Errors
-    /// `RankChange` when a kept singular value of B lies at or below √τ·σ_max;
-    /// `NoConvergence` from the SVD.
-    fn new(
-        factor: Cholesky<Const<N>>,
-        a: &SMatrix<f64, M, N>,
-        options: &Options,
-    ) -> Result<Self, Error> {
-        let root_inverse_pivots = factor.inverse_pivots().map(f64::sqrt);
-        let mut b = a.transpose();
-        factor.solve_unit_lower_mut(&mut b);
-        let mut scale = SVector::<f64, M>::repeat(1.0);
-        for (mut column, s) in b.column_iter_mut().zip(scale.iter_mut()) {
-            column.component_mul_assign(&root_inverse_pivots);
-            let norm = column.norm();
-            if norm > 0.0 {
-                column.unscale_mut(norm);
-                *s = 1.0 / norm;
-            }
-        }
-        let mut pinv_t = SMatrix::<f64, N, M>::zeros();
-        if M > 0 && b.iter().any(|v| *v != 0.0) {
-            let tau = options.rank_tolerance();
-            let ranked = ranked_pinv(&b.transpose(), Tolerance::Relative(tau))?;
-            if ranked.rank > 0 && ranked.weakest <= tau.sqrt() {
-                return Err(Error::RankChange {
-                    what: "constraint matrix A",
-                });
-            }
-            pinv_t = ranked.pinv;
-        }
-        Ok(Self {
-            factor,
-            root_inverse_pivots,
-            b,
-            scale,
-            pinv_t,
-            consistency: options.consistency_tolerance,
-        })
-    }
-
-    /// D^-½ L⁻¹ x.
-    fn whiten<const C: usize>(&self, mut x: SMatrix<f64, N, C>) -> SMatrix<f64, N, C> {
-        self.factor.solve_unit_lower_mut(&mut x);
-        for mut column in x.column_iter_mut() {
-            column.component_mul_assign(&self.root_inverse_pivots);
-        }
-        x
-    }
-
-    /// The multipliers λ (m entries) with Aᵀλ = `force`, which must lie in range(Aᵀ):
-    /// λ = S (Bᵀ)⁺ᵀ D^-½ L⁻¹ force.
-    fn multipliers(&self, force: &SVector<f64, N>) -> SVector<f64, M> {
-        self.pinv_t
-            .tr_mul(&self.whiten(*force))
-            .component_mul(&self.scale)
-    }
-
-    /// dv/dx = −M⁻¹(J_r + AᵀK⁺(J_g − AM⁻¹J_r)) for one block of columns x.
-    ///
-    /// # Errors
-    /// `RankChange` when S J_g − BᵀJ̃ is off the range of Bᵀ (the rank of A changes here).
-    fn derivative<const C: usize>(
-        &self,
-        j_r: SMatrix<f64, N, C>,
-        j_g: &SMatrix<f64, M, C>,
-    ) -> Result<SMatrix<f64, N, C>, Error> {
-        let whitened = self.whiten(j_r);
-        let mut scaled_g = *j_g;
-        for mut column in scaled_g.column_iter_mut() {
-            column.component_mul_assign(&self.scale);
-        }
-        let projected = self.b.tr_mul(&whitened);
-        let target = scaled_g - projected;
-        let step = self.pinv_t * target;
-        let off_range = (target - self.b.tr_mul(&step)).norm();
-        if off_range > self.consistency * (scaled_g.norm() + projected.norm()) {
-            return Err(Error::RankChange {
-                what: "constraint matrix A",
-            });
-        }
-        let mut x = -(whitened + step);
-        for mut column in x.column_iter_mut() {
-            column.component_mul_assign(&self.root_inverse_pivots);
-        }
-        self.factor.solve_unit_upper_mut(&mut x);
-        Ok(x)
-    }
+/// [`ResidualJacobians`] for dynamic sizes: the blocks a run-time model (a tape) supplies to
+/// [`acceleration_jacobian_dyn`], with the same shapes (n × n, n × n, n × k, m × n, m × n,
+/// m × k).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResidualJacobiansDyn {
+    /// ∂r/∂q, n × n.
+    pub r_q: DMatrix<f64>,
+    /// ∂r/∂q̇, n × n.
+    pub r_qd: DMatrix<f64>,
+    /// ∂r/∂u, n × k.
+    pub r_u: DMatrix<f64>,
+    /// ∂g/∂q, m × n.
+    pub g_q: DMatrix<f64>,
+    /// ∂g/∂q̇, m × n.
+    pub g_qd: DMatrix<f64>,
+    /// ∂g/∂u, m × k.
+    pub g_u: DMatrix<f64>,
 }
 
-/// `Err(NonFinite)` unless every entry of `x` is finite.
-fn finite<const R: usize, const C: usize>(
-    x: &SMatrix<f64, R, C>,
-    what: &'static str,
-) -> Result<(), Error> {
-    if x.iter().all(|v| v.is_finite()) {
-        Ok(())
-    } else {
-        Err(Error::NonFinite { what })
+/// [`HamiltonianResidualJacobians`] for dynamic sizes (shapes n × n for ∂H_p/∂q, ∂r/∂q,
+/// ∂r/∂p; m × n for ∂g/∂q, ∂g/∂p), for [`state_jacobian_dyn`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct HamiltonianResidualJacobiansDyn {
+    /// ∂H_p/∂q, n × n.
+    pub h_p_q: DMatrix<f64>,
+    /// ∂r/∂q, n × n.
+    pub r_q: DMatrix<f64>,
+    /// ∂r/∂p, n × n.
+    pub r_p: DMatrix<f64>,
+    /// ∂g/∂q, m × n.
+    pub g_q: DMatrix<f64>,
+    /// ∂g/∂p, m × n.
+    pub g_p: DMatrix<f64>,
+}
+
+/// [`StateJacobian`] for dynamic sizes: what [`state_jacobian_dyn`] returns.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StateJacobianDyn {
+    /// q̇ = H_p, n entries.
+    pub velocity: DVector<f64>,
+    /// ṗ, n entries.
+    pub momentum_rate: DVector<f64>,
+    /// ∂q̇/∂q, n × n.
+    pub velocity_wrt_q: DMatrix<f64>,
+    /// ∂q̇/∂p = H_pp, n × n.
+    pub velocity_wrt_p: DMatrix<f64>,
+    /// ∂ṗ/∂q, n × n.
+    pub momentum_rate_wrt_q: DMatrix<f64>,
+    /// ∂ṗ/∂p, n × n.
+    pub momentum_rate_wrt_p: DMatrix<f64>,
+}
+
+/// q̈, the projector of the state and the multipliers λ (Aᵀλ = M q̈ − Q − C) of a Lagrangian
+/// system: the part of the derivative that does not need the residual Jacobians.
+type Setup<N, R> = (OVector<f64, N>, Projector<N, R>, OVector<f64, R>);
+
+/// [`Setup`] of the terms (M, Q, A, b, C), any sizes: q̈ by the kernels' own path, then the
+/// metric M (positive definite) or M̃ = M + Aᵀ diag(α²sᵢ²) A (singular M; sᵢ the power of
+/// two that equilibrates row i, i.e. G = I on the equilibrated rows, as the kernels use).
+fn lagrangian_setup<N: Dim, R: Dim>(
+    terms: LagrangianView<'_, N, R>,
+    options: &Options,
+) -> Result<Setup<N, R>, Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    let (acceleration, _) = fundamental::solve(terms, options, false)?;
+    let a = terms.constraint_matrix;
+    let factor = match Cholesky::new(terms.mass_matrix.clone(), FACTOR_TOLERANCE) {
+        Some(factor) => factor,
+        None => {
+            let alpha2 = options.alpha * options.alpha;
+            let mut weighted = a.clone();
+            for mut row in weighted.row_iter_mut() {
+                let s = scaling::unit_scale(row.amax());
+                row *= alpha2 * s * s;
+            }
+            let augmented = terms.mass_matrix + a.tr_mul(&weighted);
+            Cholesky::new(augmented, FACTOR_TOLERANCE).ok_or(Error::RankChange {
+                what: "[M; A] (the augmented mass matrix M + α²AᵀGA)",
+            })?
+        }
+    };
+    let projector = Projector::new(factor, a, options)?;
+    let mut ideal_force = terms.mass_matrix * &acceleration - terms.generalized_force;
+    if let Some(c) = terms.nonideal_force {
+        ideal_force -= c;
     }
+    let lambda = projector.multipliers(&ideal_force);
+    Ok((acceleration, projector, lambda))
 }
 
 /// q̈ and its exact Jacobians ∂q̈/∂q, ∂q̈/∂q̇ (n × n) and ∂q̈/∂u (n × k) of the system whose
 /// terms (M, Q, A, b, C) at the state are `terms`, with `options`, by the method of the
 /// [module docs](self). `residual_jacobians(q̈, λ)` returns the [`ResidualJacobians`] at
 /// v = q̈ and the given multipliers λ (m entries); generated models pass their
-/// `residual_jacobians`.
+/// `residual_jacobians`. No heap allocation.
 ///
 /// `acceleration` is exactly what [`crate::acceleration`] returns for `terms`.
 ///
@@ -271,65 +259,75 @@ fn finite<const R: usize, const C: usize>(
 ///
 /// # Errors
 /// Those of [`crate::acceleration`]; `RankChange` where the rank of A or [M; A] changes or is
-/// numerically ambiguous (the derivative does not exist there); `NonFinite` when a Jacobian
-/// block or a derivative is not finite.
+/// numerically ambiguous (the derivative does not exist there); `NonFinite` when a residual
+/// Jacobian or a derivative is not finite.
 pub fn acceleration_jacobian<const N: usize, const M: usize, const K: usize>(
     terms: LagrangianView<'_, Const<N>, Const<M>>,
     options: &Options,
     residual_jacobians: impl FnOnce(&SVector<f64, N>, &SVector<f64, M>) -> ResidualJacobians<N, M, K>,
 ) -> Result<AccelerationJacobian<N, K>, Error> {
-    let acceleration = crate::acceleration(terms, options)?;
-    let a = terms.constraint_matrix;
-    // M, or M̃ = M + Aᵀ diag(α² sᵢ²) A with sᵢ the equilibration of row i when M is singular.
-    let factor = match Cholesky::new(*terms.mass_matrix, FACTOR_TOLERANCE) {
-        Some(factor) => factor,
-        None => {
-            let alpha2 = options.alpha * options.alpha;
-            let weights = SVector::<f64, M>::from_fn(|i, _| {
-                let s = scaling::unit_scale(a.row(i).amax());
-                alpha2 * s * s
-            });
-            let mut scaled = *a;
-            for mut column in scaled.column_iter_mut() {
-                column.component_mul_assign(&weights);
-            }
-            let augmented = terms.mass_matrix + a.tr_mul(&scaled);
-            Cholesky::new(augmented, FACTOR_TOLERANCE).ok_or(Error::RankChange {
-                what: "[M; A] (the augmented mass matrix M + α²AᵀGA)",
-            })?
-        }
-    };
-    let projector = Projector::new(factor, a, options)?;
-    let mut ideal_force = terms.mass_matrix * acceleration - terms.generalized_force;
-    if let Some(c) = terms.nonideal_force {
-        ideal_force -= c;
-    }
-    let lambda = projector.multipliers(&ideal_force);
+    let (acceleration, projector, lambda) = lagrangian_setup(terms, options)?;
     let j = residual_jacobians(&acceleration, &lambda);
-    finite(&j.r_q, "∂r/∂q")?;
-    finite(&j.r_qd, "∂r/∂q̇")?;
-    finite(&j.r_u, "∂r/∂u")?;
-    finite(&j.g_q, "∂g/∂q")?;
-    finite(&j.g_qd, "∂g/∂q̇")?;
-    finite(&j.g_u, "∂g/∂u")?;
-    let wrt_q = projector.derivative(j.r_q, &j.g_q)?;
-    let wrt_qd = projector.derivative(j.r_qd, &j.g_qd)?;
-    let wrt_u = projector.derivative(j.r_u, &j.g_u)?;
-    finite(&wrt_q, "∂q̈/∂q (overflow)")?;
-    finite(&wrt_qd, "∂q̈/∂q̇ (overflow)")?;
-    finite(&wrt_u, "∂q̈/∂u (overflow)")?;
     Ok(AccelerationJacobian {
         acceleration,
-        wrt_q,
-        wrt_qd,
-        wrt_u,
+        wrt_q: projector.derivative(j.r_q, &j.g_q)?,
+        wrt_qd: projector.derivative(j.r_qd, &j.g_qd)?,
+        wrt_u: projector.derivative(j.r_u, &j.g_u)?,
     })
+}
+
+/// [`acceleration_jacobian`] for dynamic sizes: n = `terms.generalized_force.len()`,
+/// m = `terms.constraint_rhs.len()`, k = the columns of the returned `r_u`.
+///
+/// # Errors
+/// As [`acceleration_jacobian`], plus `DimensionMismatch` for terms or residual Jacobians of
+/// inconsistent shapes.
+pub fn acceleration_jacobian_dyn(
+    terms: LagrangianView<'_, Dyn, Dyn>,
+    options: &Options,
+    residual_jacobians: impl FnOnce(&DVector<f64>, &DVector<f64>) -> ResidualJacobiansDyn,
+) -> Result<AccelerationJacobianDyn, Error> {
+    let (acceleration, projector, lambda) = lagrangian_setup(terms, options)?;
+    let j = residual_jacobians(&acceleration, &lambda);
+    let (n, m, k) = (acceleration.len(), lambda.len(), j.r_u.ncols());
+    validate::shape(&j.r_q, (n, n), "∂r/∂q")?;
+    validate::shape(&j.r_qd, (n, n), "∂r/∂q̇")?;
+    validate::shape(&j.r_u, (n, k), "∂r/∂u")?;
+    validate::shape(&j.g_q, (m, n), "∂g/∂q")?;
+    validate::shape(&j.g_qd, (m, n), "∂g/∂q̇")?;
+    validate::shape(&j.g_u, (m, k), "∂g/∂u")?;
+    Ok(AccelerationJacobianDyn {
+        acceleration,
+        wrt_q: projector.derivative(j.r_q, &j.g_q)?,
+        wrt_qd: projector.derivative(j.r_qd, &j.g_qd)?,
+        wrt_u: projector.derivative(j.r_u, &j.g_u)?,
+    })
+}
+
+/// ṗ, the projector and the multipliers μ (A_pᵀμ = H_pp(ṗ + H_q)) of a Hamiltonian system,
+/// any sizes.
+fn hamiltonian_setup<N: Dim, R: Dim>(
+    h_q: &OVector<f64, N>,
+    h_pp: &OMatrix<f64, N, N>,
+    a_p: &OMatrix<f64, R, N>,
+    b_p: &OVector<f64, R>,
+    options: &Options,
+) -> Result<Setup<N, R>, Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    let (momentum_rate, _) = crate::hamiltonian::solve(h_q, h_pp, a_p, b_p, options)?;
+    let factor = Cholesky::new(h_pp.clone(), FACTOR_TOLERANCE)
+        .ok_or(Error::NotPositiveDefinite { what: "H_pp" })?;
+    let projector = Projector::new(factor, a_p, options)?;
+    let mu = projector.multipliers(&(h_pp * (&momentum_rate + h_q)));
+    Ok((momentum_rate, projector, mu))
 }
 
 /// (q̇, ṗ) of a constrained Hamiltonian system and their exact Jacobian ∂(q̇, ṗ)/∂(q, p),
 /// from its `terms` at the state, with `options`. `residual_jacobians(ṗ, μ)` returns the
 /// [`HamiltonianResidualJacobians`] at w = ṗ and the given multipliers μ (m entries);
-/// generated models pass their `residual_jacobians`.
+/// generated models pass their `residual_jacobians`. No heap allocation.
 ///
 /// ṗ = −H_q + H_pp⁻¹A_pᵀ(A_p H_pp⁻¹ A_pᵀ)⁺(b_p + A_p H_q) (Udwadia 2016, eq 36) is the
 /// fundamental equation with mass matrix H_pp and unconstrained rate −H_q, so ∂ṗ/∂x follows
@@ -346,33 +344,52 @@ pub fn state_jacobian<const N: usize, const M: usize>(
         &SVector<f64, M>,
     ) -> HamiltonianResidualJacobians<N, M>,
 ) -> Result<StateJacobian<N>, Error> {
-    let momentum_rate = crate::hamiltonian::momentum_rate(
-        &terms.h_q,
-        &terms.h_pp,
-        &terms.a_p,
-        &terms.b_p,
-        options,
-    )?;
-    let factor = Cholesky::new(terms.h_pp, FACTOR_TOLERANCE)
-        .ok_or(Error::NotPositiveDefinite { what: "H_pp" })?;
-    let projector = Projector::new(factor, &terms.a_p, options)?;
-    let mu = projector.multipliers(&(terms.h_pp * (momentum_rate + terms.h_q)));
+    let (momentum_rate, projector, mu) =
+        hamiltonian_setup(&terms.h_q, &terms.h_pp, &terms.a_p, &terms.b_p, options)?;
     let j = residual_jacobians(&momentum_rate, &mu);
-    finite(&j.h_p_q, "∂H_p/∂q")?;
-    finite(&j.r_q, "∂r/∂q")?;
-    finite(&j.r_p, "∂r/∂p")?;
-    finite(&j.g_q, "∂g/∂q")?;
-    finite(&j.g_p, "∂g/∂p")?;
-    let momentum_rate_wrt_q = projector.derivative(j.r_q, &j.g_q)?;
-    let momentum_rate_wrt_p = projector.derivative(j.r_p, &j.g_p)?;
-    finite(&momentum_rate_wrt_q, "∂ṗ/∂q (overflow)")?;
-    finite(&momentum_rate_wrt_p, "∂ṗ/∂p (overflow)")?;
+    validate::finite(&j.h_p_q, "∂H_p/∂q")?;
     Ok(StateJacobian {
         velocity: terms.h_p,
         momentum_rate,
         velocity_wrt_q: j.h_p_q,
         velocity_wrt_p: terms.h_pp,
-        momentum_rate_wrt_q,
-        momentum_rate_wrt_p,
+        momentum_rate_wrt_q: projector.derivative(j.r_q, &j.g_q)?,
+        momentum_rate_wrt_p: projector.derivative(j.r_p, &j.g_p)?,
+    })
+}
+
+/// [`state_jacobian`] for dynamic sizes, from H_p, H_q (n), H_pp (n × n), A_p (m × n) and
+/// b_p (m).
+///
+/// # Errors
+/// As [`state_jacobian`], plus `DimensionMismatch` for inconsistent shapes.
+pub fn state_jacobian_dyn(
+    h_p: &DVector<f64>,
+    h_q: &DVector<f64>,
+    h_pp: &DMatrix<f64>,
+    a_p: &DMatrix<f64>,
+    b_p: &DVector<f64>,
+    options: &Options,
+    residual_jacobians: impl FnOnce(&DVector<f64>, &DVector<f64>) -> HamiltonianResidualJacobiansDyn,
+) -> Result<StateJacobianDyn, Error> {
+    let n = h_q.len();
+    validate::shape(h_p, (n, 1), "H_p")?;
+    validate::finite(h_p, "H_p")?;
+    let (momentum_rate, projector, mu) = hamiltonian_setup(h_q, h_pp, a_p, b_p, options)?;
+    let j = residual_jacobians(&momentum_rate, &mu);
+    let m = mu.len();
+    validate::shape(&j.h_p_q, (n, n), "∂H_p/∂q")?;
+    validate::shape(&j.r_q, (n, n), "∂r/∂q")?;
+    validate::shape(&j.r_p, (n, n), "∂r/∂p")?;
+    validate::shape(&j.g_q, (m, n), "∂g/∂q")?;
+    validate::shape(&j.g_p, (m, n), "∂g/∂p")?;
+    validate::finite(&j.h_p_q, "∂H_p/∂q")?;
+    Ok(StateJacobianDyn {
+        velocity: h_p.clone(),
+        momentum_rate,
+        velocity_wrt_q: j.h_p_q,
+        velocity_wrt_p: h_pp.clone(),
+        momentum_rate_wrt_q: projector.derivative(j.r_q, &j.g_q)?,
+        momentum_rate_wrt_p: projector.derivative(j.r_p, &j.g_p)?,
     })
 }

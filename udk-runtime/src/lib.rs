@@ -30,7 +30,8 @@
 //! 3. `validate` (input checks), `cholesky` (L D Lᵀ).
 //! 4. `scaling` (power-of-two equilibration), `residual` (the a-posteriori check), `pinv`
 //!    (Moore–Penrose inverse by one-sided Jacobi SVD).
-//! 5. `projection` (the constraint projection shared by both formulations).
+//! 5. `projection` (the constraint projection shared by both formulations), `derivative`
+//!    (the projection of the residual Jacobians that [`jacobian`] differentiates through).
 //! 6. `singular` (the eq 2.15 reference).
 //! 7. [`fundamental`] (which falls back on `singular`), [`hamiltonian`].
 //! 8. [`system`] (the traits, whose default methods call the kernels), [`jacobian`] (the
@@ -46,6 +47,7 @@ mod allocator;
 mod assemble;
 mod cholesky;
 pub mod control;
+mod derivative;
 mod error;
 pub mod fundamental;
 pub mod hamiltonian;
@@ -73,7 +75,9 @@ pub use fundamental::{
     acceleration_dyn, constraint_force, constraint_force_dyn,
 };
 pub use jacobian::{
-    AccelerationJacobian, HamiltonianResidualJacobians, ResidualJacobians, StateJacobian,
+    AccelerationJacobian, AccelerationJacobianDyn, HamiltonianResidualJacobians,
+    HamiltonianResidualJacobiansDyn, ResidualJacobians, ResidualJacobiansDyn, StateJacobian,
+    StateJacobianDyn,
 };
 pub use options::{Options, Weighting};
 pub use pinv::{pinv, pinv_symmetric, rank};

@@ -1,6 +1,6 @@
-//! Operation counts of the Rust code emitted for M, Q, A, b and C, before CSE (every output
-//! written out as a tree) and after (each distinct value once), with the time of one
-//! `derive` and of one `generate`.
+//! Operation counts of the Rust code emitted for M, Q, A, b and C, and for the residual
+//! Jacobians (`residual_jacobians`), before CSE (every output written out as a tree) and after
+//! (each distinct value once), with the time of one `derive` and of one `generate`.
 //!
 //! Run: `cargo run --release -p udk-symbolic --example op_counts [links… | model.toml …]`:
 //! a number is the pendulum chain of that many links (Cartesian and minimal), a path a model
@@ -83,6 +83,13 @@ fn main() {
         println!("       |      adds |      muls |    divs |   calls |     total");
         println!("{}", row("before", &report.tree));
         println!("{}", row("after", &report.dag));
+        let blocks: Vec<_> = (e.jacobians.residual_blocks().iter())
+            .flat_map(|(_, m)| m.entries.iter().copied())
+            .collect();
+        let jacobians = count_ops(&d.pool, &blocks);
+        println!("residual_jacobians (∂r, ∂g with respect to q, q̇, u):");
+        println!("{}", row("before", &jacobians.tree));
+        println!("{}", row("after", &jacobians.dag));
         println!();
     }
 }

@@ -96,6 +96,7 @@ impl State {
             t: self.t,
             params: &self.c,
             u: &self.u,
+            lambda: &[],
         }
     }
 }
