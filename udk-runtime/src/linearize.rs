@@ -176,7 +176,7 @@ where
         DVector::from_iterator(h, system.holonomic_residual(q, t).iter().take(h).copied());
     let velocity_residual =
         DVector::from_column_slice(system.velocity_residual(q, qd, u, t).as_slice());
-    check_constraints(
+    check_operating_point(
         &holonomic_residual,
         &velocity_residual,
         h,
@@ -279,7 +279,7 @@ pub fn linearize_derivatives(
             what: "derivatives at the operating point",
         });
     }
-    check_constraints(
+    check_operating_point(
         &d.holonomic_residual,
         &d.velocity_residual,
         h,
@@ -349,14 +349,21 @@ pub fn linearize_derivatives(
     })
 }
 
-/// `Err(ConstraintViolated)` for the first entry of `f` (the h holonomic constraints), then
-/// of `g` (the m velocity-level rows), whose magnitude exceeds `tolerance` or is NaN.
-fn check_constraints(
+/// Checks an operating point against its constraints: `f` the h = `holonomic` holonomic
+/// constraints f(q*, t*), `g` the m velocity-level rows g(q*, q̇*, t*) (ḟ, then φ), each in its
+/// own units, against the absolute `tolerance`. [`linearize`] and [`linearize_derivatives`]
+/// call it; a caller can call it before computing the derivatives.
+///
+/// # Errors
+/// `ConstraintViolated` for the first entry of `f`, then of `g`, whose magnitude exceeds
+/// `tolerance` or is NaN (its row, whether the row is holonomic, and the level).
+pub fn check_operating_point(
     f: &DVector<f64>,
     g: &DVector<f64>,
-    h: usize,
+    holonomic: usize,
     tolerance: f64,
 ) -> Result<(), Error> {
+    let h = holonomic;
     let rows = (f.iter().enumerate().map(|(row, &r)| (row, false, r)))
         .chain(g.iter().enumerate().map(|(row, &r)| (row, true, r)));
     for (row, velocity_level, residual) in rows {
