@@ -15,7 +15,9 @@
 //! - [`reference_acceleration`], [`mass_constraint_rank`]: eq 2.15 of Udwadia & Phohomsiri
 //!   2006 and its uniqueness test, for cross-checks.
 //! - [`pinv`], [`rank`], [`pinv_symmetric`]: Moore–Penrose inverse and numerical rank.
-//! - [`simulate`] (default feature `simulate`): DOP853/DOPRI5/RK4 runs of any generated
+//! - [`linearize`]: state-space matrices and eigenvalues on the constraint manifold; [`lqr`]:
+//!   the regulator gain.
+//! - [`simulate`] (default feature `simulate`): DOP853/DOPRI5/RK4/Radau5/BDF runs of any generated
 //!   system with Baumgarte stabilization, projection, trajectories, CSV and SVG plots.
 //!
 //! Every kernel validates its input and returns [`Error`] rather than panicking or
