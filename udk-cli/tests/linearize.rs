@@ -27,7 +27,7 @@ fn flat(v: &Json) -> Vec<f64> {
     v.as_array()
         .expect("rows")
         .iter()
-        .flat_map(|r| numbers(r))
+        .flat_map(numbers)
         .collect()
 }
 
@@ -84,7 +84,7 @@ fn whipple_bicycle_at_5_m_per_s_has_the_table_2_eigenvalues() {
     assert_eq!(report["dependent"], serde_json::json!([4]));
     assert_eq!(report["held_velocities"], serde_json::json!([5]));
     let expected = [
-        -14.07838969279820,
+        -14.0783896927982,
         0.0,
         -0.77534188219585,
         -4.46486771378823,

@@ -17,8 +17,9 @@
 //! - [`pinv`], [`rank`], [`pinv_symmetric`]: Moore–Penrose inverse and numerical rank.
 //! - [`linearize`]: state-space matrices and eigenvalues on the constraint manifold; [`lqr`]:
 //!   the regulator gain.
-//! - [`simulate`] (default feature `simulate`): DOP853/DOPRI5/RK4/Radau5/BDF runs of any generated
-//!   system with Baumgarte stabilization, projection, trajectories, CSV and SVG plots.
+//! - [`simulate`] (default feature `simulate`): DOP853/DOPRI5/RK4/Radau5/BDF runs of any
+//!   generated system with Baumgarte stabilization, projection, trajectories, CSV and SVG
+//!   plots.
 //!
 //! Every kernel validates its input and returns [`Error`] rather than panicking or
 //! returning NaN; it scales its input by powers of two so that no product overflows or

@@ -106,13 +106,17 @@ pub fn lqr(
 
     let residual = a.transpose() * &p + &p * a - &p * &g * &p + q;
     let scale = q.amax() + 2.0 * a.amax() * p.amax() + g.amax() * p.amax().powi(2);
-    if !(residual.amax() <= 1e-8 * scale.max(f64::MIN_POSITIVE)) {
+    let (largest, bound) = (residual.amax(), 1e-8 * scale.max(f64::MIN_POSITIVE));
+    if largest.is_nan() || largest > bound {
         return Err(no_solution);
     }
     let gain = r_cholesky.solve(&(b.transpose() * &p));
     let closed_loop = a - b * &gain;
     let closed_loop_eigenvalues = crate::linearize::sorted_eigenvalues(&closed_loop)?;
-    if closed_loop_eigenvalues.iter().any(|e| !(e.re < 0.0)) {
+    if closed_loop_eigenvalues
+        .iter()
+        .any(|e| e.re.is_nan() || e.re >= 0.0)
+    {
         return Err(no_solution);
     }
     Ok(Lqr {
