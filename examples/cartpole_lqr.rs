@@ -2,7 +2,7 @@
 //!
 //! The cart (mass `mc`) moves along x, pushed by the force u; a point mass `m` sits on a
 //! massless pole of length `l` at angle th from the upward vertical. `linearize` gives
-//! (A_ss, B_ss) about upright rest in the state (x, th, ẋ, th˙) (the textbook A and B:
+//! (A_ss, B_ss) about upright rest in the state (x, θ, ẋ, θ̇) (θ = th) (the textbook A and B:
 //! `tests/multibody/cartpole.rs`), `lqr` the gain K, and the closed loop u = −K x balances the
 //! pole from a 0.2 rad lean.
 //!
@@ -44,7 +44,7 @@ impl CartPole {
     };
 
     /// (A_ss, B_ss) about upright rest (x = th = 0, at rest, u = 0), in the state
-    /// (x, th, ẋ, th˙): every coordinate and velocity is independent (no constraints).
+    /// (x, θ, ẋ, θ̇), θ = th: every coordinate and velocity is independent (no constraints).
     ///
     /// # Errors
     /// As [`linearize`].
@@ -64,7 +64,7 @@ impl CartPole {
     }
 
     /// The LQR gain K (1 × 4) about upright for the weights Q = diag(1, 10, 1, 1) on
-    /// (x, th, ẋ, th˙) and R = 0.1 on u.
+    /// (x, θ, ẋ, θ̇) and R = 0.1 on u.
     ///
     /// # Errors
     /// As [`CartPole::upright`] and [`lqr`].
@@ -81,7 +81,7 @@ impl CartPole {
     }
 }
 
-/// The control law u = −K (x, th, ẋ, th˙) for [`ControlledLagrangianSystem::closed_loop`].
+/// The control law u = −K (x, θ, ẋ, θ̇) for [`ControlledLagrangianSystem::closed_loop`].
 pub fn state_feedback(
     gain: DMatrix<f64>,
 ) -> impl Fn(f64, &SVector<f64, 2>, &SVector<f64, 2>) -> Vector1<f64> {

@@ -5,21 +5,12 @@
 
 mod common;
 
-use common::{close, model, numbers, udk, Json, PENDULUM};
+use common::{close, fixture, json_output, model, numbers, udk, Json, PENDULUM};
 use std::path::Path;
 
 /// `udk linearize model args…` (success): its JSON.
 fn linearize(model: &Path, args: &[&str]) -> Json {
-    let output = udk()
-        .arg("linearize")
-        .arg(model)
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&output).expect("JSON")
+    json_output("linearize", model, args)
 }
 
 /// The rows of a JSON matrix, concatenated.
@@ -38,11 +29,7 @@ fn eigenvalues(report: &Json) -> Vec<f64> {
 
 #[test]
 fn cart_double_pendulum_upright_matches_sympy() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/cart_double_pendulum.json"
-    );
-    let fixture: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let fixture = fixture("cart_double_pendulum");
     let pi = std::f64::consts::PI.to_string();
     let q = format!("0,{pi},{pi}");
     let args = ["--q", &q, "--qd", "0,0,0", "--u", "0"];
