@@ -9,15 +9,17 @@
 use crate::args::JacobianArgs;
 use crate::eval::{checked, command_line_state, motion, rows, vector};
 use crate::failure::Failure;
-use crate::model::{Block, Evaluator, Model, Scatter};
+use crate::model::{Block, Evaluator, LagrangianEvaluator, Model, Scatter};
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 use udk_runtime::jacobian::{
-    acceleration_jacobian_dyn, state_jacobian_dyn, HamiltonianResidualJacobiansDyn,
-    ResidualJacobiansDyn,
+    acceleration_jacobian_dyn, state_jacobian_dyn, AccelerationJacobianDyn,
+    HamiltonianResidualJacobiansDyn, ResidualJacobiansDyn,
 };
 use udk_runtime::Options;
+use udk_symbolic::derivation::LagrangianJacobians;
 use udk_symbolic::emit::TapeInputs;
+use udk_symbolic::expr::Pool;
 use udk_symbolic::{Equations, ExprMatrix};
 
 /// q̈ and its Jacobians at a state of a Lagrangian model (rows as arrays).
@@ -62,37 +64,10 @@ pub fn run(args: &JacobianArgs) -> Result<String, Failure> {
     let mut evaluator = model.evaluator(params.clone(), u.clone());
     let json = match (&model.derivation.equations, &mut evaluator) {
         (Equations::Lagrangian(e), Evaluator::Lagrangian(l)) => {
-            let blocks = unavailable(&model, e.jacobians.as_ref())?.residual_blocks();
-            let mut scatter = Scatter::new(pool, &blocks.map(|(_, m)| Block::matrix(m)));
-            let terms = l.terms(q, v, t);
-            let jacobian = acceleration_jacobian_dyn(terms.view(), &options, |qdd, lambda| {
-                let [mut r_q, mut r_qd, mut r_u, mut g_q, mut g_qd, mut g_u] =
-                    blocks.map(|(_, m)| zeros(m));
-                let inputs = TapeInputs {
-                    q,
-                    qd: v,
-                    u: &u,
-                    t,
-                    params: &params,
-                    qdd: qdd.as_slice(),
-                    lambda: lambda.as_slice(),
-                    ..TapeInputs::default()
-                };
-                scatter.eval(
-                    &inputs,
-                    [&mut r_q, &mut r_qd, &mut r_u, &mut g_q, &mut g_qd, &mut g_u]
-                        .map(|m| m.as_mut_slice()),
-                );
-                ResidualJacobiansDyn {
-                    r_q,
-                    r_qd,
-                    r_u,
-                    g_q,
-                    g_qd,
-                    g_u,
-                }
-            })
-            .map_err(|e| motion(&model, &state, "", e))?;
+            let jacobians = unavailable(&model, e.jacobians.as_ref())?;
+            let at = Point { q, v, u: &u, t };
+            let jacobian = acceleration_jacobian(pool, jacobians, l, &params, &at, &options)
+                .map_err(|e| motion(&model, &state, "", e))?;
             serde_json::to_string_pretty(&AccelerationJacobianReport {
                 acceleration: vector(&jacobian.acceleration),
                 wrt_q: rows(&jacobian.wrt_q),
@@ -167,13 +142,67 @@ pub fn run(args: &JacobianArgs) -> Result<String, Failure> {
 /// The model's Jacobians, or the failure of a model beyond
 /// `udk_symbolic::limits::MAX_JACOBIAN_COST` (exit code 3, as the generated code's
 /// `JacobianUnavailable`).
-fn unavailable<'j, J>(model: &Model, jacobians: Option<&'j J>) -> Result<&'j J, Failure> {
+pub(crate) fn unavailable<'j, J>(model: &Model, jacobians: Option<&'j J>) -> Result<&'j J, Failure> {
     jacobians.ok_or_else(|| {
         Failure::Motion(format!(
             "{}: the exact Jacobians of this model are not derived: differentiating it once \
              more would take more than udk_symbolic::limits::MAX_JACOBIAN_COST operands",
             model.file.name()
         ))
+    })
+}
+
+/// A state (q, q̇, u, t) of a Lagrangian model, every length checked.
+pub(crate) struct Point<'a> {
+    pub(crate) q: &'a [f64],
+    pub(crate) v: &'a [f64],
+    pub(crate) u: &'a [f64],
+    pub(crate) t: f64,
+}
+
+/// q̈ and ∂q̈/∂(q, q̇, u) of a Lagrangian model at `at`: the residual Jacobians `jacobians`
+/// compiled into one tape over `pool`, evaluated at the acceleration and multipliers the
+/// kernel finds, through `acceleration_jacobian_dyn`.
+///
+/// # Errors
+/// As `acceleration_jacobian_dyn`: the acceleration's errors, `RankChange`.
+pub(crate) fn acceleration_jacobian(
+    pool: &Pool,
+    jacobians: &LagrangianJacobians,
+    evaluator: &mut LagrangianEvaluator,
+    params: &[f64],
+    at: &Point,
+    options: &Options,
+) -> Result<AccelerationJacobianDyn, udk_runtime::Error> {
+    let blocks = jacobians.residual_blocks();
+    let mut scatter = Scatter::new(pool, &blocks.map(|(_, m)| Block::matrix(m)));
+    let terms = evaluator.terms(at.q, at.v, at.t);
+    acceleration_jacobian_dyn(terms.view(), options, |qdd, lambda| {
+        let [mut r_q, mut r_qd, mut r_u, mut g_q, mut g_qd, mut g_u] =
+            blocks.map(|(_, m)| zeros(m));
+        let inputs = TapeInputs {
+            q: at.q,
+            qd: at.v,
+            u: at.u,
+            t: at.t,
+            params,
+            qdd: qdd.as_slice(),
+            lambda: lambda.as_slice(),
+            ..TapeInputs::default()
+        };
+        scatter.eval(
+            &inputs,
+            [&mut r_q, &mut r_qd, &mut r_u, &mut g_q, &mut g_qd, &mut g_u]
+                .map(|m| m.as_mut_slice()),
+        );
+        ResidualJacobiansDyn {
+            r_q,
+            r_qd,
+            r_u,
+            g_q,
+            g_qd,
+            g_u,
+        }
     })
 }
 

@@ -8,12 +8,14 @@
 //! - [`eval`]: `udk eval`, the equations of motion at states as JSON;
 //! - [`simulate`]: `udk simulate`, the udk-runtime simulator run on the tapes;
 //! - [`jacobian`]: `udk jacobian`, the exact Jacobian of the motion at a state as JSON;
+//! - [`linearize`]: `udk linearize`, the linearized motion about an operating point as JSON;
 //! - [`args`]: the command line; [`run`] runs it.
 
 pub mod args;
 pub mod eval;
 mod failure;
 pub mod jacobian;
+pub mod linearize;
 pub mod model;
 pub mod model_file;
 pub mod simulate;
@@ -57,6 +59,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         }
         Command::Simulate(simulate_args) => print(&simulate::run(simulate_args)?),
         Command::Jacobian(jacobian_args) => print(&jacobian::run(jacobian_args)?),
+        Command::Linearize(linearize_args) => print(&linearize::run(linearize_args)?),
     }
 }
 

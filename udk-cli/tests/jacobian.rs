@@ -4,21 +4,12 @@
 
 mod common;
 
-use common::{close, eval_json, model, numbers, udk, Json};
+use common::{close, eval_json, json_output, model, numbers, udk, Json};
 use std::path::Path;
 
 /// `udk jacobian model args…` (success): its JSON.
 fn jacobian(model: &Path, args: &[&str]) -> Json {
-    let output = udk()
-        .arg("jacobian")
-        .arg(model)
-        .args(args)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    serde_json::from_slice(&output).expect("JSON")
+    json_output("jacobian", model, args)
 }
 
 /// `udk jacobian model args…`, expected to exit with `code`: standard error.

@@ -76,7 +76,7 @@ mod four_bar;
 mod spherical_joint_body;
 
 use chain10::PendulumChainCartesian10;
-use common::{close, eval_json, numbers, udk, Json};
+use common::{close, eval_json, fixture, numbers, udk, Json};
 use constrained_double_pendulum::ConstrainedDoublePendulum;
 use double_pendulum_minimal::DoublePendulum;
 use flexible_joint_manipulator::FlexibleJointManipulator;
@@ -171,11 +171,7 @@ fn whipple_bicycle() {
 /// line.
 #[test]
 fn cart_double_pendulum_with_inputs() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/cart_double_pendulum.json"
-    );
-    let fixture: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let fixture = fixture("cart_double_pendulum");
     let states: Vec<Json> = (fixture["states"].as_array().unwrap().iter())
         .map(|s| serde_json::json!({ "q": s["q"], "qd": s["qd"], "u": [s["u"]] }))
         .collect();

@@ -15,8 +15,11 @@
 //! - [`reference_acceleration`], [`mass_constraint_rank`]: eq 2.15 of Udwadia & Phohomsiri
 //!   2006 and its uniqueness test, for cross-checks.
 //! - [`pinv`], [`rank`], [`pinv_symmetric`]: Moore–Penrose inverse and numerical rank.
-//! - [`simulate`] (default feature `simulate`): DOP853/DOPRI5/RK4 runs of any generated
-//!   system with Baumgarte stabilization, projection, trajectories, CSV and SVG plots.
+//! - [`linearize`]: state-space matrices and eigenvalues on the constraint manifold; [`lqr`]:
+//!   the regulator gain.
+//! - [`simulate`] (default feature `simulate`): DOP853/DOPRI5/RK4/Radau5/BDF runs of any
+//!   generated system with Baumgarte stabilization, projection, trajectories, CSV and SVG
+//!   plots.
 //!
 //! Every kernel validates its input and returns [`Error`] rather than panicking or
 //! returning NaN; it scales its input by powers of two so that no product overflows or
@@ -37,8 +40,11 @@
 //! 8. [`system`] (the traits, whose default methods call the kernels), [`jacobian`] (the
 //!    derivative kernels, which take the traits' terms).
 //! 9. [`control`] (models with inputs, closed by a control law into a [`LagrangianSystem`]),
-//!    `assemble` ([`consistent_state`], Gauss–Newton over the traits).
-//! 10. [`simulate`] (integrators over the traits).
+//!    [`WithoutInputs`] (a [`LagrangianSystem`] as a model with no inputs), `assemble`
+//!    ([`consistent_state`], Gauss–Newton over the traits).
+//! 10. [`linearize`] (state-space matrices and eigenvalues about an operating point),
+//!     [`lqr`] (the regulator gain of a linearization).
+//! 11. [`simulate`] (integrators over the traits).
 
 mod allocator;
 mod assemble;
@@ -49,6 +55,8 @@ mod error;
 pub mod fundamental;
 pub mod hamiltonian;
 pub mod jacobian;
+pub mod linearize;
+pub mod lqr;
 mod options;
 mod pinv;
 mod projection;
@@ -60,6 +68,7 @@ mod singular;
 pub mod system;
 mod validate;
 mod view;
+mod without_inputs;
 
 pub use assemble::{consistent_hamiltonian_state, consistent_state, Assembly, AssemblyOptions};
 pub use control::{ClosedLoop, ControlledLagrangianSystem};
@@ -83,3 +92,4 @@ pub use system::{
     HamiltonianSystem, HamiltonianTerms, LagrangianSystem, LagrangianTerms, ModelEquations,
 };
 pub use view::LagrangianView;
+pub use without_inputs::WithoutInputs;

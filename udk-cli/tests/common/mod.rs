@@ -1,7 +1,7 @@
 //! Helpers of the command-line tests: the binary, the model files, JSON and comparisons.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub use serde_json::Value as Json;
 
@@ -26,6 +26,28 @@ pub fn models_dir() -> PathBuf {
 /// The model file `examples/models/<name>.toml`.
 pub fn model(name: &str) -> PathBuf {
     models_dir().join(format!("{name}.toml"))
+}
+
+/// `udk <command> <model> <args>…`, which must succeed: its standard output as JSON.
+pub fn json_output(command: &str, model: &Path, args: &[&str]) -> Json {
+    let output = udk()
+        .arg(command)
+        .arg(model)
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&output).expect("JSON")
+}
+
+/// The JSON fixture `tests/fixtures/<name>.json` of the workspace.
+pub fn fixture(name: &str) -> Json {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/fixtures/{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).expect("a committed fixture"))
+        .expect("JSON")
 }
 
 /// Asserts |a − b| ≤ tol · max(1, |b|) entry by entry.
