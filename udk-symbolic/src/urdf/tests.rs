@@ -9,7 +9,7 @@ use crate::spec::{Name, NamedExpression};
 use crate::tree::{RigidBodyTree, Transform, TreeJoint};
 use crate::{derive, Equations};
 
-const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/urdf");
+const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/urdf");
 
 fn source(path: &str) -> UrdfSource {
     UrdfSource {
