@@ -70,7 +70,7 @@ pub fn expand_robot(
         let parent = body
             .parent
             .map(|p| (&names.rotation[p], &names.position[p]));
-        let (r, p) = frame(body, robot.joints[i].origin_xyz_rpy, q, parent);
+        let (r, p) = frame(body, q, parent);
         definitions.push((rotation.clone(), r));
         definitions.push((position.clone(), p));
         let Some(inertia) = body.inertia else {
@@ -169,16 +169,9 @@ pub fn expand_robot(
 
 /// The world rotation and origin of `body`'s frame, as expressions: the parent's frame (or
 /// the world's), then the joint origin, then the joint motion by `q`.
-fn frame(
-    body: &TreeBody,
-    xyz_rpy: Option<([f64; 3], [f64; 3])>,
-    q: &str,
-    parent: Option<(&String, &String)>,
-) -> (String, String) {
-    let (origin_rotation, translation) = match xyz_rpy {
-        Some((xyz, rpy)) => (rpy_rotation(rpy), xyz),
-        None => (matrix(&body.origin.rotation), body.origin.translation),
-    };
+fn frame(body: &TreeBody, q: &str, parent: Option<(&String, &String)>) -> (String, String) {
+    let origin_rotation = matrix(&body.origin.rotation);
+    let translation = body.origin.translation;
     let mut local = (translation != [0.0; 3]).then(|| vec3(translation));
     let mut rotation: Vec<String> = parent.map(|(r, _)| r.clone()).into_iter().collect();
     rotation.extend(origin_rotation.clone());
@@ -223,17 +216,6 @@ fn axis_rotation(axis: [f64; 3], q: &str) -> String {
         }
     }
     format!("rot_axis({}, {q})", vec3(axis))
-}
-
-/// `rot_z(yaw) * rot_y(pitch) * rot_x(roll)` without the zero angles (URDF's rpy), `None` for
-/// no rotation.
-fn rpy_rotation([roll, pitch, yaw]: [f64; 3]) -> Option<String> {
-    let turns: Vec<String> = [("z", yaw), ("y", pitch), ("x", roll)]
-        .iter()
-        .filter(|(_, angle)| *angle != 0.0)
-        .map(|(axis, angle)| format!("rot_{axis}({})", number(*angle)))
-        .collect();
-    (!turns.is_empty()).then(|| turns.join(" * "))
 }
 
 /// `mat3(..)` of a constant rotation, `None` for the identity.

@@ -33,9 +33,6 @@ pub struct MovableJoint {
     /// `<mimic joint multiplier offset>`: the index of the mimicked coordinate, the
     /// multiplier (default 1) and the offset (default 0).
     pub mimic: Option<(usize, f64, f64)>,
-    /// The joint `<origin>` (xyz, rpy) when no fixed joint was composed into the body's
-    /// origin, so that the expansion can write it as the file does.
-    pub origin_xyz_rpy: Option<([f64; 3], [f64; 3])>,
 }
 
 /// Where a link's frame is: `offset` from the frame of body `body` (`None`: the root).
@@ -204,50 +201,45 @@ impl<'a> Builder<'a> {
     /// file), with an explicit stack so that a long chain cannot overflow the call stack.
     fn walk(&mut self, root: usize) -> Result<(), String> {
         let robot = self.robot;
-        // (joint, the parent link's body and its offset in it, whether that offset is the
-        // identity by construction); the root link itself enters as `None`.
-        let mut stack: Vec<(Option<usize>, Option<usize>, Transform, bool)> =
-            vec![(None, None, Transform::IDENTITY, true)];
-        while let Some((joint, body, offset, exact)) = stack.pop() {
-            let (link, body, offset, exact) = match joint {
-                None => (root, body, offset, exact),
+        // (joint, the parent link's body and its offset in it); the root link itself enters
+        // as `None`.
+        let mut stack: Vec<(Option<usize>, Option<usize>, Transform)> =
+            vec![(None, None, Transform::IDENTITY)];
+        while let Some((joint, body, offset)) = stack.pop() {
+            let (link, body, offset) = match joint {
+                None => (root, body, offset),
                 Some(j) => {
                     let joint = &robot.joints[j];
                     let child = self.link_index[joint.child.link.as_str()];
+                    let numbers = [joint.origin.xyz.0, joint.origin.rpy.0].concat();
+                    if !numbers.iter().all(|x| x.is_finite()) {
+                        let at = (self.at)("joint", &joint.name);
+                        return Err(format!("{at}: a number of its origin is not finite"));
+                    }
                     let origin = compose(&offset, &pose(&joint.origin));
                     if joint.joint_type == JointType::Fixed {
-                        let numbers = [joint.origin.xyz.0, joint.origin.rpy.0].concat();
-                        if !numbers.iter().all(|x| x.is_finite()) {
-                            let at = (self.at)("joint", &joint.name);
-                            return Err(format!("{at}: a number of its origin is not finite"));
-                        }
-                        (child, body, origin, false)
+                        (child, body, origin)
                     } else {
-                        (
-                            child,
-                            Some(self.movable(joint, body, origin, exact)?),
-                            Transform::IDENTITY,
-                            true,
-                        )
+                        let moved = self.movable(joint, body, origin)?;
+                        (child, Some(moved), Transform::IDENTITY)
                     }
                 }
             };
             self.attach(link, body, offset)?;
             for &j in self.children[link].iter().rev() {
-                stack.push((Some(j), body, offset, exact));
+                stack.push((Some(j), body, offset));
             }
         }
         Ok(())
     }
 
-    /// Adds the body that the movable `joint` moves, attached to `parent` at `origin` (`exact`:
-    /// no fixed joint composed in); returns its index.
+    /// Adds the body that the movable `joint` moves, attached to `parent` at `origin`; returns
+    /// its index.
     fn movable(
         &mut self,
         joint: &'a urdf_rs::Joint,
         parent: Option<usize>,
         origin: Transform,
-        exact: bool,
     ) -> Result<usize, String> {
         let axis = unit_axis(joint.axis.xyz.0).ok_or_else(|| {
             let at = (self.at)("joint", &joint.name);
@@ -256,21 +248,19 @@ impl<'a> Builder<'a> {
                 joint.axis.xyz.0
             )
         })?;
-        let numbers = [joint.origin.xyz.0, joint.origin.rpy.0].concat();
         let damping = joint.dynamics.as_ref().map_or(0.0, |d| d.damping);
         let mimic = joint.mimic.as_ref();
         let mimic_numbers = mimic.map_or([1.0, 0.0], |m| {
             [m.multiplier.unwrap_or(1.0), m.offset.unwrap_or(0.0)]
         });
-        if !numbers
+        if !mimic_numbers
             .iter()
             .chain(&[damping])
-            .chain(&mimic_numbers)
             .all(|x| x.is_finite())
         {
             let at = (self.at)("joint", &joint.name);
             return Err(format!(
-                "{at}: a number of its origin, damping or mimic tag is not finite"
+                "{at}: its damping or a number of its mimic tag is not finite"
             ));
         }
         let coordinate = self.joints.len();
@@ -284,7 +274,6 @@ impl<'a> Builder<'a> {
             name: joint.name.clone(),
             damping,
             mimic: None,
-            origin_xyz_rpy: exact.then_some((joint.origin.xyz.0, joint.origin.rpy.0)),
         });
         self.bodies.push((
             TreeBody {
@@ -355,14 +344,32 @@ pub fn pose(origin: &urdf_rs::Pose) -> Transform {
 
 /// Rz(yaw)·Ry(pitch)·Rx(roll) for `[roll, pitch, yaw]`.
 fn rpy_matrix([roll, pitch, yaw]: [f64; 3]) -> [[f64; 3]; 3] {
-    let (sr, cr) = roll.sin_cos();
-    let (sp, cp) = pitch.sin_cos();
-    let (sy, cy) = yaw.sin_cos();
+    let (sr, cr) = sin_cos(roll);
+    let (sp, cp) = sin_cos(pitch);
+    let (sy, cy) = sin_cos(yaw);
     [
         [cy * cp, cy * sp * sr - sy * cr, cy * sp * cr + sy * sr],
         [sy * cp, sy * sp * sr + cy * cr, sy * sp * cr - cy * sr],
         [-sp, cp * sr, cp * cr],
     ]
+}
+
+/// sin and cos of `angle`, the exact 0 and ±1 when it is within 4 ulps of a multiple of π/2
+/// (as udk's constant folding does for `rot_x(0.5 * PI)`), so that a URDF's quarter turns
+/// carry no 6e-17 entries into the frames.
+fn sin_cos(angle: f64) -> (f64, f64) {
+    let k = (angle / std::f64::consts::FRAC_PI_2).round();
+    let near = (angle - k * std::f64::consts::FRAC_PI_2).abs() <= 4.0 * f64::EPSILON * angle.abs();
+    if k != 0.0 && k.abs() <= 1e6 && near {
+        match (k as i64).rem_euclid(4) {
+            0 => (0.0, 1.0),
+            1 => (1.0, 0.0),
+            2 => (0.0, -1.0),
+            _ => (-1.0, 0.0),
+        }
+    } else {
+        angle.sin_cos()
+    }
 }
 
 /// a ∘ b: x_a = R_a (R_b x + t_b) + t_a.

@@ -131,9 +131,18 @@ fn branched_tree_merges_the_fixed_bracket() {
         "com",
     );
     assert_eq!(robot.joints[2].mimic, Some((0, 0.1, 0.05)));
-    assert!(
-        robot.joints[1].origin_xyz_rpy.is_none(),
-        "the bracket is composed in"
+    // The arm's origin has the bracket's composed in: (0.2, 0, 0.1) plus (0, 0.1, 0) turned
+    // by the bracket's exact quarter turn about z.
+    close(
+        &tree.bodies[1].origin.translation,
+        &[0.1, 0.0, 0.1],
+        0.0,
+        "arm origin",
+    );
+    let slider = &tree.bodies[2].origin;
+    assert_eq!(
+        slider.rotation,
+        [[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]]
     );
 }
 
