@@ -35,7 +35,8 @@ use std::fmt;
 pub struct ModelSpec {
     /// The model's name, for example the struct's name.
     pub name: String,
-    /// Generalized coordinates q₁…qₙ.
+    /// Generalized coordinates q₁…qₙ (given by the file in a URDF model).
+    #[serde(default)]
     pub coordinates: Vec<Name>,
     /// Parameters, in order, with optional default values.
     #[serde(default)]

@@ -56,8 +56,12 @@ pub struct LinkFrame {
 /// non-finite mass, or with a positive mass and an inertia tensor that is not positive
 /// semidefinite.
 pub fn read(file: &str, text: &str) -> Result<Robot, String> {
-    let robot = urdf_rs::read_from_string(text)
-        .map_err(|e| format!("{file}: not a valid URDF file: {e}"))?;
+    let robot = urdf_rs::read_from_string(text).map_err(|e| match xml_error(text) {
+        Some((line, column, message)) => {
+            format!("{file}:{line}:{column}: not well-formed XML: {message}")
+        }
+        None => format!("{file}: not a valid URDF file: {e}"),
+    })?;
     let at = |tag: &str, name: &str| {
         let line = line_of(text, tag, name).map_or(String::new(), |l| format!(":{l}"));
         format!("{file}{line}: <{tag} name=\"{name}\">")
@@ -311,6 +315,19 @@ impl<'a> Builder<'a> {
         }
         Ok(())
     }
+}
+
+/// The first XML error of `text` with its 1-based line and column, `None` when it is
+/// well-formed XML (`urdf-rs` reports no position).
+fn xml_error(text: &str) -> Option<(u64, u64, String)> {
+    use xml::common::Position;
+    for event in xml::reader::EventReader::from_str(text) {
+        if let Err(e) = event {
+            let at = e.position();
+            return Some((at.row + 1, at.column + 1, e.msg().to_owned()));
+        }
+    }
+    None
 }
 
 /// The 1-based line of the first `<tag ... name="name"` in `text`.

@@ -391,6 +391,11 @@ fn bad_urdfs_are_errors_naming_the_element_and_line() {
         (
             "</robot>",
             "</robt>",
+            "pendulum.urdf:40:7: not well-formed XML: Unexpected closing tag: robt != robot",
+        ),
+        (
+            r#"<mass value="1.5"/>"#,
+            r#"<mass value="heavy"/>"#,
             "pendulum.urdf: not a valid URDF file",
         ),
     ];
