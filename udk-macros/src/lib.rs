@@ -72,6 +72,26 @@ use udk_symbolic::{Errors, ModelSpec};
 /// See the `udk` crate and its README ("Writing a model") for the whole language, shapes and
 /// runnable examples.
 ///
+/// A robot from a URDF file (Robots from URDF in the `udk` README):
+///
+/// ```text
+/// #[lagrangian(
+///     urdf = "robots/ur5_robot.urdf",    // relative to CARGO_MANIFEST_DIR, like include_str!
+///     gravity(0.0, 0.0, -9.81),          // m/s² in the root frame; this is the default
+///     joint_damping = false,             // true: −d q̇ from each joint's <dynamics damping>
+///     mimic = false,                     // true: <mimic> joints become holonomic constraints
+///     holonomic(..), nonholonomic(..), nonideal(..), forces(..), loads(..), outputs(..), let ..
+/// )]
+/// pub struct Ur5;                        // or a struct of f64 parameters
+/// ```
+///
+/// The coordinates are the movable joints (revolute, continuous, prismatic), depth-first from
+/// the root; the inputs are their efforts `tau_<joint>`; the forces are the efforts plus the
+/// model's own `forces`; expressions may use `link_position("link")` (3-vector, m, world frame)
+/// and `link_rotation("link")` (3×3). Every URDF error is a compile error at the path literal
+/// naming the file, the element and its line; the expansion includes the file with
+/// `include_bytes!`, so editing it rebuilds the model.
+///
 /// A coordinate whose acceleration no equation determines (L has no velocity term in it and
 /// no constraint involves it) gets a compiler warning at L; `#[allow(deprecated)]` on the
 /// struct silences it where that is meant.
