@@ -29,7 +29,7 @@ mod read;
 mod tests;
 
 pub use expand::expand_robot;
-pub use read::{read, LinkFrame, MovableJoint, Robot};
+pub use read::{read, LinkFrame, MovableJoint, Robot, MAX_JOINTS};
 
 use crate::error::{Error, Errors};
 use crate::spec::ModelSpec;

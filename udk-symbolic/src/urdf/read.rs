@@ -10,6 +10,10 @@ use crate::tree::{RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint}
 use std::collections::HashMap;
 use urdf_rs::JointType;
 
+/// The most movable joints a robot may have: its symbolic derivation grows with their number,
+/// and this bound keeps its time and memory bounded on any file.
+pub const MAX_JOINTS: usize = 128;
+
 /// A URDF robot ready for the spec expansion.
 #[derive(Clone, Debug)]
 pub struct Robot {
@@ -51,7 +55,7 @@ pub struct LinkFrame {
 /// # Errors
 /// A message naming `file`, the element and its line: XML that does not parse as a URDF; a
 /// joint whose parent or child link is not defined, or a link that is the child of two joints;
-/// no root link (a cycle) or several; a `floating`, `planar` or `spherical` joint (not
+/// no root link (a cycle) or several; more than [`MAX_JOINTS`] movable joints; a `floating`, `planar` or `spherical` joint (not
 /// supported yet); a movable joint with a zero or non-finite axis; a link with a negative or
 /// non-finite mass, or with a positive mass and an inertia tensor that is not positive
 /// semidefinite.
@@ -144,6 +148,12 @@ pub fn read(file: &str, text: &str) -> Result<Robot, String> {
             "{}: the link is not reachable from the root link `{}`: its joints form a cycle",
             at("link", &robot.links[unreached].name),
             robot.links[root].name
+        ));
+    }
+    if builder.joints.len() > MAX_JOINTS {
+        return Err(format!(
+            "{file}: {} movable joints; udk derives robots of at most {MAX_JOINTS}",
+            builder.joints.len()
         ));
     }
     let Builder {

@@ -414,3 +414,28 @@ fn a_missing_file_is_an_error_at_the_source() {
         "{message}"
     );
 }
+
+#[test]
+fn more_joints_than_the_limit_is_an_error() {
+    let links: String = (0..=MAX_JOINTS + 1)
+        .map(|k| format!("<link name=\"l{k}\"/>"))
+        .collect();
+    let joints: String = (0..=MAX_JOINTS)
+        .map(|k| {
+            format!(
+                "<joint name=\"j{k}\" type=\"continuous\"><parent link=\"l{k}\"/>\
+                 <child link=\"l{}\"/><axis xyz=\"0 0 1\"/></joint>",
+                k + 1
+            )
+        })
+        .collect();
+    let text = format!("<robot name=\"long\">{links}{joints}</robot>");
+    let message = read("long.urdf", &text).unwrap_err();
+    assert_eq!(
+        message,
+        format!(
+            "long.urdf: {} movable joints; udk derives robots of at most {MAX_JOINTS}",
+            MAX_JOINTS + 1
+        )
+    );
+}
