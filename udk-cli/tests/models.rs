@@ -75,6 +75,19 @@ mod four_bar;
 #[path = "../../examples/spherical_joint_body.rs"]
 mod spherical_joint_body;
 
+/// The model file `urdf_double_pendulum` under `#[lagrangian]`, its path relative to this
+/// package's manifest.
+mod urdf_double_pendulum {
+    use udk::lagrangian;
+
+    #[lagrangian(
+        urdf = "../tests/urdf/double_pendulum.urdf",
+        joint_damping = true,
+        outputs(tip = link_position("tip")),
+    )]
+    pub struct UrdfDoublePendulum;
+}
+
 use chain10::PendulumChainCartesian10;
 use common::{close, eval_json, fixture, numbers, udk, Json};
 use constrained_double_pendulum::ConstrainedDoublePendulum;
@@ -96,6 +109,34 @@ use udk::{HamiltonianSystem, LagrangianSystem};
 use wheel_on_incline::WheelOnIncline;
 use wheel_zero_mass_particle::WheelWithMasslessParticle;
 use whipple_bicycle::WhippleBicycle;
+
+/// A robot from a URDF file: the model file's expansion byte-identical to the macro's, `eval`
+/// equal to the generated code, and the URDF file itself a model for `udk derive`.
+#[test]
+fn urdf_double_pendulum() {
+    use urdf_double_pendulum::UrdfDoublePendulum;
+    expand_matches("urdf_double_pendulum", "UrdfDoublePendulum");
+    let (q, qd, u) = ([0.5, -0.3], [0.2, 0.7], [0.3, -0.1]);
+    let input = [serde_json::json!({ "q": q, "qd": qd, "u": u })];
+    let report = &eval_json("urdf_double_pendulum", &input)[0];
+    let (q, qd, u) = (vector::<2>(&q), vector::<2>(&qd), vector::<2>(&u));
+    let qdd = UrdfDoublePendulum.acceleration(&q, &qd, &u, 0.0).unwrap();
+    close(&numbers(&report["acceleration"]), qdd.as_slice(), TOL, "q̈");
+    let tip = UrdfDoublePendulum.tip(&q, &qd, &u, 0.0);
+    close(
+        &numbers(&report["outputs"]["tip"]),
+        tip.as_slice(),
+        TOL,
+        "tip",
+    );
+    let urdf = common::models_dir().join("../../tests/urdf/double_pendulum.urdf");
+    let printed = udk().arg("derive").arg(&urdf).assert().success();
+    let sheet = String::from_utf8_lossy(&printed.get_output().stdout).into_owned();
+    assert!(
+        sheet.starts_with("DoublePendulum (Lagrangian): n = 2 coordinates (shoulder, elbow)"),
+        "{sheet}"
+    );
+}
 
 #[test]
 fn wheel_on_incline() {
