@@ -142,6 +142,16 @@ pub enum MassMatrixForm {
     /// M = Σ (m Jᵥᵀ Jᵥ + J_Ωᵀ I J_Ω) over the `kinetic_energy` terms of L, from their partial
     /// velocities, plus ∂²L_rest/∂q̇² of the other terms (Kane & Levinson 1985).
     PartialVelocities,
+    /// M from partial velocities as [`MassMatrixForm::PartialVelocities`], and the bodies' part
+    /// of Q from Kane's generalized inertia forces at q̈ = 0,
+    /// Q₀ = −Σ [m Jᵥᵀ a₀ + J_Ωᵀ (I Ω̇₀ + Ω × I Ω)], plus the Lagrangian Q of the other terms
+    /// (Kane & Levinson 1985, ch. 6).
+    Kane,
+    /// M by the composite-rigid-body algorithm and Q = Q₀ + forces with the bias Q₀ by
+    /// recursive Newton–Euler, run symbolically on the model's kinematic tree
+    /// ([`crate::ModelSpec::tree`]; Featherstone 2008, Tables 6.2 and 5.1), plus the M and Q
+    /// of any part of L the tree does not hold.
+    CompositeRigidBody,
 }
 
 impl MassMatrixForm {
@@ -150,6 +160,8 @@ impl MassMatrixForm {
         match self {
             MassMatrixForm::Lagrangian => "∂²L/∂q̇²",
             MassMatrixForm::PartialVelocities => "partial velocities",
+            MassMatrixForm::Kane => "partial velocities + Kane's inertia forces",
+            MassMatrixForm::CompositeRigidBody => "composite rigid body + recursive Newton–Euler",
         }
     }
 }

@@ -6,7 +6,8 @@ use crate::derivation::{Derivation, Equations, ExprMatrix};
 use crate::expr::{ExprId, Pool};
 use crate::parse::Value;
 
-/// The equations of `d` as plain text: the model's name and kind, n and m, then every
+/// The equations of `d` as plain text: the model's name and kind, n and m, how M and Q were
+/// formed (Lagrangian models: [`crate::MassMatrixForm::describe`]), then every
 /// nonzero entry of M, Q, A, b and C (Lagrangian models) or of H_p, H_q, H_pp, A_p and b_p
 /// (Hamiltonian models), 1-based, one per line, in the syntax of [`text`]. A block whose
 /// entries are all 0 says so, and so does an empty one (m = 0); entries not listed are 0.
@@ -14,7 +15,8 @@ pub fn equations_text(d: &Derivation) -> String {
     Sheet::new(d, Format::Text).write(d)
 }
 
-/// The equations of `d` as LaTeX: one `aligned` environment (math mode) with n, m and every
+/// The equations of `d` as LaTeX: a comment naming the model and how M and Q were formed, then
+/// one `aligned` environment (math mode) with n, m and every
 /// nonzero entry of the blocks listed at [`equations_text`], e.g. `M_{1,1} &= m \\`; a block
 /// of zeros is one row `C &= 0`, an empty block (m = 0) none.
 pub fn equations_latex(d: &Derivation) -> String {
@@ -122,12 +124,19 @@ impl Sheet {
             ),
         };
         let coordinates = d.coordinates.join(", ");
+        let form = match &d.equations {
+            Equations::Lagrangian(e) => Some(e.mass_matrix_form.describe()),
+            Equations::Hamiltonian(_) => None,
+        };
         match self.format {
             Format::Text => {
                 self.line(format!(
                     "{} ({kind}): n = {n} coordinates ({coordinates}), m = {m} constraints",
                     d.name
                 ));
+                if let Some(form) = form {
+                    self.line(format!("M and Q by {form}"));
+                }
                 if !d.parameters.is_empty() {
                     self.line(format!("parameters: {}", d.parameters.join(", ")));
                 }
@@ -135,6 +144,9 @@ impl Sheet {
             }
             Format::Latex => {
                 self.line(format!("% {} ({kind}), coordinates: {coordinates}", d.name));
+                if let Some(form) = form {
+                    self.line(format!("% M and Q by {form}"));
+                }
                 self.line("\\begin{aligned}".to_owned());
                 self.line(format!("n &= {n}, \\quad m = {m} \\\\"));
             }
