@@ -5,7 +5,7 @@
 //! Franka's "ready" pose and drives finger 1 alone to a 1 cm opening; the constraint carries
 //! finger 2 along.
 //!
-//! `tests/urdf/mimic.rs` checks that the finger coordinates stay equal to 1e-12 m.
+//! `tests/robots/mimic.rs` checks that the finger coordinates stay equal to 1e-12 m.
 //!
 //! Run with `cargo run --release --example panda_mimic`.
 

@@ -5,7 +5,7 @@
 //! The linkage moves in the x–z plane, so the constraint's y row vanishes identically and the
 //! three rows have rank 2, which the fundamental equation handles as it is.
 //!
-//! `tests/urdf/closed_loop.rs` checks the constraint (|f| < 1e-9 m) and the energy over 10 s.
+//! `tests/robots/closed_loop.rs` checks the constraint (|f| < 1e-9 m) and the energy over 10 s.
 //!
 //! Run with `cargo run --release --example urdf_four_bar`.
 
