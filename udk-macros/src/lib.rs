@@ -14,6 +14,7 @@
 mod attr;
 mod expand_dir;
 mod fields;
+mod urdf;
 
 use attr::Kind;
 use proc_macro2::TokenStream;
@@ -135,7 +136,17 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     // A malformed attribute or key the model cannot do without, or a struct whose fields are
     // not named, leaves the spec incomplete; deriving it would only add noise. After any other
     // mistake the derivation runs, so that every error is reported at once.
-    let derivable = attr::parse(kind, attr, &mut spec, &mut errors);
+    let mut derivable = attr::parse(kind, attr, &mut spec, &mut errors);
+    // A URDF model's coordinates come from its file, so it is expanded before the fields are
+    // checked against them; a URDF error leaves nothing to derive.
+    let urdf_file = match urdf::expand(&mut spec) {
+        Ok(file) => file,
+        Err(urdf_errors) => {
+            errors.0.extend(urdf_errors.0);
+            derivable = false;
+            None
+        }
+    };
     let parameters_known = fields::check(&item, &mut spec, &mut errors);
     let generated = if derivable && parameters_known {
         let generated = udk_symbolic::derive(&spec).and_then(|derivation| {
@@ -158,11 +169,13 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
             let written = expand_dir::write(&item, &generated)
                 .err()
                 .map(|e| e.to_compile_error());
+            let tracked = urdf_file.map(|file| urdf::tracked(&file));
             quote! {
                 #item
                 #generated
                 #warnings
                 #written
+                #tracked
                 // Makes cargo rebuild the model when UDK_EXPAND_DIR changes, so the file appears.
                 const _: ::core::option::Option<&str> = ::core::option_env!("UDK_EXPAND_DIR");
             }

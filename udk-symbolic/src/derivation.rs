@@ -152,8 +152,11 @@ impl Derivation {
 pub struct Derivation {
     /// The model's name.
     pub name: String,
-    /// Coordinate names, n of them.
+    /// Coordinate names, n of them (Rust identifiers).
     pub coordinates: Vec<String>,
+    /// The coordinates' names as the model states them (`ModelSpec::coordinate_names`, such
+    /// as a URDF's joint names), n of them; equal to `coordinates` unless the spec says so.
+    pub coordinate_names: Vec<String>,
     /// Momentum names (Hamiltonian models), n of them, else empty.
     pub momenta: Vec<String>,
     /// Parameter names, in order; `Symbol::Parameter(i)` is `parameters[i]`.

@@ -302,7 +302,7 @@ impl Code<'_> {
         let latex = crate::emit::equations_latex(self.derivation);
         let position = self.body("position_residual", Output::Vector(holonomic));
         let k = Literal::usize_unsuffixed(self.k);
-        let coordinate_names = &self.derivation.coordinates;
+        let coordinate_names = &self.derivation.coordinate_names;
         let input_names = &self.derivation.inputs;
         let doc_k = doc(&if self.k == 0 {
             "Number of run-time inputs u: k = 0.".to_owned()
