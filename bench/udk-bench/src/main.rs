@@ -197,8 +197,11 @@ fn robot_derive(names: &[&str]) -> Result<Value, Box<dyn Error>> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut rows = Vec::new();
     for name in names {
-        let source: udk_symbolic::ModelSpec =
-            toml::from_str(&format!("name = \"Robot\"\nurdf = \"robots/{name}.urdf\"\n"))?;
+        let source = udk_symbolic::ModelSpec {
+            name: "Robot".to_owned(),
+            urdf: Some(serde_json::from_value(json!(format!("robots/{name}.urdf")))?),
+            ..udk_symbolic::ModelSpec::default()
+        };
         let expand = || {
             let mut spec = source.clone();
             udk_symbolic::urdf::expand(&mut spec, &root).map(|_| spec)
