@@ -1,13 +1,23 @@
 //! Operation counts of the Rust code emitted for M, Q, A, b and C, before CSE (every output
 //! written out as a tree) and after (each distinct value once), with the time of one
-//! `derive` and of one `generate`.
+//! `derive` and of one `generate` and the size of the plain-text equation sheet.
 //!
-//! Run: `cargo run --release -p udk-symbolic --example op_counts [links… | model.toml …]`:
-//! a number is the pendulum chain of that many links (Cartesian and minimal), a path a model
-//! file (default: 10).
+//! Run: `cargo run --release -p udk-symbolic --example op_counts [links… | robot… | model.toml …]`:
+//! a number is the pendulum chain of that many links (Cartesian and minimal); `ur5`,
+//! `ur5-dh`, `panda` or `panda-fingers` a robot arm written as the URDF front end writes it
+//! (`let` definitions and `kinetic_energy` terms, with its kinematic tree set, so that the
+//! composite-rigid-body form is tried too; see `tests/tree_support/robots.rs`); a path a model
+//! file (default: 10). For a robot, the operations of the tree form's M and Q are also given
+//! with the recursions in body frames and in the world frame.
+
+#[path = "../tests/tree_support/mod.rs"]
+mod tree_support;
 
 use std::time::Instant;
+use tree_support::{robots, Body, GRAVITY};
+use udk_symbolic::derive::tree::{dynamics, Frames};
 use udk_symbolic::emit::{count_ops, OpCounts};
+use udk_symbolic::expr::Pool;
 use udk_symbolic::{derive, generate, models, Equations, ModelSpec};
 
 fn row(label: &str, c: &OpCounts) -> String {
@@ -21,8 +31,30 @@ fn row(label: &str, c: &OpCounts) -> String {
     )
 }
 
+/// The robot an argument names, as its model name and bodies.
+fn robot(argument: &str) -> Option<(&'static str, Vec<Body>)> {
+    match argument {
+        "ur5" => Some(("Ur5", robots::ur5_urdf_bodies())),
+        "ur5-dh" => Some(("Ur5Dh", robots::ur5_dh_bodies())),
+        "panda" => Some(("Panda", robots::panda_bodies(false))),
+        "panda-fingers" => Some(("PandaFingers", robots::panda_bodies(true))),
+        _ => None,
+    }
+}
+
+/// The model of a robot, named `name`, with its tree set.
+fn robot_spec(name: &str, bodies: &[Body]) -> ModelSpec {
+    let mut spec = tree_support::spec(bodies, GRAVITY);
+    spec.name = name.to_owned();
+    spec.tree = Some(tree_support::tree(bodies, GRAVITY));
+    spec
+}
+
 /// The models an argument names.
 fn specs(argument: &str) -> Vec<ModelSpec> {
+    if let Some((name, bodies)) = robot(argument) {
+        return vec![robot_spec(name, &bodies)];
+    }
     match argument.parse::<usize>() {
         Ok(n) => vec![
             models::pendulum_chain_cartesian(n),
@@ -64,13 +96,15 @@ fn main() {
         };
         let report = count_ops(&d.pool, &d.equations.outputs());
         println!(
-            "{}: n = {}, m = {}, {} DAG nodes; derive {:.1} ms, generate {:.1} ms",
+            "{}: n = {}, m = {}, {} DAG nodes; derive {:.1} ms, generate {:.1} ms; equation \
+             sheet {:.0} KB",
             d.name,
             d.coordinates.len(),
             e.constraint_rhs.len(),
             d.pool.len(),
             derived.as_secs_f64() * 1e3,
             generated.as_secs_f64() * 1e3,
+            udk_symbolic::emit::equations_text(&d).len() as f64 / 1024.0,
         );
         let forms: Vec<String> = (e.mass_matrix_forms.iter())
             .map(|(form, ops)| format!("{} {ops}", form.describe()))
@@ -80,6 +114,19 @@ fn main() {
             e.mass_matrix_form.describe(),
             forms.join(", ")
         );
+        if let Some(tree) = &spec.tree {
+            let frames: Vec<String> = [(Frames::Body, "body"), (Frames::World, "world")]
+                .iter()
+                .map(|&(frames, name)| {
+                    let mut pool = Pool::new();
+                    let n = spec.coordinates.len();
+                    let d = dynamics(&mut pool, tree, n, frames).expect("a well-formed tree");
+                    let all = [&d.mass_matrix.entries[..], &d.bias].concat();
+                    format!("{name} frames {}", pool.operation_count(&all))
+                })
+                .collect();
+            println!("CRBA + RNEA alone (M and Q₀): {}", frames.join(", "));
+        }
         println!("       |      adds |      muls |    divs |   calls |     total");
         println!("{}", row("before", &report.tree));
         println!("{}", row("after", &report.dag));

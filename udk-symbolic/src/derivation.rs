@@ -60,6 +60,11 @@ pub enum MassMatrixForm {
     /// M = Σ (m Jᵥᵀ Jᵥ + J_Ωᵀ I J_Ω) over the `kinetic_energy` terms of L, from their partial
     /// velocities, plus ∂²L_rest/∂q̇² of the other terms (Kane & Levinson 1985).
     PartialVelocities,
+    /// M by the composite-rigid-body algorithm and Q = Q₀ + forces with the bias Q₀ by
+    /// recursive Newton–Euler, run symbolically on the model's kinematic tree
+    /// ([`crate::ModelSpec::tree`]; Featherstone 2008, Tables 6.2 and 5.1), plus the M and Q
+    /// of any part of L the tree does not hold.
+    CompositeRigidBody,
 }
 
 impl MassMatrixForm {
@@ -68,6 +73,7 @@ impl MassMatrixForm {
         match self {
             MassMatrixForm::Lagrangian => "∂²L/∂q̇²",
             MassMatrixForm::PartialVelocities => "partial velocities",
+            MassMatrixForm::CompositeRigidBody => "composite rigid body + recursive Newton–Euler",
         }
     }
 }

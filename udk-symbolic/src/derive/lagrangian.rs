@@ -1,21 +1,26 @@
 //! The equations of a Lagrangian model: M, Q, A, b, C, the Jacobi integral (review paper,
 //! eqs 18–29).
 
+use super::tree::TreeError;
 use super::{bodies, check_holonomic, jacobian, parse_all, parse_constraints, symmetric_jacobian};
-use crate::derivation::{LagrangianEquations, MassMatrixForm};
+use crate::derivation::{ExprMatrix, LagrangianEquations, MassMatrixForm, NamedValue};
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{parse_expr, parse_load, Context, Load, Scope};
 use crate::spec::{Expression, ModelSpec};
+use crate::tree::RigidBodyTree;
 use proc_macro2::Span;
 
 /// Parses every expression of a Lagrangian `spec` and derives its equations; `None` when an
-/// error was found (pushed to `errors`).
+/// error was found (pushed to `errors`). When M and Q come from the model's kinematic tree,
+/// the subexpressions they share are appended to `definitions` as `tmp1`, `tmp2`, …, so that
+/// the equation sheet prints each once.
 pub(super) fn derive(
     spec: &ModelSpec,
     lagrangian: &Expression,
     scope: &Scope,
     pool: &mut Pool,
+    definitions: &mut Vec<NamedValue>,
     errors: &mut Errors,
 ) -> Option<LagrangianEquations> {
     let n = spec.coordinates.len();
@@ -54,29 +59,41 @@ pub(super) fn derive(
         return None;
     }
     let force = generalized_force(pool, l, &momenta, &mass_matrix.entries, &forces);
-    // The same M and Q from the bodies' partial velocities; the smaller pair is kept.
-    let lagrangian_size = pool.operation_count(&[&mass_matrix.entries[..], &force].concat());
-    let mut forms = vec![(MassMatrixForm::Lagrangian, lagrangian_size)];
-    let (chosen, mass_matrix, generalized_force) =
-        match bodies::mass_matrix(pool, scope, &lagrangian.0, n) {
-            Some(by_bodies) => {
-                let by_bodies_force =
-                    generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
-                let size =
-                    pool.operation_count(&[&by_bodies.entries[..], &by_bodies_force].concat());
-                forms.push((MassMatrixForm::PartialVelocities, size));
-                if size < lagrangian_size {
-                    (
-                        MassMatrixForm::PartialVelocities,
-                        by_bodies,
-                        by_bodies_force,
-                    )
-                } else {
-                    (MassMatrixForm::Lagrangian, mass_matrix, force)
-                }
+    // The same M and Q from the bodies' partial velocities and, for a kinematic tree, by the
+    // composite-rigid-body algorithm and recursive Newton–Euler; the smallest pair is kept
+    // (the first of equals).
+    let mut candidates = vec![(MassMatrixForm::Lagrangian, mass_matrix, force)];
+    if let Some(by_bodies) = bodies::mass_matrix(pool, scope, &lagrangian.0, n) {
+        let by_bodies_force = generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
+        candidates.push((
+            MassMatrixForm::PartialVelocities,
+            by_bodies,
+            by_bodies_force,
+        ));
+    }
+    if let Some(tree) = &spec.tree {
+        match tree_form(pool, tree, n, l, &forces) {
+            Ok((m, q)) => candidates.push((MassMatrixForm::CompositeRigidBody, m, q)),
+            Err(e) => {
+                errors.push(lagrangian.span(), e.to_string());
+                return None;
             }
-            None => (MassMatrixForm::Lagrangian, mass_matrix, force),
-        };
+        }
+    }
+    let sizes: Vec<usize> = (candidates.iter())
+        .map(|(_, m, q)| pool.operation_count(&[&m.entries[..], q].concat()))
+        .collect();
+    let forms = (candidates.iter().zip(&sizes))
+        .map(|((form, _, _), &size)| (*form, size))
+        .collect();
+    let smallest = (0..candidates.len())
+        .min_by_key(|&k| (sizes[k], k))
+        .unwrap_or(0);
+    let (chosen, mass_matrix, generalized_force) = candidates.swap_remove(smallest);
+    if chosen == MassMatrixForm::CompositeRigidBody {
+        let outputs = [&mass_matrix.entries[..], &generalized_force].concat();
+        definitions.extend(super::tree::temporaries(pool, &outputs));
+    }
 
     // Velocity level: ḟ = (∂/∂t + q̇ᵀ∂/∂q) f, then φ. Their time derivatives are
     // A q̈ − b with A = ∂(ḟ or φ)/∂q̇ (= ∂(f̈ or φ̇)/∂q̈) and b = −(∂/∂t + q̇ᵀ∂/∂q)(ḟ or φ).
@@ -117,6 +134,43 @@ pub(super) fn derive(
         holonomic,
         velocity_constraints,
     })
+}
+
+/// M and Q of a kinematic tree for a model with `n` coordinates: M by the composite-rigid-body algorithm, Q = Q₀ + `forces`
+/// with the bias Q₀ by recursive Newton–Euler (`tree`), plus ∂²L_rest/∂q̇² and the
+/// Lagrangian Q of L_rest, the part of `l` the tree does not hold (none for a URDF model).
+fn tree_form(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    n: usize,
+    l: ExprId,
+    forces: &[ExprId],
+) -> Result<(ExprMatrix, Vec<ExprId>), TreeError> {
+    let dynamics = super::tree::smallest(pool, tree, n)?;
+    let rest = super::tree::rest_of_lagrangian(pool, tree, n, l)?;
+    let momenta: Vec<ExprId> = (0..n)
+        .map(|i| pool.diff(rest, Symbol::Velocity(i)))
+        .collect();
+    let rest_matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
+    let rest_force = generalized_force(pool, rest, &momenta, &rest_matrix.entries, forces);
+    let entries = (dynamics
+        .mass_matrix
+        .entries
+        .iter()
+        .zip(&rest_matrix.entries))
+    .map(|(&a, &b)| pool.add(&[a, b]))
+    .collect();
+    let force = (dynamics.bias.iter().zip(&rest_force))
+        .map(|(&a, &b)| pool.add(&[a, b]))
+        .collect();
+    Ok((
+        ExprMatrix {
+            rows: n,
+            cols: n,
+            entries,
+        },
+        force,
+    ))
 }
 
 /// The generalized velocities q̇₁ … q̇ₙ as expressions.

@@ -14,6 +14,7 @@ mod check;
 mod determinacy;
 mod hamiltonian;
 mod lagrangian;
+pub mod tree;
 
 use crate::derivation::{Derivation, ExprMatrix, NamedValue};
 use crate::error::Errors;
@@ -55,7 +56,7 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
     } else {
         Context::HAMILTONIAN_DEFINITION
     };
-    let definitions = define(spec, context, &mut pool, &mut scope, &mut errors);
+    let mut definitions = define(spec, context, &mut pool, &mut scope, &mut errors);
     let outputs = (spec.outputs.iter())
         .filter_map(|o| {
             let value = parse_value(&mut pool, &scope, context, &o.value.0, &mut errors)?;
@@ -73,7 +74,7 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
         .collect();
     let equations = match kind {
         Some(check::Kind::Lagrangian(l)) => {
-            lagrangian::derive(spec, l, &scope, &mut pool, &mut errors)
+            lagrangian::derive(spec, l, &scope, &mut pool, &mut definitions, &mut errors)
                 .map(crate::derivation::Equations::Lagrangian)
         }
         Some(check::Kind::Hamiltonian(h)) => {

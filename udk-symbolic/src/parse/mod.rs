@@ -58,8 +58,10 @@ mod parser;
 mod tests;
 mod value;
 
+pub(crate) use mechanics::axis_rotation;
 pub use mechanics::{angular_velocity, body_angular_velocity, kinetic_energy};
 pub use parser::{Body, Load};
+pub(crate) use value::{add3, cross3, dot3, mat_mul, mat_t_vec, mat_vec, scale3};
 pub use value::{Matrix, Rates, Value};
 
 use crate::error::Errors;

@@ -1,0 +1,235 @@
+//! The composite-rigid-body algorithm and recursive Newton–Euler over [`Link`]s, with 3-vector
+//! spatial quantities (Featherstone 2008, Tables 6.2 and 5.1; Craig 2005, §6.5): angular and
+//! linear parts of motions and forces, each in its body's working frame, moments about the
+//! frame's origin.
+
+use super::links::{congruence, Inertia, Link};
+use crate::derivation::ExprMatrix;
+use crate::expr::{ExprId, Pool, Symbol};
+use crate::parse::{add3, cross3, dot3, mat_vec, scale3, Matrix};
+
+/// The sum of the vectors `terms`, componentwise (one `add` per component).
+fn sum3(pool: &mut Pool, terms: &[[ExprId; 3]]) -> [ExprId; 3] {
+    [0, 1, 2].map(|k| {
+        let components: Vec<ExprId> = terms.iter().map(|t| t[k]).collect();
+        pool.add(&components)
+    })
+}
+
+/// The bias force Q₀ = −(C(q, q̇) q̇ + g(q)), n entries: recursive Newton–Euler with q̈ = 0 and
+/// the root accelerating at `base_acceleration` = −gravity (Featherstone 2008, Table 5.1, the
+/// gravity trick of §5.3), each entry −(joint force) of its coordinate; 0 for coordinates no
+/// body moves.
+///
+/// Outward, for body i with parent λ, axis s, joint rate q̇ and offset r (in λ's frame):
+/// ωᵢ = Eᵀω_λ (+ s q̇, revolute), ω̇ᵢ = Eᵀω̇_λ (+ (ωᵢ × s) q̇, revolute),
+/// aᵢ = Eᵀ(a_λ + ω̇_λ × r + ω_λ × (ω_λ × r)) (+ 2 (ωᵢ × s) q̇, prismatic), for the origin's
+/// acceleration aᵢ. Each body then needs fᵢ = m aᵢ + ω̇ᵢ × h + ωᵢ × (ωᵢ × h) and
+/// nᵢ = J ω̇ᵢ + ωᵢ × J ωᵢ + h × aᵢ. Inward: Fᵢ = fᵢ + Σ E F_child,
+/// Nᵢ = nᵢ + Σ (E N_child + r_child × E F_child), and the joint force is s·Nᵢ (revolute) or
+/// s·Fᵢ (prismatic).
+pub(super) fn bias(
+    pool: &mut Pool,
+    links: &[Link],
+    n: usize,
+    base_acceleration: [ExprId; 3],
+) -> Vec<ExprId> {
+    let zero = pool.zero();
+    let at_rest = [zero; 3];
+    let mut omega: Vec<[ExprId; 3]> = Vec::with_capacity(links.len());
+    let mut omega_dot: Vec<[ExprId; 3]> = Vec::with_capacity(links.len());
+    let mut acceleration: Vec<[ExprId; 3]> = Vec::with_capacity(links.len());
+    for link in links {
+        let (w, wd, a) = match link.parent {
+            Some(p) => (omega[p], omega_dot[p], acceleration[p]),
+            None => (at_rest, at_rest, base_acceleration),
+        };
+        let r = link.offset;
+        let tangential = cross3(pool, wd, r);
+        let spin = cross3(pool, w, r);
+        let centripetal = cross3(pool, w, spin);
+        let a = sum3(pool, &[a, tangential, centripetal]);
+        let (w, wd, a) = (
+            link.rotation.to_child(pool, w),
+            link.rotation.to_child(pool, wd),
+            link.rotation.to_child(pool, a),
+        );
+        let rate = pool.symbol(Symbol::Velocity(link.coordinate));
+        let joint_rate = scale3(pool, rate, link.axis);
+        if link.revolute {
+            let w = add3(pool, w, joint_rate);
+            let turning = cross3(pool, w, joint_rate);
+            omega.push(w);
+            omega_dot.push(add3(pool, wd, turning));
+            acceleration.push(a);
+        } else {
+            let two = pool.integer(2);
+            let coriolis = cross3(pool, w, joint_rate);
+            let coriolis = scale3(pool, two, coriolis);
+            omega.push(w);
+            omega_dot.push(wd);
+            acceleration.push(add3(pool, a, coriolis));
+        }
+    }
+    // The forces each body needs, then their sums over the subtrees, leaves first.
+    let mut forces: Vec<Vec<[ExprId; 3]>> = vec![Vec::new(); links.len()];
+    let mut moments: Vec<Vec<[ExprId; 3]>> = vec![Vec::new(); links.len()];
+    for (i, link) in links.iter().enumerate() {
+        let Some(inertia) = link.inertia else {
+            continue;
+        };
+        let (w, wd, a) = (omega[i], omega_dot[i], acceleration[i]);
+        let h = inertia.first_moment;
+        let linear = scale3(pool, inertia.mass, a);
+        let tangential = cross3(pool, wd, h);
+        let spin = cross3(pool, w, h);
+        let centripetal = cross3(pool, w, spin);
+        forces[i].push(sum3(pool, &[linear, tangential, centripetal]));
+        let j = Matrix::plain(inertia.rotational);
+        let angular = mat_vec(pool, &j, wd);
+        let momentum = mat_vec(pool, &j, w);
+        let gyroscopic = cross3(pool, w, momentum);
+        let offset = cross3(pool, h, a);
+        moments[i].push(sum3(pool, &[angular, gyroscopic, offset]));
+    }
+    let mut bias = vec![zero; n];
+    for (i, link) in links.iter().enumerate().rev() {
+        let force = sum3(pool, &forces[i]);
+        let moment = sum3(pool, &moments[i]);
+        let joint_force = if link.revolute {
+            dot3(pool, link.axis, moment)
+        } else {
+            dot3(pool, link.axis, force)
+        };
+        bias[link.coordinate] = pool.neg(joint_force);
+        if let Some(p) = link.parent {
+            let force = link.rotation.to_parent(pool, force);
+            let moment = link.rotation.to_parent(pool, moment);
+            let lever = cross3(pool, link.offset, force);
+            forces[p].push(force);
+            moments[p].push(moment);
+            moments[p].push(lever);
+        }
+    }
+    bias
+}
+
+/// The joint-space inertia matrix M, n × n, by the composite-rigid-body algorithm
+/// (Featherstone 2008, Table 6.2): the composite inertia of each subtree, summed leaves first
+/// with the shift of an inertia to the parent's origin,
+/// h' = E h + m r, J' = E J Eᵀ + 2(r·E h) 1 − (E h) rᵀ − r (E h)ᵀ + m(|r|² 1 − r rᵀ)
+/// (the parallel-axis theorem for a displaced first moment); then for each body the force
+/// Fᵢ = Iᶜᵢ Sᵢ carried inward, Mᵢⱼ = Sⱼᵀ F at each ancestor j. Entries of coordinates no body
+/// moves are 0; M is exactly symmetric.
+pub(super) fn mass_matrix(pool: &mut Pool, links: &[Link], n: usize) -> ExprMatrix {
+    let zero = pool.zero();
+    let mut parts: Vec<Vec<Inertia>> = (links.iter())
+        .map(|link| link.inertia.into_iter().collect())
+        .collect();
+    let mut composite: Vec<Option<Inertia>> = vec![None; links.len()];
+    for (i, link) in links.iter().enumerate().rev() {
+        let Some(total) = sum_inertias(pool, &parts[i]) else {
+            continue;
+        };
+        composite[i] = Some(total);
+        if let Some(p) = link.parent {
+            let shifted = shift(pool, link, &total);
+            parts[p].push(shifted);
+        }
+    }
+    let mut entries = vec![zero; n * n];
+    for (i, link) in links.iter().enumerate() {
+        let Some(inertia) = composite[i] else {
+            continue;
+        };
+        let s = link.axis;
+        let (mut moment, mut force) = if link.revolute {
+            let j = Matrix::plain(inertia.rotational);
+            (mat_vec(pool, &j, s), cross3(pool, s, inertia.first_moment))
+        } else {
+            (
+                cross3(pool, inertia.first_moment, s),
+                scale3(pool, inertia.mass, s),
+            )
+        };
+        let row = link.coordinate;
+        let mut body = i;
+        loop {
+            let current = &links[body];
+            let projected = if current.revolute { moment } else { force };
+            let entry = dot3(pool, current.axis, projected);
+            entries[row * n + current.coordinate] = entry;
+            entries[current.coordinate * n + row] = entry;
+            let Some(p) = current.parent else {
+                break;
+            };
+            force = current.rotation.to_parent(pool, force);
+            let turned = current.rotation.to_parent(pool, moment);
+            let lever = cross3(pool, current.offset, force);
+            moment = add3(pool, turned, lever);
+            body = p;
+        }
+    }
+    ExprMatrix {
+        rows: n,
+        cols: n,
+        entries,
+    }
+}
+
+/// The sum of `parts`, `None` when there is none.
+fn sum_inertias(pool: &mut Pool, parts: &[Inertia]) -> Option<Inertia> {
+    match parts {
+        [] => None,
+        [one] => Some(*one),
+        _ => {
+            let masses: Vec<ExprId> = parts.iter().map(|p| p.mass).collect();
+            let moments: Vec<[ExprId; 3]> = parts.iter().map(|p| p.first_moment).collect();
+            let rotational = std::array::from_fn(|k| {
+                let terms: Vec<ExprId> = parts.iter().map(|p| p.rotational[k]).collect();
+                pool.add(&terms)
+            });
+            Some(Inertia {
+                mass: pool.add(&masses),
+                first_moment: sum3(pool, &moments),
+                rotational,
+            })
+        }
+    }
+}
+
+/// The inertia `inertia` of `link`'s subtree (about its origin, in its frame) about the
+/// parent's origin, in the parent's frame.
+fn shift(pool: &mut Pool, link: &Link, inertia: &Inertia) -> Inertia {
+    let m = inertia.mass;
+    let r = link.offset;
+    let h = link.rotation.to_parent(pool, inertia.first_moment);
+    let turned = congruence(pool, &inertia.rotational, |p, v| {
+        link.rotation.to_parent(p, v)
+    });
+    let r_dot_h = dot3(pool, r, h);
+    let r_squared = dot3(pool, r, r);
+    let two = pool.integer(2);
+    let minus_one = pool.integer(-1);
+    let rotational = std::array::from_fn(|k| {
+        let (i, j) = (k / 3, k % 3);
+        let (i, j) = (i.min(j), i.max(j));
+        let mut terms = vec![
+            turned[3 * i + j],
+            pool.mul(&[minus_one, h[i], r[j]]),
+            pool.mul(&[minus_one, r[i], h[j]]),
+            pool.mul(&[minus_one, m, r[i], r[j]]),
+        ];
+        if i == j {
+            terms.push(pool.mul(&[two, r_dot_h]));
+            terms.push(pool.mul(&[m, r_squared]));
+        }
+        pool.add(&terms)
+    });
+    let moved = scale3(pool, m, r);
+    Inertia {
+        mass: m,
+        first_moment: add3(pool, h, moved),
+        rotational,
+    }
+}

@@ -1,0 +1,207 @@
+//! The constant data of a [`RigidBodyTree`], checked and composed in f64 before anything enters
+//! the DAG: each body's frame is turned by a constant rotation Pᵢ so that its joint axis is
+//! e_z, and the joint origin, the parent's turn and the inertia are expressed in the turned
+//! frames.
+//!
+//! With Fᵢ = (body frame of i)·Pᵢ, the rotation from Fᵢ to F_parent is Kᵢ Rz(qᵢ) for a revolute
+//! joint and Kᵢ for a prismatic one, where Kᵢ = P_parentᵀ R_origin Pᵢ (P of the root is the
+//! identity): the rotation R_axis(q) about aᵢ = Pᵢ e_z equals Pᵢ Rz(q) Pᵢᵀ. Entries within 4 ulps
+//! of 0 or ±1 are snapped to those exact values, so that quarter turns and identities stay
+//! exact in the DAG and multiply out of the expressions.
+
+use super::TreeError;
+use crate::tree::{RigidBodyTree, TreeJoint};
+
+/// A 3×3 matrix, row-major.
+pub(super) type Mat3 = [[f64; 3]; 3];
+
+/// One body's constants in the turned frames.
+pub(super) struct BodyConstants {
+    /// Index of the parent body, `None` for a body jointed to the root.
+    pub parent: Option<usize>,
+    /// Index of the joint's coordinate.
+    pub coordinate: usize,
+    /// Revolute (true) or prismatic joint.
+    pub revolute: bool,
+    /// Kᵢ: the axes of Fᵢ at qᵢ = 0 in F_parent (columns).
+    pub turn: Mat3,
+    /// The origin of Fᵢ at qᵢ = 0 in F_parent, m.
+    pub offset: [f64; 3],
+    /// The mass properties in Fᵢ, `None` for a massless body.
+    pub inertia: Option<Inertia>,
+}
+
+/// Mass properties in a turned frame Fᵢ.
+#[derive(Clone, Copy)]
+pub(super) struct Inertia {
+    /// Mass, kg.
+    pub mass: f64,
+    /// Centre of mass in Fᵢ, m.
+    pub com: [f64; 3],
+    /// Rotational inertia about the centre of mass in Fᵢ's axes, kg·m².
+    pub about_com: Mat3,
+}
+
+/// The checked constants of every body of `tree`, for a model with `n` coordinates.
+///
+/// # Errors
+/// A [`TreeError`] for the first body with a parent that does not come before it, a coordinate
+/// out of range or used twice, a zero or non-finite axis, an origin whose rotation is not a
+/// rotation (orthonormal to 1e-9, determinant +1), a negative mass, a non-symmetric inertia or
+/// a non-finite number; or a non-finite gravity.
+pub(super) fn body_constants(
+    tree: &RigidBodyTree,
+    n: usize,
+) -> Result<Vec<BodyConstants>, TreeError> {
+    if !tree.gravity.iter().all(|g| g.is_finite()) {
+        return Err(TreeError::NotFinite {
+            body: "gravity".to_owned(),
+        });
+    }
+    let mut used = vec![false; n];
+    let mut frames: Vec<Mat3> = Vec::with_capacity(tree.bodies.len());
+    let mut bodies = Vec::with_capacity(tree.bodies.len());
+    for (index, body) in tree.bodies.iter().enumerate() {
+        let name = || body.name.clone();
+        if body.parent.is_some_and(|p| p >= index) {
+            return Err(TreeError::ParentAfterChild { body: name() });
+        }
+        let (coordinate, axis, revolute) = match body.joint {
+            TreeJoint::Revolute { coordinate, axis } => (coordinate, axis, true),
+            TreeJoint::Prismatic { coordinate, axis } => (coordinate, axis, false),
+        };
+        match used.get_mut(coordinate) {
+            None => {
+                return Err(TreeError::CoordinateOutOfRange {
+                    body: name(),
+                    coordinate,
+                    n,
+                })
+            }
+            Some(true) => return Err(TreeError::CoordinateRepeated { body: name() }),
+            Some(slot) => *slot = true,
+        }
+        let finite = |values: &[f64]| values.iter().all(|x| x.is_finite());
+        let rotation = body.origin.rotation;
+        let inertia = body.inertia.as_ref();
+        if !finite(&axis)
+            || !finite(rotation.as_flattened())
+            || !finite(&body.origin.translation)
+            || inertia.is_some_and(|i| {
+                !finite(&[i.mass]) || !finite(&i.com) || !finite(i.inertia.as_flattened())
+            })
+        {
+            return Err(TreeError::NotFinite { body: name() });
+        }
+        let norm = dot(axis, axis).sqrt();
+        if norm == 0.0 {
+            return Err(TreeError::ZeroAxis { body: name() });
+        }
+        if !is_rotation(&rotation) {
+            return Err(TreeError::NotARotation { body: name() });
+        }
+        let frame = axis_frame(axis.map(|a| a / norm));
+        let parent_frame = body.parent.map_or(IDENTITY, |p| frames[p]);
+        let turn = snap(mul(&mul(&transpose(&parent_frame), &rotation), &frame));
+        let offset = mat_vec(&transpose(&parent_frame), body.origin.translation);
+        let inertia = match inertia {
+            None => None,
+            Some(i) if i.mass < 0.0 => return Err(TreeError::NegativeMass { body: name() }),
+            Some(i) if !is_symmetric(&i.inertia) => {
+                return Err(TreeError::NotSymmetric { body: name() })
+            }
+            Some(i) => Some(Inertia {
+                mass: i.mass,
+                com: mat_vec(&transpose(&frame), i.com),
+                about_com: mul(&mul(&transpose(&frame), &i.inertia), &frame),
+            }),
+        };
+        frames.push(frame);
+        bodies.push(BodyConstants {
+            parent: body.parent,
+            coordinate,
+            revolute,
+            turn,
+            offset,
+            inertia,
+        });
+    }
+    Ok(bodies)
+}
+
+/// The identity matrix.
+pub(super) const IDENTITY: Mat3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 1.0]];
+
+/// A rotation P whose third column is the unit vector `a`: the first column is the coordinate
+/// axis least aligned with `a` made orthogonal to it, the second their cross product. For a
+/// coordinate axis ±eₖ every entry is exactly 0 or ±1.
+fn axis_frame(a: [f64; 3]) -> Mat3 {
+    let least = (0..3)
+        .min_by(|&i, &j| a[i].abs().total_cmp(&a[j].abs()))
+        .unwrap_or(0);
+    let mut u = [0.0; 3];
+    u[least] = 1.0;
+    let along = a[least];
+    let u = [0, 1, 2].map(|k| u[k] - along * a[k]);
+    let length = dot(u, u).sqrt();
+    let u = u.map(|x| x / length);
+    let w = cross(a, u);
+    snap([0, 1, 2].map(|r| [u[r], w[r], a[r]]))
+}
+
+/// Whether `r` is orthonormal to 1e-9 with determinant +1.
+fn is_rotation(r: &Mat3) -> bool {
+    let product = mul(&transpose(r), r);
+    let orthonormal =
+        (0..3).all(|i| (0..3).all(|j| (product[i][j] - IDENTITY[i][j]).abs() <= 1e-9));
+    orthonormal && dot(r[0], cross(r[1], r[2])) > 0.0
+}
+
+/// Whether `m` is symmetric to 1e-9 of its largest entry.
+fn is_symmetric(m: &Mat3) -> bool {
+    let largest = m.as_flattened().iter().fold(0.0f64, |a, x| a.max(x.abs()));
+    (0..3).all(|i| (0..3).all(|j| (m[i][j] - m[j][i]).abs() <= 1e-9 * largest))
+}
+
+/// `m` with each entry within 4 ulps of 0, 1 or −1 replaced by that exact value.
+fn snap(m: Mat3) -> Mat3 {
+    m.map(|row| {
+        row.map(|x| {
+            let nearest = x.round();
+            if nearest.abs() <= 1.0 && (x - nearest).abs() <= 4.0 * f64::EPSILON {
+                nearest
+            } else {
+                x
+            }
+        })
+    })
+}
+
+/// u·v.
+pub(super) fn dot(u: [f64; 3], v: [f64; 3]) -> f64 {
+    u[0] * v[0] + u[1] * v[1] + u[2] * v[2]
+}
+
+/// u × v.
+fn cross(u: [f64; 3], v: [f64; 3]) -> [f64; 3] {
+    [
+        u[1] * v[2] - u[2] * v[1],
+        u[2] * v[0] - u[0] * v[2],
+        u[0] * v[1] - u[1] * v[0],
+    ]
+}
+
+/// A B.
+fn mul(a: &Mat3, b: &Mat3) -> Mat3 {
+    [0, 1, 2].map(|i| [0, 1, 2].map(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
+}
+
+/// A v.
+pub(super) fn mat_vec(a: &Mat3, v: [f64; 3]) -> [f64; 3] {
+    a.map(|row| dot(row, v))
+}
+
+/// Aᵀ.
+fn transpose(a: &Mat3) -> Mat3 {
+    [0, 1, 2].map(|i| [0, 1, 2].map(|j| a[j][i]))
+}

@@ -1,0 +1,234 @@
+//! The equations of a kinematic tree ([`RigidBodyTree`], a robot read from a URDF file) the way
+//! symbolic robot-dynamics generators form them: M by the composite-rigid-body algorithm and
+//! the bias force by recursive Newton–Euler with q̈ = 0 (Featherstone 2008, "Rigid Body
+//! Dynamics Algorithms", Tables 6.2 and 5.1; Khalil & Dombre 2002, ch. 9), run symbolically in
+//! the DAG, so that each body's pose, velocity and acceleration is built once and shared by
+//! hash-consing, instead of differentiating the kinetic energy twice.
+//!
+//! Constants are composed in f64 first (see `constants`): each body frame is turned so that
+//! its joint axis is e_z, and the turns between frames are constant matrices whose exact 0
+//! and ±1 entries fall out of the products. The recursions run either in body frames
+//! (constant inertias, a rotation between each body and its parent) or in the world frame (no
+//! rotations between bodies, rotated inertias); [`smallest`] keeps the one with fewer
+//! operations.
+
+mod algorithms;
+mod constants;
+mod links;
+mod temporaries;
+
+pub(crate) use temporaries::temporaries;
+
+use crate::derivation::ExprMatrix;
+use crate::expr::{ExprId, Pool, Symbol};
+use crate::parse::{dot3, kinetic_energy, mat_vec, Matrix};
+use crate::tree::RigidBodyTree;
+
+/// The frames the recursions express each body's vectors in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frames {
+    /// Each body's own frame, turned so that its joint axis is z: inertias and axes are
+    /// constants, and vectors pass between bodies through a constant turn and Rz(qᵢ).
+    Body,
+    /// The world (root) frame: vectors pass between bodies unchanged, but each body's axis,
+    /// offset and inertia turn with it (Rᵢ J Rᵢᵀ).
+    World,
+}
+
+/// The mass matrix and bias force of a tree, as DAG nodes.
+#[derive(Clone, Debug)]
+pub struct TreeDynamics {
+    /// M(q), n × n, exactly symmetric, by the composite-rigid-body algorithm (kg, kg·m,
+    /// kg·m² by joint type).
+    pub mass_matrix: ExprMatrix,
+    /// Q₀(q, q̇) = −(C(q, q̇) q̇ + g(q)), n entries (N·m for a revolute joint, N for a
+    /// prismatic one), by recursive Newton–Euler with q̈ = 0 and the base accelerating at
+    /// −gravity. M q̈ = Q₀ + τ is the tree's equation of motion under joint efforts τ.
+    pub bias: Vec<ExprId>,
+}
+
+/// Why a [`RigidBodyTree`] cannot be derived.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum TreeError {
+    /// A body's parent index is not smaller than its own (bodies must be in depth-first order).
+    #[error("body `{body}` of the kinematic tree comes before its parent")]
+    ParentAfterChild {
+        /// The body's name.
+        body: String,
+    },
+    /// A joint's coordinate index is not below the model's number of coordinates.
+    #[error("the joint of body `{body}` moves coordinate {coordinate}, but the model has {n}")]
+    CoordinateOutOfRange {
+        /// The body's name.
+        body: String,
+        /// The index given.
+        coordinate: usize,
+        /// The number of coordinates.
+        n: usize,
+    },
+    /// Two joints move the same coordinate.
+    #[error("the joint of body `{body}` moves a coordinate an earlier joint already moves")]
+    CoordinateRepeated {
+        /// The body's name.
+        body: String,
+    },
+    /// A joint axis is the zero vector.
+    #[error("the joint of body `{body}` has a zero axis")]
+    ZeroAxis {
+        /// The body's name.
+        body: String,
+    },
+    /// A joint origin's rotation is not orthonormal with determinant +1 (to 1e-9).
+    #[error("the joint origin of body `{body}` is not a rotation")]
+    NotARotation {
+        /// The body's name.
+        body: String,
+    },
+    /// A body's mass is negative.
+    #[error("body `{body}` has a negative mass")]
+    NegativeMass {
+        /// The body's name.
+        body: String,
+    },
+    /// A body's rotational inertia is not symmetric (to 1e-9 of its largest entry).
+    #[error("the inertia of body `{body}` is not symmetric")]
+    NotSymmetric {
+        /// The body's name.
+        body: String,
+    },
+    /// A number of a body (or the gravity, `body` = "gravity") is infinite or NaN.
+    #[error("a number of `{body}` in the kinematic tree is not finite")]
+    NotFinite {
+        /// The body's name, or "gravity".
+        body: String,
+    },
+}
+
+/// M and the bias force Q₀ of `tree` for a model with `n` coordinates, with the recursions in
+/// `frames` (see [`TreeDynamics`]). Coordinates that no joint of the tree moves get zero rows
+/// and columns in M and zero bias.
+///
+/// # Errors
+/// A [`TreeError`] when the tree is malformed: see its variants.
+pub fn dynamics(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    n: usize,
+    frames: Frames,
+) -> Result<TreeDynamics, TreeError> {
+    let bodies = constants::body_constants(tree, n)?;
+    let links = match frames {
+        Frames::Body => links::body_links(pool, &bodies),
+        Frames::World => {
+            let poses = links::poses(pool, &bodies);
+            links::world_links(pool, &bodies, &poses)
+        }
+    };
+    let base_acceleration = tree.gravity.map(|g| pool.number(-g));
+    Ok(TreeDynamics {
+        mass_matrix: algorithms::mass_matrix(pool, &links, n),
+        bias: algorithms::bias(pool, &links, n, base_acceleration),
+    })
+}
+
+/// [`dynamics`] in body frames and in the world frame, whichever takes fewer operations for M
+/// and Q₀ together ([`Pool::operation_count`]; body frames on a tie).
+///
+/// # Errors
+/// A [`TreeError`] when the tree is malformed.
+pub fn smallest(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    n: usize,
+) -> Result<TreeDynamics, TreeError> {
+    let size = |pool: &Pool, d: &TreeDynamics| {
+        pool.operation_count(&[&d.mass_matrix.entries[..], &d.bias].concat())
+    };
+    let body = dynamics(pool, tree, n, Frames::Body)?;
+    let world = dynamics(pool, tree, n, Frames::World)?;
+    Ok(if size(pool, &world) < size(pool, &body) {
+        world
+    } else {
+        body
+    })
+}
+
+/// The tree's Lagrangian as a DAG node, with the scale its values are compared at: T − V with
+/// T = Σ kinetic_energy(mᵢ, Iᵢ, pᵢ, Rᵢ) and V = −Σ mᵢ g·pᵢ over the bodies with mass (pᵢ the
+/// centre of mass in the world frame), and the scale |T| + Σ |mᵢ g·pᵢ|.
+///
+/// # Errors
+/// A [`TreeError`] when the tree is malformed.
+fn lagrangian(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    n: usize,
+) -> Result<(ExprId, ExprId), TreeError> {
+    let bodies = constants::body_constants(tree, n)?;
+    let poses = links::poses(pool, &bodies);
+    let gravity = tree.gravity.map(|g| pool.number(g));
+    let mut kinetic = Vec::new();
+    let mut potentials = Vec::new();
+    for (body, pose) in bodies.iter().zip(&poses) {
+        let Some(inertia) = body.inertia else {
+            continue;
+        };
+        let com = inertia.com.map(|x| pool.number(x));
+        let arm = mat_vec(pool, &pose.rotation, com);
+        let centre = crate::parse::add3(pool, pose.origin, arm);
+        let mass = pool.number(inertia.mass);
+        let about_com = std::array::from_fn(|k| pool.number(inertia.about_com[k / 3][k % 3]));
+        kinetic.push(kinetic_energy(
+            pool,
+            mass,
+            &Matrix::plain(about_com),
+            centre,
+            &pose.rotation,
+        ));
+        let height = dot3(pool, gravity, centre);
+        potentials.push(pool.mul(&[mass, height]));
+    }
+    let t = pool.add(&kinetic);
+    let mut terms = potentials.clone();
+    terms.push(t);
+    let l = pool.add(&terms);
+    let magnitudes: Vec<ExprId> = (potentials.iter().chain([&t]))
+        .map(|&x| pool.call(crate::expr::Func::Abs, &[x]))
+        .collect();
+    Ok((l, pool.add(&magnitudes)))
+}
+
+/// The part of the Lagrangian `l` the tree does not hold: 0 when `l` equals the tree's
+/// Lagrangian (relative difference within 1e-10 of |T| + Σ|mᵢ g·pᵢ| at six pseudo-random
+/// states, coordinates, velocities, time and `parameters` all drawn), else `l` − L_tree.
+/// Either way L_tree + the rest is `l`, so the tree's M and Q₀ plus the rest's are `l`'s.
+///
+/// # Errors
+/// A [`TreeError`] when the tree is malformed.
+pub(crate) fn rest_of_lagrangian(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    n: usize,
+    l: ExprId,
+) -> Result<ExprId, TreeError> {
+    let (tree_l, scale) = lagrangian(pool, tree, n)?;
+    let rest = pool.sub(l, tree_l);
+    let matches = (1..=6).all(|draw| {
+        let at = |s: Symbol| match s {
+            Symbol::Coordinate(i) => 6.0 * pseudo_random(draw, 4 * i) - 3.0,
+            Symbol::Velocity(i) => 4.0 * pseudo_random(draw, 4 * i + 1) - 2.0,
+            Symbol::Parameter(i) => 0.5 + pseudo_random(draw, 4 * i + 2),
+            Symbol::Time => pseudo_random(draw, 3),
+            _ => 0.0,
+        };
+        let values = pool.eval_all(&[rest, scale], &at);
+        values[0].abs() <= 1e-10 * values[1]
+    });
+    Ok(if matches { pool.zero() } else { rest })
+}
+
+/// A deterministic pseudo-random number in [0, 1) for draw `draw` and slot `slot`.
+fn pseudo_random(draw: u32, slot: usize) -> f64 {
+    let x = (f64::from(draw) * 12.9898 + slot as f64 * 78.233).sin() * 43_758.545_3;
+    x - x.floor()
+}

@@ -1,0 +1,491 @@
+//! M by the composite-rigid-body algorithm and Q by recursive Newton–Euler on hand-built
+//! kinematic trees, against closed forms, against ∂²L/∂q̇² and the Lagrangian Q of the same
+//! robot written with `kinetic_energy` terms, and (the UR5 arm) against Pinocchio.
+
+mod tree_support;
+
+use nalgebra::{DMatrix, DVector};
+use proptest::prelude::*;
+use std::f64::consts::FRAC_PI_2;
+use tree_support::GRAVITY;
+use tree_support::{assert_close, at, spec, tree, Body};
+use udk_symbolic::derive::tree::{dynamics, Frames, TreeError};
+use udk_symbolic::expr::{Pool, Symbol};
+use udk_symbolic::{derive, Equations, LagrangianEquations, MassMatrixForm, RigidBodyTree};
+
+fn equations(d: &udk_symbolic::Derivation) -> &LagrangianEquations {
+    match &d.equations {
+        Equations::Lagrangian(e) => e,
+        Equations::Hamiltonian(_) => unreachable!("a Lagrangian model"),
+    }
+}
+
+/// M (row-major) and Q of a derivation at (q, q̇, τ).
+fn evaluate(
+    d: &udk_symbolic::Derivation,
+    q: &[f64],
+    qd: &[f64],
+    tau: &[f64],
+) -> (Vec<f64>, Vec<f64>) {
+    let e = equations(d);
+    let values = at(q, qd, tau);
+    (
+        d.pool.eval_all(&e.mass_matrix.entries, &values),
+        d.pool.eval_all(&e.generalized_force, &values),
+    )
+}
+
+/// M (row-major) and Q₀ + τ of the tree in `frames` at (q, q̇, τ).
+fn tree_values(
+    tree: &RigidBodyTree,
+    frames: Frames,
+    q: &[f64],
+    qd: &[f64],
+    tau: &[f64],
+) -> (Vec<f64>, Vec<f64>) {
+    let mut pool = Pool::new();
+    let d = dynamics(&mut pool, tree, q.len(), frames).expect("a well-formed tree");
+    let values = at(q, qd, tau);
+    let m = pool.eval_all(&d.mass_matrix.entries, &values);
+    let bias = pool.eval_all(&d.bias, &values);
+    (m, bias.iter().zip(tau).map(|(b, t)| b + t).collect())
+}
+
+fn largest(values: &[f64]) -> f64 {
+    values.iter().fold(0.0, |a, x| a.max(x.abs()))
+}
+
+/// The tree of `bodies` in both frames, and its spec with `tree` set, agree with ∂²L/∂q̇² and
+/// the Lagrangian Q of the spec without it (1e-12 relative) at `states` pseudo-random states;
+/// returns the forms the derivation with the tree tried.
+fn assert_matches_lagrangian(bodies: &[Body], states: u32) -> Vec<(MassMatrixForm, usize)> {
+    let n = bodies.len();
+    let tree = tree(bodies, GRAVITY);
+    let plain = spec(bodies, GRAVITY);
+    let reference = derive(&plain).unwrap_or_else(|e| panic!("{e}"));
+    let mut with_tree = plain.clone();
+    with_tree.tree = Some(tree.clone());
+    let by_tree = derive(&with_tree).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        equations(&by_tree).mass_matrix_form,
+        MassMatrixForm::CompositeRigidBody
+    );
+    for k in 0..states {
+        let draw = |offset: f64, i: usize| ((f64::from(k) + 1.0) * (i as f64 + offset)).sin();
+        let q: Vec<f64> = (0..n).map(|i| 3.0 * draw(0.37, i)).collect();
+        let qd: Vec<f64> = (0..n).map(|i| 2.0 * draw(1.91, i)).collect();
+        let tau: Vec<f64> = (0..n).map(|i| draw(2.73, i)).collect();
+        let (m, force) = evaluate(&reference, &q, &qd, &tau);
+        let (m_scale, q_scale) = (largest(&m), largest(&force));
+        for frames in [Frames::Body, Frames::World] {
+            let (tree_m, tree_q) = tree_values(&tree, frames, &q, &qd, &tau);
+            assert_close(&tree_m, &m, 1e-12, m_scale);
+            assert_close(&tree_q, &force, 1e-12, q_scale);
+        }
+        let (chosen_m, chosen_q) = evaluate(&by_tree, &q, &qd, &tau);
+        assert_close(&chosen_m, &m, 1e-12, m_scale);
+        assert_close(&chosen_q, &force, 1e-12, q_scale);
+    }
+    equations(&by_tree).mass_matrix_forms.clone()
+}
+
+fn point_mass(mass: f64, com: [f64; 3]) -> Option<(f64, [f64; 3], [[f64; 3]; 3])> {
+    Some((mass, com, [[0.0; 3]; 3]))
+}
+
+/// A planar double pendulum about y, links l1 and l2 hanging along −z at q = 0, point masses
+/// m1 and m2 at their ends.
+fn double_pendulum(m1: f64, m2: f64, l1: f64, l2: f64) -> Vec<Body> {
+    let link = |parent, xyz, mass: f64, length: f64| Body {
+        parent,
+        rpy: [0.0; 3],
+        xyz,
+        revolute: true,
+        axis: [0.0, 1.0, 0.0],
+        inertia: point_mass(mass, [0.0, 0.0, -length]),
+    };
+    vec![
+        link(None, [0.0; 3], m1, l1),
+        link(Some(0), [0.0, 0.0, -l1], m2, l2),
+    ]
+}
+
+/// The double pendulum's M and bias have their closed forms, with h = m₂ l₁ l₂ sin q₂:
+/// M = [[m₁l₁² + m₂(l₁² + l₂² + 2l₁l₂ cos q₂), m₂(l₂² + l₁l₂ cos q₂)], [·, m₂l₂²]],
+/// Q₀ = (h(2q̇₁q̇₂ + q̇₂²) − (m₁+m₂)g l₁ sin q₁ − m₂ g l₂ sin(q₁+q₂), −h q̇₁² − m₂ g l₂ sin(q₁+q₂)).
+#[test]
+fn double_pendulum_has_its_closed_form() {
+    let (m1, m2, l1, l2, g) = (1.3, 0.7, 0.9, 0.6, 9.81);
+    let tree = tree(&double_pendulum(m1, m2, l1, l2), GRAVITY);
+    let (q, qd) = ([0.4f64, -1.1], [0.8f64, -1.7]);
+    let (s2, c2, s12) = (q[1].sin(), q[1].cos(), (q[0] + q[1]).sin());
+    let m12 = m2 * (l2 * l2 + l1 * l2 * c2);
+    let expected_m = [
+        m1 * l1 * l1 + m2 * (l1 * l1 + l2 * l2 + 2.0 * l1 * l2 * c2),
+        m12,
+        m12,
+        m2 * l2 * l2,
+    ];
+    let h = m2 * l1 * l2 * s2;
+    let expected_bias = [
+        h * (2.0 * qd[0] * qd[1] + qd[1] * qd[1])
+            - (m1 + m2) * g * l1 * q[0].sin()
+            - m2 * g * l2 * s12,
+        -h * qd[0] * qd[0] - m2 * g * l2 * s12,
+    ];
+    for frames in [Frames::Body, Frames::World] {
+        let (m, bias) = tree_values(&tree, frames, &q, &qd, &[0.0, 0.0]);
+        assert_close(&m, &expected_m, 1e-14, 1.0);
+        assert_close(&bias, &expected_bias, 1e-13, 1.0);
+    }
+}
+
+#[test]
+fn double_pendulum_matches_its_lagrangian() {
+    assert_matches_lagrangian(&double_pendulum(1.3, 0.7, 0.9, 0.6), 5);
+}
+
+/// A branched tree: a base turning about z carries a prismatic slider (axis along its x, at
+/// an angle) with an arm on it, and a massless revolute link (axis x) with a body on an
+/// oblique axis (1, 1, 0)/√2 at its end.
+fn branched() -> Vec<Body> {
+    let inertia =
+        |a: f64, b: f64, c: f64| [[a, 0.01, -0.002], [0.01, b, 0.003], [-0.002, 0.003, c]];
+    vec![
+        Body {
+            parent: None,
+            rpy: [0.0; 3],
+            xyz: [0.0, 0.0, 0.2],
+            revolute: true,
+            axis: [0.0, 0.0, 1.0],
+            inertia: Some((2.0, [0.01, 0.02, 0.05], inertia(0.05, 0.06, 0.04))),
+        },
+        Body {
+            parent: Some(0),
+            rpy: [0.3, -0.2, FRAC_PI_2],
+            xyz: [0.1, 0.0, 0.05],
+            revolute: false,
+            axis: [1.0, 0.0, 0.0],
+            inertia: Some((0.8, [0.05, 0.0, 0.01], inertia(0.02, 0.03, 0.025))),
+        },
+        Body {
+            parent: Some(0),
+            rpy: [FRAC_PI_2, 0.0, 0.0],
+            xyz: [0.0, 0.15, 0.1],
+            revolute: true,
+            axis: [1.0, 0.0, 0.0],
+            inertia: None,
+        },
+        Body {
+            parent: Some(2),
+            rpy: [0.0, 0.4, 0.0],
+            xyz: [0.0, 0.0, 0.3],
+            revolute: true,
+            axis: [1.0, 1.0, 0.0],
+            inertia: Some((0.5, [0.0, 0.1, 0.02], inertia(0.01, 0.012, 0.008))),
+        },
+        Body {
+            parent: Some(1),
+            rpy: [0.0, 0.0, -0.7],
+            xyz: [0.2, 0.0, 0.0],
+            revolute: true,
+            axis: [0.0, -1.0, 0.0],
+            inertia: Some((0.3, [0.1, 0.0, 0.0], inertia(0.004, 0.005, 0.006))),
+        },
+    ]
+}
+
+#[test]
+fn branched_tree_with_a_slider_and_a_massless_link_matches_its_lagrangian() {
+    let forms = assert_matches_lagrangian(&branched(), 4);
+    let size = |form| forms.iter().find(|(f, _)| *f == form).map(|(_, s)| *s);
+    assert!(size(MassMatrixForm::CompositeRigidBody) < size(MassMatrixForm::Lagrangian));
+}
+
+/// A coordinate no joint of the tree moves gets a zero row and column and no bias.
+#[test]
+fn coordinates_outside_the_tree_get_zero_rows() {
+    let tree = tree(&double_pendulum(1.0, 1.0, 1.0, 1.0), GRAVITY);
+    let (m, bias) = tree_values(
+        &tree,
+        Frames::Body,
+        &[0.3, 0.2, 5.0],
+        &[1.0, 2.0, 3.0],
+        &[0.0; 3],
+    );
+    assert_eq!([m[2], m[5], m[6], m[7], m[8], bias[2]], [0.0; 6]);
+    assert!(m[0] > 0.0 && m[4] > 0.0);
+}
+
+/// The model's parts the tree does not hold (a spring in L) are added to the tree's M and Q.
+#[test]
+fn terms_of_the_lagrangian_outside_the_tree_are_kept() {
+    let bodies = double_pendulum(1.3, 0.7, 0.9, 0.6);
+    let mut with_spring = spec(&bodies, GRAVITY);
+    let l = with_spring.lagrangian.take().unwrap();
+    with_spring.lagrangian = Some(
+        format!("{l} - 3.0 * q1.powi(2) + 0.2 * dot(q0) * dot(q1)")
+            .parse()
+            .unwrap(),
+    );
+    let reference = derive(&with_spring).unwrap();
+    with_spring.tree = Some(tree(&bodies, GRAVITY));
+    let by_tree = derive(&with_spring).unwrap();
+    let forms = &equations(&by_tree).mass_matrix_forms;
+    assert!(forms
+        .iter()
+        .any(|(f, _)| *f == MassMatrixForm::CompositeRigidBody));
+    let (q, qd, tau) = ([0.4, -1.1], [0.8, -1.7], [0.3, -0.2]);
+    let (m, force) = evaluate(&reference, &q, &qd, &tau);
+    let (tree_m, tree_force) = evaluate(&by_tree, &q, &qd, &tau);
+    assert_close(&tree_m, &m, 1e-12, 1.0);
+    assert_close(&tree_force, &force, 1e-12, 1.0);
+}
+
+/// A malformed tree is a typed error, and a derivation error at the Lagrangian.
+#[test]
+fn malformed_trees_are_errors() {
+    let bodies = double_pendulum(1.0, 1.0, 1.0, 1.0);
+    let mut pool = Pool::new();
+    let mut bad = tree(&bodies, GRAVITY);
+    bad.bodies[1].parent = Some(1);
+    assert!(matches!(
+        dynamics(&mut pool, &bad, 2, Frames::Body),
+        Err(TreeError::ParentAfterChild { .. })
+    ));
+    let mut bad = tree(&bodies, GRAVITY);
+    bad.bodies[0].joint = udk_symbolic::TreeJoint::Revolute {
+        coordinate: 0,
+        axis: [0.0; 3],
+    };
+    assert!(matches!(
+        dynamics(&mut pool, &bad, 2, Frames::World),
+        Err(TreeError::ZeroAxis { .. })
+    ));
+    assert!(matches!(
+        dynamics(&mut pool, &tree(&bodies, GRAVITY), 1, Frames::Body),
+        Err(TreeError::CoordinateOutOfRange {
+            coordinate: 1,
+            n: 1,
+            ..
+        })
+    ));
+    let mut bad = tree(&bodies, GRAVITY);
+    bad.bodies[1].joint = udk_symbolic::TreeJoint::Prismatic {
+        coordinate: 0,
+        axis: [1.0, 0.0, 0.0],
+    };
+    assert!(matches!(
+        dynamics(&mut pool, &bad, 2, Frames::Body),
+        Err(TreeError::CoordinateRepeated { .. })
+    ));
+    let mut bad = tree(&bodies, GRAVITY);
+    bad.bodies[1].origin.rotation[0][0] = 2.0;
+    assert!(matches!(
+        dynamics(&mut pool, &bad, 2, Frames::Body),
+        Err(TreeError::NotARotation { .. })
+    ));
+    let mut bad = tree(&bodies, [0.0, f64::NAN, 0.0]);
+    assert!(matches!(
+        dynamics(&mut pool, &bad, 2, Frames::Body),
+        Err(TreeError::NotFinite { .. })
+    ));
+    bad.gravity = GRAVITY;
+    bad.bodies[0].inertia.as_mut().unwrap().mass = -1.0;
+    assert!(matches!(
+        dynamics(&mut pool, &bad, 2, Frames::Body),
+        Err(TreeError::NegativeMass { .. })
+    ));
+    bad.bodies[0].inertia.as_mut().unwrap().mass = 1.0;
+    bad.bodies[0].inertia.as_mut().unwrap().inertia[0][1] = 0.5;
+    assert!(matches!(
+        dynamics(&mut pool, &bad, 2, Frames::Body),
+        Err(TreeError::NotSymmetric { .. })
+    ));
+    let mut model = spec(&bodies, GRAVITY);
+    model.tree = Some(bad);
+    let errors = derive(&model).unwrap_err();
+    assert!(
+        errors
+            .to_string()
+            .contains("inertia of body `link0` is not symmetric"),
+        "{errors}"
+    );
+}
+
+/// The UR5 arm's model file with gravity a constant (the tree's gravity is fixed), and the
+/// tree set.
+fn ur5_spec() -> udk_symbolic::ModelSpec {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/models/ur5_arm.toml"
+    );
+    let mut spec: udk_symbolic::ModelSpec =
+        toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    spec.parameters.clear();
+    spec.definitions.insert(
+        0,
+        udk_symbolic::NamedExpression {
+            name: "g".parse().unwrap(),
+            value: "9.81".parse().unwrap(),
+        },
+    );
+    spec.tree = Some(tree(&tree_support::robots::ur5_dh_bodies(), GRAVITY));
+    spec
+}
+
+/// The UR5 tree's q̈ = M⁻¹(Q₀ + τ) matches Pinocchio's ABA (tests/fixtures/ur5_arm.json) to
+/// 1e-10 and its M Pinocchio's CRBA to 1e-12, in both frames; the derivation keeps the tree
+/// form, which agrees with the model's ∂²L/∂q̇².
+#[test]
+fn ur5_matches_pinocchio_and_its_lagrangian() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/fixtures/ur5_arm.json"
+    );
+    let fixture: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let numbers = |v: &serde_json::Value| -> Vec<f64> {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .flat_map(|x| match x.as_array() {
+                Some(row) => row.iter().map(|y| y.as_f64().unwrap()).collect(),
+                None => vec![x.as_f64().unwrap()],
+            })
+            .collect()
+    };
+    let spec = ur5_spec();
+    let by_tree = derive(&spec).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(
+        equations(&by_tree).mass_matrix_form,
+        MassMatrixForm::CompositeRigidBody
+    );
+    let mut plain = spec.clone();
+    plain.tree = None;
+    let reference = derive(&plain).unwrap();
+    for state in fixture["states"].as_array().unwrap() {
+        let (q, qd, tau) = (
+            numbers(&state["q"]),
+            numbers(&state["qd"]),
+            numbers(&state["tau"]),
+        );
+        for frames in [Frames::Body, Frames::World] {
+            let (m, force) = tree_values(&spec.tree.clone().unwrap(), frames, &q, &qd, &tau);
+            assert_close(&m, &numbers(&state["mass_matrix"]), 1e-12, largest(&m));
+            let qdd = DMatrix::from_row_slice(6, 6, &m)
+                .cholesky()
+                .expect("M is positive definite")
+                .solve(&DVector::from_vec(force));
+            let expected = numbers(&state["qdd"]);
+            assert_close(qdd.as_slice(), &expected, 1e-10, largest(&expected));
+        }
+        let (m, force) = evaluate(&reference, &q, &qd, &tau);
+        let (tree_m, tree_force) = evaluate(&by_tree, &q, &qd, &tau);
+        assert_close(&tree_m, &m, 1e-12, largest(&m));
+        assert_close(&tree_force, &force, 1e-12, largest(&force));
+    }
+    // The equation sheet prints the shared subexpressions once, as tmp1, tmp2, …: shorter
+    // than the Lagrangian form's sheet (printed as trees, they took 6 MB).
+    let sheet = udk_symbolic::emit::equations_text(&by_tree);
+    assert!(sheet.contains("  tmp1 = "));
+    assert!(sheet.len() < udk_symbolic::emit::equations_text(&reference).len());
+}
+
+/// Random bodies: a parent before each, a joint origin, a revolute or prismatic joint about a
+/// random axis (a coordinate axis half the time), and mass properties or none.
+fn random_bodies() -> impl Strategy<Value = Vec<Body>> {
+    let angle = -3.2..3.2f64;
+    let length = -0.5..0.5f64;
+    let axis = prop_oneof![
+        (0..3usize, prop::bool::ANY).prop_map(|(k, negative)| {
+            let mut a = [0.0; 3];
+            a[k] = if negative { -1.0 } else { 1.0 };
+            a
+        }),
+        [-1.0..1.0f64, -1.0..1.0f64, -1.0..1.0f64].prop_filter("a non-zero axis", |a| a
+            .iter()
+            .map(|x| x * x)
+            .sum::<f64>()
+            > 0.01),
+    ];
+    let inertia = prop::option::weighted(
+        0.8,
+        (
+            0.1..3.0f64,
+            [length.clone(), length.clone(), length.clone()],
+            [0.01..0.2f64, 0.01..0.2f64, 0.01..0.2f64],
+            [angle.clone(), angle.clone(), angle.clone()],
+        )
+            .prop_map(|(mass, com, principal, rpy)| {
+                let r = tree_support::rpy_matrix(rpy);
+                let inertia = [0, 1, 2].map(|i| {
+                    [0, 1, 2].map(|j| (0..3).map(|k| r[i][k] * principal[k] * r[j][k]).sum())
+                });
+                (mass, com, inertia)
+            }),
+    );
+    let body = (
+        prop::num::f64::ANY.prop_map(|x| x.to_bits()),
+        [angle.clone(), angle.clone(), angle],
+        [length.clone(), length.clone(), length],
+        prop::bool::weighted(0.75),
+        axis,
+        inertia,
+    );
+    prop::collection::vec(body, 1..5).prop_map(|raw| {
+        (raw.into_iter().enumerate())
+            .map(|(i, (bits, rpy, xyz, revolute, axis, inertia))| Body {
+                parent: (i > 0 && bits % 5 != 0).then(|| (bits as usize / 5) % i),
+                rpy,
+                xyz,
+                revolute,
+                axis,
+                inertia,
+            })
+            .collect()
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(24))]
+
+    #[test]
+    fn random_trees_match_their_lagrangian(bodies in random_bodies()) {
+        prop_assume!(bodies.iter().any(|b| b.inertia.is_some()));
+        let n = bodies.len();
+        let tree = tree(&bodies, GRAVITY);
+        let reference = derive(&spec(&bodies, GRAVITY)).unwrap_or_else(|e| panic!("{e}"));
+        let q: Vec<f64> = (0..n).map(|i| (1.7 * i as f64 + 0.3).sin() * 2.0).collect();
+        let qd: Vec<f64> = (0..n).map(|i| (2.3 * i as f64 + 0.9).cos() * 1.5).collect();
+        let tau = vec![0.0; n];
+        let (m, force) = evaluate(&reference, &q, &qd, &tau);
+        for frames in [Frames::Body, Frames::World] {
+            let (tree_m, tree_q) = tree_values(&tree, frames, &q, &qd, &tau);
+            assert_close(&tree_m, &m, 1e-12, largest(&m));
+            assert_close(&tree_q, &force, 1e-12, largest(&force));
+        }
+    }
+}
+
+/// The velocity symbol is used by the trees' bias: Q₀ of a resting tree is gravity alone.
+#[test]
+fn a_resting_pendulum_feels_gravity_only() {
+    let tree = tree(&double_pendulum(2.0, 0.0, 0.5, 0.5), GRAVITY);
+    let mut pool = Pool::new();
+    let d = dynamics(&mut pool, &tree, 2, Frames::Body).unwrap();
+    let at_rest = |s: Symbol| match s {
+        Symbol::Coordinate(0) => 0.5,
+        _ => 0.0,
+    };
+    let bias = pool.eval_all(&d.bias, &at_rest);
+    assert_close(&bias, &[-2.0 * 9.81 * 0.5 * 0.5f64.sin(), 0.0], 1e-14, 1.0);
+}
+
+/// The UR5 and the Panda (with its fingers) of their URDF files: the tree form agrees with the
+/// Lagrangian and is the one kept.
+#[test]
+fn urdf_robots_match_their_lagrangian() {
+    assert_matches_lagrangian(&tree_support::robots::ur5_urdf_bodies(), 2);
+    assert_matches_lagrangian(&tree_support::robots::panda_bodies(true), 2);
+}
