@@ -12,6 +12,7 @@
 use udk::lagrangian;
 use udk::nalgebra::SVector;
 use udk::runtime::simulate::{simulate_lagrangian, Showcase, SimulationOptions, Summary};
+use udk::runtime::ControlledLagrangianSystem;
 
 /// The Panda: seven revolute joints and two prismatic fingers (coordinates named as the URDF
 /// joints, rad and m), joint efforts (N m, N) as inputs, gravity −9.81 m/s² along z, and one

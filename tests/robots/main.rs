@@ -13,7 +13,7 @@ mod panda;
 mod ur5;
 
 use std::path::Path;
-use udk::nalgebra::{SMatrix, SVector};
+use udk::nalgebra::{DMatrix, SMatrix, SVector};
 use udk::runtime::ControlledLagrangianSystem;
 
 /// One state of a fixture, its vectors and matrix permuted into udk's coordinate order.
@@ -35,8 +35,8 @@ pub struct State<const N: usize> {
 /// The states of `tests/fixtures/urdf_<robot>.json`, in the order of `names` (udk's
 /// `COORDINATE_NAMES`); the fixture lists the same joints in Pinocchio's order.
 pub fn states<const N: usize>(robot: &str, names: &[&str; N]) -> Vec<State<N>> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join(format!("tests/fixtures/urdf_{robot}.json"));
+    let path =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("tests/fixtures/urdf_{robot}.json"));
     let text = std::fs::read_to_string(&path).expect("the fixture is committed");
     let fixture: serde_json::Value = serde_json::from_str(&text).expect("the fixture is JSON");
     let pinocchio: Vec<&str> = (fixture["coordinates"].as_array().unwrap().iter())
@@ -106,7 +106,12 @@ where
     let states = states(fixture, names);
     for (k, s) in states.iter().enumerate() {
         let qdd = robot.acceleration(&s.q, &s.qd, &s.tau, 0.0).unwrap();
-        assert_close(qdd.as_slice(), s.qdd.as_slice(), 1e-10, &format!("{fixture} state {k}: q̈"));
+        assert_close(
+            qdd.as_slice(),
+            s.qdd.as_slice(),
+            1e-10,
+            &format!("{fixture} state {k}: q̈"),
+        );
         let terms = robot.terms(&s.q, &s.qd, &SVector::zeros(), 0.0);
         assert_close(
             terms.mass_matrix.as_slice(),
@@ -133,6 +138,6 @@ pub fn assert_symmetric_positive_definite<const N: usize>(mass: &SMatrix<f64, N,
         (mass - mass.transpose()).amax() <= 1e-15 * scale,
         "M is not symmetric: {mass}"
     );
-    let eigenvalues = mass.symmetric_eigenvalues();
+    let eigenvalues = DMatrix::from_column_slice(N, N, mass.as_slice()).symmetric_eigenvalues();
     assert!(eigenvalues.min() > floor, "eigenvalues {eigenvalues}");
 }

@@ -34,9 +34,17 @@ fn the_fingers_stay_equal_to_1e_12() {
     assert_eq!(run.samples.len(), 201);
     for s in &run.samples {
         let (f1, f2) = (s.q[PandaMimic::FINGER1], s.q[PandaMimic::FINGER2]);
-        assert!((f1 - f2).abs() < 1e-12, "t = {}: fingers {f1} and {f2}", s.t);
+        assert!(
+            (f1 - f2).abs() < 1e-12,
+            "t = {}: fingers {f1} and {f2}",
+            s.t
+        );
         let (v1, v2) = (s.v[PandaMimic::FINGER1], s.v[PandaMimic::FINGER2]);
-        assert!((v1 - v2).abs() < 1e-10, "t = {}: finger rates {v1} and {v2}", s.t);
+        assert!(
+            (v1 - v2).abs() < 1e-10,
+            "t = {}: finger rates {v1} and {v2}",
+            s.t
+        );
     }
     // The law on finger 1 alone closes both to about 1 cm (gravity on the fingers moves the
     // equilibrium by at most 0.03 kg · 9.81 m/s² / 200 N/m = 1.5 mm).
