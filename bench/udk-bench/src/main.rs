@@ -199,7 +199,9 @@ fn robot_derive(names: &[&str]) -> Result<Value, Box<dyn Error>> {
     for name in names {
         let source = udk_symbolic::ModelSpec {
             name: "Robot".to_owned(),
-            urdf: Some(serde_json::from_value(json!(format!("robots/{name}.urdf")))?),
+            urdf: Some(serde_json::from_value(json!(format!(
+                "robots/{name}.urdf"
+            )))?),
             ..udk_symbolic::ModelSpec::default()
         };
         let expand = || {
@@ -210,7 +212,9 @@ fn robot_derive(names: &[&str]) -> Result<Value, Box<dyn Error>> {
         let expand_seconds = timing::seconds_per_call(10.0, expand);
         let generate_seconds =
             timing::seconds_per_call(10.0, || udk_symbolic::generate(&spec).map(|c| c.is_empty()));
-        eprintln!("robot-derive {name}: expand {expand_seconds:.4} s, generate {generate_seconds:.4} s");
+        eprintln!(
+            "robot-derive {name}: expand {expand_seconds:.4} s, generate {generate_seconds:.4} s"
+        );
         rows.push(json!({"name": name, "expand_seconds": expand_seconds, "generate_seconds": generate_seconds}));
     }
     Ok(Value::Array(rows))

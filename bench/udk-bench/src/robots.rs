@@ -102,7 +102,12 @@ fn measure<const N: usize>(
         })
         .collect::<Result<Vec<usize>, _>>()?;
     if robot.coordinates.len() != N {
-        return Err(format!("{}: the workload has {} joints, the model {N}", robot.name, robot.coordinates.len()).into());
+        return Err(format!(
+            "{}: the workload has {} joints, the model {N}",
+            robot.name,
+            robot.coordinates.len()
+        )
+        .into());
     }
     let ours = |values: &[f64]| SVector::<f64, N>::from_fn(|i, _| values[position[i]]);
     let states: Vec<State<N>> = (robot.states.iter())
