@@ -24,9 +24,10 @@ grep -v '^\s*#' "$BENCH/requirements.txt" | grep -v '^\s*$' | while read -r requ
 done
 
 PARTS="${UDK_BENCH_PARTS:-chains robots}"
-FEATURES=""
-case "$PARTS" in *chains*) FEATURES="large" ;; esac
-case "$PARTS" in *robots*) FEATURES="$FEATURES,robots" ;; esac
+FEATURE_LIST=()
+case "$PARTS" in *chains*) FEATURE_LIST+=(large) ;; esac
+case "$PARTS" in *robots*) FEATURE_LIST+=(robots) ;; esac
+FEATURES="$(IFS=,; echo "${FEATURE_LIST[*]}")"
 echo "== udk (Rust): cargo build --release -p udk-bench --features $FEATURES" >&2
 (cd "$ROOT" && cargo build --release -p udk-bench --features "$FEATURES")
 

@@ -10,7 +10,6 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use std::error::Error;
 use udk::nalgebra::SVector;
-use udk::runtime::ControlledLagrangianSystem;
 
 /// The UR5 of example-robot-data (6 revolute joints).
 #[udk::lagrangian(urdf = "../../robots/ur5_robot.urdf")]
