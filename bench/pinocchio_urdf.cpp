@@ -15,35 +15,14 @@
 #include <pinocchio/multibody.hpp>
 #include <pinocchio/parsers/urdf.hpp>
 
-#include <algorithm>
-#include <chrono>
+#include "ns_per_call.hpp"
+
 #include <cstdio>
 #include <iostream>
 #include <string>
 #include <vector>
 
 using namespace pinocchio;
-
-// Nanoseconds per call of body(s) over the states s = 0..count-1: best of 7 runs, each at
-// least 50 ms long.
-template <typename Body>
-double ns_per_call(int count, Body body) {
-  volatile double sink = 0.0;
-  auto run = [&](long rounds) {
-    const auto start = std::chrono::steady_clock::now();
-    double sum = 0.0;
-    for (long r = 0; r < rounds; ++r)
-      for (int s = 0; s < count; ++s) sum += body(s);
-    sink = sum;
-    return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  };
-  long rounds = 1;
-  while (run(rounds) < 0.05) rounds *= 2;
-  double best = 1e300;
-  for (int r = 0; r < 7; ++r) best = std::min(best, run(rounds));
-  (void)sink;
-  return best * 1e9 / double(rounds * count);
-}
 
 int main() {
   int robots = 0;
