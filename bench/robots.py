@@ -6,7 +6,8 @@ against the `pin` wheel. Every tool gets the same random states (out/robots_work
 seed, within the URDF limits, in Pinocchio's joint order; udk maps them by joint name). The
 accelerations are checked against Pinocchio's first (1e-9 relative); any disagreement stops the
 run. Then, per robot, nanoseconds per call of:
-- udk: the generated `acceleration` (τ as input), `mass_matrix` (M alone) and
+- udk: the generated `acceleration` (τ as input), `terms` (M, Q, A, b together: what
+  `acceleration` evaluates before the kernel), `mass_matrix` (M alone) and
   `generalized_forces` at τ = 0 (the bias alone);
 - Pinocchio in C++: `aba`, `crba`, `rnea(q, q̇, 0)`;
 - Pinocchio from Python: the same three, net of the cost of an empty Python call with the same
@@ -199,6 +200,8 @@ def main():
             cpp_ns = c.get(f"{theirs}_ns")
             rows.append([robot, what, ns(u[ours]), ns(cpp_ns), ns(p[theirs]), ns(net[theirs]),
                          ratio(cpp_ns, u[ours]), ratio(net[theirs], u[ours])])
+        rows.append([robot, "M, Q, A, b together: terms (inside acceleration)", ns(u["terms_ns"]),
+                     "—", "—", "—", "—", "—"])
     out = [table(
         "Robots: ns per call (best of 7 runs, 16 states)",
         ["robot", "quantity", "udk generated", "Pinocchio C++", "Pinocchio Python",

@@ -53,8 +53,9 @@ pub struct RobotsWorkload {
 }
 
 /// q̈ at every state (in the workload's joint order) and the nanoseconds per call of the
-/// generated `acceleration`, `mass_matrix` and `generalized_forces` of `robot`, for each robot
-/// of `workload` that this crate holds.
+/// generated `acceleration`, `terms` (M, Q, A, b together, the part of `acceleration` before
+/// the kernel), `mass_matrix` and `generalized_forces` of `robot`, for each robot of
+/// `workload` that this crate holds.
 ///
 /// # Errors
 /// A robot this crate does not hold, a joint name the model does not have, or a kernel error.
@@ -66,6 +67,7 @@ pub fn robots(workload: &RobotsWorkload) -> Result<Value, Box<dyn Error>> {
                 robot,
                 &Ur5::COORDINATE_NAMES,
                 |q, qd, tau| Ur5.acceleration(q, qd, tau, 0.0),
+                |q, qd, tau| Ur5.terms(q, qd, tau, 0.0).mass_matrix[(0, 0)],
                 |q| Ur5.mass_matrix(q, 0.0)[(0, 0)],
                 |q, qd, tau| Ur5.generalized_forces(q, qd, tau, 0.0)[0],
             )?,
@@ -73,6 +75,7 @@ pub fn robots(workload: &RobotsWorkload) -> Result<Value, Box<dyn Error>> {
                 robot,
                 &Panda::COORDINATE_NAMES,
                 |q, qd, tau| Panda.acceleration(q, qd, tau, 0.0),
+                |q, qd, tau| Panda.terms(q, qd, tau, 0.0).mass_matrix[(0, 0)],
                 |q| Panda.mass_matrix(q, 0.0)[(0, 0)],
                 |q, qd, tau| Panda.generalized_forces(q, qd, tau, 0.0)[0],
             )?,
@@ -94,6 +97,7 @@ fn measure<const N: usize>(
         &SVector<f64, N>,
         &SVector<f64, N>,
     ) -> Result<SVector<f64, N>, udk::runtime::Error>,
+    terms: impl Fn(&SVector<f64, N>, &SVector<f64, N>, &SVector<f64, N>) -> f64,
     mass_matrix: impl Fn(&SVector<f64, N>) -> f64,
     generalized_forces: impl Fn(&SVector<f64, N>, &SVector<f64, N>, &SVector<f64, N>) -> f64,
 ) -> Result<Value, Box<dyn Error>> {
@@ -129,16 +133,18 @@ fn measure<const N: usize>(
     let acceleration_ns = timing::ns_per_call(&states, |(q, qd, tau)| {
         acceleration(q, qd, tau).map_or(f64::NAN, |qdd| qdd[0])
     });
+    let terms_ns = timing::ns_per_call(&states, |(q, qd, tau)| terms(q, qd, tau));
     let mass_matrix_ns = timing::ns_per_call(&states, |(q, _, _)| mass_matrix(q));
     let bias_ns = timing::ns_per_call(&states, |(q, qd, _)| generalized_forces(q, qd, &zero));
     eprintln!(
-        "robot {}: acceleration {acceleration_ns:.0} ns, M {mass_matrix_ns:.0} ns, bias {bias_ns:.0} ns",
+        "robot {}: acceleration {acceleration_ns:.0} ns, terms {terms_ns:.0} ns, M {mass_matrix_ns:.0} ns, bias {bias_ns:.0} ns",
         robot.name
     );
     Ok(json!({
         "name": robot.name,
         "accelerations": accelerations,
         "acceleration_ns": acceleration_ns,
+        "terms_ns": terms_ns,
         "mass_matrix_ns": mass_matrix_ns,
         "bias_ns": bias_ns,
     }))
