@@ -62,23 +62,22 @@ pub struct RobotsWorkload {
 pub fn robots(workload: &RobotsWorkload) -> Result<Value, Box<dyn Error>> {
     let mut rows = Vec::new();
     for robot in &workload.robots {
+        // The same five calls for each generated model (the models differ in type and size).
+        macro_rules! measure_model {
+            ($model:ident) => {
+                measure(
+                    robot,
+                    &$model::COORDINATE_NAMES,
+                    |q, qd, tau| $model.acceleration(q, qd, tau, 0.0),
+                    |q, qd, tau| $model.terms(q, qd, tau, 0.0).mass_matrix[(0, 0)],
+                    |q| $model.mass_matrix(q, 0.0)[(0, 0)],
+                    |q, qd, tau| $model.generalized_forces(q, qd, tau, 0.0)[0],
+                )?
+            };
+        }
         let row = match robot.name.as_str() {
-            "ur5_robot" => measure(
-                robot,
-                &Ur5::COORDINATE_NAMES,
-                |q, qd, tau| Ur5.acceleration(q, qd, tau, 0.0),
-                |q, qd, tau| Ur5.terms(q, qd, tau, 0.0).mass_matrix[(0, 0)],
-                |q| Ur5.mass_matrix(q, 0.0)[(0, 0)],
-                |q, qd, tau| Ur5.generalized_forces(q, qd, tau, 0.0)[0],
-            )?,
-            "panda" => measure(
-                robot,
-                &Panda::COORDINATE_NAMES,
-                |q, qd, tau| Panda.acceleration(q, qd, tau, 0.0),
-                |q, qd, tau| Panda.terms(q, qd, tau, 0.0).mass_matrix[(0, 0)],
-                |q| Panda.mass_matrix(q, 0.0)[(0, 0)],
-                |q, qd, tau| Panda.generalized_forces(q, qd, tau, 0.0)[0],
-            )?,
+            "ur5_robot" => measure_model!(Ur5),
+            "panda" => measure_model!(Panda),
             other => return Err(format!("no generated model of robot `{other}`").into()),
         };
         rows.push(row);
