@@ -9,10 +9,6 @@
 //!
 //! Run with `cargo run --release --example panda_mimic`.
 
-// The generated code carries the URDF's numbers as literals, some of which (rpy = 1.570796325,
-// 0.7071...) clippy takes for approximations of π/2 and √2; they are the file's data.
-#![allow(clippy::approx_constant)]
-
 use udk::lagrangian;
 use udk::nalgebra::SVector;
 use udk::runtime::simulate::{simulate_lagrangian, Showcase, SimulationOptions, Summary};

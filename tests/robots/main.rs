@@ -5,10 +5,6 @@
 //! definite, the energy of a passive run conserved. The closed-loop and mimic examples of
 //! `examples/` are compiled here as modules, so the models tested are the ones they show.
 
-// The generated code carries the URDF's numbers as literals, some of which (rpy = 1.570796325,
-// 0.7071...) clippy takes for approximations of π/2 and √2; they are the file's data.
-#![allow(clippy::approx_constant)]
-
 mod a1;
 mod closed_loop;
 mod double_pendulum;

@@ -142,7 +142,10 @@ pub fn run(args: &JacobianArgs) -> Result<String, Failure> {
 /// The model's Jacobians, or the failure of a model beyond
 /// `udk_symbolic::limits::MAX_JACOBIAN_COST` (exit code 3, as the generated code's
 /// `JacobianUnavailable`).
-pub(crate) fn unavailable<'j, J>(model: &Model, jacobians: Option<&'j J>) -> Result<&'j J, Failure> {
+pub(crate) fn unavailable<'j, J>(
+    model: &Model,
+    jacobians: Option<&'j J>,
+) -> Result<&'j J, Failure> {
     jacobians.ok_or_else(|| {
         Failure::Motion(format!(
             "{}: the exact Jacobians of this model are not derived: differentiating it once \

@@ -116,6 +116,18 @@ fn main() {
             forms.join(", ")
         );
         if let Some(tree) = &spec.tree {
+            // With its tree, a URDF model forms only the tree's M and Q: the other forms are
+            // those of the same model derived without it.
+            let without = ModelSpec {
+                tree: None,
+                ..spec.clone()
+            };
+            if let Ok(Equations::Lagrangian(e)) = derive(&without).map(|d| d.equations) {
+                let forms: Vec<String> = (e.mass_matrix_forms.iter())
+                    .map(|(form, ops)| format!("{} {ops}", form.describe()))
+                    .collect();
+                println!("without the tree: DAG operations {}", forms.join(", "));
+            }
             let frames: Vec<String> = [(Frames::Body, "body"), (Frames::World, "world")]
                 .iter()
                 .map(|&(frames, name)| {

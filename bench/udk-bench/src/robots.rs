@@ -5,10 +5,6 @@
 //! `bench/robots.py` (the same states Pinocchio gets, in Pinocchio's joint order, mapped here by
 //! joint name).
 
-// The generated code carries the URDF's numbers as literals, some of which (rpy = 1.570796325,
-// 0.7071...) clippy takes for approximations of π/2 and √2; they are the file's data.
-#![allow(clippy::approx_constant)]
-
 use crate::timing;
 use serde::Deserialize;
 use serde_json::{json, Value};

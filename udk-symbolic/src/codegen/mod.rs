@@ -479,5 +479,5 @@ fn field(name: &str, value: &TokenStream) -> TokenStream {
 /// Lints that fire on straight-line generated code for reasons of form, not substance: a
 /// function need not use each of its arguments (M does not depend on t in most models).
 fn allowances() -> TokenStream {
-    quote!(#[allow(unused_variables)])
+    quote!(#[allow(unused_variables, clippy::approx_constant)])
 }

@@ -46,43 +46,60 @@ pub(super) fn derive(
     let nonholonomic: Vec<ExprId> = nonholonomic.into_iter().map(|(phi, _)| phi).collect();
     let forces = add_loads(pool, n, &forces, &loads);
 
-    // ∂L/∂q̇ᵢ and M = ∂²L/∂q̇², which must not depend on q̇ (L quadratic in q̇).
+    // ∂L/∂q̇ᵢ, for the Jacobi integral and the Lagrangian forms.
     let momenta: Vec<ExprId> = (0..n).map(|i| pool.diff(l, Symbol::Velocity(i))).collect();
-    let mass_matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
-    let is_velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
-    if pool.any_depends_on(&mass_matrix.entries, &is_velocity) {
-        errors.push(
-            lagrangian.span(),
-            "the Lagrangian is not quadratic in the generalized velocities: the mass matrix \
-             ∂²L/∂q̇² depends on them",
-        );
-        return None;
-    }
-    let force = generalized_force(pool, l, &momenta, &mass_matrix.entries, &forces);
-    // The same M and Q from the bodies' partial velocities (with the Lagrangian Q, and with
-    // Kane's) and, for a kinematic tree, by the composite-rigid-body algorithm and recursive
-    // Newton–Euler; the smallest pair is kept (the first of equals).
-    let mut candidates = vec![(MassMatrixForm::Lagrangian, mass_matrix, force)];
-    if let Some(split) = bodies::split(pool, scope, &lagrangian.0) {
-        let by_bodies = bodies::mass_matrix(pool, &split, n);
-        let by_bodies_force = generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
-        // Kane: Q = Q₀ of the bodies + the Lagrangian Q of L_rest (with the forces).
-        let bias = bodies::kane_bias(pool, &split.bodies, n);
-        let (_, rest_force) = rest_terms(pool, split.rest, n, &forces);
-        let kane_force = sum_entries(pool, &bias, &rest_force);
-        candidates.push((
-            MassMatrixForm::PartialVelocities,
-            by_bodies.clone(),
-            by_bodies_force,
-        ));
-        candidates.push((MassMatrixForm::Kane, by_bodies, kane_force));
-    }
-    if let Some(tree) = &spec.tree {
-        match tree_form(pool, tree, n, l, &forces) {
-            Ok((m, q)) => candidates.push((MassMatrixForm::CompositeRigidBody, m, q)),
+    // A kinematic tree gives M by the composite-rigid-body algorithm and Q by recursive
+    // Newton–Euler. When L is exactly the tree's Lagrangian (a URDF model), that form is the
+    // only one formed: the others cost most of the derivation (Panda: ∂²L/∂q̇² and Q take 25824
+    // operations against the tree's 3039) and never win on a tree (the README's "Robots"
+    // table, from `op_counts`, which derives the model without its tree too).
+    let tree = match &spec.tree {
+        Some(tree) => match tree_form(pool, tree, n, l, &forces) {
+            Ok(form) => Some(form),
             Err(e) => {
                 errors.push(lagrangian.span(), e.to_string());
                 return None;
+            }
+        },
+        None => None,
+    };
+    let mut candidates = Vec::new();
+    match tree {
+        Some((m, q, true)) => candidates.push((MassMatrixForm::CompositeRigidBody, m, q)),
+        tree => {
+            // M = ∂²L/∂q̇², which must not depend on q̇ (L quadratic in q̇).
+            let mass_matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
+            let is_velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
+            if pool.any_depends_on(&mass_matrix.entries, &is_velocity) {
+                errors.push(
+                    lagrangian.span(),
+                    "the Lagrangian is not quadratic in the generalized velocities: the mass \
+                     matrix ∂²L/∂q̇² depends on them",
+                );
+                return None;
+            }
+            let force = generalized_force(pool, l, &momenta, &mass_matrix.entries, &forces);
+            // The same M and Q from the bodies' partial velocities (with the Lagrangian Q, and
+            // with Kane's) and the tree's form with the rest of L; the smallest pair is kept
+            // (the first of equals).
+            candidates.push((MassMatrixForm::Lagrangian, mass_matrix, force));
+            if let Some(split) = bodies::split(pool, scope, &lagrangian.0) {
+                let by_bodies = bodies::mass_matrix(pool, &split, n);
+                let by_bodies_force =
+                    generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
+                // Kane: Q = Q₀ of the bodies + the Lagrangian Q of L_rest (with the forces).
+                let bias = bodies::kane_bias(pool, &split.bodies, n);
+                let (_, rest_force) = rest_terms(pool, split.rest, n, &forces);
+                let kane_force = sum_entries(pool, &bias, &rest_force);
+                candidates.push((
+                    MassMatrixForm::PartialVelocities,
+                    by_bodies.clone(),
+                    by_bodies_force,
+                ));
+                candidates.push((MassMatrixForm::Kane, by_bodies, kane_force));
+            }
+            if let Some((m, q, _)) = tree {
+                candidates.push((MassMatrixForm::CompositeRigidBody, m, q));
             }
         }
     }
@@ -158,27 +175,25 @@ pub(super) fn derive(
 /// M and Q of a kinematic tree for a model with `n` coordinates: M by the composite-rigid-body
 /// algorithm, Q = Q₀ + `forces` with the bias Q₀ by recursive Newton–Euler (`tree`), plus
 /// ∂²L_rest/∂q̇² and the Lagrangian Q of L_rest, the part of `l` the tree does not hold (none
-/// for a URDF model).
+/// for a URDF model); and whether L_rest is zero.
 fn tree_form(
     pool: &mut Pool,
     tree: &RigidBodyTree,
     n: usize,
     l: ExprId,
     forces: &[ExprId],
-) -> Result<(ExprMatrix, Vec<ExprId>), TreeError> {
+) -> Result<(ExprMatrix, Vec<ExprId>, bool), TreeError> {
     let dynamics = super::tree::smallest(pool, tree, n)?;
     let rest = super::tree::rest_of_lagrangian(pool, tree, n, l)?;
     let (rest_matrix, rest_force) = rest_terms(pool, rest, n, forces);
     let entries = sum_entries(pool, &dynamics.mass_matrix.entries, &rest_matrix);
     let force = sum_entries(pool, &dynamics.bias, &rest_force);
-    Ok((
-        ExprMatrix {
-            rows: n,
-            cols: n,
-            entries,
-        },
-        force,
-    ))
+    let matrix = ExprMatrix {
+        rows: n,
+        cols: n,
+        entries,
+    };
+    Ok((matrix, force, pool.is_zero(rest)))
 }
 
 /// ∂²L_rest/∂q̇² (row-major) and the Lagrangian Q of L_rest = `rest` with `forces` added.
