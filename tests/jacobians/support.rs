@@ -64,7 +64,7 @@ pub fn check_acceleration<const N: usize, const K: usize>(
     assert_agrees(&format!("{what}: ∂q̈/∂u"), &jacobian.wrt_u, &wrt_u, scale);
 }
 
-/// Checks a Lagrangian system without inputs: ∂q̈/∂(q, q̇) and ∂(velocity residual)/∂q.
+/// Checks a Lagrangian system without inputs, through [`check_controlled`] with k = 0.
 #[track_caller]
 pub fn check_lagrangian<S, const N: usize, const M: usize>(
     what: &str,
@@ -75,28 +75,17 @@ pub fn check_lagrangian<S, const N: usize, const M: usize>(
 ) where
     S: udk::LagrangianSystem<N, M>,
 {
-    let jacobian = system
-        .acceleration_jacobian(q, qd, t)
-        .unwrap_or_else(|e| panic!("{what}: {e}"));
-    let acceleration = |q: &SVector<f64, N>, qd: &SVector<f64, N>, _: &SVector<f64, 0>| {
-        system
-            .acceleration(q, qd, t)
-            .unwrap_or_else(|e| panic!("{what} (nearby): {e}"))
-    };
-    check_acceleration(what, &jacobian, acceleration, q, qd, &SVector::zeros());
-    let exact = system
-        .velocity_residual_jacobian(q, qd, t)
-        .expect("generated");
-    let numeric = central(|x| system.velocity_residual(x, qd, t), q);
-    assert_agrees(
-        &format!("{what}: ∂(velocity residual)/∂q"),
-        &exact,
-        &numeric,
-        exact.amax(),
+    check_controlled(
+        what,
+        &udk::runtime::WithoutInputs(system),
+        q,
+        qd,
+        &SVector::zeros(),
+        t,
     );
 }
 
-/// Checks a Lagrangian system with k inputs at u.
+/// Checks a Lagrangian system with k inputs at u: ∂q̈/∂(q, q̇, u) and ∂(velocity residual)/∂q.
 #[track_caller]
 pub fn check_controlled<S, const N: usize, const M: usize, const K: usize>(
     what: &str,
@@ -117,6 +106,16 @@ pub fn check_controlled<S, const N: usize, const M: usize, const K: usize>(
             .unwrap_or_else(|e| panic!("{what} (nearby): {e}"))
     };
     check_acceleration(what, &jacobian, acceleration, q, qd, u);
+    let exact = system
+        .velocity_residual_jacobian(q, qd, u, t)
+        .expect("generated");
+    let numeric = central(|x| system.velocity_residual(x, qd, u, t), q);
+    assert_agrees(
+        &format!("{what}: ∂(velocity residual)/∂q"),
+        &exact,
+        &numeric,
+        exact.amax(),
+    );
 }
 
 /// Checks ∂(q̇, ṗ)/∂(q, p) of a Hamiltonian system against central differences of
