@@ -3,6 +3,9 @@
 # Cartesian and minimal coordinates), in one run on one machine. Prints three tables
 # (derivation time, time per acceleration call, DOP853 throughput) with udk/peer ratios, and
 # writes them to bench/out/tables.md (raw figures: bench/out/raw.json).
+# Then udk against Pinocchio (C++ and Python) on the URDF robots UR5 and Panda: acceleration vs
+# aba, M vs crba, bias vs rnea, derivation and build time (bench/robots.py; bench/out/robots.md).
+# UDK_BENCH_PARTS="robots" (or "chains") runs one part only.
 #
 # Needs python3 (3.11) with venv, network access to PyPI, a Rust toolchain, g++. Takes about
 # half an hour on 2 cores. Not part of CI. Arguments are passed to compare.py (--help).
@@ -20,25 +23,46 @@ grep -v '^\s*#' "$BENCH/requirements.txt" | grep -v '^\s*$' | while read -r requ
     "$VENV/bin/pip" install -q "$requirement" || echo "pip install $requirement FAILED: its figures will be missing" >&2
 done
 
-echo "== udk (Rust): cargo build --release -p udk-bench --features large" >&2
-(cd "$ROOT" && cargo build --release -p udk-bench --features large)
+PARTS="${UDK_BENCH_PARTS:-chains robots}"
+FEATURE_LIST=()
+case "$PARTS" in *chains*) FEATURE_LIST+=(large) ;; esac
+case "$PARTS" in *robots*) FEATURE_LIST+=(robots) ;; esac
+FEATURES="$(IFS=,; echo "${FEATURE_LIST[*]}")"
+echo "== udk (Rust): cargo build --release -p udk-bench --features $FEATURES" >&2
+(cd "$ROOT" && cargo build --release -p udk-bench --features "$FEATURES")
 
-echo "== Pinocchio ABA in C++ against the pin wheel's headers" >&2
+echo "== Pinocchio in C++ against the pin wheel's headers and libraries" >&2
 PREFIX="$(ls -d "$VENV"/lib/python3*/site-packages/cmeel.prefix 2>/dev/null | head -n 1 || true)"
-rm -f "$OUT/pinocchio_aba"
+rm -f "$OUT/pinocchio_aba" "$OUT/pinocchio_urdf"
 if [ -n "$PREFIX" ] && [ -d "$PREFIX/include/pinocchio" ] && [ -d "$PREFIX/include/eigen3" ]; then
-    # The definitions are those of the wheel's pinocchio CMake target; header-only, -O3 as the
-    # Rust side (no -march=native on either side).
-    g++ -O3 -DNDEBUG -std=c++17 \
-        -DBOOST_MPL_LIMIT_LIST_SIZE=30 -DBOOST_MPL_LIMIT_VECTOR_SIZE=30 \
-        -DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS -DBOOST_FUSION_INVOKE_MAX_ARITY=12 \
-        -I"$PREFIX/include" -I"$PREFIX/include/eigen3" \
-        "$BENCH/pinocchio_aba.cpp" -o "$OUT/pinocchio_aba" \
-        || echo "building pinocchio_aba.cpp FAILED: no Pinocchio C++ figures" >&2
+    # The definitions are those of the wheel's pinocchio CMake target; -O3 as the Rust side (no
+    # -march=native on either side). The algorithms are header-only; the URDF reader is the
+    # wheel's libpinocchio_parsers with urdfdom (headers from cmeel-urdfdom-headers).
+    CXXFLAGS=(-O3 -DNDEBUG -std=c++17
+        -DBOOST_MPL_LIMIT_LIST_SIZE=30 -DBOOST_MPL_LIMIT_VECTOR_SIZE=30
+        -DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS -DBOOST_FUSION_INVOKE_MAX_ARITY=12
+        -I"$PREFIX/include" -I"$PREFIX/include/eigen3")
+    case "$PARTS" in *chains*)
+        g++ "${CXXFLAGS[@]}" "$BENCH/pinocchio_aba.cpp" -o "$OUT/pinocchio_aba" \
+            || echo "building pinocchio_aba.cpp FAILED: no Pinocchio C++ figures for the chains" >&2
+    esac
+    case "$PARTS" in *robots*)
+        g++ "${CXXFLAGS[@]}" -I"$PREFIX/include/urdfdom_headers" -I"$PREFIX/include/urdfdom" \
+            "$BENCH/pinocchio_urdf.cpp" -o "$OUT/pinocchio_urdf" \
+            -L"$PREFIX/lib" -Wl,-rpath,"$PREFIX/lib" \
+            -lpinocchio_parsers -lpinocchio_default -lurdfdom_model -lconsole_bridge -ltinyxml2 \
+            || echo "building pinocchio_urdf.cpp FAILED: no Pinocchio C++ figures for the robots" >&2
+    esac
 else
     echo "no Pinocchio/Eigen headers in the venv: no Pinocchio C++ figures" >&2
 fi
 
-echo "== running the comparison" >&2
 cd "$BENCH"
-"$VENV/bin/python" "$BENCH/compare.py" "$@"
+case "$PARTS" in *chains*)
+    echo "== running the chain comparison" >&2
+    "$VENV/bin/python" "$BENCH/compare.py" "$@"
+esac
+case "$PARTS" in *robots*)
+    echo "== running the robot comparison" >&2
+    "$VENV/bin/python" "$BENCH/robots.py"
+esac

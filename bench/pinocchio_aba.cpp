@@ -10,8 +10,8 @@
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/multibody.hpp>
 
-#include <algorithm>
-#include <chrono>
+#include "ns_per_call.hpp"
+
 #include <cstdio>
 #include <iostream>
 #include <string>
@@ -56,20 +56,7 @@ int main() {
     }
     const Eigen::VectorXd tau = Eigen::VectorXd::Zero(n);
 
-    volatile double sink = 0.0;
-    auto run = [&](long rounds) {
-      const auto start = std::chrono::steady_clock::now();
-      double sum = 0.0;
-      for (long r = 0; r < rounds; ++r)
-        for (int s = 0; s < count; ++s) sum += aba(model, data, qs[s], vs[s], tau)[0];
-      sink = sum;
-      return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
-    long rounds = 1;
-    while (run(rounds) < 0.05) rounds *= 2;
-    double best = 1e300;
-    for (int r = 0; r < 7; ++r) best = std::min(best, run(rounds));
-    const double ns = best * 1e9 / double(rounds * count);
+    const double ns = ns_per_call(count, [&](int s) { return aba(model, data, qs[s], vs[s], tau)[0]; });
 
     std::printf("{\"links\": %d, \"ns\": %.3f, \"accelerations\": [", n, ns);
     for (int s = 0; s < count; ++s) {

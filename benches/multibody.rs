@@ -1,9 +1,10 @@
 //! The multibody examples' generated functions: one `acceleration` (terms and the fundamental
-//! equation) and one `terms` (M, Q, A, b alone) of the Whipple bicycle at the Basu-Mandal
-//! state and of the rolling disk in its steady turn; and of the UR5 arm at its example pose,
-//! written with `let` and `kinetic_energy` (`examples/ur5_arm.rs`) and as one hand-expanded
-//! Lagrangian (`tests/fixtures/ur5_arm_expanded.rs`, the macro's form of
-//! `examples/models/ur5_arm_expanded.toml`).
+//! equation), one `terms` (M, Q, A, b alone), one `acceleration_jacobian` (q̈ and its exact
+//! Jacobians) and one `residual_jacobians` (its generated part) of the Whipple bicycle at the Basu-Mandal state; `acceleration` of the rolling
+//! disk in its steady turn; and of the UR5 arm at its example pose: all four for the arm
+//! written with `let` and `kinetic_energy` (`examples/ur5_arm.rs`), `acceleration` and `terms`
+//! for the arm as one hand-expanded Lagrangian (`tests/fixtures/ur5_arm_expanded.rs`, the
+//! macro's form of `examples/models/ur5_arm_expanded.toml`).
 //!
 //! Run with `cargo bench --bench multibody`.
 
@@ -37,6 +38,16 @@ fn bicycle(c: &mut Criterion) {
     group.bench_function("terms", |b| {
         b.iter(|| bicycle.terms(black_box(&q), black_box(&qd), 0.0))
     });
+    group.bench_function("acceleration_jacobian", |b| {
+        b.iter(|| bicycle.acceleration_jacobian(black_box(&q), black_box(&qd), 0.0))
+    });
+    let (qdd, lambda) = (
+        SVector::<f64, 8>::repeat(0.1),
+        SVector::<f64, 5>::repeat(0.2),
+    );
+    group.bench_function("residual_jacobians", |b| {
+        b.iter(|| bicycle.residual_jacobians(black_box(&q), black_box(&qd), 0.0, &qdd, &lambda))
+    });
     group.finish();
 
     let disk = rolling_disk::RollingDisk::EXAMPLE;
@@ -59,6 +70,24 @@ fn ur5(c: &mut Criterion) {
     });
     group.bench_function("terms", |b| {
         b.iter(|| structured.terms(black_box(&q), black_box(&qd), black_box(&tau), 0.0))
+    });
+    group.bench_function("acceleration_jacobian", |b| {
+        b.iter(|| {
+            structured.acceleration_jacobian(black_box(&q), black_box(&qd), black_box(&tau), 0.0)
+        })
+    });
+    let (qdd, lambda) = (SVector::<f64, 6>::repeat(0.1), SVector::<f64, 0>::zeros());
+    group.bench_function("residual_jacobians", |b| {
+        b.iter(|| {
+            structured.residual_jacobians(
+                black_box(&q),
+                black_box(&qd),
+                black_box(&tau),
+                0.0,
+                &qdd,
+                &lambda,
+            )
+        })
     });
     group.bench_function("expanded_acceleration", |b| {
         b.iter(|| expanded.acceleration(black_box(&q), black_box(&qd), black_box(&tau), 0.0))

@@ -9,7 +9,7 @@
 //! Run with `cargo run --example flexible_joint_manipulator`.
 
 use udk::lagrangian;
-use udk::nalgebra::Vector4;
+use udk::nalgebra::{Matrix2, Vector2, Vector4};
 use udk::runtime::simulate::{simulate_lagrangian, Showcase, SimulationOptions, Summary};
 
 /// Link masses `m1`, `m2` (kg), first link length `l1` (m), centres of mass `lc1`, `lc2` (m),
@@ -58,6 +58,74 @@ impl FlexibleJointManipulator {
         k2: 1.0,
         g: 9.81,
     };
+}
+
+impl FlexibleJointManipulator {
+    /// The spring deflections δ = link − motor angle at which motor and link accelerate
+    /// alike, at the link angles `links` and rates `rates` (motors turning with their links):
+    /// r(δ) = 0, r the link-minus-motor accelerations, by three Newton steps with a difference
+    /// Jacobian (r is affine in δ: the springs are linear).
+    fn balanced_deflection(
+        &self,
+        links: [f64; 2],
+        rates: [f64; 2],
+    ) -> Result<Vector2<f64>, udk::Error> {
+        let qd = Vector4::new(rates[0], rates[0], rates[1], rates[1]);
+        let relative = |d: &Vector2<f64>| -> Result<Vector2<f64>, udk::Error> {
+            let q = Vector4::new(links[0] - d[0], links[0], links[1] - d[1], links[1]);
+            let qdd = self.acceleration(&q, &qd, 0.0)?;
+            Ok(Vector2::new(qdd[1] - qdd[0], qdd[3] - qdd[2]))
+        };
+        let mut deflection = Vector2::zeros();
+        for _ in 0..3 {
+            let r = relative(&deflection)?;
+            let step = 1e-6 * (1.0 + deflection.amax());
+            let mut slope = Matrix2::zeros();
+            for j in 0..2 {
+                let column = (relative(&(deflection + Vector2::ith(j, step)))? - r) / step;
+                slope.set_column(j, &column);
+            }
+            let inverse = slope.try_inverse().ok_or(udk::Error::NonFinite {
+                what: "deflection Newton step",
+            })?;
+            deflection -= inverse * r;
+        }
+        Ok(deflection)
+    }
+
+    /// A start on the slow manifold at the link angles (q⁽²⁾, q⁽⁴⁾) = `links` and link rates
+    /// `rates` (rates[0] + rates[1] = 0): each motor is offset from its link by the deflection
+    /// δ that gives both the same acceleration, and turns at the link rate minus δ̇ (δ̇ by a
+    /// central difference along the motion), so the fast joint mode (√(k/j) rad/s) is barely
+    /// excited and stiff joints make a stiff, not an oscillatory, problem.
+    ///
+    /// # Errors
+    /// As [`FlexibleJointManipulator::acceleration`].
+    pub fn slow_start(
+        &self,
+        links: [f64; 2],
+        rates: [f64; 2],
+    ) -> Result<(Vector4<f64>, Vector4<f64>), udk::Error> {
+        let deflection = self.balanced_deflection(links, rates)?;
+        let h = 1e-4;
+        let moved = |sign: f64| {
+            [
+                links[0] + sign * h * rates[0],
+                links[1] + sign * h * rates[1],
+            ]
+        };
+        let rate = (self.balanced_deflection(moved(1.0), rates)?
+            - self.balanced_deflection(moved(-1.0), rates)?)
+            / (2.0 * h);
+        let q = Vector4::new(
+            links[0] - deflection[0],
+            links[0],
+            links[1] - deflection[1],
+            links[1],
+        );
+        let qd = Vector4::new(rates[0] - rate[0], rates[0], rates[1] - rate[1], rates[1]);
+        Ok((q, qd))
+    }
 }
 
 fn main() {

@@ -7,7 +7,9 @@
 //! n = 2 coordinates and m = 1 holonomic constraint x² + y² − l² = 0. Its page lists every
 //! constant and function the macro adds, with the shapes and sources in their doc comments, and
 //! the [`LagrangianSystem`](crate::LagrangianSystem) implementation; `EQUATIONS` holds the
-//! derived M, Q, A and b as text and LaTeX.
+//! derived M, Q, A and b as text and LaTeX; `residual_jacobians`, `velocity_residual_jacobian`
+//! and `acceleration_jacobian` give the exact derivatives of the motion
+//! ([`runtime::jacobian`](crate::runtime::jacobian)).
 //!
 //! ```text
 //! #[lagrangian(
@@ -102,6 +104,34 @@ mod tests {
         assert_close(
             PENDULUM.constraint_force(&q, &qd, 0.0)?,
             Vector2::new(0.0, m * (g + v * v / l)),
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn through_the_bottom_the_jacobian_is_the_closed_form() -> Result<(), Error> {
+        // q̈ = −g e_y + μ q with μ = (g y − |q̇|²)/|q|² (from A q̈ = b), so at the bottom
+        // (0, −l) with speed v: ∂ẍ/∂x = −(g l + v²)/l² (ω² = g/l at rest), ∂ÿ/∂y = v²/l²
+        // (ÿ = −v²/y along x = 0), ∂ÿ/∂ẋ = 2v/l, and every other entry is 0; ∂ḟ/∂q = 2 q̇ᵀ.
+        let (v, l, g) = (3.0, PENDULUM.l, PENDULUM.g);
+        let (q, qd) = (Vector2::new(0.0, -l), Vector2::new(v, 0.0));
+        let jacobian = PENDULUM.acceleration_jacobian(&q, &qd, 0.0)?;
+        assert_close(jacobian.acceleration, Vector2::new(0.0, v * v / l));
+        let expected_q = Matrix2::new(-(g * l + v * v) / (l * l), 0.0, 0.0, v * v / (l * l));
+        let expected_qd = Matrix2::new(0.0, 0.0, 2.0 * v / l, 0.0);
+        assert!(
+            (jacobian.wrt_q - expected_q).norm() < 1e-12,
+            "{}",
+            jacobian.wrt_q
+        );
+        assert!(
+            (jacobian.wrt_qd - expected_qd).norm() < 1e-12,
+            "{}",
+            jacobian.wrt_qd
+        );
+        assert_eq!(
+            PENDULUM.velocity_residual_jacobian(&q, &qd, 0.0),
+            Matrix1x2::new(2.0 * v, 0.0)
         );
         Ok(())
     }

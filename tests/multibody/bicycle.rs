@@ -143,3 +143,214 @@ fn accelerations_match_basu_mandal_2007_table_1_to_1e_11() {
     let centre_position = bicycle.rear_wheel_centre(&q, &qd, 0.0);
     assert!((centre_position.z + STATE[2]).abs() < 1e-12);
 }
+
+/// The published linearized benchmark (Meijaard et al. 2007, eqs A 20–A 24 as rounded in
+/// `../shared/references/whipple_bicycle.md`): M0, C1, K0 and K2, row-major, in (roll, steer).
+const M0: [f64; 4] = [
+    80.81722,
+    2.31941332208709,
+    2.31941332208709,
+    0.29784188199686,
+];
+const C1: [f64; 4] = [0.0, 33.86641391492494, -0.85035641456978, 1.6854039739756];
+const K0: [f64; 4] = [
+    -80.95,
+    -2.59951685249872,
+    -2.59951685249872,
+    -0.80329488458618,
+];
+const K2: [f64; 4] = [0.0, 76.59734589573222, 0.0, 2.65431523794604];
+
+/// Meijaard et al. (2007), Table 2: the eigenvalues (re, im) at v = 0, 1, …, 10 m/s.
+const TABLE_2: [[(f64, f64); 4]; 11] = [
+    [
+        (-5.53094371765393, 0.0),
+        (-3.13164324790656, 0.0),
+        (3.13164324790656, 0.0),
+        (5.53094371765393, 0.0),
+    ],
+    [
+        (-7.11008014637442, 0.0),
+        (-3.13423125066578, 0.0),
+        (3.5269617099007, 0.8077402751993),
+        (3.5269617099007, -0.8077402751993),
+    ],
+    [
+        (-8.67387984831735, 0.0),
+        (-3.07158645641514, 0.0),
+        (2.68234517512745, 1.68066296590675),
+        (2.68234517512745, -1.68066296590675),
+    ],
+    [
+        (-10.3510146724592, 0.0),
+        (-2.63366137253667, 0.0),
+        (1.70675605663975, 2.31582447384325),
+        (1.70675605663975, -2.31582447384325),
+    ],
+    [
+        (-12.1586142657645, 0.0),
+        (-1.42944427361326, 0.0),
+        (0.41325331521125, 3.07910818603206),
+        (0.41325331521125, -3.07910818603206),
+    ],
+    [
+        (-14.0783896927982, 0.0),
+        (-0.32286642900409, 0.0),
+        (-0.77534188219585, 4.46486771378823),
+        (-0.77534188219585, -4.46486771378823),
+    ],
+    [
+        (-16.0853712309803, 0.0),
+        (-0.0040669007697, 0.0),
+        (-1.52644486584142, 5.87673060598709),
+        (-1.52644486584142, -5.87673060598709),
+    ],
+    [
+        (-18.15788466125262, 0.0),
+        (0.10268170574766, 0.0),
+        (-2.13875644258362, 7.19525913329805),
+        (-2.13875644258362, -7.19525913329805),
+    ],
+    [
+        (-20.27940894394569, 0.0),
+        (0.14327879765713, 0.0),
+        (-2.69348683581097, 8.46037971396931),
+        (-2.69348683581097, -8.46037971396931),
+    ],
+    [
+        (-22.43788559040858, 0.0),
+        (0.15790184030917, 0.0),
+        (-3.21675402252485, 9.69377351531791),
+        (-3.21675402252485, -9.69377351531791),
+    ],
+    [
+        (-24.62459635017404, 0.0),
+        (0.16105338653172, 0.0),
+        (-3.72016840437287, 10.90681139476287),
+        (-3.72016840437287, -10.90681139476287),
+    ],
+];
+
+/// Upright straight running at `speed` linearized in (roll, steer, roll rate, steer rate):
+/// pitch is the dependent coordinate; x, y, yaw and the wheel angles are held (ignorable);
+/// the rear-wheel rate is held (constant speed) and the other four rates are dependent.
+fn upright_linearization(speed: f64) -> udk::runtime::linearize::Linearization {
+    use udk::runtime::linearize::{linearize, LinearizationOptions, OperatingPoint, Selection};
+    let bicycle = WhippleBicycle::BENCHMARK;
+    let (q, qd) = bicycle.upright(speed, 0.0);
+    let point = OperatingPoint {
+        q,
+        qd,
+        u: SVector::zeros(),
+        t: 0.0,
+    };
+    let selection = Selection {
+        coordinates: Some(vec![3, 6]),
+        velocities: Some(vec![3, 6]),
+        held_velocities: vec![5],
+        ..Selection::default()
+    };
+    let system = udk::runtime::WithoutInputs(&bicycle);
+    linearize(
+        &system,
+        &point,
+        &selection,
+        &LinearizationOptions::default(),
+    )
+    .expect("upright running linearizes")
+}
+
+/// A = [[0, I], [−M0⁻¹(g K0 + v² K2), −v M0⁻¹ C1]], row-major 4 × 4.
+fn benchmark_a(speed: f64) -> Vec<f64> {
+    use udk::nalgebra::Matrix2;
+    let m0 = Matrix2::from_row_slice(&M0);
+    let (c1, k0, k2) = (
+        Matrix2::from_row_slice(&C1),
+        Matrix2::from_row_slice(&K0),
+        Matrix2::from_row_slice(&K2),
+    );
+    let inverse = m0.try_inverse().expect("M0 is invertible");
+    let stiffness = -inverse * (WhippleBicycle::BENCHMARK.g * k0 + speed * speed * k2);
+    let damping = -inverse * c1 * speed;
+    let mut a = vec![0.0; 16];
+    a[2] = 1.0;
+    a[7] = 1.0;
+    for i in 0..2 {
+        for j in 0..2 {
+            a[4 * (2 + i) + j] = stiffness[(i, j)];
+            a[4 * (2 + i) + 2 + j] = damping[(i, j)];
+        }
+    }
+    a
+}
+
+#[test]
+fn upright_linearization_is_the_published_benchmark_a_at_0_to_10_m_per_s() {
+    for speed in 0..=10 {
+        let speed = f64::from(speed);
+        let result = upright_linearization(speed);
+        assert_eq!(result.coordinates.dependent, vec![4], "pitch");
+        assert_eq!(result.velocities.held, vec![5], "rear wheel rate");
+        let a: Vec<f64> = (0..16).map(|k| result.a[(k / 4, k % 4)]).collect();
+        assert_close(&a, &benchmark_a(speed), 1e-10);
+    }
+}
+
+#[test]
+fn upright_eigenvalues_match_meijaard_2007_table_2_to_1e_10() {
+    for (speed, row) in TABLE_2.iter().enumerate() {
+        let mut expected = row.to_vec();
+        expected.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
+        let found = upright_linearization(speed as f64).eigenvalues;
+        assert_eq!(found.len(), 4);
+        for (e, (re, im)) in found.iter().zip(expected) {
+            assert!(
+                (e.re - re).abs() < 1e-10 && (e.im - im).abs() < 1e-10,
+                "v = {speed}: {e}, expected {re} + {im}i\n{found:?}"
+            );
+        }
+    }
+}
+
+/// The speed in [low, high] where the largest real part of the eigenvalues changes sign,
+/// by bisection to 1e-12 m/s.
+fn sign_change_of_the_largest_real_part(mut low: f64, mut high: f64) -> f64 {
+    let largest = |v: f64| {
+        let eigenvalues = upright_linearization(v).eigenvalues;
+        eigenvalues
+            .iter()
+            .map(|e| e.re)
+            .fold(f64::NEG_INFINITY, f64::max)
+    };
+    let low_sign = largest(low).signum();
+    assert_ne!(
+        low_sign,
+        largest(high).signum(),
+        "no sign change in [{low}, {high}]"
+    );
+    while high - low > 1e-12 {
+        let middle = 0.5 * (low + high);
+        if largest(middle).signum() == low_sign {
+            low = middle;
+        } else {
+            high = middle;
+        }
+    }
+    0.5 * (low + high)
+}
+
+#[test]
+fn weave_and_capsize_speeds_match_meijaard_2007_to_1e_9() {
+    // Between 4 and 5 m/s the weave pair's real part crosses zero (the capsize mode is stable
+    // there); between 6 and 7 m/s the capsize eigenvalue does.
+    let weave = sign_change_of_the_largest_real_part(4.0, 5.0);
+    let capsize = sign_change_of_the_largest_real_part(6.0, 7.0);
+    assert!(
+        (weave - 4.29238253634111).abs() < 1e-9,
+        "weave speed {weave}"
+    );
+    assert!(
+        (capsize - 6.02426201538837).abs() < 1e-9,
+        "capsize speed {capsize}"
+    );
+}

@@ -56,3 +56,30 @@ fn a_damping_force_only_removes_energy_and_a_pd_force_moves_the_cart() {
     let last = run.samples.last().unwrap();
     assert!((last.q[0] - 1.0).abs() < 0.2, "x(10 s) = {}", last.q[0]);
 }
+
+#[test]
+fn upright_linearization_matches_sympy_mechanics_to_1e_12() {
+    use udk::runtime::linearize::{linearize, LinearizationOptions, OperatingPoint};
+    let reference = &fixture("cart_double_pendulum")["upright"];
+    let point = OperatingPoint {
+        q: Vector3::new(0.0, std::f64::consts::PI, std::f64::consts::PI),
+        qd: Vector3::zeros(),
+        u: Vector1::zeros(),
+        t: 0.0,
+    };
+    let model = CartDoublePendulum::EXAMPLE;
+    let options = LinearizationOptions::default();
+    let linear = linearize(&model, &point, &Default::default(), &options).unwrap();
+    assert_eq!(linear.coordinates.independent, vec![0, 1, 2]);
+    for (i, row) in reference["a"].as_array().unwrap().iter().enumerate() {
+        let found: Vec<f64> = linear.a.row(i).iter().copied().collect();
+        assert_close(&found, &numbers(row), 1e-12);
+    }
+    let b: Vec<f64> = reference["b"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| numbers(r)[0])
+        .collect();
+    assert_close(linear.b.as_slice(), &b, 1e-12);
+}

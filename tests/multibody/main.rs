@@ -6,6 +6,7 @@
 
 mod bicycle;
 mod cart_double_pendulum;
+mod cartpole;
 mod four_bar;
 mod rolling_disk;
 mod spherical_joint_body;

@@ -5,6 +5,10 @@
 // Each user takes the models it needs.
 #![allow(dead_code, unused_imports)]
 
+#[path = "../../examples/cart_double_pendulum.rs"]
+mod cart_double_pendulum;
+#[path = "../../examples/flexible_joint_manipulator.rs"]
+mod flexible_joint_manipulator;
 #[path = "../../examples/quaternion_rigid_body.rs"]
 mod quaternion_rigid_body;
 #[path = "../../examples/spherical_pendulum.rs"]
@@ -20,6 +24,8 @@ mod wheel_zero_mass_particle;
 
 use udk::nalgebra;
 
+pub use cart_double_pendulum::CartDoublePendulum;
+pub use flexible_joint_manipulator::FlexibleJointManipulator;
 pub use quaternion_rigid_body::QuaternionRigidBody;
 pub use spherical_pendulum::{SphericalPendulum, SphericalPendulumLagrangian};
 pub use spiral_particle::SpiralParticle;

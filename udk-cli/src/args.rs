@@ -40,13 +40,62 @@ pub enum Command {
     Eval(EvalArgs),
     /// Simulate the model from its initial state with the udk-runtime simulator.
     Simulate(SimulateArgs),
+    /// Print the exact Jacobian of the motion at one state as JSON: q̈ and ∂q̈/∂q, ∂q̈/∂q̇,
+    /// ∂q̈/∂u (rows as arrays) of a Lagrangian model; (q̇, ṗ) and ∂(q̇, ṗ)/∂q, ∂(q̇, ṗ)/∂p of a
+    /// Hamiltonian one. Exit code 3 where the derivative does not exist (the rank of A
+    /// changes).
+    Jacobian(JacobianArgs),
+    /// Linearize a Lagrangian model about an operating point on its constraints and print
+    /// JSON: the independent, dependent and held coordinates and velocities, A_ss and B_ss in
+    /// the state (q_I, q̇_J), and the eigenvalues of A_ss as [re, im] sorted by real part, then
+    /// imaginary part. Exit code 2 for a point off the constraints (naming the row), 3 where
+    /// the derivative does not exist.
+    Linearize(LinearizeArgs),
 }
 
-/// Arguments of `udk eval`.
+/// Arguments of `udk linearize`.
 #[derive(Debug, clap::Args)]
-pub struct EvalArgs {
+pub struct LinearizeArgs {
     /// The model file.
     pub model: PathBuf,
+    /// The operating point (q*, q̇*, u*, t*) (default: the file's initial state).
+    #[command(flatten)]
+    pub state: StateOptions,
+    /// Independent coordinates (0-based indices, comma-separated), the state's first entries;
+    /// also the independent velocities unless --independent-velocities is given. Default:
+    /// chosen by pivoted QR of the constraint Jacobian.
+    #[arg(long, value_delimiter = ',', num_args = 1)]
+    pub independent: Vec<usize>,
+    /// Independent velocities (0-based indices), the state's last entries.
+    #[arg(long, value_delimiter = ',', num_args = 1)]
+    pub independent_velocities: Vec<usize>,
+    /// Coordinates held at their operating values (ignorable ones), never dependent.
+    #[arg(long, value_delimiter = ',', num_args = 1)]
+    pub held: Vec<usize>,
+    /// Velocities held at their operating values (e.g. a wheel rate at constant speed).
+    #[arg(long, value_delimiter = ',', num_args = 1)]
+    pub held_velocities: Vec<usize>,
+    /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// Arguments of `udk jacobian`.
+#[derive(Debug, clap::Args)]
+pub struct JacobianArgs {
+    /// The model file.
+    pub model: PathBuf,
+    /// The state (default: the file's initial state).
+    #[command(flatten)]
+    pub state: StateOptions,
+    /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+}
+
+/// The state options of `udk eval` and `udk jacobian`: `--q`, `--qd` or `--p`, `--t`, `--u`.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub struct StateOptions {
     /// Generalized coordinates q, n comma-separated numbers (default: the file's initial q0).
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
     pub q: Vec<f64>,
@@ -62,6 +111,16 @@ pub struct EvalArgs {
     /// Inputs u of a model with `inputs`, k comma-separated numbers.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
     pub u: Vec<f64>,
+}
+
+/// Arguments of `udk eval`.
+#[derive(Debug, clap::Args)]
+pub struct EvalArgs {
+    /// The model file.
+    pub model: PathBuf,
+    /// The state (default: the file's initial state).
+    #[command(flatten)]
+    pub state: StateOptions,
     /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
@@ -143,4 +202,10 @@ pub enum Method {
     Dopri5,
     /// Classical fixed-step Runge–Kutta 4.
     Rk4,
+    /// Implicit Radau IIA of order 5, adaptive, for stiff models (exact Jacobian from the
+    /// tapes is not wired in: forward differences).
+    Radau5,
+    /// Implicit variable-order BDF (NDF), adaptive, for stiff models (forward-difference
+    /// Jacobian).
+    Bdf,
 }

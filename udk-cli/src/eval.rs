@@ -1,6 +1,6 @@
 //! `udk eval`: the equations of motion of a model at one state or many, as JSON.
 
-use crate::args::EvalArgs;
+use crate::args::{EvalArgs, StateOptions};
 use crate::failure::Failure;
 use crate::model::{Evaluator, HamiltonianEvaluator, LagrangianEvaluator, Model};
 use nalgebra::{DMatrix, DVector};
@@ -204,7 +204,7 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<(), Failure> {
     let params = model.parameter_values(&args.set)?;
     let mut evaluator = model.evaluator(params, Vec::new());
     let Some(path) = &args.states else {
-        let state = command_line_state(&model, args)?;
+        let state = command_line_state(&model, &args.state)?;
         let report = evaluate(&model, &mut evaluator, &state, "")?;
         serde_json::to_writer_pretty(&mut *out, &report).map_err(write_error)?;
         return out.write_all(b"\n").map_err(write_error);
@@ -300,7 +300,7 @@ impl<'de, F: FnMut(State) -> Result<(), ()>> Visitor<'de> for EachState<'_, F> {
 
 /// The state of `--q`, `--qd`/`--p` and `--t`, or the file's initial state when `--q` is not
 /// given.
-fn command_line_state(model: &Model, args: &EvalArgs) -> Result<State, Failure> {
+pub(crate) fn command_line_state(model: &Model, args: &StateOptions) -> Result<State, Failure> {
     if args.q.is_empty() {
         let Some(initial) = &model.file.spec.initial else {
             return Err(Failure::bad_input(format!(
@@ -309,7 +309,6 @@ fn command_line_state(model: &Model, args: &EvalArgs) -> Result<State, Failure> 
                 if model.is_hamiltonian() { "p" } else { "qd" }
             )));
         };
-        let some = |v: &Vec<f64>| (!v.is_empty()).then(|| v.clone());
         return Ok(State {
             t: args.t.unwrap_or(initial.t0),
             q: initial.q0.clone(),
@@ -318,7 +317,6 @@ fn command_line_state(model: &Model, args: &EvalArgs) -> Result<State, Failure> 
             u: some(&args.u),
         });
     }
-    let some = |v: &Vec<f64>| (!v.is_empty()).then(|| v.clone());
     Ok(State {
         t: args.t.unwrap_or(0.0),
         q: args.q.clone(),
@@ -326,6 +324,11 @@ fn command_line_state(model: &Model, args: &EvalArgs) -> Result<State, Failure> 
         p: some(&args.p),
         u: some(&args.u),
     })
+}
+
+/// `Some(v)` unless `v` is empty.
+fn some(v: &[f64]) -> Option<Vec<f64>> {
+    (!v.is_empty()).then(|| v.to_vec())
 }
 
 /// The report at `state`, after checking its vector lengths; `context` prefixes messages.
@@ -339,6 +342,48 @@ pub fn evaluate(
     state: &State,
     context: &str,
 ) -> Result<Report, Failure> {
+    let (v, u) = checked(model, state, context)?;
+    let motion = |e| motion(model, state, context, e);
+    Ok(match evaluator {
+        Evaluator::Lagrangian(l) => {
+            l.set_inputs(&u);
+            let mut report = lagrangian(l, &state.q, v, &u, state.t).map_err(motion)?;
+            report.outputs = Outputs::of(model, l.outputs(&state.q, v, state.t));
+            Report::Lagrangian(Box::new(report))
+        }
+        Evaluator::Hamiltonian(h) => {
+            let mut report = hamiltonian(h, &state.q, v, state.t).map_err(motion)?;
+            report.outputs = Outputs::of(model, h.outputs(&state.q, v, state.t));
+            Report::Hamiltonian(Box::new(report))
+        }
+    })
+}
+
+/// A kernel error at `state` as a [`Failure::Motion`] naming the file and the state.
+pub(crate) fn motion(
+    model: &Model,
+    state: &State,
+    context: &str,
+    e: udk_runtime::Error,
+) -> Failure {
+    let at = if context.is_empty() {
+        format!("at t = {}", state.t)
+    } else {
+        format!("{context}t = {}", state.t)
+    };
+    Failure::Motion(format!("{}: {at}: {e}", model.file.name()))
+}
+
+/// The velocities q̇ (or momenta p) of `state` and its inputs u, after checking every length
+/// against the model; `context` prefixes messages.
+///
+/// # Errors
+/// [`Failure::BadInput`] for wrong lengths or a missing or misplaced q̇/p.
+pub(crate) fn checked<'s>(
+    model: &Model,
+    state: &'s State,
+    context: &str,
+) -> Result<(&'s [f64], Vec<f64>), Failure> {
     model.check_length(context, "q", &state.q)?;
     let (wanted, other) = if model.is_hamiltonian() {
         (&state.p, ("p", "qd"))
@@ -372,27 +417,7 @@ pub fn evaluate(
     };
     model.check_length(context, other.0, v)?;
     let u = model.input_values(context, state.u.as_deref())?;
-    let motion = |e: udk_runtime::Error| {
-        let at = if context.is_empty() {
-            format!("at t = {}", state.t)
-        } else {
-            format!("{context}t = {}", state.t)
-        };
-        Failure::Motion(format!("{}: {at}: {e}", model.file.name()))
-    };
-    Ok(match evaluator {
-        Evaluator::Lagrangian(l) => {
-            l.set_inputs(&u);
-            let mut report = lagrangian(l, &state.q, v, &u, state.t).map_err(motion)?;
-            report.outputs = Outputs::of(model, l.outputs(&state.q, v, state.t));
-            Report::Lagrangian(Box::new(report))
-        }
-        Evaluator::Hamiltonian(h) => {
-            let mut report = hamiltonian(h, &state.q, v, state.t).map_err(motion)?;
-            report.outputs = Outputs::of(model, h.outputs(&state.q, v, state.t));
-            Report::Hamiltonian(Box::new(report))
-        }
-    })
+    Ok((v, u))
 }
 
 fn lagrangian(
@@ -489,10 +514,11 @@ fn hamiltonian(
     })
 }
 
-fn vector(v: &DVector<f64>) -> Vec<f64> {
+pub(crate) fn vector(v: &DVector<f64>) -> Vec<f64> {
     v.as_slice().to_vec()
 }
 
-fn rows(m: &DMatrix<f64>) -> Vec<Vec<f64>> {
+/// The rows of `m`, each as a list.
+pub(crate) fn rows(m: &DMatrix<f64>) -> Vec<Vec<f64>> {
     m.row_iter().map(|r| r.iter().copied().collect()).collect()
 }

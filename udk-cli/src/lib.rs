@@ -7,11 +7,15 @@
 //!   that evaluates M, Q, A, b, C (or H_p, H_q, H_pp, A_p, b_p) at a state;
 //! - [`eval`]: `udk eval`, the equations of motion at states as JSON;
 //! - [`simulate`]: `udk simulate`, the udk-runtime simulator run on the tapes;
+//! - [`jacobian`]: `udk jacobian`, the exact Jacobian of the motion at a state as JSON;
+//! - [`linearize`]: `udk linearize`, the linearized motion about an operating point as JSON;
 //! - [`args`]: the command line; [`run`] runs it.
 
 pub mod args;
 pub mod eval;
 mod failure;
+pub mod jacobian;
+pub mod linearize;
 pub mod model;
 pub mod model_file;
 pub mod simulate;
@@ -54,6 +58,8 @@ pub fn run(args: &Args) -> Result<(), Failure> {
             result.and(flushed)
         }
         Command::Simulate(simulate_args) => print(&simulate::run(simulate_args)?),
+        Command::Jacobian(jacobian_args) => print(&jacobian::run(jacobian_args)?),
+        Command::Linearize(linearize_args) => print(&linearize::run(linearize_args)?),
     }
 }
 

@@ -266,14 +266,14 @@ impl Monitor {
 
 /// A block of derived expressions: row-major entries of a rows × cols matrix (cols = 1 for a
 /// vector).
-struct Block<'a> {
+pub(crate) struct Block<'a> {
     entries: &'a [ExprId],
     rows: usize,
     cols: usize,
 }
 
 impl<'a> Block<'a> {
-    fn matrix(m: &'a ExprMatrix) -> Self {
+    pub(crate) fn matrix(m: &'a ExprMatrix) -> Self {
         Block {
             entries: &m.entries,
             rows: m.rows,
@@ -294,7 +294,7 @@ impl<'a> Block<'a> {
 /// goes: (block, column-major index). Structural zeros are never computed nor written, so the
 /// nalgebra buffers they sit in, zeroed once, stay zero.
 #[derive(Debug, Clone)]
-struct Scatter {
+pub(crate) struct Scatter {
     tape: Tape,
     regs: Vec<f64>,
     out: Vec<f64>,
@@ -302,7 +302,7 @@ struct Scatter {
 }
 
 impl Scatter {
-    fn new(pool: &Pool, blocks: &[Block]) -> Self {
+    pub(crate) fn new(pool: &Pool, blocks: &[Block]) -> Self {
         let mut ids = Vec::new();
         let mut targets = Vec::new();
         for (b, block) in blocks.iter().enumerate() {
@@ -325,7 +325,7 @@ impl Scatter {
 
     /// Evaluates the tape at `inputs` and writes each entry into its block of `blocks`
     /// (nalgebra's column-major storage).
-    fn eval<const K: usize>(&mut self, inputs: &TapeInputs, blocks: [&mut [f64]; K]) {
+    pub(crate) fn eval<const K: usize>(&mut self, inputs: &TapeInputs, blocks: [&mut [f64]; K]) {
         self.tape
             .eval(inputs, &mut self.regs, &mut self.out)
             .expect("inputs of n entries and buffers sized for the tape");

@@ -83,17 +83,21 @@ impl Site {
 }
 
 impl ModelFile {
-    /// Reads and parses the model file at `path` (JSON if its name ends in `.json`, else TOML).
+    /// Reads and parses the model file at `path` (JSON if its name ends in `.json`, a robot if
+    /// it ends in `.urdf`, else TOML), and expands a URDF model ([`udk_symbolic::urdf::expand`],
+    /// its `urdf` file relative to the model file's directory).
     ///
     /// # Errors
     /// [`Failure::BadInput`] with the file, line and column when the file cannot be read or
     /// does not parse (malformed TOML or JSON, an unknown key, an expression that is not a
-    /// Rust expression, a wrong type).
+    /// Rust expression, a wrong type), or when its URDF file cannot be read or expanded.
     pub fn load(path: &Path) -> Result<Self, Failure> {
         let text = std::fs::read_to_string(path)
             .map_err(|e| Failure::bad_input(format!("{}: cannot read: {e}", path.display())))?;
-        let is_json = path.extension().is_some_and(|e| e == "json");
-        let (spec, positions) = if is_json {
+        let extension = path.extension().and_then(|e| e.to_str());
+        let (spec, positions) = if extension == Some("urdf") {
+            (urdf_model(path), None)
+        } else if extension == Some("json") {
             let spec = serde_json::from_str(&text).map_err(|e| {
                 Failure::bad_input(format!(
                     "{}:{}:{}: {}",
@@ -119,12 +123,15 @@ impl ModelFile {
             })?;
             (spec, toml::from_str(&text).ok())
         };
-        Ok(ModelFile {
+        let mut file = ModelFile {
             path: path.to_owned(),
             spec,
             text,
             positions,
-        })
+        };
+        let base = path.parent().unwrap_or(Path::new(""));
+        udk_symbolic::urdf::expand(&mut file.spec, base).map_err(|e| file.locate(&e))?;
+        Ok(file)
     }
 
     /// The file name as given, for messages.
@@ -233,6 +240,41 @@ impl ModelFile {
             }
         }
         sites
+    }
+}
+
+/// The model of a URDF file named directly: the robot with the default options, named for the
+/// file in CamelCase (`ur5_robot.urdf` is `Ur5Robot`).
+fn urdf_model(path: &Path) -> ModelSpec {
+    let stem = path
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let mut name: String = (stem.split(|c: char| !c.is_ascii_alphanumeric()))
+        .flat_map(|word| {
+            let mut chars = word.chars();
+            chars
+                .next()
+                .map(|c| c.to_ascii_uppercase())
+                .into_iter()
+                .chain(chars)
+        })
+        .collect();
+    if !name.starts_with(|c: char| c.is_ascii_alphabetic()) {
+        name.insert_str(0, "Robot");
+    }
+    let file = path
+        .file_name()
+        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+    ModelSpec {
+        name,
+        urdf: Some(udk_symbolic::urdf::UrdfSource {
+            path: file,
+            gravity: None,
+            joint_damping: false,
+            mimic: false,
+            span: Span::call_site(),
+        }),
+        ..ModelSpec::default()
     }
 }
 

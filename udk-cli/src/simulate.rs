@@ -117,6 +117,8 @@ fn options(args: &SimulateArgs, t0: f64) -> Result<SimulationOptions, Failure> {
             Method::Dop853 => udk_runtime::simulate::Method::Dop853,
             Method::Dopri5 => udk_runtime::simulate::Method::Dopri5,
             Method::Rk4 => udk_runtime::simulate::Method::Rk4 { step: args.step },
+            Method::Radau5 => udk_runtime::simulate::Method::Radau5,
+            Method::Bdf => udk_runtime::simulate::Method::Bdf,
         },
         rtol: args.rtol,
         atol: args.atol,

@@ -141,3 +141,33 @@ fn an_undetermined_coordinate_is_a_warning() {
         "the equations are printed: {sheet}"
     );
 }
+
+/// A model file whose URDF file has a joint with an unknown parent link: one line naming the
+/// model file, the URDF file, the joint and its line.
+#[test]
+fn a_urdf_error_names_the_file_element_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let urdf = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../tests/urdf/double_pendulum.urdf"
+    );
+    let text = std::fs::read_to_string(urdf).unwrap();
+    let broken = text.replacen(r#"<parent link="upper"/>"#, r#"<parent link="uper"/>"#, 1);
+    std::fs::write(dir.path().join("robot.urdf"), broken).unwrap();
+    let path = dir.path().join("robot.toml");
+    std::fs::write(&path, "name = \"Robot\"\nurdf = \"robot.urdf\"\n").unwrap();
+    let err = derive_fails(&path);
+    assert!(
+        err.contains(
+            r#"robot.toml: robot.urdf:28: <joint name="elbow">: the parent link `uper` is not defined"#
+        ),
+        "{err}"
+    );
+    let missing = dir.path().join("missing.toml");
+    std::fs::write(&missing, "name = \"Robot\"\nurdf = \"nowhere.urdf\"\n").unwrap();
+    let err = derive_fails(&missing);
+    assert!(
+        err.contains("nowhere.urdf: cannot read the URDF file"),
+        "{err}"
+    );
+}

@@ -75,8 +75,21 @@ mod four_bar;
 #[path = "../../examples/spherical_joint_body.rs"]
 mod spherical_joint_body;
 
+/// The model file `urdf_double_pendulum` under `#[lagrangian]`, its path relative to this
+/// package's manifest.
+mod urdf_double_pendulum {
+    use udk::lagrangian;
+
+    #[lagrangian(
+        urdf = "../tests/urdf/double_pendulum.urdf",
+        joint_damping = true,
+        outputs(tip = link_position("tip")),
+    )]
+    pub struct UrdfDoublePendulum;
+}
+
 use chain10::PendulumChainCartesian10;
-use common::{close, numbers, udk, Json};
+use common::{close, eval_json, fixture, numbers, udk, Json};
 use constrained_double_pendulum::ConstrainedDoublePendulum;
 use double_pendulum_minimal::DoublePendulum;
 use flexible_joint_manipulator::FlexibleJointManipulator;
@@ -96,6 +109,34 @@ use udk::{HamiltonianSystem, LagrangianSystem};
 use wheel_on_incline::WheelOnIncline;
 use wheel_zero_mass_particle::WheelWithMasslessParticle;
 use whipple_bicycle::WhippleBicycle;
+
+/// A robot from a URDF file: the model file's expansion byte-identical to the macro's, `eval`
+/// equal to the generated code, and the URDF file itself a model for `udk derive`.
+#[test]
+fn urdf_double_pendulum() {
+    use urdf_double_pendulum::UrdfDoublePendulum;
+    expand_matches("urdf_double_pendulum", "UrdfDoublePendulum");
+    let (q, qd, u) = ([0.5, -0.3], [0.2, 0.7], [0.3, -0.1]);
+    let input = [serde_json::json!({ "q": q, "qd": qd, "u": u })];
+    let report = &eval_json("urdf_double_pendulum", &input)[0];
+    let (q, qd, u) = (vector::<2>(&q), vector::<2>(&qd), vector::<2>(&u));
+    let qdd = UrdfDoublePendulum.acceleration(&q, &qd, &u, 0.0).unwrap();
+    close(&numbers(&report["acceleration"]), qdd.as_slice(), TOL, "q̈");
+    let tip = UrdfDoublePendulum.tip(&q, &qd, &u, 0.0);
+    close(
+        &numbers(&report["outputs"]["tip"]),
+        tip.as_slice(),
+        TOL,
+        "tip",
+    );
+    let urdf = common::models_dir().join("../../tests/urdf/double_pendulum.urdf");
+    let printed = udk().arg("derive").arg(&urdf).assert().success();
+    let sheet = String::from_utf8_lossy(&printed.get_output().stdout).into_owned();
+    assert!(
+        sheet.starts_with("DoublePendulum (Lagrangian): n = 2 coordinates (shoulder, elbow)"),
+        "{sheet}"
+    );
+}
 
 #[test]
 fn wheel_on_incline() {
@@ -171,11 +212,7 @@ fn whipple_bicycle() {
 /// line.
 #[test]
 fn cart_double_pendulum_with_inputs() {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../tests/fixtures/cart_double_pendulum.json"
-    );
-    let fixture: Json = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    let fixture = fixture("cart_double_pendulum");
     let states: Vec<Json> = (fixture["states"].as_array().unwrap().iter())
         .map(|s| serde_json::json!({ "q": s["q"], "qd": s["qd"], "u": [s["u"]] }))
         .collect();
@@ -499,26 +536,6 @@ fn eval(name: &str, key: &str, states: &[(f64, Vec<f64>, Vec<f64>)]) -> Vec<Json
         .map(|(t, q, v)| serde_json::json!({ "t": t, "q": q, key: v }))
         .collect();
     eval_json(name, &input)
-}
-
-/// `udk eval --states` of the JSON states `input` on the model file `name`, as JSON reports.
-fn eval_json(name: &str, input: &[Json]) -> Vec<Json> {
-    let dir = tempfile::tempdir().expect("a temporary directory");
-    let path = dir.path().join("states.json");
-    std::fs::write(&path, serde_json::to_string(&input).unwrap()).unwrap();
-    let output = udk()
-        .arg("eval")
-        .arg(common::model(name))
-        .arg("--states")
-        .arg(&path)
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let reports: Vec<Json> = serde_json::from_slice(&output).expect("JSON output");
-    assert_eq!(reports.len(), input.len());
-    reports
 }
 
 const TOL: f64 = 1e-12;

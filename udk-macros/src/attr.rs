@@ -6,6 +6,7 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Meta, Token};
+use udk_symbolic::urdf::UrdfSource;
 use udk_symbolic::{Errors, Expression, ModelSpec, Name, NamedExpression};
 
 /// Which macro is expanding: it decides the keys the attribute accepts.
@@ -32,10 +33,14 @@ enum Key {
     Inputs,
     Loads,
     Outputs,
+    Urdf,
+    Gravity,
+    JointDamping,
+    Mimic,
 }
 
 impl Key {
-    const ALL: [Key; 12] = [
+    const ALL: [Key; 16] = [
         Key::Coordinates,
         Key::Momenta,
         Key::Lagrangian,
@@ -48,6 +53,10 @@ impl Key {
         Key::Inputs,
         Key::Loads,
         Key::Outputs,
+        Key::Urdf,
+        Key::Gravity,
+        Key::JointDamping,
+        Key::Mimic,
     ];
 
     fn name(self) -> &'static str {
@@ -64,6 +73,10 @@ impl Key {
             Key::Inputs => "inputs",
             Key::Loads => "loads",
             Key::Outputs => "outputs",
+            Key::Urdf => "urdf",
+            Key::Gravity => "gravity",
+            Key::JointDamping => "joint_damping",
+            Key::Mimic => "mimic",
         }
     }
 
@@ -76,7 +89,11 @@ impl Key {
             | Key::Forces
             | Key::Nonideal
             | Key::Inputs
-            | Key::Loads => kind == Kind::Lagrangian,
+            | Key::Loads
+            | Key::Urdf
+            | Key::Gravity
+            | Key::JointDamping
+            | Key::Mimic => kind == Kind::Lagrangian,
             Key::Momenta | Key::Hamiltonian | Key::Constraints => kind == Kind::Hamiltonian,
         }
     }
@@ -85,6 +102,8 @@ impl Key {
     fn syntax(self) -> String {
         match self {
             Key::Lagrangian | Key::Hamiltonian => format!("`{} = ..`", self.name()),
+            Key::Urdf => "`urdf = \"path\"`".to_owned(),
+            Key::JointDamping | Key::Mimic => format!("`{} = true|false`", self.name()),
             _ => format!("`{}(..)`", self.name()),
         }
     }
@@ -182,9 +201,18 @@ pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut
             errors.push(error.span(), error.to_string());
             derivable &= !matches!(
                 key,
-                Key::Coordinates | Key::Momenta | Key::Lagrangian | Key::Hamiltonian
+                Key::Coordinates | Key::Momenta | Key::Lagrangian | Key::Hamiltonian | Key::Urdf
             );
         }
+    }
+    if let Some(source) = spec.urdf.as_ref().filter(|s| s.path.is_empty()) {
+        // An option was given (its span is the source's), but no file.
+        errors.push(
+            source.span,
+            "`gravity`, `joint_damping` and `mimic` are options of a URDF model: add \
+             `urdf = \"path/to/robot.urdf\"`",
+        );
+        spec.urdf = None;
     }
     derivable
 }
@@ -205,8 +233,95 @@ fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
         Key::Inputs => spec.inputs = names(&meta, name)?,
         Key::Loads => spec.loads = expressions(&meta, name)?,
         Key::Outputs => spec.outputs = named_expressions(&meta, name)?,
+        Key::Urdf => {
+            let literal = match meta {
+                Meta::NameValue(syn::MetaNameValue {
+                    value:
+                        Expr::Lit(syn::ExprLit {
+                            lit: syn::Lit::Str(literal),
+                            ..
+                        }),
+                    ..
+                }) => literal,
+                _ => {
+                    return Err(syn::Error::new(
+                        meta.span(),
+                        "expected `urdf = \"path/to/robot.urdf\"`, relative to the crate's \
+                         CARGO_MANIFEST_DIR",
+                    ))
+                }
+            };
+            let source = urdf_source(spec, literal.span());
+            source.path = literal.value();
+            source.span = literal.span();
+        }
+        Key::Gravity => {
+            let values: Vec<f64> = expressions(&meta, name)?
+                .iter()
+                .map(|e| number(&e.0))
+                .collect::<syn::Result<_>>()?;
+            let gravity: [f64; 3] = values.try_into().map_err(|_| {
+                syn::Error::new(meta.span(), "expected `gravity(gx, gy, gz)`, in m/s²")
+            })?;
+            urdf_source(spec, meta.path().span()).gravity = Some(gravity);
+        }
+        Key::JointDamping => urdf_source(spec, meta.path().span()).joint_damping = flag(&meta)?,
+        Key::Mimic => urdf_source(spec, meta.path().span()).mimic = flag(&meta)?,
     }
     Ok(())
+}
+
+/// The spec's URDF source, created (with no path yet, at `span`) by the first URDF key.
+fn urdf_source(spec: &mut ModelSpec, span: proc_macro2::Span) -> &mut UrdfSource {
+    spec.urdf.get_or_insert_with(|| UrdfSource {
+        path: String::new(),
+        gravity: None,
+        joint_damping: false,
+        mimic: false,
+        span,
+    })
+}
+
+/// A numeric literal, possibly negated: one component of `gravity(..)`.
+fn number(expr: &Expr) -> syn::Result<f64> {
+    let value = match expr {
+        Expr::Unary(syn::ExprUnary {
+            op: syn::UnOp::Neg(_),
+            expr,
+            ..
+        }) => number(expr).map(|x| -x),
+        Expr::Lit(syn::ExprLit { lit, .. }) => match lit {
+            syn::Lit::Float(f) => f.base10_parse::<f64>(),
+            syn::Lit::Int(i) => i.base10_parse::<f64>(),
+            _ => Err(syn::Error::new(lit.span(), "")),
+        },
+        _ => Err(syn::Error::new(expr.span(), "")),
+    };
+    value
+        .ok()
+        .filter(|x| x.is_finite())
+        .ok_or_else(|| syn::Error::new(expr.span(), "`gravity(..)` takes three numbers, m/s²"))
+}
+
+/// `name = true` or `name = false`.
+fn flag(meta: &Meta) -> syn::Result<bool> {
+    match meta {
+        Meta::NameValue(syn::MetaNameValue {
+            value:
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Bool(b),
+                    ..
+                }),
+            ..
+        }) => Ok(b.value),
+        _ => Err(syn::Error::new(
+            meta.span(),
+            format!(
+                "expected `{} = true` or `{0} = false`",
+                quote::ToTokens::to_token_stream(meta.path())
+            ),
+        )),
+    }
 }
 
 /// `name = <expression>`.

@@ -9,8 +9,8 @@ use syn::spanned::Spanned;
 use syn::{Fields, ItemStruct, Type};
 use udk_symbolic::{Errors, Expression, ModelSpec, Name, Parameter};
 
-/// Fills `spec.name` and `spec.parameters` from `item`, pushing an error for a struct without
-/// named fields, for generics, for a coordinate or momentum that is also a field, and for each
+/// Fills `spec.name` and `spec.parameters` from `item` (none for a unit struct), pushing an
+/// error for a tuple struct, for generics, for a coordinate or momentum that is also a field, and for each
 /// use in an expression of a field that is not `f64`. Returns whether the parameters are known
 /// (the struct has named fields).
 pub fn check(item: &ItemStruct, spec: &mut ModelSpec, errors: &mut Errors) -> bool {
@@ -20,6 +20,12 @@ pub fn check(item: &ItemStruct, spec: &mut ModelSpec, errors: &mut Errors) -> bo
             item.generics.span(),
             "a model struct cannot be generic: its parameters are its `f64` fields",
         );
+    }
+    if matches!(item.fields, Fields::Unit) {
+        // A unit struct has no parameters: a URDF robot, or a model whose numbers are all
+        // literals.
+        spec.parameters = Vec::new();
+        return true;
     }
     let Fields::Named(fields) = &item.fields else {
         errors.push(

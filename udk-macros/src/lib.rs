@@ -14,6 +14,7 @@
 mod attr;
 mod expand_dir;
 mod fields;
+mod urdf;
 
 use attr::Kind;
 use proc_macro2::TokenStream;
@@ -70,6 +71,26 @@ use udk_symbolic::{Errors, ModelSpec};
 /// k>`, whose functions take `u` after `qd`). Every mistake is a compile error at its culprit.
 /// See the `udk` crate and its README ("Writing a model") for the whole language, shapes and
 /// runnable examples.
+///
+/// A robot from a URDF file (Robots from URDF in the `udk` README):
+///
+/// ```text
+/// #[lagrangian(
+///     urdf = "robots/ur5_robot.urdf",    // relative to CARGO_MANIFEST_DIR, like include_str!
+///     gravity(0.0, 0.0, -9.81),          // m/s² in the root frame; this is the default
+///     joint_damping = false,             // true: −d q̇ from each joint's <dynamics damping>
+///     mimic = false,                     // true: <mimic> joints become holonomic constraints
+///     holonomic(..), nonholonomic(..), nonideal(..), forces(..), loads(..), outputs(..), let ..
+/// )]
+/// pub struct Ur5;                        // or a struct of f64 parameters
+/// ```
+///
+/// The coordinates are the movable joints (revolute, continuous, prismatic), depth-first from
+/// the root; the inputs are their efforts `tau_<joint>`; the forces are the efforts plus the
+/// model's own `forces`; expressions may use `link_position("link")` (3-vector, m, world frame)
+/// and `link_rotation("link")` (3×3). Every URDF error is a compile error at the path literal
+/// naming the file, the element and its line; the expansion includes the file with
+/// `include_bytes!`, so editing it rebuilds the model.
 ///
 /// A coordinate whose acceleration no equation determines (L has no velocity term in it and
 /// no constraint involves it) gets a compiler warning at L; `#[allow(deprecated)]` on the
@@ -135,7 +156,17 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     // A malformed attribute or key the model cannot do without, or a struct whose fields are
     // not named, leaves the spec incomplete; deriving it would only add noise. After any other
     // mistake the derivation runs, so that every error is reported at once.
-    let derivable = attr::parse(kind, attr, &mut spec, &mut errors);
+    let mut derivable = attr::parse(kind, attr, &mut spec, &mut errors);
+    // A URDF model's coordinates come from its file, so it is expanded before the fields are
+    // checked against them; a URDF error leaves nothing to derive.
+    let urdf_file = match urdf::expand(&mut spec) {
+        Ok(file) => file,
+        Err(urdf_errors) => {
+            errors.0.extend(urdf_errors.0);
+            derivable = false;
+            None
+        }
+    };
     let parameters_known = fields::check(&item, &mut spec, &mut errors);
     let generated = if derivable && parameters_known {
         let generated = udk_symbolic::derive(&spec).and_then(|derivation| {
@@ -158,11 +189,13 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
             let written = expand_dir::write(&item, &generated)
                 .err()
                 .map(|e| e.to_compile_error());
+            let tracked = urdf_file.map(|file| urdf::tracked(&file));
             quote! {
                 #item
                 #generated
                 #warnings
                 #written
+                #tracked
                 // Makes cargo rebuild the model when UDK_EXPAND_DIR changes, so the file appears.
                 const _: ::core::option::Option<&str> = ::core::option_env!("UDK_EXPAND_DIR");
             }

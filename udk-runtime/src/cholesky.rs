@@ -94,19 +94,26 @@ where
         }
     }
 
-    /// Overwrites `b` with L⁻ᵀ b.
+    /// Overwrites the columns of `b` with L⁻ᵀ b.
     #[inline]
-    pub(crate) fn solve_unit_upper_mut(&self, b: &mut OVector<f64, D>) {
+    pub(crate) fn solve_unit_upper_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>)
+    where
+        DefaultAllocator: Allocator<D, C>,
+    {
         let n = self.l.nrows();
+        if n == 0 {
+            return;
+        }
         let l = self.l.as_slice();
-        let b = b.as_mut_slice();
-        for k in (0..n).rev() {
-            let column = &l[k * n..(k + 1) * n];
-            let mut v = b[k];
-            for j in k + 1..n {
-                v -= column[j] * b[j];
+        for b in b.as_mut_slice().chunks_exact_mut(n) {
+            for k in (0..n).rev() {
+                let column = &l[k * n..(k + 1) * n];
+                let mut v = b[k];
+                for j in k + 1..n {
+                    v -= column[j] * b[j];
+                }
+                b[k] = v;
             }
-            b[k] = v;
         }
     }
 

@@ -118,6 +118,20 @@ pub trait ControlledLagrangianSystem<const N: usize, const M: usize, const K: us
         })
     }
 
+    /// q̈ and its exact Jacobians under the inputs u, with the default [`Options`].
+    ///
+    /// # Errors
+    /// As [`LagrangianSystem::acceleration_jacobian_with`].
+    fn acceleration_jacobian(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        u: &SVector<f64, K>,
+        t: f64,
+    ) -> Result<crate::AccelerationJacobian<N, K>, Error> {
+        self.acceleration_jacobian_with(q, qd, u, t, &Options::default())
+    }
+
     /// ∂/∂q of [`ControlledLagrangianSystem::velocity_residual`], m × n (its ∂/∂q̇ is A).
     ///
     /// # Errors

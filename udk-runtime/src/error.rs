@@ -101,4 +101,32 @@ pub enum Error {
         /// Which matrix, e.g. `"constraint matrix A"`.
         what: &'static str,
     },
+    /// The state violates a constraint: |residual| > `tolerance` (or NaN) in constraint row
+    /// `row` (0-based, the rows of A). Raised by [`crate::linearize::linearize`] for an
+    /// operating point off the constraint manifold.
+    #[error(
+        "constraint row {row} ({}, {} level) is violated: residual {residual:e} > tolerance {tolerance:e}",
+        if *holonomic { "holonomic" } else { "nonholonomic" },
+        if *velocity_level { "velocity" } else { "position" }
+    )]
+    ConstraintViolated {
+        /// The row of A (and of the residuals) of the violated constraint.
+        row: usize,
+        /// Whether the row is one of the `NUM_HOLONOMIC` holonomic constraints f(q, t) = 0.
+        holonomic: bool,
+        /// `false`: f(q, t) itself is violated; `true`: its velocity-level row ḟ (or, for a
+        /// nonholonomic row, φ(q, q̇, t)).
+        velocity_level: bool,
+        /// The residual (in the units of the constraint).
+        residual: f64,
+        /// The absolute tolerance it exceeded.
+        tolerance: f64,
+    },
+    /// A choice of independent, held or dependent coordinates (or velocities) cannot be used:
+    /// `what` says why.
+    #[error("invalid choice of coordinates: {what}")]
+    InvalidSelection {
+        /// Why, e.g. `"an index is repeated"`.
+        what: &'static str,
+    },
 }

@@ -38,7 +38,7 @@ use crate::projection::{project, project_diagonal, Unconstrained, VectorPair, FA
 use crate::{scaling, singular, validate, Error, LagrangianView, Options, Weighting};
 
 /// q̈ and, when requested, Qᶜ.
-type MaybeForce<N> = (OVector<f64, N>, Option<OVector<f64, N>>);
+pub(crate) type MaybeForce<N> = (OVector<f64, N>, Option<OVector<f64, N>>);
 
 /// Shift (relative to max |Mᵢⱼ|) below which a negative eigenvalue of M counts as rounding.
 const SEMIDEFINITE_SHIFT: f64 = 1e-8;
@@ -49,7 +49,7 @@ const SEMIDEFINITE_SHIFT: f64 = 1e-8;
 /// when M is far from unit size)
 /// and returns q̈ and, if `with_force`, Qᶜ; every answer has passed the a-posteriori
 /// [`residual`](crate::residual) check.
-fn solve<N: Dim, R: Dim>(
+pub(crate) fn solve<N: Dim, R: Dim>(
     terms: LagrangianView<'_, N, R>,
     options: &Options,
     with_force: bool,

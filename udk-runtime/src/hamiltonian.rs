@@ -17,7 +17,7 @@ use crate::{scaling, validate, Error, Options};
 /// included, n = `h_q.len()`, m = `b_p.len()`), equilibrates the rows of A_p ṗ = b_p and
 /// scales H_pp by a power of two, and returns (ṗ, Q^C) once ṗ has passed the a-posteriori
 /// residual check of A_p ṗ = b_p.
-fn solve<N: Dim, R: Dim>(
+pub(crate) fn solve<N: Dim, R: Dim>(
     h_q: &OVector<f64, N>,
     h_pp: &OMatrix<f64, N, N>,
     a_p: &OMatrix<f64, R, N>,

@@ -12,11 +12,16 @@
 //! - [`factored`]: the same equation from a = M⁻¹(Q + C) and W = M⁻¹Aᵀ, for trees whose
 //!   generated code forms them in O(n) by the articulated-body algorithm.
 //! - [`hamiltonian`]: constrained Hamilton equations (Udwadia 2016, eq 36).
+//! - [`jacobian`]: exact Jacobians of q̈ (and of the Hamiltonian (q̇, ṗ)) from the generated
+//!   Jacobians of the residuals of the fundamental equation, at constant rank.
 //! - [`reference_acceleration`], [`mass_constraint_rank`]: eq 2.15 of Udwadia & Phohomsiri
 //!   2006 and its uniqueness test, for cross-checks.
 //! - [`pinv`], [`rank`], [`pinv_symmetric`]: Moore–Penrose inverse and numerical rank.
-//! - [`simulate`] (default feature `simulate`): DOP853/DOPRI5/RK4 runs of any generated
-//!   system with Baumgarte stabilization, projection, trajectories, CSV and SVG plots.
+//! - [`linearize`]: state-space matrices and eigenvalues on the constraint manifold; [`lqr`]:
+//!   the regulator gain.
+//! - [`simulate`] (default feature `simulate`): DOP853/DOPRI5/RK4/Radau5/BDF runs of any
+//!   generated system with Baumgarte stabilization, projection, trajectories, CSV and SVG
+//!   plots.
 //!
 //! Every kernel validates its input and returns [`Error`] rather than panicking or
 //! returning NaN; it scales its input by powers of two so that no product overflows or
@@ -30,23 +35,31 @@
 //! 3. `validate` (input checks), `cholesky` (L D Lᵀ).
 //! 4. `scaling` (power-of-two equilibration), `residual` (the a-posteriori check), `pinv`
 //!    (Moore–Penrose inverse by one-sided Jacobi SVD).
-//! 5. `projection` (the constraint projection shared by both formulations).
+//! 5. `projection` (the constraint projection shared by both formulations), `derivative`
+//!    (the projection of the residual Jacobians that [`jacobian`] differentiates through).
 //! 6. `singular` (the eq 2.15 reference).
 //! 7. [`fundamental`] (which falls back on `singular`), [`factored`], [`hamiltonian`].
-//! 8. [`system`] (the traits, whose default methods call the kernels).
+//! 8. [`system`] (the traits, whose default methods call the kernels), [`jacobian`] (the
+//!    derivative kernels, which take the traits' terms).
 //! 9. [`control`] (models with inputs, closed by a control law into a [`LagrangianSystem`]),
-//!    `assemble` ([`consistent_state`], Gauss–Newton over the traits).
-//! 10. [`simulate`] (integrators over the traits).
+//!    [`WithoutInputs`] (a [`LagrangianSystem`] as a model with no inputs), `assemble`
+//!    ([`consistent_state`], Gauss–Newton over the traits).
+//! 10. [`linearize`] (state-space matrices and eigenvalues about an operating point),
+//!     [`lqr`] (the regulator gain of a linearization).
+//! 11. [`simulate`] (integrators over the traits).
 
 mod allocator;
 mod assemble;
 mod cholesky;
 pub mod control;
+mod derivative;
 mod error;
 pub mod factored;
 pub mod fundamental;
 pub mod hamiltonian;
 pub mod jacobian;
+pub mod linearize;
+pub mod lqr;
 mod options;
 mod pinv;
 mod projection;
@@ -58,6 +71,7 @@ mod singular;
 pub mod system;
 mod validate;
 mod view;
+mod without_inputs;
 
 pub use assemble::{consistent_hamiltonian_state, consistent_state, Assembly, AssemblyOptions};
 pub use control::{ClosedLoop, ControlledLagrangianSystem};
@@ -67,7 +81,11 @@ pub use fundamental::{
     acceleration, acceleration_and_constraint_force, acceleration_and_constraint_force_dyn,
     acceleration_dyn, constraint_force, constraint_force_dyn,
 };
-pub use jacobian::AccelerationJacobian;
+pub use jacobian::{
+    AccelerationJacobian, AccelerationJacobianDyn, HamiltonianResidualJacobians,
+    HamiltonianResidualJacobiansDyn, ResidualJacobians, ResidualJacobiansDyn, StateJacobian,
+    StateJacobianDyn,
+};
 pub use options::{Options, Weighting};
 pub use pinv::{pinv, pinv_symmetric, rank};
 pub use singular::{
@@ -78,3 +96,4 @@ pub use system::{
     HamiltonianSystem, HamiltonianTerms, LagrangianSystem, LagrangianTerms, ModelEquations,
 };
 pub use view::LagrangianView;
+pub use without_inputs::WithoutInputs;

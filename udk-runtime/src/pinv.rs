@@ -110,11 +110,26 @@ where
     }
 }
 
-/// A⁺ = Σ_{σⱼ > cutoff} vⱼ (σⱼuⱼ)ᵀ / σⱼ² and the rank, for a tall finite matrix.
+/// A pseudoinverse with what its rank decision saw.
+pub(crate) struct RankedPinv<C: Dim, R: Dim>
+where
+    DefaultAllocator: Allocator<C, R>,
+{
+    /// A⁺ (columns × rows of A).
+    pub(crate) pinv: OMatrix<f64, C, R>,
+    /// The numerical rank: singular values above the cutoff.
+    pub(crate) rank: usize,
+    /// σ_min/σ_max over the singular values kept (1 when none is kept): how close the
+    /// smallest kept singular value came to the cutoff.
+    pub(crate) weakest: f64,
+}
+
+/// A⁺ = Σ_{σⱼ > cutoff} vⱼ (σⱼuⱼ)ᵀ / σⱼ², the rank and the weakest kept σ, for a tall
+/// finite matrix.
 fn pinv_and_rank_tall<R: Dim, C: Dim>(
     a: &OMatrix<f64, R, C>,
     tolerance: Tolerance,
-) -> Result<(OMatrix<f64, C, R>, usize), Error>
+) -> Result<RankedPinv<C, R>, Error>
 where
     DefaultAllocator: Allocator<R, C> + Allocator<C, R> + Allocator<C, C> + Allocator<C>,
 {
@@ -125,13 +140,19 @@ where
     let cutoff = tolerance.cutoff(a.nrows(), a.ncols(), largest)?;
     let mut p = OMatrix::zeros_generic(c, r);
     let mut rank = 0;
+    let mut weakest: f64 = 1.0;
     for (j, s2) in sigma2.iter().enumerate() {
         if s2.sqrt() > cutoff {
             rank += 1;
+            weakest = weakest.min(s2.sqrt() / largest);
             p.ger(1.0 / s2, &v.column(j), &w.column(j), 1.0);
         }
     }
-    Ok((p, rank))
+    Ok(RankedPinv {
+        pinv: p,
+        rank,
+        weakest,
+    })
 }
 
 /// A⁺ and the numerical rank of A from one SVD (of A or Aᵀ, whichever is tall). The bound
@@ -144,12 +165,27 @@ pub(crate) fn pinv_and_rank<R: Dim, C: Dim>(
 where
     DefaultAllocator: KernelAllocator<C, R>,
 {
+    ranked_pinv(a, tolerance).map(|p| (p.pinv, p.rank))
+}
+
+/// [`pinv_and_rank`] with the weakest kept singular value ([`RankedPinv`]).
+pub(crate) fn ranked_pinv<R: Dim, C: Dim>(
+    a: &OMatrix<f64, R, C>,
+    tolerance: Tolerance,
+) -> Result<RankedPinv<C, R>, Error>
+where
+    DefaultAllocator: KernelAllocator<C, R>,
+{
     validate::finite(a, "matrix")?;
     if a.nrows() >= a.ncols() {
         pinv_and_rank_tall(a, tolerance)
     } else {
-        let (p, rank) = pinv_and_rank_tall(&a.transpose(), tolerance)?;
-        Ok((p.transpose(), rank))
+        let p = pinv_and_rank_tall(&a.transpose(), tolerance)?;
+        Ok(RankedPinv {
+            pinv: p.pinv.transpose(),
+            rank: p.rank,
+            weakest: p.weakest,
+        })
     }
 }
 

@@ -142,6 +142,19 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
         })
     }
 
+    /// q̈ and its exact Jacobians with the default [`Options`].
+    ///
+    /// # Errors
+    /// As [`LagrangianSystem::acceleration_jacobian_with`].
+    fn acceleration_jacobian(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        t: f64,
+    ) -> Result<crate::AccelerationJacobian<N, 0>, Error> {
+        self.acceleration_jacobian_with(q, qd, t, &Options::default())
+    }
+
     /// ∂/∂q of [`LagrangianSystem::velocity_residual`], m × n (its ∂/∂q̇ is A).
     ///
     /// # Errors
@@ -267,6 +280,40 @@ pub trait HamiltonianSystem<const N: usize, const M: usize> {
         t: f64,
     ) -> Result<(SVector<f64, N>, SVector<f64, N>), Error> {
         self.state_derivative_with(q, p, t, &Options::default())
+    }
+
+    /// (q̇, ṗ) and their exact Jacobian ∂(q̇, ṗ)/∂(q, p) at (q, p, t), with `options`.
+    /// Generated models implement it from symbolic derivatives of H_p, H_q, H_pp, A_p and b_p
+    /// ([`crate::jacobian::state_jacobian`]).
+    ///
+    /// # Errors
+    /// `JacobianUnavailable` for a system that does not provide it (the default);
+    /// `RankChange` where the rank of A_p changes (ṗ is not differentiable there);
+    /// otherwise as [`HamiltonianSystem::state_derivative_with`].
+    fn state_jacobian_with(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+        t: f64,
+        options: &Options,
+    ) -> Result<crate::StateJacobian<N>, Error> {
+        let _ = (q, p, t, options);
+        Err(Error::JacobianUnavailable {
+            what: "the state Jacobian",
+        })
+    }
+
+    /// (q̇, ṗ) and their exact Jacobian with the default [`Options`].
+    ///
+    /// # Errors
+    /// As [`HamiltonianSystem::state_jacobian_with`].
+    fn state_jacobian(
+        &self,
+        q: &SVector<f64, N>,
+        p: &SVector<f64, N>,
+        t: f64,
+    ) -> Result<crate::StateJacobian<N>, Error> {
+        self.state_jacobian_with(q, p, t, &Options::default())
     }
 
     /// The constraint force on ṗ, Fᶜ = ṗ + H_q (n entries; Udwadia 2016, eqs 13 and 36), with

@@ -1,6 +1,7 @@
-//! Operation counts of the Rust code emitted for M, Q, A, b and C, before CSE (every output
-//! written out as a tree) and after (each distinct value once), with the time of one
-//! `derive` and of one `generate` and the size of the plain-text equation sheet.
+//! Operation counts of the Rust code emitted for M, Q, A, b and C, and for the residual
+//! Jacobians (`residual_jacobians`), before CSE (every output written out as a tree) and after
+//! (each distinct value once), with the time of one `derive` and of one `generate` and the
+//! size of the plain-text equation sheet.
 //!
 //! Run: `cargo run --release -p udk-symbolic --example op_counts [links… | robot… | model.toml …]`:
 //! a number is the pendulum chain of that many links (Cartesian and minimal); `ur5`,
@@ -115,6 +116,18 @@ fn main() {
             forms.join(", ")
         );
         if let Some(tree) = &spec.tree {
+            // With its tree, a URDF model forms only the tree's M and Q: the other forms are
+            // those of the same model derived without it.
+            let without = ModelSpec {
+                tree: None,
+                ..spec.clone()
+            };
+            if let Ok(Equations::Lagrangian(e)) = derive(&without).map(|d| d.equations) {
+                let forms: Vec<String> = (e.mass_matrix_forms.iter())
+                    .map(|(form, ops)| format!("{} {ops}", form.describe()))
+                    .collect();
+                println!("without the tree: DAG operations {}", forms.join(", "));
+            }
             let frames: Vec<String> = [(Frames::Body, "body"), (Frames::World, "world")]
                 .iter()
                 .map(|&(frames, name)| {
@@ -130,6 +143,32 @@ fn main() {
         println!("       |      adds |      muls |    divs |   calls |     total");
         println!("{}", row("before", &report.tree));
         println!("{}", row("after", &report.dag));
+        let terms = [
+            &e.mass_matrix.entries[..],
+            &e.generalized_force,
+            &e.constraint_matrix.entries,
+            &e.constraint_rhs,
+            &e.velocity_constraints,
+        ]
+        .concat();
+        let variables = 2 * d.coordinates.len() + d.inputs.len();
+        println!(
+            "Jacobian cost: {} (product-rule cost × {variables} variables; limit {})",
+            d.pool.product_rule_cost(&terms) * variables,
+            udk_symbolic::limits::MAX_JACOBIAN_COST
+        );
+        match &e.jacobians {
+            Some(jacobians) => {
+                let blocks: Vec<_> = (jacobians.residual_blocks().iter())
+                    .flat_map(|(_, m)| m.entries.iter().copied())
+                    .collect();
+                let jacobians = count_ops(&d.pool, &blocks);
+                println!("residual_jacobians (∂r, ∂g with respect to q, q̇, u):");
+                println!("{}", row("before", &jacobians.tree));
+                println!("{}", row("after", &jacobians.dag));
+            }
+            None => println!("no residual_jacobians: beyond MAX_JACOBIAN_COST"),
+        }
         println!();
     }
 }

@@ -56,6 +56,88 @@ pub struct LagrangianEquations {
     pub holonomic: Vec<ExprId>,
     /// Velocity-level constraints: ḟ for each holonomic one, then φ(q, q̇, t), m entries.
     pub velocity_constraints: Vec<ExprId>,
+    /// The Jacobians of the residuals of the fundamental equation, for the exact derivative
+    /// of q̈; `None` for a model beyond
+    /// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
+    pub jacobians: Option<LagrangianJacobians>,
+}
+
+/// The Jacobians of the two residuals of a Lagrangian model with n coordinates, m
+/// constraints and k inputs, whose zeros define the motion:
+///
+/// - r(q, q̇, u, t; v, λ) = M v − Q − C − Aᵀλ, n entries, and
+/// - g(q, q̇, u, t; v) = A v − b, m entries,
+///
+/// with the acceleration v (`Symbol::Acceleration`) and the multipliers λ
+/// (`Symbol::Multiplier`) held fixed, so that ∂M/∂q enters only contracted with v. The
+/// runtime turns them into ∂q̈/∂(q, q̇, u) (`udk_runtime::jacobian`). Each block is
+/// rows × columns, entry (i, j) = ∂(residual i)/∂(variable j).
+#[derive(Clone, Debug)]
+pub struct LagrangianJacobians {
+    /// ∂r/∂q, n × n.
+    pub r_q: ExprMatrix,
+    /// ∂r/∂q̇, n × n.
+    pub r_qd: ExprMatrix,
+    /// ∂r/∂u, n × k.
+    pub r_u: ExprMatrix,
+    /// ∂g/∂q, m × n.
+    pub g_q: ExprMatrix,
+    /// ∂g/∂q̇, m × n.
+    pub g_qd: ExprMatrix,
+    /// ∂g/∂u, m × k (zero: constraints hold no input).
+    pub g_u: ExprMatrix,
+    /// ∂(velocity-level constraints)/∂q, m × n (their ∂/∂q̇ is A).
+    pub velocity_constraints_q: ExprMatrix,
+}
+
+impl LagrangianJacobians {
+    /// The blocks r_q, r_qd, r_u, g_q, g_qd, g_u with their names, in that order.
+    pub fn residual_blocks(&self) -> [(&'static str, &ExprMatrix); 6] {
+        [
+            ("r_q", &self.r_q),
+            ("r_qd", &self.r_qd),
+            ("r_u", &self.r_u),
+            ("g_q", &self.g_q),
+            ("g_qd", &self.g_qd),
+            ("g_u", &self.g_u),
+        ]
+    }
+}
+
+/// The Jacobians of a Hamiltonian model with n coordinates and momenta and m constraints for
+/// the exact derivative of (q̇, ṗ): ∂H_p/∂q and the Jacobians of the residuals of Udwadia 2016,
+/// eq 36, written as a fundamental equation with mass matrix H_pp:
+///
+/// - r(q, p, t; w, μ) = H_pp (w + H_q) − A_pᵀμ, n entries, and
+/// - g(q, p, t; w) = A_p w − b_p, m entries,
+///
+/// with the momentum rate w (`Symbol::Acceleration`) and the multipliers μ
+/// (`Symbol::Multiplier`) held fixed.
+#[derive(Clone, Debug)]
+pub struct HamiltonianJacobians {
+    /// ∂H_p/∂q, n × n.
+    pub h_p_q: ExprMatrix,
+    /// ∂r/∂q, n × n.
+    pub r_q: ExprMatrix,
+    /// ∂r/∂p, n × n.
+    pub r_p: ExprMatrix,
+    /// ∂g/∂q, m × n.
+    pub g_q: ExprMatrix,
+    /// ∂g/∂p, m × n.
+    pub g_p: ExprMatrix,
+}
+
+impl HamiltonianJacobians {
+    /// The blocks h_p_q, r_q, r_p, g_q, g_p with their names, in that order.
+    pub fn blocks(&self) -> [(&'static str, &ExprMatrix); 5] {
+        [
+            ("h_p_q", &self.h_p_q),
+            ("r_q", &self.r_q),
+            ("r_p", &self.r_p),
+            ("g_q", &self.g_q),
+            ("g_p", &self.g_p),
+        ]
+    }
 }
 
 /// M⁻¹ applied by the articulated-body algorithm (Featherstone 2008, Table 7.1), for the
@@ -127,6 +209,9 @@ pub struct HamiltonianEquations {
     pub constraints: Vec<ExprId>,
     /// The holonomic constraints f(q, t) as written, if any.
     pub holonomic: Vec<ExprId>,
+    /// The Jacobians for the exact derivative of (q̇, ṗ); `None` for a model beyond
+    /// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
+    pub jacobians: Option<HamiltonianJacobians>,
 }
 
 /// The equations of either kind of model.
@@ -186,8 +271,11 @@ impl Derivation {
 pub struct Derivation {
     /// The model's name.
     pub name: String,
-    /// Coordinate names, n of them.
+    /// Coordinate names, n of them (Rust identifiers).
     pub coordinates: Vec<String>,
+    /// The coordinates' names as the model states them (`ModelSpec::coordinate_names`, such
+    /// as a URDF's joint names), n of them; equal to `coordinates` unless the spec says so.
+    pub coordinate_names: Vec<String>,
     /// Momentum names (Hamiltonian models), n of them, else empty.
     pub momenta: Vec<String>,
     /// Parameter names, in order; `Symbol::Parameter(i)` is `parameters[i]`.

@@ -38,6 +38,7 @@ pub mod models;
 pub mod parse;
 pub mod spec;
 pub mod tree;
+pub mod urdf;
 
 pub use codegen::generate;
 pub use derivation::{

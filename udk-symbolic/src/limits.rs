@@ -36,6 +36,15 @@ pub const MAX_TOKENS: usize = 1_000_000;
 /// terms such as `(x + 12345).sin()` is about 2 MiB), checked before the text is lexed.
 pub const MAX_BYTES: usize = 4 << 20;
 
+/// The largest [`Pool::product_rule_cost`](crate::expr::Pool::product_rule_cost) of a model's
+/// terms (M, Q, A, b, C, or H_p, H_q, H_pp, A_p, b_p) times the number of variables they are
+/// differentiated by, for which the exact Jacobians are derived: 4 million operands (the
+/// Whipple bicycle needs about a tenth of it). Beyond it the Jacobians would take time and
+/// memory quadratic in the model's size, and the model has none: the generated
+/// `acceleration_jacobian` (`state_jacobian`) returns `Error::JacobianUnavailable` and
+/// `udk jacobian` says so.
+pub const MAX_JACOBIAN_COST: usize = 4_000_000;
+
 /// Checks that an expression's `text` is at most [`MAX_BYTES`] long.
 ///
 /// # Errors

@@ -35,7 +35,8 @@ use std::fmt;
 pub struct ModelSpec {
     /// The model's name, for example the struct's name.
     pub name: String,
-    /// Generalized coordinates q₁…qₙ.
+    /// Generalized coordinates q₁…qₙ (given by the file in a URDF model).
+    #[serde(default)]
     pub coordinates: Vec<Name>,
     /// Parameters, in order, with optional default values.
     #[serde(default)]
@@ -81,6 +82,15 @@ pub struct ModelSpec {
     /// recursive Newton–Euler, and keeps the smallest form.
     #[serde(skip)]
     pub tree: Option<crate::tree::RigidBodyTree>,
+    /// A robot description to build the model from: the URDF file and its options (see
+    /// [`crate::urdf`]); [`crate::urdf::expand`] fills the other fields from it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub urdf: Option<crate::urdf::UrdfSource>,
+    /// The coordinates' names as the model states them, when they are not Rust identifiers
+    /// (URDF joint names, set by the URDF front end); empty means `coordinates`. The generated
+    /// `COORDINATE_NAMES` holds these.
+    #[serde(skip)]
+    pub coordinate_names: Vec<String>,
     /// Initial conditions for a simulation (model files only; the derivation ignores them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial: Option<InitialState>,

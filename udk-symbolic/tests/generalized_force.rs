@@ -78,7 +78,10 @@ fn state(seed: u64) -> impl Fn(Symbol) -> f64 {
             Symbol::Coordinate(i) => 1 + 4 * i,
             Symbol::Velocity(i) => 2 + 4 * i,
             Symbol::Parameter(i) => 3 + 4 * i,
-            Symbol::Acceleration(i) | Symbol::Momentum(i) | Symbol::Input(i) => 4 + 4 * i,
+            Symbol::Acceleration(i)
+            | Symbol::Momentum(i)
+            | Symbol::Input(i)
+            | Symbol::Multiplier(i) => 4 + 4 * i,
         } as u64;
         let x = (seed.wrapping_mul(6364136223846793005) ^ k.wrapping_mul(1442695040888963407))
             .wrapping_mul(2862933555777620809);

@@ -6,6 +6,10 @@
 //! - `simulate WORKLOAD T_END TOL`: one DOP853 run per generated model.
 //! - `tree N...`: nanoseconds per acceleration of the tree chains, O(n) path and dense kernel.
 //! - `macro-source FORM N`: a `lib.rs` holding just that chain model under `#[lagrangian]`.
+//! - `robots WORKLOAD` (feature `robots`): q̈ of the URDF robots at the workload's states and
+//!   nanoseconds per call of their `acceleration`, `mass_matrix` and `generalized_forces`.
+//! - `robot-derive NAME...`: seconds of reading and expanding `robots/NAME.urdf`
+//!   (`udk_symbolic::urdf::expand`) and of `udk_symbolic::generate` on the expanded spec.
 
 use serde_json::{json, Value};
 use std::error::Error;
@@ -189,6 +193,34 @@ fn macro_source(form: Form, links: usize) -> String {
     )
 }
 
+/// Seconds to expand `robots/<name>.urdf` into a spec and to generate its code, per robot.
+fn robot_derive(names: &[&str]) -> Result<Value, Box<dyn Error>> {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let mut rows = Vec::new();
+    for name in names {
+        let source = udk_symbolic::ModelSpec {
+            name: "Robot".to_owned(),
+            urdf: Some(serde_json::from_value(json!(format!(
+                "robots/{name}.urdf"
+            )))?),
+            ..udk_symbolic::ModelSpec::default()
+        };
+        let expand = || {
+            let mut spec = source.clone();
+            udk_symbolic::urdf::expand(&mut spec, &root).map(|_| spec)
+        };
+        let spec = expand().map_err(|e| format!("{name}: {e}"))?;
+        let expand_seconds = timing::seconds_per_call(10.0, expand);
+        let generate_seconds =
+            timing::seconds_per_call(10.0, || udk_symbolic::generate(&spec).map(|c| c.is_empty()));
+        eprintln!(
+            "robot-derive {name}: expand {expand_seconds:.4} s, generate {generate_seconds:.4} s"
+        );
+        rows.push(json!({"name": name, "expand_seconds": expand_seconds, "generate_seconds": generate_seconds}));
+    }
+    Ok(Value::Array(rows))
+}
+
 fn read_workload(path: &str) -> Result<Workload, Box<dyn Error>> {
     Ok(serde_json::from_str(&std::fs::read_to_string(path)?)?)
 }
@@ -217,11 +249,16 @@ fn run(args: &[String]) -> Result<(), Box<dyn Error>> {
                 .map(|s| s.parse())
                 .collect::<Result<Vec<usize>, _>>()?,
         )?,
+        #[cfg(feature = "robots")]
+        ["robots", path] => {
+            udk_bench::robots::robots(&serde_json::from_str(&std::fs::read_to_string(path)?)?)?
+        }
+        ["robot-derive", names @ ..] => robot_derive(names)?,
         ["macro-source", f, links] => {
             print!("{}", macro_source(form(f)?, links.parse()?));
             return Ok(());
         }
-        _ => return Err("usage: udk-bench check|accel WORKLOAD | derive N... | tree N... | simulate WORKLOAD T_END TOL | macro-source cartesian|minimal N".into()),
+        _ => return Err("usage: udk-bench check|accel WORKLOAD | derive N... | tree N... | simulate WORKLOAD T_END TOL | macro-source cartesian|minimal N | robots WORKLOAD | robot-derive NAME...".into()),
     };
     println!("{output}");
     Ok(())

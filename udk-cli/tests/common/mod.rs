@@ -1,7 +1,7 @@
 //! Helpers of the command-line tests: the binary, the model files, JSON and comparisons.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 pub use serde_json::Value as Json;
 
@@ -26,6 +26,28 @@ pub fn models_dir() -> PathBuf {
 /// The model file `examples/models/<name>.toml`.
 pub fn model(name: &str) -> PathBuf {
     models_dir().join(format!("{name}.toml"))
+}
+
+/// `udk <command> <model> <args>…`, which must succeed: its standard output as JSON.
+pub fn json_output(command: &str, model: &Path, args: &[&str]) -> Json {
+    let output = udk()
+        .arg(command)
+        .arg(model)
+        .args(args)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    serde_json::from_slice(&output).expect("JSON")
+}
+
+/// The JSON fixture `tests/fixtures/<name>.json` of the workspace.
+pub fn fixture(name: &str) -> Json {
+    let path =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/fixtures/{name}.json"));
+    serde_json::from_str(&std::fs::read_to_string(path).expect("a committed fixture"))
+        .expect("JSON")
 }
 
 /// Asserts |a − b| ≤ tol · max(1, |b|) entry by entry.
@@ -56,4 +78,25 @@ pub fn matrix_column_major(v: &Json) -> Vec<f64> {
     (0..cols)
         .flat_map(|j| rows.iter().map(move |r| r[j]))
         .collect()
+}
+
+/// `udk eval --states` of the JSON states `input` on the model file `name`
+/// (`examples/models/<name>.toml`), as JSON reports, one per state.
+pub fn eval_json(name: &str, input: &[Json]) -> Vec<Json> {
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let path = dir.path().join("states.json");
+    std::fs::write(&path, serde_json::to_string(&input).unwrap()).unwrap();
+    let output = udk()
+        .arg("eval")
+        .arg(model(name))
+        .arg("--states")
+        .arg(&path)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let reports: Vec<Json> = serde_json::from_slice(&output).expect("JSON output");
+    assert_eq!(reports.len(), input.len());
+    reports
 }

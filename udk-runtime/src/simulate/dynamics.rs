@@ -18,6 +18,22 @@ pub(crate) trait Dynamics<const N: usize> {
     /// ẋ = [q̇, q̈] or [q̇, ṗ] at (t, x), finite.
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error>;
 
+    /// (∂a/∂q, ∂a/∂v), n × n each, of the second half a of ẋ = [v, a] at (t, x), without the
+    /// stabilization terms: for the Newton matrices of the implicit methods.
+    ///
+    /// # Errors
+    /// `JacobianUnavailable` by default; whatever the system's Jacobian returns.
+    fn jacobian(
+        &self,
+        t: f64,
+        x: &State<N>,
+    ) -> Result<(SMatrix<f64, N, N>, SMatrix<f64, N, N>), Error> {
+        let _ = (t, x);
+        Err(Error::JacobianUnavailable {
+            what: "the Jacobian of the state derivative",
+        })
+    }
+
     /// The residuals and energy of x at t.
     fn sample(&self, t: f64, x: &State<N>) -> Sample<N>;
 
@@ -116,6 +132,18 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
         let xd = join(&qd, &qdd);
         finite(&xd, "state derivative (q̇, q̈)")?;
         Ok(xd)
+    }
+
+    fn jacobian(
+        &self,
+        t: f64,
+        x: &State<N>,
+    ) -> Result<(SMatrix<f64, N, N>, SMatrix<f64, N, N>), Error> {
+        let (q, qd) = split(x);
+        let jacobian = self
+            .system
+            .acceleration_jacobian_with(&q, &qd, t, self.kernel)?;
+        Ok((jacobian.wrt_q, jacobian.wrt_qd))
     }
 
     fn output_columns(&self) -> &'static [&'static str] {

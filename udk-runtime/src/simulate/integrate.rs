@@ -9,7 +9,11 @@ use super::{
 use crate::{Error, HamiltonianSystem, LagrangianSystem};
 use differential_equations::control::ControlFlag;
 use differential_equations::interpolate::Interpolation;
-use differential_equations::methods::{DormandPrince, ExplicitRungeKutta, Fixed, Ordinary};
+use differential_equations::linalg::Matrix;
+use differential_equations::methods::{
+    BackwardDifferentiationFormula, DormandPrince, ExplicitRungeKutta, Fixed, ImplicitRungeKutta,
+    Ordinary, Radau,
+};
 use differential_equations::ode::{solve_ode, OrdinaryNumericalMethod, ODE};
 use differential_equations::solout::Solout;
 use differential_equations::solution::Solution;
@@ -88,6 +92,18 @@ struct Rhs<'a, D, const N: usize> {
     dynamics: &'a D,
     failure: RefCell<Option<Failure<N>>>,
     evaluations: Cell<usize>,
+    jacobians: Cell<usize>,
+    finite_difference_jacobians: Cell<usize>,
+}
+
+/// The right-hand side alone, so that its `ODE::jacobian` is the crate's forward-difference
+/// default.
+struct FiniteDifferences<'a, R>(&'a R);
+
+impl<R: ODE<f64, State<N>>, const N: usize> ODE<f64, State<N>> for FiniteDifferences<'_, R> {
+    fn diff(&self, t: f64, x: &State<N>, xd: &mut State<N>) {
+        self.0.diff(t, x, xd);
+    }
 }
 
 impl<D: Dynamics<N>, const N: usize> ODE<f64, State<N>> for Rhs<'_, D, N> {
@@ -106,6 +122,30 @@ impl<D: Dynamics<N>, const N: usize> ODE<f64, State<N>> for Rhs<'_, D, N> {
                     state: *x,
                     error,
                 });
+            }
+        }
+    }
+
+    /// The Jacobian of ẋ = [v, a] in the crate's component order (row-major over the n × 2
+    /// state: component 2i is qᵢ, 2i + 1 is vᵢ): the system's, or forward differences when it
+    /// has none (or it does not exist at x).
+    fn jacobian(&self, t: f64, x: &State<N>, j: &mut Matrix<f64>) {
+        self.jacobians.set(self.jacobians.get() + 1);
+        match self.dynamics.jacobian(t, x) {
+            Ok((wrt_q, wrt_v)) => {
+                j.fill(0.0);
+                for i in 0..N {
+                    j[(2 * i, 2 * i + 1)] = 1.0;
+                    for k in 0..N {
+                        j[(2 * i + 1, 2 * k)] = wrt_q[(i, k)];
+                        j[(2 * i + 1, 2 * k + 1)] = wrt_v[(i, k)];
+                    }
+                }
+            }
+            Err(_) => {
+                let count = &self.finite_difference_jacobians;
+                count.set(count.get() + 1);
+                FiniteDifferences(self).jacobian(t, x, j);
             }
         }
     }
@@ -312,6 +352,22 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
             method.h0 = h0;
             method
         }),
+        Method::Radau5 => run_with(dynamics, start, options, observe, |h0, _, max_steps| {
+            let mut method =
+                ImplicitRungeKutta::<Ordinary, Radau, f64, State<N>, 5, 3, 3>::radau5()
+                    .rtol(rtol)
+                    .atol(atol)
+                    .max_steps(max_steps);
+            method.h0 = h0;
+            method
+        }),
+        Method::Bdf => run_with(dynamics, start, options, observe, |h0, _, max_steps| {
+            BackwardDifferentiationFormula::<Ordinary, f64, State<N>>::adaptive()
+                .rtol(rtol)
+                .atol(atol)
+                .max_steps(max_steps)
+                .h0(h0)
+        }),
         Method::Rk4 { step } => {
             run_with(dynamics, start, options, observe, |_, length, max_steps| {
                 ExplicitRungeKutta::<Ordinary, Fixed, f64, State<N>, 4, 4, 4>::rk4(step.min(length))
@@ -345,6 +401,8 @@ where
         dynamics,
         failure: RefCell::new(None),
         evaluations: Cell::new(0),
+        jacobians: Cell::new(0),
+        finite_difference_jacobians: Cell::new(0),
     };
     let mut recorder = Recorder {
         dynamics,
@@ -393,6 +451,8 @@ where
             stats.rejected_steps += solution.steps.rejected;
         }
         stats.rhs_evaluations = rhs.evaluations.get();
+        stats.jacobian_evaluations = rhs.jacobians.get();
+        stats.finite_difference_jacobians = rhs.finite_difference_jacobians.get();
         if let Some(failure) = rhs.failure.take() {
             return Err(SimulationError::Dynamics {
                 time: failure.time,

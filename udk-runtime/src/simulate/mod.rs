@@ -1,6 +1,6 @@
-//! Simulation of any generated system: integration with DOP853, DOPRI5 or RK4 (from the
-//! `differential-equations` crate), Baumgarte stabilization, projection onto the constraint
-//! manifold, and the resulting [`Trajectory`] with CSV and SVG output; the [`Summary`] table
+//! Simulation of any generated system: integration with DOP853, DOPRI5, RK4, or the implicit
+//! Radau5 and BDF for stiff systems (from the `differential-equations` crate), Baumgarte
+//! stabilization, projection onto the constraint manifold, and the resulting [`Trajectory`] with CSV and SVG output; the [`Summary`] table
 //! row of a run, and [`Showcase`], a named run timed, summarized and saved.
 //!
 //! Behind the default cargo feature `simulate`; `default-features = false` leaves it out.

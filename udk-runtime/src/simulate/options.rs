@@ -17,6 +17,24 @@ pub enum Method {
         /// The step size h (s).
         step: f64,
     },
+    /// Radau IIA of order 5 (3 stages), implicit and L-stable, adaptive, with simplified
+    /// Newton iterations (Hairer & Wanner, "Solving ODEs II", section IV.8), from
+    /// `differential-equations`. For stiff systems.
+    ///
+    /// The Newton matrix uses the Jacobian of ẋ = (q̇, q̈(q, q̇, t)) from
+    /// [`crate::LagrangianSystem::acceleration_jacobian_with`] (exact for generated models). It
+    /// leaves out the Baumgarte terms, which changes the Newton convergence, not the accuracy
+    /// (the error estimate uses the full right-hand side). Where that Jacobian is not
+    /// available (`JacobianUnavailable`: a [`crate::ClosedLoop`], a Hamiltonian system, a
+    /// hand-written system) or does not exist (`RankChange`), the crate's forward-difference
+    /// Jacobian is used instead (2n extra right-hand sides each, counted in
+    /// [`super::Stats::rhs_evaluations`]).
+    Radau5,
+    /// Variable-order (1–5), variable-step backward differentiation formulas in the NDF form
+    /// of Shampine & Reichelt (1997, "The MATLAB ODE suite", as in SciPy's `BDF`), implicit,
+    /// adaptive, with Newton iterations, from `differential-equations`. For stiff systems;
+    /// Jacobian as for [`Method::Radau5`].
+    Bdf,
 }
 
 /// When the trajectory is recorded.

@@ -79,6 +79,8 @@ impl fmt::Display for Summary {
             Method::Dop853 => "DOP853".to_string(),
             Method::Dopri5 => "DOPRI5".to_string(),
             Method::Rk4 { step } => format!("RK4 h={step}"),
+            Method::Radau5 => "Radau5".to_string(),
+            Method::Bdf => "BDF".to_string(),
         };
         let drift = match self.energy_conserved {
             true => format!("{:.1e}", self.energy_drift),

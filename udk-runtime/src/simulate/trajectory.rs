@@ -38,6 +38,12 @@ pub struct Stats {
     pub rejected_steps: usize,
     /// Evaluations of the right-hand side (one acceleration or state derivative each).
     pub rhs_evaluations: usize,
+    /// Evaluations of the Jacobian of the right-hand side by the implicit methods
+    /// ([`super::Method::Radau5`], [`super::Method::Bdf`]); 0 for the explicit ones.
+    pub jacobian_evaluations: usize,
+    /// Of those, the ones done by forward differences because the system has no Jacobian
+    /// (each also costs 2n right-hand sides).
+    pub finite_difference_jacobians: usize,
 }
 
 /// A simulated motion: the samples at the output times, in increasing t.

@@ -18,7 +18,7 @@ pub fn format_expansion(item: &syn::ItemStruct, generated: &TokenStream) -> syn:
 }
 
 /// The struct a model file stands for: `pub struct <name> { pub <parameter>: f64, … }`, with
-/// the parameters in order, as a user would write it under `#[lagrangian]` or `#[hamiltonian]`.
+/// the parameters in order (`pub struct <name>;` without parameters, as for a URDF robot), as a user would write it under `#[lagrangian]` or `#[hamiltonian]`.
 ///
 /// # Errors
 /// When `spec.name` or a parameter name is not a Rust identifier.
@@ -29,6 +29,9 @@ pub fn model_struct(spec: &ModelSpec) -> Result<syn::ItemStruct, Errors> {
             format!("the model name `{}` is not a Rust identifier", spec.name),
         )])
     })?;
+    if spec.parameters.is_empty() {
+        return Ok(syn::parse_quote!(pub struct #name;));
+    }
     let fields = spec.parameters.iter().map(|p| &p.name.0);
     Ok(syn::parse_quote!(pub struct #name { #(pub #fields: f64,)* }))
 }

@@ -53,6 +53,48 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
         "The constraints φ(q, p, t), {m_count} entries (holonomic ones through q̇ = H_p); zero on a consistent state.\n\n{state}"
     ));
 
+    let doc_residual_jacobians = doc(&format!(
+        "∂H_p/∂q ({n} × {n}) and the Jacobians of the residuals r = H_pp (w + H_q) − A_pᵀμ ({n} entries) and \
+         g = A_p w − b_p ({m_count} entries) with respect to q and p, at the momentum rate w = `p_dot` ({n} entries) \
+         and the multipliers μ = `mu` ({m_count} entries), computed together. The runtime turns them into \
+         ∂(q̇, ṗ)/∂(q, p) (`udk::runtime::jacobian::state_jacobian`).\n\n{state}"
+    ));
+    let doc_state_jacobian = doc(&format!(
+        "(q̇, ṗ) and their exact Jacobian ∂(q̇, ṗ)/∂(q, p) in four {n} × {n} blocks, from the symbolic Jacobians \
+         of Udwadia 2016, eq 36 (`residual_jacobians`), with the default options.\n\n{state}\n\n\
+         # Errors\nAs `state_derivative`, `RankChange` where the rank of A_p changes, and `JacobianUnavailable` \
+         for a model beyond `udk_symbolic::limits::MAX_JACOBIAN_COST`."
+    ));
+    let options = quote!(#runtime::Options);
+    // The Jacobian items, unless the model is beyond MAX_JACOBIAN_COST.
+    let (jacobian_items, jacobian_overrides) = match &eq.jacobians {
+        Some(jacobians) => {
+            let residual_jacobians = code.matrices(
+                &quote!(#runtime::HamiltonianResidualJacobians),
+                &jacobians.blocks(),
+            );
+            (
+                quote! {
+                    #doc_residual_jacobians
+                    pub fn residual_jacobians(&self, q: &#vec_n, p: &#vec_n, t: f64, p_dot: &#vec_n, mu: &#vec_m)
+                        -> #runtime::HamiltonianResidualJacobians<#n, #m> {
+                        #residual_jacobians
+                    }
+                },
+                quote! {
+                    fn state_jacobian_with(&self, q: &#vec_n, p: &#vec_n, t: f64, options: &#options)
+                        -> ::core::result::Result<#runtime::StateJacobian<#n>, #error> {
+                        let terms = Self::terms(self, q, p, t);
+                        #runtime::jacobian::state_jacobian(&terms, options, |p_dot, mu| {
+                            Self::residual_jacobians(self, q, p, t, p_dot, mu)
+                        })
+                    }
+                },
+            )
+        }
+        None => (TokenStream::new(), TokenStream::new()),
+    };
+
     let hamiltonian = code.body("hamiltonian", Output::Scalar(eq.hamiltonian));
     let velocity = code.body("velocity", Output::Vector(&eq.h_p));
     let constraints = code.body("constraint_residual", Output::Vector(&eq.constraints));
@@ -112,6 +154,14 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
             #doc_constraints
             pub fn constraint_residual(&self, q: &#vec_n, p: &#vec_n, t: f64) -> #vec_m { #constraints }
 
+            #jacobian_items
+
+            #doc_state_jacobian
+            pub fn state_jacobian(&self, q: &#vec_n, p: &#vec_n, t: f64)
+                -> ::core::result::Result<#runtime::StateJacobian<#n>, #error> {
+                <Self as #system>::state_jacobian(self, q, p, t)
+            }
+
             #position_residual
         }
 
@@ -133,6 +183,8 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
             fn constraint_residual(&self, q: &#vec_n, p: &#vec_n, t: f64) -> #vec_m {
                 Self::constraint_residual(self, q, p, t)
             }
+
+            #jacobian_overrides
         }
     }
 }

@@ -110,7 +110,7 @@ impl<'a> Code<'a> {
             candidates.push((Symbol::Input(i), name.clone()));
         }
         let clashes = |name: &str| {
-            ["q", "qd", "p", "t", "u"].contains(&name)
+            ["q", "qd", "p", "t", "u", "qdd", "lambda", "p_dot", "mu"].contains(&name)
                 || name.starts_with("__")
                 || candidates.iter().filter(|(_, other)| other == name).count() > 1
         };
@@ -152,7 +152,8 @@ impl<'a> Code<'a> {
     }
 
     /// The tokens that read `symbol` from the arguments of a generated function (`q`, `qd` or
-    /// `p`, `t`, and `self`).
+    /// `p`, `t`, `u`, and `self`; `qdd` and `lambda`, or `p_dot` and `mu`, in
+    /// `residual_jacobians`).
     fn access(&self, symbol: Symbol) -> TokenStream {
         match symbol {
             Symbol::Time => quote!(t),
@@ -164,11 +165,11 @@ impl<'a> Code<'a> {
                 let name = &self.parameters[i];
                 quote!(self.#name)
             }
-            Symbol::Acceleration(_) => {
-                quote!(::core::compile_error!(
-                    "udk: a generalized acceleration in a derived term"
-                ))
-            }
+            // The rate and the multipliers of the residual Jacobians (`residual_jacobians`).
+            Symbol::Acceleration(i) if self.derivation.momenta.is_empty() => index(quote!(qdd), i),
+            Symbol::Acceleration(i) => index(quote!(p_dot), i),
+            Symbol::Multiplier(i) if self.derivation.momenta.is_empty() => index(quote!(lambda), i),
+            Symbol::Multiplier(i) => index(quote!(mu), i),
         }
     }
 
@@ -248,6 +249,19 @@ impl<'a> Code<'a> {
         quote!(#statements #value)
     }
 
+    /// Straight-line code building the struct `ty` whose fields are the matrices `blocks`
+    /// (field name, value), computed together.
+    fn matrices(&self, ty: &TokenStream, blocks: &[(&str, &ExprMatrix)]) -> TokenStream {
+        let outputs: Vec<(Ident, Output)> = (blocks.iter())
+            .map(|&(name, m)| (local(name), Output::Matrix(m)))
+            .collect();
+        let (statements, values) = self.emit(&outputs);
+        let fields = (blocks.iter())
+            .zip(&values)
+            .map(|(&(name, _), value)| field(name, value));
+        quote!(#statements #ty { #(#fields),* })
+    }
+
     /// `(q₁, q₂, …)` as the user named them, for doc comments.
     fn coordinate_names(&self) -> String {
         format!("({})", self.derivation.coordinates.join(", "))
@@ -302,7 +316,7 @@ impl Code<'_> {
         let latex = crate::emit::equations_latex(self.derivation);
         let position = self.body("position_residual", Output::Vector(holonomic));
         let k = Literal::usize_unsuffixed(self.k);
-        let coordinate_names = &self.derivation.coordinates;
+        let coordinate_names = &self.derivation.coordinate_names;
         let input_names = &self.derivation.inputs;
         let doc_k = doc(&if self.k == 0 {
             "Number of run-time inputs u: k = 0.".to_owned()
@@ -465,5 +479,5 @@ fn field(name: &str, value: &TokenStream) -> TokenStream {
 /// Lints that fire on straight-line generated code for reasons of form, not substance: a
 /// function need not use each of its arguments (M does not depend on t in most models).
 fn allowances() -> TokenStream {
-    quote!(#[allow(unused_variables)])
+    quote!(#[allow(unused_variables, clippy::approx_constant)])
 }

@@ -66,7 +66,8 @@ pub(super) fn derive(
         .collect();
     let a_p = jacobian(pool, &constraints, n, Symbol::Momentum);
     let b_p = pool.total_derivative(&constraints, &mut along_flow);
-    let b_p = b_p.into_iter().map(|b| pool.neg(b)).collect();
+    let b_p: Vec<ExprId> = b_p.into_iter().map(|b| pool.neg(b)).collect();
+    let jacobians = super::jacobian::hamiltonian(pool, &h_p, &h_q, &h_pp, &a_p, &b_p);
 
     errors.is_empty().then_some(HamiltonianEquations {
         hamiltonian: h,
@@ -77,5 +78,6 @@ pub(super) fn derive(
         b_p,
         constraints,
         holonomic,
+        jacobians,
     })
 }

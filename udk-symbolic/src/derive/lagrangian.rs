@@ -48,47 +48,70 @@ pub(super) fn derive(
     let nonholonomic: Vec<ExprId> = nonholonomic.into_iter().map(|(phi, _)| phi).collect();
     let forces = add_loads(pool, n, &forces, &loads);
 
-    // ∂L/∂q̇ᵢ and M = ∂²L/∂q̇², which must not depend on q̇ (L quadratic in q̇).
+    // ∂L/∂q̇ᵢ, for the Jacobi integral and the Lagrangian forms.
     let momenta: Vec<ExprId> = (0..n).map(|i| pool.diff(l, Symbol::Velocity(i))).collect();
-    let mass_matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
-    let is_velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
-    if pool.any_depends_on(&mass_matrix.entries, &is_velocity) {
-        errors.push(
-            lagrangian.span(),
-            "the Lagrangian is not quadratic in the generalized velocities: the mass matrix \
-             ∂²L/∂q̇² depends on them",
-        );
-        return None;
-    }
-    let force = generalized_force(pool, l, &momenta, &mass_matrix.entries, &forces);
-    // The same M and Q from the bodies' partial velocities (with the Lagrangian Q, and with
-    // Kane's) and, for a kinematic tree, by the composite-rigid-body algorithm and recursive
-    // Newton–Euler; the smallest pair is kept (the first of equals).
-    let mut candidates = vec![(MassMatrixForm::Lagrangian, mass_matrix, force)];
-    if let Some(split) = bodies::split(pool, scope, &lagrangian.0) {
-        let by_bodies = bodies::mass_matrix(pool, &split, n);
-        let by_bodies_force = generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
-        // Kane: Q = Q₀ of the bodies + the Lagrangian Q of L_rest (with the forces).
-        let bias = bodies::kane_bias(pool, &split.bodies, n);
-        let (_, rest_force) = rest_terms(pool, split.rest, n, &forces);
-        let kane_force = sum_entries(pool, &bias, &rest_force);
-        candidates.push((
-            MassMatrixForm::PartialVelocities,
-            by_bodies.clone(),
-            by_bodies_force,
-        ));
-        candidates.push((MassMatrixForm::Kane, by_bodies, kane_force));
-    }
-    let mut tree_forces = None;
-    if let Some(tree) = &spec.tree {
-        match tree_form(pool, tree, n, l, &forces) {
-            Ok((m, q, extra)) => {
-                candidates.push((MassMatrixForm::CompositeRigidBody, m, q));
-                tree_forces = extra;
-            }
+    // A kinematic tree gives M by the composite-rigid-body algorithm and Q by recursive
+    // Newton–Euler. When L is exactly the tree's Lagrangian (a URDF model), that form is the
+    // only one formed: the others cost most of the derivation (Panda: ∂²L/∂q̇² and Q take 25824
+    // operations against the tree's 3039) and never win on a tree (the README's "Robots"
+    // table, from `op_counts`, which derives the model without its tree too).
+    let tree = match &spec.tree {
+        Some(tree) => match tree_form(pool, tree, n, l, &forces) {
+            Ok(form) => Some(form),
             Err(e) => {
                 errors.push(lagrangian.span(), e.to_string());
                 return None;
+            }
+        },
+        None => None,
+    };
+    let mut candidates = Vec::new();
+    let tree_forces = tree.as_ref().and_then(|form| form.joint_forces.clone());
+    match tree {
+        Some(TreeForm {
+            mass_matrix,
+            force,
+            holds_all: true,
+            ..
+        }) => candidates.push((MassMatrixForm::CompositeRigidBody, mass_matrix, force)),
+        tree => {
+            // M = ∂²L/∂q̇², which must not depend on q̇ (L quadratic in q̇).
+            let mass_matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
+            let is_velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
+            if pool.any_depends_on(&mass_matrix.entries, &is_velocity) {
+                errors.push(
+                    lagrangian.span(),
+                    "the Lagrangian is not quadratic in the generalized velocities: the mass \
+                     matrix ∂²L/∂q̇² depends on them",
+                );
+                return None;
+            }
+            let force = generalized_force(pool, l, &momenta, &mass_matrix.entries, &forces);
+            // The same M and Q from the bodies' partial velocities (with the Lagrangian Q, and
+            // with Kane's) and the tree's form with the rest of L; the smallest pair is kept
+            // (the first of equals).
+            candidates.push((MassMatrixForm::Lagrangian, mass_matrix, force));
+            if let Some(split) = bodies::split(pool, scope, &lagrangian.0) {
+                let by_bodies = bodies::mass_matrix(pool, &split, n);
+                let by_bodies_force =
+                    generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
+                // Kane: Q = Q₀ of the bodies + the Lagrangian Q of L_rest (with the forces).
+                let bias = bodies::kane_bias(pool, &split.bodies, n);
+                let (_, rest_force) = rest_terms(pool, split.rest, n, &forces);
+                let kane_force = sum_entries(pool, &bias, &rest_force);
+                candidates.push((
+                    MassMatrixForm::PartialVelocities,
+                    by_bodies.clone(),
+                    by_bodies_force,
+                ));
+                candidates.push((MassMatrixForm::Kane, by_bodies, kane_force));
+            }
+            if let Some(form) = tree {
+                candidates.push((
+                    MassMatrixForm::CompositeRigidBody,
+                    form.mass_matrix,
+                    form.force,
+                ));
             }
         }
     }
@@ -114,7 +137,7 @@ pub(super) fn derive(
         .collect();
     let velocity_constraints: Vec<ExprId> = first.iter().chain(&nonholonomic).copied().collect();
     let constraint_matrix = jacobian(pool, &velocity_constraints, n, Symbol::Velocity);
-    let constraint_rhs = (velocity_constraints.iter())
+    let constraint_rhs: Vec<ExprId> = (velocity_constraints.iter())
         .map(|&c| {
             let rest = pool.convective_derivative(c);
             pool.neg(rest)
@@ -141,6 +164,18 @@ pub(super) fn derive(
     terms.push(pool.neg(l));
     let energy = pool.add(&terms);
 
+    let force_with_nonideal: Vec<ExprId> = (generalized_force.iter().zip(&nonideal_force))
+        .map(|(&q, &c)| pool.add(&[q, c]))
+        .collect();
+    let residuals = jacobian::Residuals {
+        metric: &mass_matrix,
+        force: &force_with_nonideal,
+        constraint_matrix: &constraint_matrix,
+        constraint_rhs: &constraint_rhs,
+    };
+    let jacobians =
+        jacobian::lagrangian(pool, &residuals, spec.inputs.len(), &velocity_constraints);
+
     errors.is_empty().then_some(LagrangianEquations {
         mass_matrix_form: chosen,
         mass_matrix_forms: forms,
@@ -153,41 +188,50 @@ pub(super) fn derive(
         energy,
         holonomic,
         velocity_constraints,
+        jacobians,
     })
 }
 
-/// The forces besides the tree's bias Q₀ (n entries) when the tree holds all of M, else
-/// `None`: the third part of [`tree_form`]'s answer.
-type TreeForces = Option<Vec<ExprId>>;
+/// A kinematic tree's M and Q, from [`tree_form`].
+struct TreeForm {
+    /// M by the composite-rigid-body algorithm plus ∂²L_rest/∂q̇².
+    mass_matrix: ExprMatrix,
+    /// Q = Q₀ + the forces + the Lagrangian Q of L_rest.
+    force: Vec<ExprId>,
+    /// Whether L_rest is zero: the tree holds all of L.
+    holds_all: bool,
+    /// When ∂²L_rest/∂q̇² is zero (L_rest at most a potential), Q − Q₀: the joint forces the
+    /// articulated-body algorithm adds to the bias (n entries).
+    joint_forces: Option<Vec<ExprId>>,
+}
 
 /// M and Q of a kinematic tree for a model with `n` coordinates: M by the composite-rigid-body
 /// algorithm, Q = Q₀ + `forces` with the bias Q₀ by recursive Newton–Euler (`tree`), plus
 /// ∂²L_rest/∂q̇² and the Lagrangian Q of L_rest, the part of `l` the tree does not hold (none
 /// for a URDF model).
-/// Third, when ∂²L_rest/∂q̇² is zero (L_rest at most a potential), Q − Q₀: the joint forces
-/// the articulated-body algorithm adds to the bias.
 fn tree_form(
     pool: &mut Pool,
     tree: &RigidBodyTree,
     n: usize,
     l: ExprId,
     forces: &[ExprId],
-) -> Result<(ExprMatrix, Vec<ExprId>, TreeForces), TreeError> {
+) -> Result<TreeForm, TreeError> {
     let dynamics = super::tree::smallest(pool, tree, n)?;
     let rest = super::tree::rest_of_lagrangian(pool, tree, n, l)?;
     let (rest_matrix, rest_force) = rest_terms(pool, rest, n, forces);
     let entries = sum_entries(pool, &dynamics.mass_matrix.entries, &rest_matrix);
     let force = sum_entries(pool, &dynamics.bias, &rest_force);
-    let holds_all = rest_matrix.iter().all(|&e| pool.is_zero(e));
-    Ok((
-        ExprMatrix {
+    let potential_only = rest_matrix.iter().all(|&e| pool.is_zero(e));
+    Ok(TreeForm {
+        mass_matrix: ExprMatrix {
             rows: n,
             cols: n,
             entries,
         },
         force,
-        holds_all.then_some(rest_force),
-    ))
+        holds_all: pool.is_zero(rest),
+        joint_forces: potential_only.then_some(rest_force),
+    })
 }
 
 /// q̈₀ = M⁻¹(Q + C) and W = M⁻¹Aᵀ by the articulated-body algorithm on `tree`, for the joint

@@ -13,6 +13,7 @@ mod bodies;
 mod check;
 mod determinacy;
 mod hamiltonian;
+mod jacobian;
 mod lagrangian;
 pub mod tree;
 
@@ -87,6 +88,11 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
         Some(equations) if errors.is_empty() => Ok(Derivation {
             name: spec.name.clone(),
             coordinates: spec.coordinates.iter().map(|c| c.as_string()).collect(),
+            coordinate_names: if spec.coordinate_names.len() == spec.coordinates.len() {
+                spec.coordinate_names.clone()
+            } else {
+                spec.coordinates.iter().map(|c| c.as_string()).collect()
+            },
             momenta: spec.momenta.iter().map(|p| p.as_string()).collect(),
             parameters: spec.parameters.iter().map(|p| p.name.as_string()).collect(),
             inputs: spec.inputs.iter().map(|u| u.as_string()).collect(),

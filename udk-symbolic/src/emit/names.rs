@@ -60,6 +60,7 @@ impl Names {
             Symbol::Momentum(i) => (pick(&self.momenta, i, 'p'), 0),
             Symbol::Parameter(i) => (pick(&self.parameters, i, 'c'), 0),
             Symbol::Input(i) => (pick(&self.inputs, i, 'u'), 0),
+            Symbol::Multiplier(i) => (format!("lambda{}", i + 1), 0),
         }
     }
 

@@ -24,6 +24,8 @@ pub struct TapeInputs<'a> {
     pub params: &'a [f64],
     /// Run-time inputs u, k entries (models with `inputs`).
     pub u: &'a [f64],
+    /// Constraint multipliers λ, m entries (only the residual Jacobians read them).
+    pub lambda: &'a [f64],
 }
 
 /// How many entries of each input kind a tape reads: one more than the highest index read.
@@ -41,6 +43,8 @@ pub struct TapeSizes {
     pub params: usize,
     /// Entries of the inputs u read.
     pub u: usize,
+    /// Entries of the multipliers λ read.
+    pub lambda: usize,
 }
 
 /// A bad call of [`Tape::eval`]: a buffer or an input slice of the wrong length.
@@ -49,7 +53,7 @@ pub enum TapeError {
     /// An input slice is shorter than the tape needs.
     #[error("the tape reads {needed} entries of `{input}` but {given} were given")]
     Input {
-        /// `q`, `qd`, `qdd`, `p`, `params` or `u`.
+        /// `q`, `qd`, `qdd`, `p`, `params`, `u` or `lambda`.
         input: &'static str,
         /// Entries needed.
         needed: usize,
@@ -265,6 +269,7 @@ impl TapeSizes {
             Symbol::Momentum(i) => (&mut self.p, i),
             Symbol::Parameter(i) => (&mut self.params, i),
             Symbol::Input(i) => (&mut self.u, i),
+            Symbol::Multiplier(i) => (&mut self.lambda, i),
         };
         *slot = (*slot).max(i + 1);
     }
@@ -377,6 +382,7 @@ impl Tape {
             ("p", s.p, inputs.p.len()),
             ("params", s.params, inputs.params.len()),
             ("u", s.u, inputs.u.len()),
+            ("lambda", s.lambda, inputs.lambda.len()),
         ] {
             if given < needed {
                 return Err(TapeError::Input {
@@ -411,5 +417,6 @@ fn load(inputs: &TapeInputs<'_>, s: Symbol) -> f64 {
         Symbol::Momentum(i) => inputs.p[i],
         Symbol::Parameter(i) => inputs.params[i],
         Symbol::Input(i) => inputs.u[i],
+        Symbol::Multiplier(i) => inputs.lambda[i],
     }
 }

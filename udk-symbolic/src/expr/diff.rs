@@ -40,7 +40,8 @@ impl Pool {
     /// constant).
     ///
     /// # Panics
-    /// When `id` contains an acceleration, a momentum or an input (their time derivatives are not
+    /// When `id` contains an acceleration, a momentum, an input or a multiplier (their time
+    /// derivatives are not
     /// symbols of the language; use [`Pool::total_derivative`] with explicit rates).
     pub fn time_derivative(&mut self, id: ExprId) -> ExprId {
         self.memoized(id, Wrt::Time, &mut |pool, s| match s {
@@ -48,7 +49,10 @@ impl Pool {
             Symbol::Coordinate(i) => pool.symbol(Symbol::Velocity(i)),
             Symbol::Velocity(i) => pool.symbol(Symbol::Acceleration(i)),
             Symbol::Parameter(_) => pool.zero(),
-            Symbol::Acceleration(_) | Symbol::Momentum(_) | Symbol::Input(_) => {
+            Symbol::Acceleration(_)
+            | Symbol::Momentum(_)
+            | Symbol::Input(_)
+            | Symbol::Multiplier(_) => {
                 panic!("time derivative of {s:?} is not expressible")
             }
         })
@@ -149,6 +153,39 @@ impl Pool {
             }
         }
         count
+    }
+
+    /// An upper estimate of the operands one more derivative of `ids` creates, per symbol
+    /// differentiated by: the product rule turns a product of k factors into k products of k
+    /// factors (k² operands; canonical products are flat, so they share nothing), every other
+    /// node into a few. Quadratic where `operation_count` is linear: a chain sin∘…∘sin 4000
+    /// deep has a first derivative of 4000 factors and a second one of 16 million operands.
+    pub fn product_rule_cost(&self, ids: &[ExprId]) -> usize {
+        let size = ids.iter().map(|id| id.0 as usize + 1).max().unwrap_or(0);
+        let mut seen = vec![false; size];
+        let mut stack = ids.to_vec();
+        let mut cost = 0usize;
+        while let Some(node) = stack.pop() {
+            if std::mem::replace(&mut seen[node.0 as usize], true) {
+                continue;
+            }
+            cost = cost.saturating_add(match self.get(node) {
+                Node::Number(_) | Node::Symbol(_) => 1,
+                Node::Mul(ops) => {
+                    stack.extend(ops.iter());
+                    ops.len().saturating_mul(ops.len())
+                }
+                Node::Add(ops) | Node::Call(_, ops) => {
+                    stack.extend(ops.iter());
+                    ops.len() + 1
+                }
+                Node::Pow(b, e) => {
+                    stack.extend([*b, *e]);
+                    4
+                }
+            });
+        }
+        cost
     }
 
     fn memoized(&mut self, id: ExprId, wrt: Wrt, leaf: &mut Leaf<'_>) -> ExprId {

@@ -68,6 +68,10 @@ pub enum Symbol {
     /// Run-time input uₖ (a torque, a force, a steering command), read like a parameter but
     /// given at every call; allowed in forces, loads and non-ideal forces only.
     Input(usize),
+    /// Constraint multiplier λᵣ, one per constraint row (Aᵀλ is the ideal constraint force);
+    /// appears only in the residuals whose Jacobians the derivation forms
+    /// ([`crate::derivation::LagrangianJacobians`]), never in a model's expressions.
+    Multiplier(usize),
 }
 
 /// A numeric constant: exact rational where the inputs were exact, else a float.

@@ -35,6 +35,40 @@ pub fn axis_rotation(pool: &mut Pool, axis: usize, angle: ExprId) -> Matrix {
     }
 }
 
+/// The matrix of `entries`, known as a constant rotation (angular velocity 0 in both frames,
+/// so that products with rotations keep the composition rule) when every entry is a number
+/// and the matrix is orthogonal with determinant 1 to 1e-12, as a URDF origin's rotation is;
+/// otherwise a plain matrix.
+pub fn constant_rotation(pool: &mut Pool, entries: [ExprId; 9]) -> Matrix {
+    let numbers: Option<Vec<f64>> = (entries.iter())
+        .map(|&id| match pool.get(id) {
+            crate::expr::Node::Number(n) => Some(n.to_f64()),
+            _ => None,
+        })
+        .collect();
+    let is_rotation = numbers.is_some_and(|r| {
+        let at = |i: usize, j: usize| r[3 * i + j];
+        let orthogonal = (0..3).all(|i| {
+            (0..3).all(|j| {
+                let dot: f64 = (0..3).map(|k| at(k, i) * at(k, j)).sum();
+                (dot - if i == j { 1.0 } else { 0.0 }).abs() <= 1e-12
+            })
+        });
+        let det = at(0, 0) * (at(1, 1) * at(2, 2) - at(1, 2) * at(2, 1))
+            - at(0, 1) * (at(1, 0) * at(2, 2) - at(1, 2) * at(2, 0))
+            + at(0, 2) * (at(1, 0) * at(2, 1) - at(1, 1) * at(2, 0));
+        orthogonal && det > 0.0
+    });
+    let zero = pool.zero();
+    Matrix {
+        entries,
+        rates: is_rotation.then_some(Rates {
+            world: [zero; 3],
+            body: [zero; 3],
+        }),
+    }
+}
+
 /// Rodrigues' rotation by `angle` about the unit vector `axis`:
 /// R = cos θ·I + sin θ·[a]× + (1 − cos θ)·a aᵀ. Its angular velocity is a θ̇ when the axis
 /// depends on neither the coordinates nor time (`axis_is_fixed`); otherwise it is found from

@@ -20,7 +20,8 @@
 //! - Scalar functions, written as methods (`x.sin()`) or as functions (`sin(x)`): `powi`,
 //!   `powf`, `sqrt`, `sin`, `cos`, `tan`, `asin`, `acos`, `atan`, `atan2`, `sinh`, `cosh`,
 //!   `tanh`, `exp`, `ln`, `abs`.
-//! - Constructors: `vec3(x, y, z)`, `mat3(a11, a12, …, a33)` (row-major), `diag(a, b, c)`,
+//! - Constructors: `vec3(x, y, z)`, `mat3(a11, a12, …, a33)` (row-major; a constant
+//!   orthogonal one with determinant 1 is a constant rotation), `diag(a, b, c)`,
 //!   `eye()`.
 //! - Rotations, active and right-handed: `rot_x(θ)`, `rot_y(θ)`, `rot_z(θ)`,
 //!   `rot_axis(axis, θ)` (Rodrigues, with a unit axis), `quat_to_rot(e0, e1, e2, e3)` (Euler

@@ -555,7 +555,7 @@ impl<'a> Parser<'a> {
             "mat3" => {
                 let s = self.scalar_args(name, args, values)?;
                 let entries: [ExprId; 9] = s.try_into().ok()?;
-                Value::Matrix(Matrix::plain(entries))
+                Value::Matrix(mechanics::constant_rotation(self.pool, entries))
             }
             "diag" => {
                 let s = self.scalar_args(name, args, values)?;

@@ -86,6 +86,7 @@ impl Point {
             Symbol::Momentum(i) => self.p[i],
             Symbol::Parameter(i) => self.k[i],
             Symbol::Input(i) => self.u[i],
+            Symbol::Multiplier(_) => unreachable!("no multiplier in a model expression"),
         }
     }
 

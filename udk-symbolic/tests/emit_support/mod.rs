@@ -19,6 +19,7 @@ pub fn symbol(s: Symbol) -> TokenStream {
         Symbol::Momentum(i) => (quote!(p), i),
         Symbol::Parameter(i) => (quote!(c), i),
         Symbol::Input(i) => (quote!(u), i),
+        Symbol::Multiplier(i) => (quote!(lambda), i),
     };
     let i = Literal::usize_unsuffixed(i);
     quote!(#array[#i])
@@ -82,6 +83,7 @@ impl State {
             Symbol::Momentum(i) => self.p[i],
             Symbol::Parameter(i) => self.c[i],
             Symbol::Input(i) => self.u[i],
+            Symbol::Multiplier(_) => unreachable!("no multiplier in a test expression"),
         }
     }
 
@@ -94,6 +96,7 @@ impl State {
             t: self.t,
             params: &self.c,
             u: &self.u,
+            lambda: &[],
         }
     }
 }

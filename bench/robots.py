@@ -1,0 +1,237 @@
+"""udk against Pinocchio on the URDF robots UR5 and Panda (robots/), in one run on one machine.
+
+Run through bench/compare.sh (UDK_BENCH_PARTS=robots runs only this part), which creates the
+virtual environment, builds the Rust side with the `robots` feature and bench/pinocchio_urdf.cpp
+against the `pin` wheel. Every tool gets the same random states (out/robots_workload.json, fixed
+seed, within the URDF limits, in Pinocchio's joint order; udk maps them by joint name). The
+accelerations are checked against Pinocchio's first (1e-9 relative); any disagreement stops the
+run. Then, per robot, nanoseconds per call of:
+- udk: the generated `acceleration` (τ as input), `terms` (M, Q, A, b together: what
+  `acceleration` evaluates before the kernel), `mass_matrix` (M alone) and
+  `generalized_forces` at τ = 0 (the bias alone);
+- Pinocchio in C++: `aba`, `crba`, `rnea(q, q̇, 0)`;
+- Pinocchio from Python: the same three, net of the cost of an empty Python call with the same
+  arguments in the same loop;
+and the seconds of `udk_symbolic::urdf::expand` and `udk_symbolic::generate`, and of
+`cargo build --release` of a crate holding just the robot (dependencies built first).
+Writes out/robots.md and out/robots_raw.json.
+"""
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+from compare import empty, log, machine, ns_per_call, table
+
+ROBOTS = ["ur5_robot", "panda"]
+STATES = 16
+SEED = 20261122
+TOLERANCE = 1e-9
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+OUT = os.path.join(HERE, "out")
+TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
+BENCH_BIN = os.path.join(TARGET, "release", "udk-bench")
+STRUCTS = {"ur5_robot": "Ur5", "panda": "Panda"}
+
+
+def urdf(robot):
+    return os.path.join(ROOT, "robots", f"{robot}.urdf")
+
+
+def make_workload(pin):
+    """Per robot: Pinocchio's joint names and STATES random (q, q̇, τ) within the URDF's
+    position, velocity and effort limits (one-dof joints only, nq = nv)."""
+    rng = np.random.default_rng(SEED)
+    robots = []
+    for robot in ROBOTS:
+        model = pin.buildModelFromUrdf(urdf(robot))
+        if model.nq != model.nv:
+            sys.exit(f"{robot}: a joint with nq != nv (continuous or multi-dof): not supported here")
+        low, high = model.lowerPositionLimit, model.upperPositionLimit
+        states = [
+            {
+                "q": rng.uniform(low, high).tolist(),
+                "qd": rng.uniform(-model.velocityLimit, model.velocityLimit).tolist(),
+                "tau": rng.uniform(-model.effortLimit, model.effortLimit).tolist(),
+            }
+            for _ in range(STATES)
+        ]
+        robots.append({"name": robot, "coordinates": list(model.names[1:]), "states": states})
+    return {"seed": SEED, "robots": robots}
+
+
+def arrays(robot):
+    return [(np.array(s["q"]), np.array(s["qd"]), np.array(s["tau"])) for s in robot["states"]]
+
+
+def rust(*args):
+    out = subprocess.run([BENCH_BIN, *map(str, args)], check=True, capture_output=True, text=True)
+    return json.loads(out.stdout)
+
+
+def pinocchio_cpp(binary, workload):
+    """{robot: row of bench/pinocchio_urdf.cpp}."""
+    lines = [str(len(workload["robots"]))]
+    for robot in workload["robots"]:
+        lines += [urdf(robot["name"]), str(len(robot["states"]))]
+        for s in robot["states"]:
+            lines += [" ".join(map(repr, s[key])) for key in ("q", "qd", "tau")]
+    out = subprocess.run([binary], input="\n".join(lines) + "\n", check=True, capture_output=True, text=True)
+    rows = [json.loads(line) for line in out.stdout.splitlines()]
+    return {robot["name"]: row for robot, row in zip(workload["robots"], rows)}
+
+
+def pinocchio_python(pin, robot):
+    """Nanoseconds per bare call of aba, crba and rnea(q, q̇, 0) from Python, the overhead of an
+    empty call with the same arguments, and the accelerations."""
+    model = pin.buildModelFromUrdf(urdf(robot["name"]))
+    data = model.createData()
+    states = arrays(robot)
+    zero = np.zeros(model.nv)
+    aba_args = [(model, data, q, qd, tau) for q, qd, tau in states]
+    crba_args = [(model, data, q) for q, _, _ in states]
+    rnea_args = [(model, data, q, qd, zero) for q, qd, _ in states]
+    return {
+        "aba": ns_per_call(pin.aba, aba_args),
+        "aba overhead": ns_per_call(empty, aba_args),
+        "crba": ns_per_call(pin.crba, crba_args),
+        "crba overhead": ns_per_call(empty, crba_args),
+        "rnea": ns_per_call(pin.rnea, rnea_args),
+        "rnea overhead": ns_per_call(empty, rnea_args),
+        "accelerations": [pin.aba(*args).tolist() for args in aba_args],
+    }
+
+
+def check_agreement(name, ours, theirs, what):
+    worst = 0.0
+    for a, b in zip(ours, theirs):
+        a, b = np.array(a), np.array(b)
+        error = np.max(np.abs(a - b)) / max(1.0, np.max(np.abs(b)))
+        worst = max(worst, error)
+    if not worst < TOLERANCE:
+        sys.exit(f"{name}: udk and {what} disagree: {worst:.2e} relative")
+    return worst
+
+
+def build_time(robot):
+    """Wall time of `cargo build --release` of a crate holding just `robot` under
+    #[lagrangian(urdf = ...)], its dependencies built first by a warm-up crate."""
+    base = os.path.join(TARGET, "udk-bench-robots")
+    env = dict(os.environ, CARGO_TARGET_DIR=os.path.join(base, "target"))
+
+    def build(name, source):
+        crate = os.path.join(base, name)
+        os.makedirs(os.path.join(crate, "src"), exist_ok=True)
+        with open(os.path.join(crate, "Cargo.toml"), "w") as f:
+            f.write(f'[package]\nname = "{name}"\nversion = "0.1.0"\nedition = "2021"\n\n'
+                    f'[dependencies]\nudk = {{ path = "{ROOT}" }}\n\n[workspace]\n')
+        with open(os.path.join(crate, "src", "lib.rs"), "w") as f:
+            f.write(source)
+        start = time.perf_counter()
+        done = subprocess.run(["cargo", "build", "--release", "--quiet", "--manifest-path",
+                               os.path.join(crate, "Cargo.toml")], env=env)
+        return time.perf_counter() - start if done.returncode == 0 else None
+
+    build("warm_up", "//! Builds the dependencies.\npub use udk;\n")
+    crate = f"robot_{robot}"
+    os.makedirs(os.path.join(base, crate), exist_ok=True)
+    shutil.copy(urdf(robot), os.path.join(base, crate, f"{robot}.urdf"))
+    source = (f"//! Just the {robot} model.\n\n/// The robot.\n"
+              f"#[udk::lagrangian(urdf = \"{robot}.urdf\")]\npub struct {STRUCTS[robot]};\n")
+    # Touch the source so that cargo rebuilds the crate even when a previous run built it.
+    build(crate, source + f"// run {time.time()}\n")
+    return build(crate, source)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--skip-build-times", action="store_true")
+    parser.add_argument("--pinocchio-cpp", default=os.path.join(OUT, "pinocchio_urdf"),
+                        help="bench/pinocchio_urdf.cpp built against the pin wheel (compare.sh builds it)")
+    args = parser.parse_args()
+    import pinocchio as pin
+
+    os.makedirs(OUT, exist_ok=True)
+    started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    machine_at_start = machine()
+    workload = make_workload(pin)
+    workload_path = os.path.join(OUT, "robots_workload.json")
+    with open(workload_path, "w") as f:
+        json.dump(workload, f)
+
+    log("udk: robots")
+    udk = {row["name"]: row for row in rust("robots", workload_path)}
+    log("udk: expand + generate")
+    derive = {row["name"]: row for row in rust("robot-derive", *ROBOTS)}
+    log("Pinocchio from C++")
+    cpp = pinocchio_cpp(args.pinocchio_cpp, workload) if os.path.exists(args.pinocchio_cpp) else {}
+    log("Pinocchio from Python")
+    python = {robot["name"]: pinocchio_python(pin, robot) for robot in workload["robots"]}
+    builds = {}
+    if not args.skip_build_times:
+        for robot in ROBOTS:
+            log(f"cargo build --release of a crate holding just {robot}")
+            builds[robot] = build_time(robot)
+
+    worst = {}
+    for robot in ROBOTS:
+        worst[robot] = check_agreement(robot, udk[robot]["accelerations"], python[robot]["accelerations"],
+                                       "Pinocchio (Python)")
+        if robot in cpp:
+            worst[robot] = max(worst[robot], check_agreement(
+                robot, udk[robot]["accelerations"], cpp[robot]["accelerations"], "Pinocchio (C++)"))
+
+    ns = lambda v: "—" if v is None else f"{v:,.0f}"
+    ratio = lambda a, b: "—" if a is None or b is None else f"{a / b:.2f}"
+    rows, ratios = [], []
+    for robot in ROBOTS:
+        u, p, c = udk[robot], python[robot], cpp.get(robot, {})
+        net = {k: p[k] - p[f"{k} overhead"] for k in ("aba", "crba", "rnea")}
+        for what, ours, theirs in (("q̈: acceleration vs aba", "acceleration_ns", "aba"),
+                                   ("M: mass_matrix vs crba", "mass_matrix_ns", "crba"),
+                                   ("bias: generalized_forces(τ = 0) vs rnea(q, q̇, 0)", "bias_ns", "rnea")):
+            cpp_ns = c.get(f"{theirs}_ns")
+            rows.append([robot, what, ns(u[ours]), ns(cpp_ns), ns(p[theirs]), ns(net[theirs]),
+                         ratio(cpp_ns, u[ours]), ratio(net[theirs], u[ours])])
+        rows.append([robot, "M, Q, A, b together: terms (inside acceleration)", ns(u["terms_ns"]),
+                     "—", "—", "—", "—", "—"])
+    out = [table(
+        "Robots: ns per call (best of 7 runs, 16 states)",
+        ["robot", "quantity", "udk generated", "Pinocchio C++", "Pinocchio Python",
+         "Pinocchio Python, net of overhead", "C++ / udk", "Python net / udk"],
+        rows)]
+    rows = []
+    for robot in ROBOTS:
+        d = derive[robot]
+        build = builds.get(robot)
+        rows.append([robot, f"{d['expand_seconds'] * 1e3:.1f} ms", f"{d['generate_seconds'] * 1e3:.0f} ms",
+                     "—" if build is None else f"{build:.1f} s"])
+    out.append(table(
+        "Robots: derivation and build",
+        ["robot", "udk_symbolic::urdf::expand (read + expand)", "udk_symbolic::generate",
+         "cargo build --release of the one-model crate"],
+        rows))
+    text = (f"Run of {started}; machine at the start: {machine_at_start}; at the end: {machine()}. "
+            "The machine is shared with other jobs and noisy: compare ratios, not absolute times.\n\n")
+    text += "\n".join(out)
+    text += (f"\nPinocchio {pin.__version__}; udk and Pinocchio agree to "
+             + ", ".join(f"{w:.1e} ({r})" for r, w in worst.items())
+             + " relative to max(1, |q̈|).\n")
+    if not cpp:
+        text += "\nNote: bench/pinocchio_urdf.cpp was not built: no Pinocchio C++ figures.\n"
+    print(text)
+    with open(os.path.join(OUT, "robots.md"), "w") as f:
+        f.write(text)
+    with open(os.path.join(OUT, "robots_raw.json"), "w") as f:
+        json.dump({"udk": udk, "derive": derive, "cpp": cpp, "python": python, "builds": builds}, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,29 @@
+//! The `urdf = ".."` key: the file is read relative to `CARGO_MANIFEST_DIR` (like
+//! `include_str!`), the spec expanded from it by [`udk_symbolic::urdf::expand`], and the
+//! expansion made to depend on the file so that changing it rebuilds the model.
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use std::path::{Path, PathBuf};
+use udk_symbolic::{Errors, ModelSpec};
+
+/// Expands a URDF model's `spec` in place; returns the file's path, or `None` for a model
+/// without `urdf`.
+///
+/// # Errors
+/// Those of [`udk_symbolic::urdf::expand`], at the `urdf = ".."` literal or at the model's
+/// own expressions.
+pub fn expand(spec: &mut ModelSpec) -> Result<Option<PathBuf>, Errors> {
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
+    udk_symbolic::urdf::expand(spec, Path::new(&manifest_dir))
+}
+
+/// `const _: &[u8] = include_bytes!("<absolute path>");`: cargo then rebuilds the crate when
+/// the file changes. Not part of the expansion `udk expand` prints.
+pub fn tracked(file: &Path) -> TokenStream {
+    let absolute = std::fs::canonicalize(file).unwrap_or_else(|_| file.to_owned());
+    let path = absolute.to_string_lossy().into_owned();
+    quote!(
+        const _: &[u8] = ::core::include_bytes!(#path);
+    )
+}

@@ -1,0 +1,178 @@
+//! The linear algebra of the exact derivative of the constrained motion (see
+//! [`crate::jacobian`] for the method and its sources): the metric M = L D Lᵀ factored once
+//! per state, B = D^-½ L⁻¹ Aᵀ with unit columns, and (Bᵀ)⁺ by the kernels' SVD, so that
+//!
+//! dv/dx = −L⁻ᵀD^-½ (J̃ + (Bᵀ)⁺ (S J_g − Bᵀ J̃)),  J̃ = D^-½ L⁻¹ J_r,
+//!
+//! which is −M⁻¹(J_r + AᵀK⁺(J_g − AM⁻¹J_r)) with K = A M⁻¹ Aᵀ, without forming K⁺. Generic
+//! over nalgebra dimensions: no heap allocation for fixed sizes.
+
+use nalgebra::allocator::Allocator;
+use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
+
+use crate::allocator::KernelAllocator;
+use crate::cholesky::Cholesky;
+use crate::pinv::{ranked_pinv, Tolerance};
+use crate::projection::FAST_PATH_PIVOT;
+use crate::{validate, Error, Options};
+
+/// What a rank change is reported on.
+const CONSTRAINT_MATRIX: &str = "constraint matrix A";
+
+/// The constraint side of the derivative at one state, for n coordinates (`N`) and m
+/// constraints (`R`).
+pub(crate) struct Projector<N: Dim, R: Dim>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    factor: Cholesky<N>,
+    /// D^-½, n entries.
+    root_inverse_pivots: OVector<f64, N>,
+    /// B with columns scaled to unit norm, n × m.
+    b: OMatrix<f64, N, R>,
+    /// The column scales S (1/‖column‖ of D^-½ L⁻¹ Aᵀ, 1 for a zero column), m entries.
+    scale: OVector<f64, R>,
+    /// (Bᵀ)⁺, n × m.
+    pinv_t: OMatrix<f64, N, R>,
+    /// Relative tolerance of the range test of [`Projector::derivative`].
+    consistency: f64,
+}
+
+impl<N: Dim, R: Dim> Projector<N, R>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    /// The projector of the metric `factor` (M or the augmented M̃) and the constraints `a`
+    /// (m × n).
+    ///
+    /// # Errors
+    /// `RankChange` when a kept singular value of B lies at or below √τ·σ_max, τ the rank
+    /// tolerance of `options` (the rank of A is numerically ambiguous); `NoConvergence` from
+    /// the SVD.
+    pub(crate) fn new(
+        factor: Cholesky<N>,
+        a: &OMatrix<f64, R, N>,
+        options: &Options,
+    ) -> Result<Self, Error> {
+        let root_inverse_pivots = factor.inverse_pivots().map(f64::sqrt);
+        let mut b = a.transpose();
+        factor.solve_unit_lower_mut(&mut b);
+        let (_, r) = b.shape_generic();
+        let mut scale = OVector::<f64, R>::repeat_generic(r, U1, 1.0);
+        for (mut column, s) in b.column_iter_mut().zip(scale.iter_mut()) {
+            column.component_mul_assign(&root_inverse_pivots);
+            let norm = column.norm();
+            if norm > 0.0 {
+                column.unscale_mut(norm);
+                *s = 1.0 / norm;
+            }
+        }
+        let tau = options.rank_tolerance();
+        let pinv_t = match full_row_rank(&b, tau) {
+            Some(pinv_t) => pinv_t,
+            None if b.iter().all(|v| *v == 0.0) => b.clone(),
+            None => {
+                let ranked = ranked_pinv(&b.transpose(), Tolerance::Relative(tau))?;
+                if ranked.rank > 0 && ranked.weakest <= tau.sqrt() {
+                    return Err(Error::RankChange {
+                        what: CONSTRAINT_MATRIX,
+                    });
+                }
+                ranked.pinv
+            }
+        };
+        Ok(Self {
+            factor,
+            root_inverse_pivots,
+            b,
+            scale,
+            pinv_t,
+            consistency: options.consistency_tolerance,
+        })
+    }
+
+    /// D^-½ L⁻¹ x.
+    fn whiten<C: Dim>(&self, mut x: OMatrix<f64, N, C>) -> OMatrix<f64, N, C>
+    where
+        DefaultAllocator: Allocator<N, C>,
+    {
+        self.factor.solve_unit_lower_mut(&mut x);
+        for mut column in x.column_iter_mut() {
+            column.component_mul_assign(&self.root_inverse_pivots);
+        }
+        x
+    }
+
+    /// The multipliers λ (m entries) with Aᵀλ = `force`, which must lie in range(Aᵀ):
+    /// λ = S ((Bᵀ)⁺)ᵀ D^-½ L⁻¹ force.
+    pub(crate) fn multipliers(&self, force: &OVector<f64, N>) -> OVector<f64, R> {
+        self.pinv_t
+            .tr_mul(&self.whiten(force.clone()))
+            .component_mul(&self.scale)
+    }
+
+    /// dv/dx = −M⁻¹(J_r + AᵀK⁺(J_g − AM⁻¹J_r)) for one block of columns x: J_r is n × c,
+    /// J_g m × c.
+    ///
+    /// # Errors
+    /// `RankChange` when S J_g − BᵀJ̃ has a part off range(Bᵀ) above the consistency
+    /// tolerance relative to its terms (the rank of A changes at this state); `NonFinite`
+    /// when the derivative overflows.
+    pub(crate) fn derivative<C: Dim>(
+        &self,
+        j_r: OMatrix<f64, N, C>,
+        j_g: &OMatrix<f64, R, C>,
+    ) -> Result<OMatrix<f64, N, C>, Error>
+    where
+        DefaultAllocator: Allocator<N, C> + Allocator<R, C>,
+    {
+        validate::finite(&j_r, "∂r (residual Jacobian)")?;
+        validate::finite(j_g, "∂g (residual Jacobian)")?;
+        let whitened = self.whiten(j_r);
+        let mut scaled_g = j_g.clone();
+        for mut column in scaled_g.column_iter_mut() {
+            column.component_mul_assign(&self.scale);
+        }
+        let projected = self.b.tr_mul(&whitened);
+        let target = scaled_g - &projected;
+        let step = &self.pinv_t * &target;
+        let off_range = (&target - self.b.tr_mul(&step)).norm();
+        if off_range > self.consistency * (target.norm() + projected.norm()) {
+            return Err(Error::RankChange {
+                what: CONSTRAINT_MATRIX,
+            });
+        }
+        let mut x = -(whitened + step);
+        for mut column in x.column_iter_mut() {
+            column.component_mul_assign(&self.root_inverse_pivots);
+        }
+        self.factor.solve_unit_upper_mut(&mut x);
+        validate::finite(&x, "derivative of the motion (overflow)")?;
+        Ok(x)
+    }
+}
+
+/// (Bᵀ)⁺ = B (BᵀB)⁻¹ when B (n × m, unit columns) clearly has full column rank, without an
+/// SVD: the Gram matrix G = BᵀB factors (pivot ratios above the kernels' fast-path
+/// threshold) and its eigenvalues are provably outside the ambiguous band,
+/// λ_min/λ_max ≥ 1/(m ‖G⁻¹‖_F) > τ (λ_max ≤ trace G = m, λ_min ≥ 1/‖G⁻¹‖_F), i.e.
+/// σ_min/σ_max > √τ for the singular values of B. `None` otherwise (and for m = 0 no work is
+/// needed: the empty matrix is returned).
+fn full_row_rank<N: Dim, R: Dim>(b: &OMatrix<f64, N, R>, tau: f64) -> Option<OMatrix<f64, N, R>>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    let m = b.ncols();
+    if m == 0 {
+        return Some(b.clone());
+    }
+    let gram = b.tr_mul(b);
+    let factor = Cholesky::new(gram, FAST_PATH_PIVOT.max(tau * tau))?;
+    let (_, r) = b.shape_generic();
+    let mut inverse = OMatrix::<f64, R, R>::identity_generic(r, r);
+    factor.solve_unit_lower_mut(&mut inverse);
+    factor.scale_inverse_pivots_mut(&mut inverse);
+    factor.solve_unit_upper_mut(&mut inverse);
+    let bound = 1.0 / (m as f64 * inverse.norm());
+    (bound > tau).then(|| b * inverse)
+}

@@ -1,0 +1,141 @@
+//! The Jacobians of the residuals of the fundamental equation, from which the runtime forms
+//! the exact derivative of the motion (`udk_runtime::jacobian`).
+//!
+//! The residuals hold the acceleration and the multipliers as symbols, so that the derivative
+//! of the mass matrix enters only contracted with them (∂(M v)/∂q, n × n) and no n × n × n
+//! tensor ∂M/∂q is formed. Every derivative goes through the pool's memoized
+//! [`Pool::diff`](crate::expr::Pool::diff), so the blocks share their subexpressions with M,
+//! Q, A and b.
+
+use super::jacobian as matrix_jacobian;
+use crate::derivation::{ExprMatrix, HamiltonianJacobians, LagrangianJacobians};
+use crate::expr::{ExprId, Pool, Symbol};
+
+/// The terms of a constrained system in the form M v = F + Aᵀλ, A v = b, from which the
+/// residuals r = M v − F − Aᵀλ and g = A v − b are built.
+pub(super) struct Residuals<'e> {
+    /// M (or H_pp), n × n.
+    pub(super) metric: &'e ExprMatrix,
+    /// The force F, n entries: Q + C, or −H_pp H_q.
+    pub(super) force: &'e [ExprId],
+    /// A (or A_p), m × n.
+    pub(super) constraint_matrix: &'e ExprMatrix,
+    /// b (or b_p), m entries.
+    pub(super) constraint_rhs: &'e [ExprId],
+}
+
+impl Residuals<'_> {
+    /// (r, g) as expressions of the state, `Symbol::Acceleration` and `Symbol::Multiplier`.
+    fn build(&self, pool: &mut Pool) -> (Vec<ExprId>, Vec<ExprId>) {
+        let n = self.force.len();
+        let m = self.constraint_rhs.len();
+        let v: Vec<ExprId> = (0..n)
+            .map(|j| pool.symbol(Symbol::Acceleration(j)))
+            .collect();
+        let lambda: Vec<ExprId> = (0..m).map(|r| pool.symbol(Symbol::Multiplier(r))).collect();
+        let r = (0..n)
+            .map(|i| {
+                let mut terms: Vec<ExprId> = (0..n)
+                    .map(|j| pool.mul(&[self.metric.get(i, j), v[j]]))
+                    .collect();
+                terms.push(pool.neg(self.force[i]));
+                for (row, &l) in lambda.iter().enumerate() {
+                    let product = pool.mul(&[self.constraint_matrix.get(row, i), l]);
+                    terms.push(pool.neg(product));
+                }
+                pool.add(&terms)
+            })
+            .collect();
+        let g = (0..m)
+            .map(|row| {
+                let mut terms: Vec<ExprId> = (0..n)
+                    .map(|j| pool.mul(&[self.constraint_matrix.get(row, j), v[j]]))
+                    .collect();
+                terms.push(pool.neg(self.constraint_rhs[row]));
+                pool.add(&terms)
+            })
+            .collect();
+        (r, g)
+    }
+}
+
+/// Whether differentiating `terms` by `variables` symbols stays within
+/// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
+fn affordable(pool: &Pool, terms: &[&[ExprId]], variables: usize) -> bool {
+    let terms = terms.concat();
+    pool.product_rule_cost(&terms)
+        .saturating_mul(variables.max(1))
+        <= crate::limits::MAX_JACOBIAN_COST
+}
+
+/// The [`LagrangianJacobians`] of a model with k inputs, M, Q + C (`residuals.force`), A, b,
+/// and the velocity-level constraints; `None` beyond
+/// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
+pub(super) fn lagrangian(
+    pool: &mut Pool,
+    residuals: &Residuals<'_>,
+    k: usize,
+    velocity_constraints: &[ExprId],
+) -> Option<LagrangianJacobians> {
+    let n = residuals.force.len();
+    let terms = [
+        &residuals.metric.entries[..],
+        residuals.force,
+        &residuals.constraint_matrix.entries,
+        residuals.constraint_rhs,
+        velocity_constraints,
+    ];
+    if !affordable(pool, &terms, 2 * n + k) {
+        return None;
+    }
+    let (r, g) = residuals.build(pool);
+    Some(LagrangianJacobians {
+        r_q: matrix_jacobian(pool, &r, n, Symbol::Coordinate),
+        r_qd: matrix_jacobian(pool, &r, n, Symbol::Velocity),
+        r_u: matrix_jacobian(pool, &r, k, Symbol::Input),
+        g_q: matrix_jacobian(pool, &g, n, Symbol::Coordinate),
+        g_qd: matrix_jacobian(pool, &g, n, Symbol::Velocity),
+        g_u: matrix_jacobian(pool, &g, k, Symbol::Input),
+        velocity_constraints_q: matrix_jacobian(pool, velocity_constraints, n, Symbol::Coordinate),
+    })
+}
+
+/// The [`HamiltonianJacobians`] of a model with H_p, H_q, H_pp, A_p and b_p; `None` beyond
+/// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
+pub(super) fn hamiltonian(
+    pool: &mut Pool,
+    h_p: &[ExprId],
+    h_q: &[ExprId],
+    h_pp: &ExprMatrix,
+    a_p: &ExprMatrix,
+    b_p: &[ExprId],
+) -> Option<HamiltonianJacobians> {
+    let n = h_p.len();
+    if !affordable(pool, &[h_p, h_q, &h_pp.entries, &a_p.entries, b_p], 2 * n) {
+        return None;
+    }
+    // F = −H_pp H_q, so that r = H_pp w − F − A_pᵀμ = H_pp (w + H_q) − A_pᵀμ.
+    let force: Vec<ExprId> = (0..n)
+        .map(|i| {
+            let terms: Vec<ExprId> = (0..n)
+                .map(|j| pool.mul(&[h_pp.get(i, j), h_q[j]]))
+                .collect();
+            let sum = pool.add(&terms);
+            pool.neg(sum)
+        })
+        .collect();
+    let residuals = Residuals {
+        metric: h_pp,
+        force: &force,
+        constraint_matrix: a_p,
+        constraint_rhs: b_p,
+    };
+    let (r, g) = residuals.build(pool);
+    Some(HamiltonianJacobians {
+        h_p_q: matrix_jacobian(pool, h_p, n, Symbol::Coordinate),
+        r_q: matrix_jacobian(pool, &r, n, Symbol::Coordinate),
+        r_p: matrix_jacobian(pool, &r, n, Symbol::Momentum),
+        g_q: matrix_jacobian(pool, &g, n, Symbol::Coordinate),
+        g_p: matrix_jacobian(pool, &g, n, Symbol::Momentum),
+    })
+}

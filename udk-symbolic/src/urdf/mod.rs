@@ -1,0 +1,136 @@
+//! Robots from URDF files: the front end that turns a `<robot>` description into a
+//! [`ModelSpec`].
+//!
+//! [`read`] parses the file with `urdf-rs` into a [`crate::tree::RigidBodyTree`], merging
+//! fixed joints; [`expand`] then fills the spec so that every later stage works unchanged:
+//! - `coordinates`: one per revolute, continuous or prismatic joint, depth-first from the
+//!   root link, children in the order of their joints in the file (identifiers made from the
+//!   joint names; `coordinate_names` keeps the names verbatim);
+//! - `definitions`: each moving link's world rotation `<link>_rotation` (3×3), frame origin
+//!   `<link>_position` (m) and, when it is not the origin, centre of mass `<link>_com`;
+//! - `lagrangian`: L = Σ `kinetic_energy(m, I, p_com, R)` + Σ m g·p_com (gravity
+//!   (0, 0, −9.81) m/s² unless `gravity` says otherwise);
+//! - `inputs`: the joint efforts `tau_<joint>` (N·m or N), one per coordinate;
+//! - `forces`: τ, minus d·q̇ with `joint_damping` (URDF `<dynamics damping>`), plus the
+//!   model's own `forces`;
+//! - `holonomic`: the model's own, then q_j − multiplier·q_i − offset for each `<mimic>`
+//!   joint with `mimic`;
+//! - `tree`: the tree, for the composite-rigid-body and Newton–Euler derivation.
+//!
+//! The model's own `holonomic`, `nonholonomic`, `nonideal`, `forces`, `loads`, `outputs` and
+//! `let` definitions combine with the URDF, and may use `link_position("link")` (the link
+//! frame's origin in the world frame, a 3-vector, m) and `link_rotation("link")` (its
+//! rotation matrix, 3×3).
+
+mod expand;
+mod links;
+mod read;
+#[cfg(test)]
+mod tests;
+
+pub use expand::expand_robot;
+pub use read::{read, LinkFrame, MovableJoint, Robot, MAX_JOINTS};
+
+use crate::error::{Error, Errors};
+use crate::spec::ModelSpec;
+use proc_macro2::Span;
+use serde::{Deserialize, Deserializer, Serialize};
+use std::path::{Path, PathBuf};
+
+/// Gravity of a URDF model unless its `gravity` says otherwise: (0, 0, −9.81) m/s² in the root
+/// frame, as Pinocchio's.
+pub const DEFAULT_GRAVITY: [f64; 3] = [0.0, 0.0, -9.81];
+
+/// The URDF file of a model and its options: `urdf = "robots/ur5.urdf"` in a model file, or
+/// `urdf = { path = "robots/ur5.urdf", gravity = [0, 0, -1.62], joint_damping = true,
+/// mimic = true }`; `#[lagrangian(urdf = "..", gravity(..), joint_damping = .., mimic = ..)]`
+/// in the macro.
+#[derive(Clone, Debug, Serialize)]
+pub struct UrdfSource {
+    /// The file, relative to the model file (or to `CARGO_MANIFEST_DIR` in the macro).
+    pub path: String,
+    /// Gravitational acceleration in the root frame, m/s²; [`DEFAULT_GRAVITY`] when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub gravity: Option<[f64; 3]>,
+    /// Whether each joint's `<dynamics damping>` d adds the force −d q̇ (off by default, as in
+    /// Pinocchio's ABA).
+    pub joint_damping: bool,
+    /// Whether each `<mimic>` joint becomes the holonomic constraint
+    /// q_j − multiplier·q_i − offset = 0 (off by default: independent joints).
+    pub mimic: bool,
+    /// Where the model names the file (the `urdf = ".."` literal in the macro): every URDF
+    /// error is reported there.
+    #[serde(skip)]
+    pub span: Span,
+}
+
+impl UrdfSource {
+    /// The file `path` names, relative to `base`.
+    pub fn resolve(&self, base: &Path) -> PathBuf {
+        base.join(&self.path)
+    }
+}
+
+impl<'de> Deserialize<'de> for UrdfSource {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        #[derive(Deserialize)]
+        #[serde(deny_unknown_fields)]
+        struct Table {
+            path: String,
+            #[serde(default)]
+            gravity: Option<[f64; 3]>,
+            #[serde(default)]
+            joint_damping: bool,
+            #[serde(default)]
+            mimic: bool,
+        }
+        #[derive(Deserialize)]
+        #[serde(
+            untagged,
+            expecting = "a path or a table { path, gravity, joint_damping, mimic }"
+        )]
+        enum Repr {
+            Path(String),
+            Table(Table),
+        }
+        let table = match Repr::deserialize(d)? {
+            Repr::Path(path) => Table {
+                path,
+                gravity: None,
+                joint_damping: false,
+                mimic: false,
+            },
+            Repr::Table(table) => table,
+        };
+        Ok(UrdfSource {
+            path: table.path,
+            gravity: table.gravity,
+            joint_damping: table.joint_damping,
+            mimic: table.mimic,
+            span: Span::call_site(),
+        })
+    }
+}
+
+/// Expands the URDF model `spec` (one with `spec.urdf` set) in place: reads the file,
+/// relative to `base`, and fills the spec from it (see the module docs). Returns the file's
+/// path, for a caller that tracks it (the macro's `include_bytes!`), or `None` when the spec
+/// has no `urdf`.
+///
+/// # Errors
+/// At `spec.urdf`'s span: a file that cannot be read, or any error of [`read`] (file, element
+/// and line). At their own spans: `coordinates`, `inputs`, `lagrangian` or `hamiltonian` given
+/// with a URDF (the file gives them), `forces` with neither 0 nor n entries, a
+/// `link_position`/`link_rotation` of an unknown link or without a string literal.
+pub fn expand(spec: &mut ModelSpec, base: &Path) -> Result<Option<PathBuf>, Errors> {
+    let Some(source) = spec.urdf.clone() else {
+        return Ok(None);
+    };
+    let path = source.resolve(base);
+    let at_source = |message: String| Errors(vec![Error::new(source.span, message)]);
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| at_source(format!("{}: cannot read the URDF file: {e}", source.path)))?;
+    let robot = read(&source.path, &text).map_err(at_source)?;
+    expand_robot(spec, robot, &source)?;
+    Ok(Some(path))
+}
