@@ -112,6 +112,7 @@ impl<'a> Printer<'a> {
                 }
             }
             Node::Call(f, args) => self.call(*f, args),
+            Node::Shared(x) => self.expression(*x),
         }
     }
 

@@ -219,6 +219,7 @@ impl Lowering<'_> {
                 }
             }
             Node::Call(f, args) => self.call(*f, args),
+            Node::Shared(x) => self.lower(*x),
         };
         self.memo.insert(id, v);
         v

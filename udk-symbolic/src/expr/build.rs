@@ -156,6 +156,23 @@ impl Pool {
         }
     }
 
+    /// `x` kept as one operand of the sums it enters (`Node::Shared`): a sum, or the sum of a
+    /// scaled sum c·s (giving c·Shared(s)); any other `x` is returned as it is, being an
+    /// operand already. Equal in value to `x`; x − x still cancels. Use it for a value that a
+    /// recursion carries into many later sums, so that their cost does not grow with the
+    /// recursion's depth (see the module docs of [`crate::expr`]).
+    pub fn shared(&mut self, x: ExprId) -> ExprId {
+        match self.get(x) {
+            Node::Add(_) => self.intern(Node::Shared(x)),
+            Node::Mul(ops) if ops.len() == 2 && self.is_scaled_sum(ops) => {
+                let (c, s) = (ops[0], ops[1]);
+                let s = self.intern(Node::Shared(s));
+                self.mul(&[c, s])
+            }
+            _ => x,
+        }
+    }
+
     /// The canonical product of `factors` (1 when empty).
     pub fn mul(&mut self, factors: &[ExprId]) -> ExprId {
         let mut coefficient = Number::ONE;

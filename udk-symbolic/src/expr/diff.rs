@@ -119,6 +119,7 @@ impl Pool {
                 }
                 Node::Add(ops) | Node::Mul(ops) | Node::Call(_, ops) => stack.extend(ops.iter()),
                 Node::Pow(b, e) => stack.extend([*b, *e]),
+                Node::Shared(x) => stack.push(*x),
             }
         }
         false
@@ -150,6 +151,7 @@ impl Pool {
                     count += 1;
                     stack.extend([*b, *e]);
                 }
+                Node::Shared(x) => stack.push(*x),
             }
         }
         count
@@ -182,6 +184,10 @@ impl Pool {
                 Node::Pow(b, e) => {
                     stack.extend([*b, *e]);
                     4
+                }
+                Node::Shared(x) => {
+                    stack.push(*x);
+                    1
                 }
             });
         }
@@ -243,6 +249,10 @@ impl Pool {
                     terms.push(self.mul(&[outer, da]));
                 }
                 self.add(&terms)
+            }
+            Node::Shared(x) => {
+                let dx = self.derivative(x, leaf, memo);
+                self.shared(dx)
             }
         };
         memo.insert(id, d);
@@ -376,6 +386,10 @@ impl Pool {
             Node::Call(func, args) => {
                 let args = self.substitute_all(&args, replace, memo);
                 self.call(func, &args)
+            }
+            Node::Shared(x) => {
+                let x = self.substitute_memo(x, replace, memo);
+                self.shared(x)
             }
         };
         memo.insert(id, r);

@@ -51,6 +51,7 @@ impl Pool {
                     .collect();
                 func.apply(&args)
             }
+            Node::Shared(x) => self.eval_memo(*x, values, memo),
         };
         memo[id.0 as usize] = Some(v);
         v

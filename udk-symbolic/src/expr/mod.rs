@@ -27,6 +27,11 @@
 //!   except for genuinely non-integer ones (`powf`).
 //! - `Add` and `Mul` have at least two operands, at most one of them numeric (first), the
 //!   rest sorted by id; no operand of an `Add` is an `Add`, none of a `Mul` is a `Mul`.
+//! - `Shared(s)` holds a sum s that [`Pool::shared`] marked as one operand: a sum that contains
+//!   it does not take s's terms apart. Recursive algorithms (the articulated-body algorithm)
+//!   mark the values they carry from body to body, so each body adds O(1) operations instead
+//!   of re-adding every term of its descendants. Only `Pool::shared` makes such nodes, so
+//!   expressions built without it are as before.
 //! - 0, 1, x·0, x+0, x·1, x^1, x^0 never survive; like terms and like powers are collected.
 //! - Children always have smaller ids than their parents, so evaluating nodes in id order is a
 //!   valid schedule.
@@ -152,6 +157,9 @@ pub enum Node {
     Pow(ExprId, ExprId),
     /// An elementary function applied to its arguments.
     Call(Func, Box<[ExprId]>),
+    /// Its operand, a sum, kept as one operand: sums do not flatten into it (see
+    /// [`Pool::shared`]). Evaluates to the operand and costs no operation.
+    Shared(ExprId),
 }
 
 /// The arena that owns every node, with the hash-consing index.

@@ -203,3 +203,42 @@ fn sin_and_cos_of_float_multiples_of_half_pi_are_exact() {
     let cos_near = p.call(Func::Cos, &[near]);
     assert!(matches!(p.as_number(cos_near), Some(Number::Float(v)) if (v + 1e-9).abs() < 1e-15));
 }
+
+/// A shared sum is one operand of the sums it enters (their cost stays one addition per
+/// operand), while its value, its derivative and x − x are as for the plain sum; a scaled sum
+/// keeps its coefficient outside, so like terms still collect.
+#[test]
+fn shared_sums_stay_one_operand() {
+    let (mut p, x, y) = setup();
+    let z = p.symbol(Symbol::Velocity(0));
+    let plain = p.add(&[x, y]);
+    let held = p.shared(plain);
+    assert_ne!(held, plain);
+    assert_eq!(p.shared(x), x);
+    let outer = p.add(&[held, z]);
+    let Node::Add(ops) = p.get(outer) else {
+        panic!("a sum")
+    };
+    assert_eq!(ops.len(), 2, "the shared sum is not taken apart");
+    assert_eq!(p.operation_count(&[outer]), 2);
+    let flat = p.add(&[plain, z]);
+    assert_eq!(p.operation_count(&[flat]), 2);
+    let vals = |s: Symbol| match s {
+        Symbol::Coordinate(0) => 0.3,
+        Symbol::Coordinate(1) => -1.7,
+        _ => 2.5,
+    };
+    assert_eq!(p.eval(outer, &vals), p.eval(flat, &vals));
+    let square = p.powi(outer, 2);
+    let d = p.diff(square, Symbol::Coordinate(1));
+    assert!((p.eval(d, &vals) - 2.0 * (0.3 - 1.7 + 2.5)).abs() < 1e-15);
+    let back = p.sub(outer, held);
+    assert_eq!(back, z, "x − x cancels for a shared x");
+    let three = p.integer(3);
+    let scaled = p.mul(&[three, plain]);
+    let scaled_held = p.shared(scaled);
+    let six = p.integer(6);
+    let twice = p.add(&[scaled_held, scaled_held]);
+    let expected_term = p.mul(&[six, held]);
+    assert_eq!(twice, expected_term);
+}

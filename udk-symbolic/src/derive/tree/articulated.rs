@@ -211,11 +211,13 @@ fn sum(pool: &mut Pool, terms: &[Spatial]) -> Spatial {
     }
 }
 
-/// The componentwise sum of 3-vectors.
+/// The componentwise sum of 3-vectors, each entry kept as one operand ([`Pool::shared`]):
+/// these sums are what the passes carry from body to body.
 fn sum3(pool: &mut Pool, terms: &[Vec3]) -> Vec3 {
     [0, 1, 2].map(|k| {
         let parts: Vec<ExprId> = terms.iter().map(|t| t[k]).collect();
-        pool.add(&parts)
+        let total = pool.add(&parts);
+        pool.shared(total)
     })
 }
 
@@ -240,10 +242,7 @@ fn kinematics(
             Some(parent) => motion_to_child(pool, link, &velocities[parent]),
             None => rest,
         };
-        let v = Spatial {
-            angular: add3(pool, carried.angular, joint.angular),
-            linear: add3(pool, carried.linear, joint.linear),
-        };
+        let v = sum(pool, &[carried, joint]);
         // v × (ω_J, v_J) = (ω × ω_J, ω × v_J + v × ω_J).
         let angular = cross3(pool, v.angular, joint.angular);
         let spin = cross3(pool, v.angular, joint.linear);
@@ -329,7 +328,8 @@ fn outer_update(pool: &mut Pool, x: &Mat3, u: Vec3, v: Vec3, inverse_pivot: Expr
     std::array::from_fn(|k| {
         let (r, c) = (k / 3, k % 3);
         let product = pool.mul(&[minus, u[r], v[c]]);
-        pool.add(&[x[k], product])
+        let reduced = pool.add(&[x[k], product]);
+        pool.shared(reduced)
     })
 }
 
@@ -338,7 +338,8 @@ fn sum_articulated(pool: &mut Pool, parts: &[Articulated]) -> Articulated {
     let block = |pool: &mut Pool, pick: fn(&Articulated) -> &Mat3| -> Mat3 {
         std::array::from_fn(|k| {
             let terms: Vec<ExprId> = parts.iter().map(|p| pick(p)[k]).collect();
-            pool.add(&terms)
+            let total = pool.add(&terms);
+            pool.shared(total)
         })
     };
     Articulated {

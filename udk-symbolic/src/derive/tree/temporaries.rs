@@ -50,6 +50,7 @@ fn operands(pool: &Pool, id: ExprId) -> Vec<ExprId> {
         Node::Number(_) | Node::Symbol(_) => Vec::new(),
         Node::Add(ops) | Node::Mul(ops) | Node::Call(_, ops) => ops.to_vec(),
         Node::Pow(base, exponent) => vec![*base, *exponent],
+        Node::Shared(x) => vec![*x],
     }
 }
 
