@@ -8,11 +8,14 @@ use crate::derivation::ExprMatrix;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{add3, cross3, dot3, mat_vec, scale3, Matrix};
 
-/// The sum of the vectors `terms`, componentwise (one `add` per component).
+/// The sum of the vectors `terms`, componentwise (one `add` per component), each component
+/// kept as one operand ([`Pool::shared`]): these sums are what the recursions carry from body
+/// to body.
 fn sum3(pool: &mut Pool, terms: &[[ExprId; 3]]) -> [ExprId; 3] {
     [0, 1, 2].map(|k| {
         let components: Vec<ExprId> = terms.iter().map(|t| t[k]).collect();
-        pool.add(&components)
+        let total = pool.add(&components);
+        pool.shared(total)
     })
 }
 
@@ -57,10 +60,10 @@ pub(super) fn bias(
         let rate = pool.symbol(Symbol::Velocity(link.coordinate));
         let joint_rate = scale3(pool, rate, link.axis);
         if link.revolute {
-            let w = add3(pool, w, joint_rate);
+            let w = sum3(pool, &[w, joint_rate]);
             let turning = cross3(pool, w, joint_rate);
             omega.push(w);
-            omega_dot.push(add3(pool, wd, turning));
+            omega_dot.push(sum3(pool, &[wd, turning]));
             acceleration.push(a);
         } else {
             let two = pool.integer(2);
@@ -68,7 +71,7 @@ pub(super) fn bias(
             let coriolis = scale3(pool, two, coriolis);
             omega.push(w);
             omega_dot.push(wd);
-            acceleration.push(add3(pool, a, coriolis));
+            acceleration.push(sum3(pool, &[a, coriolis]));
         }
     }
     // The forces each body needs, then their sums over the subtrees, leaves first.
@@ -166,7 +169,7 @@ pub(super) fn mass_matrix(pool: &mut Pool, links: &[Link], n: usize) -> ExprMatr
             force = current.rotation.to_parent(pool, force);
             let turned = current.rotation.to_parent(pool, moment);
             let lever = cross3(pool, current.offset, force);
-            moment = add3(pool, turned, lever);
+            moment = sum3(pool, &[turned, lever]);
             body = p;
         }
     }
@@ -187,10 +190,12 @@ fn sum_inertias(pool: &mut Pool, parts: &[Inertia]) -> Option<Inertia> {
             let moments: Vec<[ExprId; 3]> = parts.iter().map(|p| p.first_moment).collect();
             let rotational = std::array::from_fn(|k| {
                 let terms: Vec<ExprId> = parts.iter().map(|p| p.rotational[k]).collect();
-                pool.add(&terms)
+                let total = pool.add(&terms);
+                pool.shared(total)
             });
+            let mass = pool.add(&masses);
             Some(Inertia {
-                mass: pool.add(&masses),
+                mass: pool.shared(mass),
                 first_moment: sum3(pool, &moments),
                 rotational,
             })
