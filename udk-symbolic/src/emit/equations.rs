@@ -1,6 +1,6 @@
 //! The derived equations of a model printed as plain text or LaTeX, entry by entry.
 
-use super::latex::{latex, text};
+use super::latex::{latex, text, Printer};
 use super::names::{self, Names};
 use crate::derivation::{Derivation, Equations, ExprMatrix};
 use crate::expr::{ExprId, Pool};
@@ -202,8 +202,13 @@ impl Sheet {
             }
         }
         self.names.alias_limit = usize::MAX;
+        let names = self.names.clone();
+        let mut printer = match self.format {
+            Format::Text => Printer::text(&d.pool, &names),
+            Format::Latex => Printer::latex(&d.pool, &names),
+        };
         for block in &blocks {
-            self.block(&d.pool, block);
+            self.block(&d.pool, &mut printer, block);
         }
         if self.format == Format::Latex {
             // The last row needs no line break.
@@ -249,7 +254,7 @@ impl Sheet {
         self.out.push('\n');
     }
 
-    fn block(&mut self, pool: &Pool, b: &Block<'_>) {
+    fn block(&mut self, pool: &Pool, printer: &mut Printer<'_>, b: &Block<'_>) {
         let shape = match b.cols {
             Some(c) => format!("{} x {c}", b.rows),
             None => b.rows.to_string(),
@@ -280,11 +285,11 @@ impl Sheet {
             };
             match self.format {
                 Format::Text => {
-                    let value = text(pool, e, &self.names);
+                    let value = printer.string(e);
                     self.line(format!("  {}[{index}] = {value}", b.text));
                 }
                 Format::Latex => {
-                    let value = latex(pool, e, &self.names);
+                    let value = printer.string(e);
                     let symbol = if b.latex.contains('_') {
                         format!("\\left({}\\right)", b.latex)
                     } else {

@@ -15,7 +15,7 @@ use std::collections::HashMap;
 /// A node named in `names.aliases` (a definition's component, of a definition before
 /// `names.alias_limit`) prints as its name where that is shorter.
 pub fn latex(pool: &Pool, id: ExprId, names: &Names) -> String {
-    Printer::new(pool, names, Style::Latex).print(id).text
+    Printer::latex(pool, names).string(id)
 }
 
 /// The plain-text form of expression `id`, e.g. `m*dot(x)^2/2 - g*m*y`.
@@ -24,7 +24,7 @@ pub fn latex(pool: &Pool, id: ExprId, names: &Names) -> String {
 /// −(x²)); functions are written `sin(x)`, `atan2(y, x)`, `sqrt(x)`.
 /// A node named in `names.aliases` prints as its name where that is shorter, as in [`latex`].
 pub fn text(pool: &Pool, id: ExprId, names: &Names) -> String {
-    Printer::new(pool, names, Style::Text).print(id).text
+    Printer::text(pool, names).string(id)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,7 +53,10 @@ fn printed(text: String, prec: Prec) -> Printed {
     Printed { text, prec }
 }
 
-struct Printer<'a> {
+/// A printer of many expressions of one pool under one set of names: each node is printed
+/// once, however many of the expressions contain it, so that printing the n² entries of a
+/// mass matrix costs the size of their shared DAG, not n² times it.
+pub(crate) struct Printer<'a> {
     pool: &'a Pool,
     names: &'a Names,
     style: Style,
@@ -68,6 +71,21 @@ impl<'a> Printer<'a> {
             style,
             memo: HashMap::new(),
         }
+    }
+
+    /// A LaTeX printer (see [`latex`]).
+    pub(crate) fn latex(pool: &'a Pool, names: &'a Names) -> Self {
+        Self::new(pool, names, Style::Latex)
+    }
+
+    /// A plain-text printer (see [`text`]).
+    pub(crate) fn text(pool: &'a Pool, names: &'a Names) -> Self {
+        Self::new(pool, names, Style::Text)
+    }
+
+    /// `id` printed.
+    pub(crate) fn string(&mut self, id: ExprId) -> String {
+        self.print(id).text
     }
 
     fn print(&mut self, id: ExprId) -> Printed {
