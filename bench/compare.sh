@@ -5,7 +5,10 @@
 # writes them to bench/out/tables.md (raw figures: bench/out/raw.json).
 # Then udk against Pinocchio (C++ and Python) on the URDF robots UR5 and Panda: acceleration vs
 # aba, M vs crba, bias vs rnea, derivation and build time (bench/robots.py; bench/out/robots.md).
-# UDK_BENCH_PARTS="robots" (or "chains") runs one part only.
+# Then the tree chains (n = 2 … 60) on the O(n) articulated-body path against Pinocchio's C++ aba
+# (bench/trees.py; bench/out/trees.md).
+# UDK_BENCH_PARTS="robots" (or "chains", or "trees", or several, space-separated) runs those parts
+# only.
 #
 # Needs python3 (3.11) with venv, network access to PyPI, a Rust toolchain, g++. Takes about
 # half an hour on 2 cores. Not part of CI. Arguments are passed to compare.py (--help).
@@ -23,9 +26,9 @@ grep -v '^\s*#' "$BENCH/requirements.txt" | grep -v '^\s*$' | while read -r requ
     "$VENV/bin/pip" install -q "$requirement" || echo "pip install $requirement FAILED: its figures will be missing" >&2
 done
 
-PARTS="${UDK_BENCH_PARTS:-chains robots}"
+PARTS="${UDK_BENCH_PARTS:-chains robots trees}"
 FEATURE_LIST=()
-case "$PARTS" in *chains*) FEATURE_LIST+=(large) ;; esac
+case "$PARTS" in *chains*|*trees*) FEATURE_LIST+=(large) ;; esac
 case "$PARTS" in *robots*) FEATURE_LIST+=(robots) ;; esac
 FEATURES="$(IFS=,; echo "${FEATURE_LIST[*]}")"
 echo "== udk (Rust): cargo build --release -p udk-bench --features $FEATURES" >&2
@@ -42,7 +45,7 @@ if [ -n "$PREFIX" ] && [ -d "$PREFIX/include/pinocchio" ] && [ -d "$PREFIX/inclu
         -DBOOST_MPL_LIMIT_LIST_SIZE=30 -DBOOST_MPL_LIMIT_VECTOR_SIZE=30
         -DBOOST_MPL_CFG_NO_PREPROCESSED_HEADERS -DBOOST_FUSION_INVOKE_MAX_ARITY=12
         -I"$PREFIX/include" -I"$PREFIX/include/eigen3")
-    case "$PARTS" in *chains*)
+    case "$PARTS" in *chains*|*trees*)
         g++ "${CXXFLAGS[@]}" "$BENCH/pinocchio_aba.cpp" -o "$OUT/pinocchio_aba" \
             || echo "building pinocchio_aba.cpp FAILED: no Pinocchio C++ figures for the chains" >&2
     esac
@@ -65,4 +68,8 @@ esac
 case "$PARTS" in *robots*)
     echo "== running the robot comparison" >&2
     "$VENV/bin/python" "$BENCH/robots.py"
+esac
+case "$PARTS" in *trees*)
+    echo "== running the tree-chain comparison (O(n) path)" >&2
+    "$VENV/bin/python" "$BENCH/trees.py"
 esac

@@ -266,7 +266,8 @@ fn run(args: &[String]) -> Result<(), Box<dyn Error>> {
 
 /// Nanoseconds per acceleration of the generated tree chains of `sizes` links, by the
 /// articulated-body path and by the dense kernel on the same model's M and Q, with their
-/// largest relative difference over 32 states.
+/// largest relative difference over 32 states; and the states (relative angles and rates)
+/// with the articulated-body path's q̈, for the peers (`bench/trees.py`).
 fn tree(sizes: &[usize]) -> Result<Value, Box<dyn Error>> {
     let mut rows = Vec::new();
     for &links in sizes {
@@ -275,14 +276,19 @@ fn tree(sizes: &[usize]) -> Result<Value, Box<dyn Error>> {
         })?;
         let states = udk_bench::tree_chain::states(links, 32);
         let mut difference: f64 = 0.0;
+        let mut accelerations = Vec::new();
         for (q, qd) in &states {
             let (a, b) = (model.factored(q, qd)?, model.dense(q, qd)?);
             let norm = |x: &[f64]| x.iter().map(|v| v * v).sum::<f64>().sqrt();
             let d: Vec<f64> = a.iter().zip(&b).map(|(x, y)| x - y).collect();
             difference = difference.max(norm(&d) / norm(&b));
+            accelerations.push(a);
         }
         let (factored, dense) = model.ns_per_call(&states);
-        rows.push(json!({"links": links, "factored_ns": factored, "dense_ns": dense, "relative_difference": difference}));
+        rows.push(json!({
+            "links": links, "factored_ns": factored, "dense_ns": dense,
+            "relative_difference": difference, "states": states, "accelerations": accelerations,
+        }));
     }
     Ok(Value::Array(rows))
 }
