@@ -7,3 +7,4 @@ mod examples;
 mod random;
 mod rank;
 mod support;
+mod urdf;

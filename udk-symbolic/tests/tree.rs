@@ -415,6 +415,33 @@ proptest! {
             assert_close(&tree_q, &force, 1e-12, largest(&force));
         }
     }
+
+    /// Recursive Newton–Euler with joint accelerations gives M q̈ − Q₀ of the
+    /// composite-rigid-body M and the bias (what the Jacobians differentiate for a tree).
+    #[test]
+    fn inverse_dynamics_is_m_qdd_minus_the_bias(bodies in tree_support::random_bodies(0.8, 5)) {
+        let n = bodies.len();
+        let tree = tree(&bodies, GRAVITY);
+        let mut pool = Pool::new();
+        let qdd_symbols: Vec<_> = (0..n).map(|j| pool.symbol(Symbol::Acceleration(j))).collect();
+        let inverse = udk_symbolic::derive::tree::inverse_dynamics(&mut pool, &tree, n, &qdd_symbols)
+            .expect("a well-formed tree");
+        let d = dynamics(&mut pool, &tree, n, Frames::Body).expect("a well-formed tree");
+        let q: Vec<f64> = (0..n).map(|i| (1.3 * i as f64 + 0.5).sin() * 2.0).collect();
+        let qd: Vec<f64> = (0..n).map(|i| (0.7 * i as f64 + 0.2).cos() * 1.5).collect();
+        let qdd: Vec<f64> = (0..n).map(|i| (2.9 * i as f64 + 1.1).sin()).collect();
+        let values = |s: Symbol| match s {
+            Symbol::Coordinate(i) => q[i],
+            Symbol::Velocity(i) => qd[i],
+            Symbol::Acceleration(i) => qdd[i],
+            _ => 0.0,
+        };
+        let m = DMatrix::from_row_slice(n, n, &pool.eval_all(&d.mass_matrix.entries, &values));
+        let bias = DVector::from_vec(pool.eval_all(&d.bias, &values));
+        let expected = &m * DVector::from_vec(qdd.clone()) - bias;
+        let actual = pool.eval_all(&inverse, &values);
+        assert_close(&actual, expected.as_slice(), 1e-12, largest(expected.as_slice()));
+    }
 }
 
 /// The velocity symbol is used by the trees' bias: Q₀ of a resting tree is gravity alone.

@@ -16,7 +16,11 @@ use crate::expr::{ExprId, Pool, Symbol};
 pub(super) struct Residuals<'e> {
     /// M (or H_pp), n × n.
     pub(super) metric: &'e ExprMatrix,
-    /// The force F, n entries: Q + C, or −H_pp H_q.
+    /// M v − F₀ as expressions of v = `Symbol::Acceleration`, n entries, when a cheaper form
+    /// than the product with `metric` is known (a tree's inverse dynamics, with F₀ its bias
+    /// force); `force` is then F − F₀.
+    pub(super) inertial: Option<&'e [ExprId]>,
+    /// The force F, n entries: Q + C, or −H_pp H_q (F − F₀ with `inertial`).
     pub(super) force: &'e [ExprId],
     /// A (or A_p), m × n.
     pub(super) constraint_matrix: &'e ExprMatrix,
@@ -35,9 +39,12 @@ impl Residuals<'_> {
         let lambda: Vec<ExprId> = (0..m).map(|r| pool.symbol(Symbol::Multiplier(r))).collect();
         let r = (0..n)
             .map(|i| {
-                let mut terms: Vec<ExprId> = (0..n)
-                    .map(|j| pool.mul(&[self.metric.get(i, j), v[j]]))
-                    .collect();
+                let mut terms: Vec<ExprId> = match self.inertial {
+                    Some(inertial) => vec![inertial[i]],
+                    None => (0..n)
+                        .map(|j| pool.mul(&[self.metric.get(i, j), v[j]]))
+                        .collect(),
+                };
                 terms.push(pool.neg(self.force[i]));
                 for (row, &l) in lambda.iter().enumerate() {
                     let product = pool.mul(&[self.constraint_matrix.get(row, i), l]);
@@ -78,8 +85,9 @@ pub(super) fn lagrangian(
     velocity_constraints: &[ExprId],
 ) -> Option<LagrangianJacobians> {
     let n = residuals.force.len();
+    let inertial = residuals.inertial.unwrap_or(&residuals.metric.entries);
     let terms = [
-        &residuals.metric.entries[..],
+        inertial,
         residuals.force,
         &residuals.constraint_matrix.entries,
         residuals.constraint_rhs,
@@ -126,6 +134,7 @@ pub(super) fn hamiltonian(
         .collect();
     let residuals = Residuals {
         metric: h_pp,
+        inertial: None,
         force: &force,
         constraint_matrix: a_p,
         constraint_rhs: b_p,

@@ -149,9 +149,9 @@ pub(super) fn derive(
         nonideal
     };
 
-    let articulated = match (&spec.tree, tree_forces) {
+    let articulated = match (&spec.tree, &tree_forces) {
         (Some(tree), Some(extra)) => {
-            articulated(pool, tree, &extra, &nonideal_force, &constraint_matrix)
+            articulated(pool, tree, extra, &nonideal_force, &constraint_matrix)
         }
         _ => None,
     };
@@ -164,11 +164,29 @@ pub(super) fn derive(
     terms.push(pool.neg(l));
     let energy = pool.add(&terms);
 
-    let force_with_nonideal: Vec<ExprId> = (generalized_force.iter().zip(&nonideal_force))
+    // A tree whose M is the composite-rigid-body one and whose rest of L is at most a
+    // potential gives M v − Q₀ by inverse dynamics, O(n) where M v takes O(n²), and its
+    // Jacobians differentiate that.
+    let inverse_dynamics = match (&spec.tree, &tree_forces, chosen) {
+        (Some(tree), Some(extra), MassMatrixForm::CompositeRigidBody) => {
+            let v: Vec<ExprId> = (0..n)
+                .map(|j| pool.symbol(Symbol::Acceleration(j)))
+                .collect();
+            (super::tree::inverse_dynamics(pool, tree, n, &v).ok())
+                .map(|inertial| (inertial, extra.clone()))
+        }
+        _ => None,
+    };
+    let force = match &inverse_dynamics {
+        Some((_, extra)) => extra,
+        None => &generalized_force,
+    };
+    let force_with_nonideal: Vec<ExprId> = (force.iter().zip(&nonideal_force))
         .map(|(&q, &c)| pool.add(&[q, c]))
         .collect();
     let residuals = jacobian::Residuals {
         metric: &mass_matrix,
+        inertial: inverse_dynamics.as_ref().map(|(i, _)| &i[..]),
         force: &force_with_nonideal,
         constraint_matrix: &constraint_matrix,
         constraint_rhs: &constraint_rhs,

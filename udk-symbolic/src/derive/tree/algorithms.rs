@@ -22,7 +22,8 @@ fn sum3(pool: &mut Pool, terms: &[[ExprId; 3]]) -> [ExprId; 3] {
 /// The bias force Q₀ = −(C(q, q̇) q̇ + g(q)), n entries: recursive Newton–Euler with q̈ = 0 and
 /// the root accelerating at `base_acceleration` = −gravity (Featherstone 2008, Table 5.1, the
 /// gravity trick of §5.3), each entry −(joint force) of its coordinate; 0 for coordinates no
-/// body moves.
+/// body moves. With `accelerations` (q̈, n entries by coordinate), the same recursion gives
+/// Q₀ − M q̈, minus the inverse dynamics.
 ///
 /// Outward, for body i with parent λ, axis s, joint rate q̇ and offset r (in λ's frame):
 /// ωᵢ = Eᵀω_λ (+ s q̇, revolute), ω̇ᵢ = Eᵀω̇_λ (+ (ωᵢ × s) q̇, revolute),
@@ -36,6 +37,7 @@ pub(super) fn bias(
     links: &[Link],
     n: usize,
     base_acceleration: [ExprId; 3],
+    accelerations: Option<&[ExprId]>,
 ) -> Vec<ExprId> {
     let zero = pool.zero();
     let at_rest = [zero; 3];
@@ -59,11 +61,15 @@ pub(super) fn bias(
         );
         let rate = pool.symbol(Symbol::Velocity(link.coordinate));
         let joint_rate = scale3(pool, rate, link.axis);
+        let joint_acceleration = match accelerations {
+            Some(qdd) => scale3(pool, qdd[link.coordinate], link.axis),
+            None => [pool.zero(); 3],
+        };
         if link.revolute {
             let w = sum3(pool, &[w, joint_rate]);
             let turning = cross3(pool, w, joint_rate);
             omega.push(w);
-            omega_dot.push(sum3(pool, &[wd, turning]));
+            omega_dot.push(sum3(pool, &[wd, turning, joint_acceleration]));
             acceleration.push(a);
         } else {
             let two = pool.integer(2);
@@ -71,7 +77,7 @@ pub(super) fn bias(
             let coriolis = scale3(pool, two, coriolis);
             omega.push(w);
             omega_dot.push(wd);
-            acceleration.push(sum3(pool, &[a, coriolis]));
+            acceleration.push(sum3(pool, &[a, coriolis, joint_acceleration]));
         }
     }
     // The forces each body needs, then their sums over the subtrees, leaves first.

@@ -129,8 +129,28 @@ pub fn dynamics(
     let base_acceleration = tree.gravity.map(|g| pool.number(-g));
     Ok(TreeDynamics {
         mass_matrix: algorithms::mass_matrix(pool, &links, n),
-        bias: algorithms::bias(pool, &links, n, base_acceleration),
+        bias: algorithms::bias(pool, &links, n, base_acceleration, None),
     })
+}
+
+/// The inverse dynamics M(q) q̈ − Q₀(q, q̇) of `tree` (n entries, by coordinate; the joint
+/// efforts that produce `accelerations`, n entries) by recursive Newton–Euler in body frames
+/// (Featherstone 2008, Table 5.1): O(n) operations for a chain, where the product of the
+/// composite-rigid-body M with q̈ takes O(n²). The Jacobians differentiate it in place of M q̈.
+///
+/// # Errors
+/// A [`TreeError`] when the tree is malformed.
+pub fn inverse_dynamics(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    n: usize,
+    accelerations: &[ExprId],
+) -> Result<Vec<ExprId>, TreeError> {
+    let bodies = constants::body_constants(tree, n)?;
+    let links = links::body_links(pool, &bodies);
+    let base_acceleration = tree.gravity.map(|g| pool.number(-g));
+    let bias = algorithms::bias(pool, &links, n, base_acceleration, Some(accelerations));
+    Ok(bias.into_iter().map(|b| pool.neg(b)).collect())
 }
 
 /// [`dynamics`] in body frames and in the world frame, whichever takes fewer operations for M
