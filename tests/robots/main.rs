@@ -10,6 +10,7 @@ mod closed_loop;
 mod double_pendulum;
 mod mimic;
 mod panda;
+mod romeo;
 mod ur5;
 
 use std::path::Path;
