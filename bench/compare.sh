@@ -3,8 +3,9 @@
 # Cartesian and minimal coordinates), in one run on one machine. Prints three tables
 # (derivation time, time per acceleration call, DOP853 throughput) with udk/peer ratios, and
 # writes them to bench/out/tables.md (raw figures: bench/out/raw.json).
-# Then udk against Pinocchio (C++ and Python) on the URDF robots UR5 and Panda: acceleration vs
-# aba, M vs crba, bias vs rnea, derivation and build time (bench/robots.py; bench/out/robots.md).
+# Then udk against Pinocchio (C++ and Python) on the URDF robots UR5, Panda and Romeo:
+# acceleration vs aba, M vs crba, bias vs rnea, derivation and build time (bench/robots.py;
+# bench/out/robots.md).
 # UDK_BENCH_PARTS="robots" (or "chains") runs one part only.
 #
 # Needs python3 (3.11) with venv, network access to PyPI, a Rust toolchain, g++. Takes about
