@@ -3,8 +3,9 @@
 # Cartesian and minimal coordinates), in one run on one machine. Prints three tables
 # (derivation time, time per acceleration call, DOP853 throughput) with udk/peer ratios, and
 # writes them to bench/out/tables.md (raw figures: bench/out/raw.json).
-# Then udk against Pinocchio (C++ and Python) on the URDF robots UR5 and Panda: acceleration vs
-# aba, M vs crba, bias vs rnea, derivation and build time (bench/robots.py; bench/out/robots.md).
+# Then udk against Pinocchio (C++ and Python) on the URDF robots UR5, Panda and Romeo:
+# acceleration vs aba, M vs crba, bias vs rnea, derivation and build time (bench/robots.py;
+# bench/out/robots.md).
 # Then the tree chains (n = 2 … 60) on the O(n) articulated-body path against Pinocchio's C++ aba
 # (bench/trees.py; bench/out/trees.md).
 # UDK_BENCH_PARTS="robots" (or "chains", or "trees", or several, space-separated) runs those parts

@@ -1,4 +1,4 @@
-"""udk against Pinocchio on the URDF robots UR5 and Panda (robots/), in one run on one machine.
+"""udk against Pinocchio on the URDF robots UR5, Panda and Romeo (robots/), in one run on one machine.
 
 Run through bench/compare.sh (UDK_BENCH_PARTS=robots runs only this part), which creates the
 virtual environment, builds the Rust side with the `robots` feature and bench/pinocchio_urdf.cpp
@@ -29,7 +29,8 @@ import numpy as np
 
 from compare import empty, log, machine, ns_per_call, table
 
-ROBOTS = ["ur5_robot", "panda"]
+# The robots: file stem under robots/ -> the struct name of its one-model crate (build_time).
+ROBOTS = {"ur5_robot": "Ur5", "panda": "Panda", "romeo_small": "RomeoSmall"}
 STATES = 16
 SEED = 20261122
 TOLERANCE = 1e-9
@@ -38,7 +39,6 @@ ROOT = os.path.dirname(HERE)
 OUT = os.path.join(HERE, "out")
 TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
 BENCH_BIN = os.path.join(TARGET, "release", "udk-bench")
-STRUCTS = {"ur5_robot": "Ur5", "panda": "Panda"}
 
 
 def urdf(robot):
@@ -144,7 +144,7 @@ def build_time(robot):
     os.makedirs(os.path.join(base, crate), exist_ok=True)
     shutil.copy(urdf(robot), os.path.join(base, crate, f"{robot}.urdf"))
     source = (f"//! Just the {robot} model.\n\n/// The robot.\n"
-              f"#[udk::lagrangian(urdf = \"{robot}.urdf\")]\npub struct {STRUCTS[robot]};\n")
+              f"#[udk::lagrangian(urdf = \"{robot}.urdf\")]\npub struct {ROBOTS[robot]};\n")
     # Touch the source so that cargo rebuilds the crate even when a previous run built it.
     build(crate, source + f"// run {time.time()}\n")
     return build(crate, source)

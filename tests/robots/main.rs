@@ -10,6 +10,7 @@ mod closed_loop;
 mod double_pendulum;
 mod mimic;
 mod panda;
+mod romeo;
 mod ur5;
 
 use std::path::Path;
@@ -127,6 +128,23 @@ where
         );
     }
     states.len()
+}
+
+/// Asserts M(q) is exactly zero between joints on different branches of a tree, that is
+/// wherever `on_one_path(i, j)` is false (Featherstone 2008, §6.2: M[i, j] = S_iᵀ I^c_j S_j
+/// when joint i is an ancestor of joint j, and 0 when neither is the other's ancestor).
+#[track_caller]
+pub fn assert_zero_across_branches<const N: usize>(
+    mass: &SMatrix<f64, N, N>,
+    on_one_path: impl Fn(usize, usize) -> bool,
+) {
+    for i in 0..N {
+        for j in 0..N {
+            if !on_one_path(i, j) {
+                assert_eq!(mass[(i, j)], 0.0, "M[{i}, {j}]");
+            }
+        }
+    }
 }
 
 /// Asserts M(q) is symmetric (to 1e-15 of its largest entry) and positive definite, with its

@@ -7,8 +7,8 @@
 //! `bench/compare.py` ([`Workload`]), times them per call ([`timing`]), runs them in a DOP853
 //! integration ([`BenchModel::simulate`]), and offers the same for the run-time tape
 //! ([`TapeModel`]) and a hand-written closed-form double pendulum ([`DoublePendulum`]).
-//! With the `robots` feature, the `robots` module holds the URDF robots UR5 and Panda under
-//! `#[lagrangian(urdf = "...")]` for the robot comparison of `bench/robots.py`.
+//! With the `robots` feature, the `robots` module holds the URDF robots UR5, Panda and Romeo
+//! under `#[lagrangian(urdf = "...")]` for the robot comparison of `bench/robots.py`.
 
 mod closed_form;
 mod generated;

@@ -1,4 +1,4 @@
-//! The URDF robots of `robots/` (UR5, Panda) as benchmark subjects, compiled by
+//! The URDF robots of `robots/` (UR5, Panda, Romeo) as benchmark subjects, compiled by
 //! `#[lagrangian(urdf = "...")]` as a user would: q̈ from the generated `acceleration` with the
 //! joint efforts τ as inputs, M alone from `mass_matrix` and the bias alone from
 //! `generalized_forces` at τ = 0, on the states of a robot workload written by
@@ -19,10 +19,14 @@ pub struct Ur5;
 #[udk::lagrangian(urdf = "../../robots/panda.urdf")]
 pub struct Panda;
 
+/// The Romeo humanoid of example-robot-data (`romeo_small`, 31 revolute joints, body fixed).
+#[udk::lagrangian(urdf = "../../robots/romeo_small.urdf")]
+pub struct RomeoSmall;
+
 /// One robot of the workload: its joints in Pinocchio's order and random states.
 #[derive(Clone, Debug, Deserialize)]
 pub struct RobotWorkload {
-    /// `ur5_robot` or `panda`: the file stem under `robots/`.
+    /// `ur5_robot`, `panda` or `romeo_small`: the file stem under `robots/`.
     pub name: String,
     /// The movable joints' URDF names, in Pinocchio's order.
     pub coordinates: Vec<String>,
@@ -74,6 +78,7 @@ pub fn robots(workload: &RobotsWorkload) -> Result<Value, Box<dyn Error>> {
         let row = match robot.name.as_str() {
             "ur5_robot" => measure_model!(Ur5),
             "panda" => measure_model!(Panda),
+            "romeo_small" => measure_model!(RomeoSmall),
             other => return Err(format!("no generated model of robot `{other}`").into()),
         };
         rows.push(row);
