@@ -1,7 +1,7 @@
 //! Robots read from URDF: their residual Jacobians differentiate the inverse dynamics
 //! (recursive Newton–Euler with q̈ as symbols) instead of M q̈, so they are checked here on an
-//! open chain with inputs and damping, a closed loop and a branched robot with mimic
-//! constraints.
+//! open chain with inputs and damping, a closed loop, a branched robot with mimic constraints
+//! and a 31-joint humanoid.
 
 use crate::support::check_controlled;
 use udk::lagrangian;
@@ -14,6 +14,13 @@ mod four_bar;
 #[allow(dead_code)]
 #[path = "../../examples/panda_mimic.rs"]
 mod panda_mimic;
+
+/// The Romeo humanoid of `tests/robots` (31 joints, fixed base). Its `residual_jacobians`
+/// binds more than `udk_symbolic::limits::MAX_LET_STATEMENTS` temporaries, so building this
+/// test (a debug build) also checks their single declaration: with one `let` each, rustc
+/// crashed on it.
+#[lagrangian(urdf = "robots/romeo_small.urdf")]
+struct Romeo;
 
 /// The UR5 with joint damping (a velocity-dependent force besides the inverse dynamics).
 #[lagrangian(urdf = "robots/ur5_robot.urdf", joint_damping = true)]
@@ -55,4 +62,12 @@ fn a_branched_robot_with_mimic_constraints() {
         &tau,
         0.0,
     );
+}
+
+#[test]
+fn a_humanoid() {
+    let q = SVector::<f64, 31>::from_fn(|i, _| 0.4 * (1.3 * i as f64 + 0.2).sin());
+    let qd = SVector::<f64, 31>::from_fn(|i, _| (0.7 * i as f64 + 0.5).cos());
+    let tau = SVector::<f64, 31>::from_fn(|i, _| 2.0 * (0.9 * i as f64).sin());
+    check_controlled("Romeo", &Romeo, &q, &qd, &tau, 0.0);
 }

@@ -45,6 +45,14 @@ pub const MAX_BYTES: usize = 4 << 20;
 /// `udk jacobian` says so.
 pub const MAX_JACOBIAN_COST: usize = 4_000_000;
 
+/// The most temporaries a generated function binds with one `let` statement each; a function
+/// with more declares them all in a single `let (…);` and assigns them in order
+/// ([`emit_rust`](crate::emit::emit_rust)). Each `let` opens a debug-info scope nested in the
+/// previous one, and a debug build of a function with a few thousand (the Panda's residual
+/// Jacobians, about 5,500) crashes rustc 1.95 with a stack overflow in LLVM; the single
+/// declaration keeps the nesting at one level, at some cost in compile time.
+pub const MAX_LET_STATEMENTS: usize = 1000;
+
 /// Checks that an expression's `text` is at most [`MAX_BYTES`] long.
 ///
 /// # Errors

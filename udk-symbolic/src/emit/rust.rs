@@ -36,7 +36,11 @@ impl RustBlock {
 /// - writes integer powers with `powi`, `x^(1/2)` with `sqrt`, negative powers as divisions,
 ///   `−1·x` as `-x` and negative terms as subtractions;
 /// - computes sin and cos of the same argument once, with `sin_cos`;
-/// - writes constants as full-precision `f64` literals (rationals p/q rounded once).
+/// - writes constants as full-precision `f64` literals (rationals p/q rounded once);
+/// - beyond [`MAX_LET_STATEMENTS`](crate::limits::MAX_LET_STATEMENTS) temporaries, declares
+///   them all in one `let (__t0, __t1, …);` and assigns them in order (`__t0 = …;`), because
+///   each `let` statement opens a debug-info scope inside the previous one and rustc's LLVM
+///   back end overflows its stack on a few thousand nested scopes in a debug build.
 ///
 /// The same `pool` and `outputs` give byte-identical tokens. The run-time
 /// [`Tape`](super::Tape) of the same outputs performs the same operations in the same order.
@@ -64,23 +68,37 @@ pub fn emit_rust(
             bound[v] = true;
         }
     }
+    // (the names bound, the value) per statement, in order.
+    let mut statements: Vec<(Vec<Ident>, TokenStream)> = Vec::new();
     for step in &program.steps {
         match *step {
             Step::Op(v) if bound[v as usize] => {
                 let value = writer.expr(v).tokens;
-                let name = writer.name(v);
-                writer
-                    .statements
-                    .extend(quote! { let #name: f64 = #value; });
+                statements.push((vec![writer.name(v)], value));
             }
             Step::Op(_) => {}
             Step::SinCos { arg, sin, cos } => {
                 let receiver = writer.receiver(arg);
-                let (s, c) = (writer.name(sin), writer.name(cos));
-                writer
-                    .statements
-                    .extend(quote! { let (#s, #c): (f64, f64) = #receiver.sin_cos(); });
+                let names = vec![writer.name(sin), writer.name(cos)];
+                statements.push((names, quote! { #receiver.sin_cos() }));
             }
+        }
+    }
+    if writer.count <= crate::limits::MAX_LET_STATEMENTS {
+        for (names, value) in statements {
+            writer.statements.extend(match &names[..] {
+                [name] => quote! { let #name: f64 = #value; },
+                _ => quote! { let (#(#names),*): (f64, f64) = #value; },
+            });
+        }
+    } else {
+        let all = statements.iter().flat_map(|(names, _)| names);
+        writer.statements.extend(quote! { let (#(#all),*); });
+        for (names, value) in statements {
+            writer.statements.extend(match &names[..] {
+                [name] => quote! { #name = #value; },
+                _ => quote! { (#(#names),*) = #value; },
+            });
         }
     }
     let outputs_tokens = program
