@@ -1,5 +1,6 @@
-// Pinocchio's own in-process cost of forward dynamics (ABA), of the mass matrix alone (CRBA)
-// and of the bias alone (RNEA at zero acceleration) for robots read from URDF files, built
+// Pinocchio's own in-process cost of forward dynamics (ABA), of the mass matrix alone (CRBA),
+// of the bias alone (RNEA at zero acceleration) and of the derivatives of forward dynamics
+// (computeABADerivatives: ∂q̈/∂q, ∂q̈/∂v, ∂q̈/∂τ) for robots read from URDF files, built
 // against the headers and libraries of the `pin` wheel in bench/.venv by bench/compare.sh.
 //
 // Input on stdin (written by bench/robots.py): the number of robots, then per robot
@@ -7,8 +8,9 @@
 // all in Pinocchio's own joint order (pinocchio::urdf::buildModel, fixed base).
 // Output on stdout: one JSON object per robot and line,
 //   {"urdf": path, "nq": .., "nv": .., "aba_ns": .., "crba_ns": .., "rnea_ns": ..,
-//    "accelerations": [[...], ...]},
+//    "aba_derivatives_ns": .., "accelerations": [[...], ...]},
 // each time the nanoseconds per call, best of 7 runs cycling through the states.
+#include <pinocchio/algorithm/aba-derivatives.hpp>
 #include <pinocchio/algorithm/aba.hpp>
 #include <pinocchio/algorithm/crba.hpp>
 #include <pinocchio/algorithm/rnea.hpp>
@@ -52,10 +54,15 @@ int main() {
     const double crba_ns = ns_per_call(count, [&](int s) { return crba(model, data, qs[s])(0, 0); });
     const double rnea_ns =
         ns_per_call(count, [&](int s) { return rnea(model, data, qs[s], vs[s], zero)[0]; });
+    const double aba_derivatives_ns = ns_per_call(count, [&](int s) {
+      computeABADerivatives(model, data, qs[s], vs[s], taus[s]);
+      return data.ddq_dq(0, 0);
+    });
 
     std::printf("{\"urdf\": \"%s\", \"nq\": %d, \"nv\": %d, \"aba_ns\": %.3f, \"crba_ns\": %.3f, "
-                "\"rnea_ns\": %.3f, \"accelerations\": [",
-                path.c_str(), int(model.nq), int(model.nv), aba_ns, crba_ns, rnea_ns);
+                "\"rnea_ns\": %.3f, \"aba_derivatives_ns\": %.3f, \"accelerations\": [",
+                path.c_str(), int(model.nq), int(model.nv), aba_ns, crba_ns, rnea_ns,
+                aba_derivatives_ns);
     for (int s = 0; s < count; ++s) {
       const Eigen::VectorXd a = aba(model, data, qs[s], vs[s], taus[s]);
       std::printf(s ? ", [" : "[");

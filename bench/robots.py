@@ -6,10 +6,10 @@ against the `pin` wheel. Every tool gets the same random states (out/robots_work
 seed, within the URDF limits, in Pinocchio's joint order; udk maps them by joint name). The
 accelerations are checked against Pinocchio's first (1e-9 relative); any disagreement stops the
 run. Then, per robot, nanoseconds per call of:
-- udk: the generated `acceleration` (τ as input), `terms` (M, Q, A, b together: what
-  `acceleration` evaluates before the kernel), `mass_matrix` (M alone) and
-  `generalized_forces` at τ = 0 (the bias alone);
-- Pinocchio in C++: `aba`, `crba`, `rnea(q, q̇, 0)`;
+- udk: the generated `acceleration` (τ as input), `terms` (M, Q, A, b together), `mass_matrix`
+  (M alone), `generalized_forces` at τ = 0 (the bias alone) and `acceleration_jacobian`
+  (q̈ with ∂q̈/∂q, ∂q̈/∂q̇, ∂q̈/∂τ);
+- Pinocchio in C++: `aba`, `crba`, `rnea(q, q̇, 0)`, `computeABADerivatives`;
 - Pinocchio from Python: the same three, net of the cost of an empty Python call with the same
   arguments in the same loop;
 and the seconds of `udk_symbolic::urdf::expand` and `udk_symbolic::generate`, and of
@@ -202,11 +202,19 @@ def main():
                          ratio(cpp_ns, u[ours]), ratio(net[theirs], u[ours])])
         rows.append([robot, "M, Q, A, b together: terms (inside acceleration)", ns(u["terms_ns"]),
                      "—", "—", "—", "—", "—"])
+        jacobian_cpp = c.get("aba_derivatives_ns")
+        rows.append([robot, "∂q̈/∂(q, q̇, τ): acceleration_jacobian vs computeABADerivatives",
+                     ns(u["jacobian_ns"]), ns(jacobian_cpp), "—", "—", ratio(jacobian_cpp, u["jacobian_ns"]),
+                     "—"])
+        ratios.append([robot, ratio(u["jacobian_ns"], u["acceleration_ns"])])
     out = [table(
         "Robots: ns per call (best of 7 runs, 16 states)",
         ["robot", "quantity", "udk generated", "Pinocchio C++", "Pinocchio Python",
          "Pinocchio Python, net of overhead", "C++ / udk", "Python net / udk"],
         rows)]
+    out.append(table(
+        "Robots: one exact Jacobian ∂q̈/∂(q, q̇, τ) in units of one acceleration (udk)",
+        ["robot", "acceleration_jacobian / acceleration"], ratios))
     rows = []
     for robot in ROBOTS:
         d = derive[robot]

@@ -1,7 +1,7 @@
 //! The URDF robots of `robots/` (UR5, Panda, Romeo) as benchmark subjects, compiled by
 //! `#[lagrangian(urdf = "...")]` as a user would: q̈ from the generated `acceleration` with the
-//! joint efforts τ as inputs, M alone from `mass_matrix` and the bias alone from
-//! `generalized_forces` at τ = 0, on the states of a robot workload written by
+//! joint efforts τ as inputs, M alone from `mass_matrix`, the bias alone from
+//! `generalized_forces` at τ = 0, and ∂q̈/∂(q, q̇, τ) from `acceleration_jacobian`, on the states of a robot workload written by
 //! `bench/robots.py` (the same states Pinocchio gets, in Pinocchio's joint order, mapped here by
 //! joint name).
 
@@ -53,8 +53,8 @@ pub struct RobotsWorkload {
 }
 
 /// q̈ at every state (in the workload's joint order) and the nanoseconds per call of the
-/// generated `acceleration`, `terms` (M, Q, A, b together, the part of `acceleration` before
-/// the kernel), `mass_matrix` and `generalized_forces` of `robot`, for each robot of
+/// generated `acceleration`, `terms` (M, Q, A, b together), `mass_matrix`,
+/// `generalized_forces` and `acceleration_jacobian` of `robot`, for each robot of
 /// `workload` that this crate holds.
 ///
 /// # Errors
@@ -62,7 +62,7 @@ pub struct RobotsWorkload {
 pub fn robots(workload: &RobotsWorkload) -> Result<Value, Box<dyn Error>> {
     let mut rows = Vec::new();
     for robot in &workload.robots {
-        // The same five calls for each generated model (the models differ in type and size).
+        // The same six calls for each generated model (the models differ in type and size).
         macro_rules! measure_model {
             ($model:ident) => {
                 measure(
@@ -72,6 +72,11 @@ pub fn robots(workload: &RobotsWorkload) -> Result<Value, Box<dyn Error>> {
                     |q, qd, tau| $model.terms(q, qd, tau, 0.0).mass_matrix[(0, 0)],
                     |q| $model.mass_matrix(q, 0.0)[(0, 0)],
                     |q, qd, tau| $model.generalized_forces(q, qd, tau, 0.0)[0],
+                    |q, qd, tau| {
+                        $model
+                            .acceleration_jacobian(q, qd, tau, 0.0)
+                            .map_or(f64::NAN, |j| j.acceleration[0])
+                    },
                 )?
             };
         }
@@ -100,6 +105,7 @@ fn measure<const N: usize>(
     terms: impl Fn(&SVector<f64, N>, &SVector<f64, N>, &SVector<f64, N>) -> f64,
     mass_matrix: impl Fn(&SVector<f64, N>) -> f64,
     generalized_forces: impl Fn(&SVector<f64, N>, &SVector<f64, N>, &SVector<f64, N>) -> f64,
+    acceleration_jacobian: impl Fn(&SVector<f64, N>, &SVector<f64, N>, &SVector<f64, N>) -> f64,
 ) -> Result<Value, Box<dyn Error>> {
     // position[i]: where udk's coordinate i sits in the workload's order.
     let position = (names.iter())
@@ -136,8 +142,10 @@ fn measure<const N: usize>(
     let terms_ns = timing::ns_per_call(&states, |(q, qd, tau)| terms(q, qd, tau));
     let mass_matrix_ns = timing::ns_per_call(&states, |(q, _, _)| mass_matrix(q));
     let bias_ns = timing::ns_per_call(&states, |(q, qd, _)| generalized_forces(q, qd, &zero));
+    let jacobian_ns =
+        timing::ns_per_call(&states, |(q, qd, tau)| acceleration_jacobian(q, qd, tau));
     eprintln!(
-        "robot {}: acceleration {acceleration_ns:.0} ns, terms {terms_ns:.0} ns, M {mass_matrix_ns:.0} ns, bias {bias_ns:.0} ns",
+        "robot {}: acceleration {acceleration_ns:.0} ns, terms {terms_ns:.0} ns, M {mass_matrix_ns:.0} ns, bias {bias_ns:.0} ns, Jacobian {jacobian_ns:.0} ns",
         robot.name
     );
     Ok(json!({
@@ -147,5 +155,6 @@ fn measure<const N: usize>(
         "terms_ns": terms_ns,
         "mass_matrix_ns": mass_matrix_ns,
         "bias_ns": bias_ns,
+        "jacobian_ns": jacobian_ns,
     }))
 }
