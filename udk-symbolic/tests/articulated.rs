@@ -164,12 +164,11 @@ fn a_massless_subtree_takes_the_dense_path() {
     assert!(equations(&d).articulated.is_some());
 }
 
-/// The minimal n-link chain as a tree, n = 2…12 and 16, 20, at a generic state (the
-/// derivation of the dense ∂²L/∂q̇² of larger chains is slow in a debug build; udk-bench's
-/// test covers the generated models up to n = 60).
+/// The minimal n-link chain as a tree, n = 2…20, 25, 30, 40, 50 and 60, at a generic state
+/// (udk-bench's test, with its `large` feature, also runs the generated code up to n = 60).
 #[test]
 fn tree_chain_agrees_on_both_paths() {
-    for n in (2..=12).chain([16, 20]) {
+    for n in (2..=20).chain([25, 30, 40, 50, 60]) {
         let spec = models::pendulum_chain_tree(n);
         let d = derive(&spec).unwrap_or_else(|e| panic!("{e}"));
         let q: Vec<f64> = (0..n).map(|i| (0.9 * i as f64 + 0.4).sin()).collect();
