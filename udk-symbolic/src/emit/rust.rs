@@ -37,10 +37,13 @@ impl RustBlock {
 ///   `−1·x` as `-x` and negative terms as subtractions;
 /// - computes sin and cos of the same argument once, with `sin_cos`;
 /// - writes constants as full-precision `f64` literals (rationals p/q rounded once);
-/// - beyond [`MAX_LET_STATEMENTS`](crate::limits::MAX_LET_STATEMENTS) temporaries, declares
-///   them all in one `let (__t0, __t1, …);` and assigns them in order (`__t0 = …;`), because
-///   each `let` statement opens a debug-info scope inside the previous one and rustc's LLVM
-///   back end overflows its stack on a few thousand nested scopes in a debug build.
+/// - beyond [`MAX_LET_STATEMENTS`](crate::limits::MAX_LET_STATEMENTS) statements, writes the
+///   code twice: as above under `#[cfg(not(debug_assertions))]`, and under
+///   `#[cfg(debug_assertions)]` as one `let (__t0, __t1, …);` followed by one block of
+///   assignments in order (`__t0 = …;`). Each `let` statement opens a debug-info scope inside
+///   the previous one, and rustc's LLVM back end overflows its stack on a few thousand nested
+///   scopes in a debug build; the assignments avoid that but make an optimized build about
+///   twice as slow, so optimized builds keep the `let`s.
 ///
 /// The same `pool` and `outputs` give byte-identical tokens. The run-time
 /// [`Tape`](super::Tape) of the same outputs performs the same operations in the same order.
@@ -84,23 +87,31 @@ pub fn emit_rust(
             }
         }
     }
-    if writer.count <= crate::limits::MAX_LET_STATEMENTS {
-        for (names, value) in statements {
-            writer.statements.extend(match &names[..] {
+    let plain = |statements: &[(Vec<Ident>, TokenStream)]| -> TokenStream {
+        (statements.iter())
+            .map(|(names, value)| match &names[..] {
                 [name] => quote! { let #name: f64 = #value; },
                 _ => quote! { let (#(#names),*): (f64, f64) = #value; },
-            });
-        }
+            })
+            .collect()
+    };
+    writer.statements = if statements.len() <= crate::limits::MAX_LET_STATEMENTS {
+        plain(&statements)
     } else {
-        let all = statements.iter().flat_map(|(names, _)| names);
-        writer.statements.extend(quote! { let (#(#all),*); });
-        for (names, value) in statements {
-            writer.statements.extend(match &names[..] {
-                [name] => quote! { #name = #value; },
-                _ => quote! { (#(#names),*) = #value; },
-            });
+        let release = (statements.iter()).map(|s| plain(std::slice::from_ref(s)));
+        let names = statements.iter().flat_map(|(names, _)| names);
+        let assignments = (statements.iter()).map(|(names, value)| match &names[..] {
+            [name] => quote! { #name = #value; },
+            _ => quote! { (#(#names),*) = #value; },
+        });
+        quote! {
+            #(#[cfg(not(debug_assertions))] #release)*
+            #[cfg(debug_assertions)]
+            let (#(#names),*);
+            #[cfg(debug_assertions)]
+            let () = { #(#assignments)* };
         }
-    }
+    };
     let outputs_tokens = program
         .outputs
         .iter()
