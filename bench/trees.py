@@ -19,14 +19,10 @@ import time
 import numpy as np
 
 from compare import fmt_time, log, machine, ratio, table
+from robots import BENCH_BIN, OUT
 
 SIZES = [int(n) for n in os.environ.get("UDK_BENCH_TREE_SIZES", "2 5 10 20 30 40 60").split()]
 TOLERANCE = 1e-9
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
-OUT = os.path.join(HERE, "out")
-TARGET = os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target"))
-BENCH_BIN = os.path.join(TARGET, "release", "udk-bench")
 PINOCCHIO = os.path.join(OUT, "pinocchio_aba")
 
 
