@@ -37,13 +37,11 @@ impl RustBlock {
 ///   `−1·x` as `-x` and negative terms as subtractions;
 /// - computes sin and cos of the same argument once, with `sin_cos`;
 /// - writes constants as full-precision `f64` literals (rationals p/q rounded once);
-/// - beyond [`MAX_LET_STATEMENTS`](crate::limits::MAX_LET_STATEMENTS) statements, writes the
-///   code twice: as above under `#[cfg(not(debug_assertions))]`, and under
-///   `#[cfg(debug_assertions)]` as one `let (__t0, __t1, …);` followed by one block of
-///   assignments in order (`__t0 = …;`). Each `let` statement opens a debug-info scope inside
-///   the previous one, and rustc's LLVM back end overflows its stack on a few thousand nested
-///   scopes in a debug build; the assignments avoid that but make an optimized build about
-///   twice as slow, so optimized builds keep the `let`s.
+/// - beyond [`MAX_LET_STATEMENTS`](crate::limits::MAX_LET_STATEMENTS) statements, declares
+///   the temporaries [`LET_GROUP`](crate::limits::LET_GROUP) at a time (`let (__t0, …,
+///   __t99);`) and assigns them in order (`__t0 = …;`). Each `let` statement opens a
+///   debug-info scope inside the previous one, and rustc's LLVM back end overflows its stack
+///   on a few thousand nested scopes in any build with debug info.
 ///
 /// The same `pool` and `outputs` give byte-identical tokens. The run-time
 /// [`Tape`](super::Tape) of the same outputs performs the same operations in the same order.
@@ -98,19 +96,16 @@ pub fn emit_rust(
     writer.statements = if statements.len() <= crate::limits::MAX_LET_STATEMENTS {
         plain(&statements)
     } else {
-        let release = (statements.iter()).map(|s| plain(std::slice::from_ref(s)));
-        let names = statements.iter().flat_map(|(names, _)| names);
-        let assignments = (statements.iter()).map(|(names, value)| match &names[..] {
-            [name] => quote! { #name = #value; },
-            _ => quote! { (#(#names),*) = #value; },
-        });
-        quote! {
-            #(#[cfg(not(debug_assertions))] #release)*
-            #[cfg(debug_assertions)]
-            let (#(#names),*);
-            #[cfg(debug_assertions)]
-            let () = { #(#assignments)* };
-        }
+        (statements.chunks(crate::limits::LET_GROUP))
+            .map(|group| {
+                let names = group.iter().flat_map(|(names, _)| names);
+                let assignments = (group.iter()).map(|(names, value)| match &names[..] {
+                    [name] => quote! { #name = #value; },
+                    _ => quote! { (#(#names),*) = #value; },
+                });
+                quote! { let (#(#names),*); #(#assignments)* }
+            })
+            .collect()
     };
     let outputs_tokens = program
         .outputs
