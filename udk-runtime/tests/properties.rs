@@ -263,14 +263,20 @@ proptest! {
                 Weighting::Matrix(g) => g.clone(),
             };
             // Independence of the gauge (α, G) (Udwadia & Wanichanon 2013, Remark 1).
-            let cond = cond_unit + condition(&(&mass + a_eq.transpose() * g * &a_eq * (alpha * alpha)));
+            let augmented = &mass + a_eq.transpose() * g * &a_eq * (alpha * alpha);
+            let cond = cond_unit + condition(&augmented);
             let o = Options { alpha, weighting, ..Options::default() };
             let (qdd, qc) = acceleration_and_constraint_force_dyn(LagrangianView::new(&mass, &q, &a, &b), &o).unwrap();
             prop_assert!(rel(&qdd, &qdd_unit) <= 1e-14 * cond * kappa_a.powi(2),
                 "q̈ gauge: {:e}, cond {:e}, κ_A {:e}", rel(&qdd, &qdd_unit), cond, kappa_a);
-            // Eq 3.28 with z = α²b equals M q̈ − Q (eq 3.37).
-            let qc_scale = mass.norm() * qdd.norm() + q.norm();
-            prop_assert!((&qc - (&mass * &qdd - &q)).norm() <= 1e-14 * cond * kappa_a.powi(2) * qc_scale, "Qᶜ");
+            // Eq 3.28 with z = α²b equals M q̈ − Q (eq 3.37). It is computed through the
+            // augmented matrix M + α²AᵀGA and α²AᵀG b = α²AᵀGA q̈, so its rounding scales with
+            // them, not with M alone (with M alone, about 1 system in 12 000 failed at 1.05–1.3
+            // times the bound, well conditioned, with α²G ≫ M).
+            let qc_scale = 2.0 * augmented.norm() * qdd.norm() + q.norm();
+            let qc_error = (&qc - (&mass * &qdd - &q)).norm();
+            prop_assert!(qc_error <= 1e-14 * cond * kappa_a.powi(2) * qc_scale,
+                "Qᶜ: {:e}, cond {:e}, κ_A {:e}, scale {:e}", qc_error, cond, kappa_a, qc_scale);
         }
     }
 
