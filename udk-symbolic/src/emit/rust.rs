@@ -85,23 +85,25 @@ pub fn emit_rust(
             }
         }
     }
-    let plain = |statements: &[(Vec<Ident>, TokenStream)]| -> TokenStream {
-        (statements.iter())
-            .map(|(names, value)| match &names[..] {
-                [name] => quote! { let #name: f64 = #value; },
-                _ => quote! { let (#(#names),*): (f64, f64) = #value; },
-            })
-            .collect()
+    // `__t3` with type `f64`, or `(__t4, __t5)` with type `(f64, f64)` for a `sin_cos`.
+    let target = |names: &[Ident]| match names {
+        [name] => (quote! { #name }, quote! { f64 }),
+        _ => (quote! { (#(#names),*) }, quote! { (f64, f64) }),
     };
     writer.statements = if statements.len() <= crate::limits::MAX_LET_STATEMENTS {
-        plain(&statements)
+        (statements.iter())
+            .map(|(names, value)| {
+                let (pattern, ty) = target(names);
+                quote! { let #pattern: #ty = #value; }
+            })
+            .collect()
     } else {
         (statements.chunks(crate::limits::LET_GROUP))
             .map(|group| {
                 let names = group.iter().flat_map(|(names, _)| names);
-                let assignments = (group.iter()).map(|(names, value)| match &names[..] {
-                    [name] => quote! { #name = #value; },
-                    _ => quote! { (#(#names),*) = #value; },
+                let assignments = (group.iter()).map(|(names, value)| {
+                    let (pattern, _) = target(names);
+                    quote! { #pattern = #value; }
                 });
                 quote! { let (#(#names),*); #(#assignments)* }
             })

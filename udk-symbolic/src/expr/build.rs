@@ -173,6 +173,12 @@ impl Pool {
         }
     }
 
+    /// The sum of `terms` kept as one operand: [`Pool::shared`] of [`Pool::add`].
+    pub fn shared_sum(&mut self, terms: &[ExprId]) -> ExprId {
+        let total = self.add(terms);
+        self.shared(total)
+    }
+
     /// The canonical product of `factors` (1 when empty).
     pub fn mul(&mut self, factors: &[ExprId]) -> ExprId {
         let mut coefficient = Number::ONE;

@@ -3,21 +3,10 @@
 //! linear parts of motions and forces, each in its body's working frame, moments about the
 //! frame's origin.
 
-use super::links::{congruence, Inertia, Link};
+use super::links::{congruence, sum3, Inertia, Link};
 use crate::derivation::ExprMatrix;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{add3, cross3, dot3, mat_vec, scale3, Matrix};
-
-/// The sum of the vectors `terms`, componentwise (one `add` per component), each component
-/// kept as one operand ([`Pool::shared`]): these sums are what the recursions carry from body
-/// to body.
-fn sum3(pool: &mut Pool, terms: &[[ExprId; 3]]) -> [ExprId; 3] {
-    [0, 1, 2].map(|k| {
-        let components: Vec<ExprId> = terms.iter().map(|t| t[k]).collect();
-        let total = pool.add(&components);
-        pool.shared(total)
-    })
-}
 
 /// The bias force Q₀ = −(C(q, q̇) q̇ + g(q)), n entries: recursive Newton–Euler with q̈ = 0 and
 /// the root accelerating at `base_acceleration` = −gravity (Featherstone 2008, Table 5.1, the
@@ -196,12 +185,10 @@ fn sum_inertias(pool: &mut Pool, parts: &[Inertia]) -> Option<Inertia> {
             let moments: Vec<[ExprId; 3]> = parts.iter().map(|p| p.first_moment).collect();
             let rotational = std::array::from_fn(|k| {
                 let terms: Vec<ExprId> = parts.iter().map(|p| p.rotational[k]).collect();
-                let total = pool.add(&terms);
-                pool.shared(total)
+                pool.shared_sum(&terms)
             });
-            let mass = pool.add(&masses);
             Some(Inertia {
-                mass: pool.shared(mass),
+                mass: pool.shared_sum(&masses),
                 first_moment: sum3(pool, &moments),
                 rotational,
             })

@@ -8,7 +8,7 @@
 //! symmetric), so that the force of a motion (ω, v) is (A ω + B v, Bᵀ ω + C v). A rigid
 //! body's is A = J, B = [h]×, C = m 1 (eq 2.63).
 
-use super::links::{congruence, Link};
+use super::links::{congruence, sum3, Link};
 use crate::derivation::ExprMatrix;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{add3, cross3, dot3, scale3};
@@ -211,16 +211,6 @@ fn sum(pool: &mut Pool, terms: &[Spatial]) -> Spatial {
     }
 }
 
-/// The componentwise sum of 3-vectors, each entry kept as one operand ([`Pool::shared`]):
-/// these sums are what the passes carry from body to body.
-fn sum3(pool: &mut Pool, terms: &[Vec3]) -> Vec3 {
-    [0, 1, 2].map(|k| {
-        let parts: Vec<ExprId> = terms.iter().map(|t| t[k]).collect();
-        let total = pool.add(&parts);
-        pool.shared(total)
-    })
-}
-
 /// Pass 1, outwards: each body's spatial velocity v, and c = v × S q̇ and p = v ×* I v.
 fn kinematics(
     pool: &mut Pool,
@@ -328,8 +318,7 @@ fn outer_update(pool: &mut Pool, x: &Mat3, u: Vec3, v: Vec3, inverse_pivot: Expr
     std::array::from_fn(|k| {
         let (r, c) = (k / 3, k % 3);
         let product = pool.mul(&[minus, u[r], v[c]]);
-        let reduced = pool.add(&[x[k], product]);
-        pool.shared(reduced)
+        pool.shared_sum(&[x[k], product])
     })
 }
 
@@ -338,8 +327,7 @@ fn sum_articulated(pool: &mut Pool, parts: &[Articulated]) -> Articulated {
     let block = |pool: &mut Pool, pick: fn(&Articulated) -> &Mat3| -> Mat3 {
         std::array::from_fn(|k| {
             let terms: Vec<ExprId> = parts.iter().map(|p| pick(p)[k]).collect();
-            let total = pool.add(&terms);
-            pool.shared(total)
+            pool.shared_sum(&terms)
         })
     };
     Articulated {

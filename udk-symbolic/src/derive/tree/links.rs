@@ -24,6 +24,15 @@ pub(super) struct Link {
     pub inertia: Option<Inertia>,
 }
 
+/// The componentwise sum of the 3-vectors `terms`, each component kept as one operand
+/// ([`Pool::shared_sum`]): these sums are what the recursions carry from body to body.
+pub(super) fn sum3(pool: &mut Pool, terms: &[[ExprId; 3]]) -> [ExprId; 3] {
+    [0, 1, 2].map(|k| {
+        let components: Vec<ExprId> = terms.iter().map(|t| t[k]).collect();
+        pool.shared_sum(&components)
+    })
+}
+
 /// Mass m, first moment h = m c and rotational inertia J about a frame's origin (symmetric,
 /// row-major), the rigid-body inertia in 3-vector form (Featherstone 2008, eq 2.63).
 #[derive(Clone, Copy)]

@@ -106,6 +106,28 @@ pub enum TreeError {
     },
 }
 
+/// What every recursion over `tree` starts from: its links in `frames`, and the base's
+/// acceleration −gravity (m/s²), which puts gravity into the bias (Featherstone 2008, §5.3).
+///
+/// # Errors
+/// A [`TreeError`] when the tree is malformed.
+fn recursion_inputs(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    n: usize,
+    frames: Frames,
+) -> Result<(Vec<links::Link>, [ExprId; 3]), TreeError> {
+    let bodies = constants::body_constants(tree, n)?;
+    let links = match frames {
+        Frames::Body => links::body_links(pool, &bodies),
+        Frames::World => {
+            let poses = links::poses(pool, &bodies);
+            links::world_links(pool, &bodies, &poses)
+        }
+    };
+    Ok((links, tree.gravity.map(|g| pool.number(-g))))
+}
+
 /// M and the bias force Q₀ of `tree` for a model with `n` coordinates, with the recursions in
 /// `frames` (see [`TreeDynamics`]). Coordinates that no joint of the tree moves get zero rows
 /// and columns in M and zero bias.
@@ -118,15 +140,7 @@ pub fn dynamics(
     n: usize,
     frames: Frames,
 ) -> Result<TreeDynamics, TreeError> {
-    let bodies = constants::body_constants(tree, n)?;
-    let links = match frames {
-        Frames::Body => links::body_links(pool, &bodies),
-        Frames::World => {
-            let poses = links::poses(pool, &bodies);
-            links::world_links(pool, &bodies, &poses)
-        }
-    };
-    let base_acceleration = tree.gravity.map(|g| pool.number(-g));
+    let (links, base_acceleration) = recursion_inputs(pool, tree, n, frames)?;
     Ok(TreeDynamics {
         mass_matrix: algorithms::mass_matrix(pool, &links, n),
         bias: algorithms::bias(pool, &links, n, base_acceleration, None),
@@ -146,9 +160,7 @@ pub fn inverse_dynamics(
     n: usize,
     accelerations: &[ExprId],
 ) -> Result<Vec<ExprId>, TreeError> {
-    let bodies = constants::body_constants(tree, n)?;
-    let links = links::body_links(pool, &bodies);
-    let base_acceleration = tree.gravity.map(|g| pool.number(-g));
+    let (links, base_acceleration) = recursion_inputs(pool, tree, n, Frames::Body)?;
     let bias = algorithms::bias(pool, &links, n, base_acceleration, Some(accelerations));
     Ok(bias.into_iter().map(|b| pool.neg(b)).collect())
 }
@@ -191,9 +203,7 @@ pub fn articulated(
     tau: &[ExprId],
     right_hand_sides: &[Vec<ExprId>],
 ) -> Result<Option<ArticulatedSolve>, TreeError> {
-    let bodies = constants::body_constants(tree, n)?;
-    let links = links::body_links(pool, &bodies);
-    let base_acceleration = tree.gravity.map(|g| pool.number(-g));
+    let (links, base_acceleration) = recursion_inputs(pool, tree, n, Frames::Body)?;
     Ok(articulated::solve(
         pool,
         &links,
