@@ -1,23 +1,38 @@
-//! Square-root-free Cholesky factorization S = L D Lᵀ (L unit lower triangular, D diagonal)
-//! of symmetric positive definite matrices, with a relative pivot threshold; in place and
+//! Square-root-free Cholesky factorization S = L D Lᵀ (L unit triangular, D diagonal) of
+//! symmetric positive definite matrices, with a relative pivot threshold; in place and
 //! allocation-free for fixed sizes.
 //!
+//! The elimination runs from the last row to the first, so L is unit *upper* triangular
+//! (S = U D Uᵀ). For the joint-space mass matrix of a kinematic tree whose coordinates are
+//! numbered parents first (as the URDF and tree front ends number them), Mᵢⱼ = 0 unless one
+//! joint is an ancestor of the other, and this order produces no fill-in: L has the sparsity
+//! of the tree, Lᵢⱼ ≠ 0 only for i an ancestor of j (Featherstone 2008, §6.5, the LTDL
+//! factorization, here with the transposed factor). Factorization and solves skip the zeros,
+//! so a tree of n joints at depth at most d costs O(n d²) to factor and O(n d) per solve
+//! instead of n³/6 and n², without being told the tree. A dense S costs what it did.
+//!
 //! A pivot dₖ (the diagonal of the Schur complement) is accepted when dₖ > τ·Sₖₖ, i.e. when
-//! row k is not (numerically) a combination of the rows before it: dₖ/Sₖₖ = sin²θₖ, θₖ being
-//! the angle between row k and the span of the previous rows in the metric of S. The ratio
-//! is invariant under diagonal scaling, so the test does not depend on units. Avoiding the
+//! row k is not (numerically) a combination of the rows after it: dₖ/Sₖₖ = sin²θₖ, θₖ being
+//! the angle between row k and the span of those rows in the metric of S. The ratio is
+//! invariant under diagonal scaling, so the test does not depend on units. Avoiding the
 //! square roots of L Lᵀ shortens the dependency chain of small factorizations.
+//!
+//! The solves take any number of right-hand sides at once and work row by row across them,
+//! so that each zero of L is tested once per block, not once per column.
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
 
-/// Factor S = L D Lᵀ.
+/// From this many right-hand sides on, the solves work row-wise on a transposed copy.
+const ROW_WISE_COLUMNS: usize = 8;
+
+/// Factor S = L D Lᵀ, L unit upper triangular.
 pub(crate) struct Cholesky<D: Dim>
 where
     DefaultAllocator: Allocator<D, D> + Allocator<D>,
 {
-    /// Strict lower triangle holds L (unit diagonal implied), the diagonal holds D; the
-    /// strict upper triangle still holds the input and is never read.
+    /// Strict upper triangle holds L (unit diagonal implied), the diagonal holds D; the
+    /// strict lower triangle still holds the input and is never read.
     l: OMatrix<f64, D, D>,
     /// 1/dₖ.
     inverse_pivots: OVector<f64, D>,
@@ -27,34 +42,39 @@ impl<D: Dim> Cholesky<D>
 where
     DefaultAllocator: Allocator<D, D> + Allocator<D>,
 {
-    /// Factors the lower triangle of `s`; `None` if some pivot ratio dₖ/Sₖₖ is ≤ `tolerance`
+    /// Factors the upper triangle of the symmetric `s`; `None` if some pivot ratio dₖ/Sₖₖ is ≤ `tolerance`
     /// (S singular, indefinite, or nearly so).
     ///
-    /// Right-looking (outer-product) order: after each pivot the trailing lower triangle is
-    /// updated column by column, independent updates that keep the dependency chain short.
+    /// Right-looking (outer-product) order from the last pivot: after each pivot the leading
+    /// upper triangle is updated column by column (contiguous, independent updates that keep
+    /// the dependency chain short), skipping the columns whose multiplier is zero.
     #[inline]
     pub(crate) fn new(mut s: OMatrix<f64, D, D>, tolerance: f64) -> Option<Self> {
         let n = s.nrows();
         let (d, _) = s.shape_generic();
         let original = OVector::<f64, D>::from_fn_generic(d, U1, |k, _| s[(k, k)]);
         let mut inverse_pivots = OVector::zeros_generic(d, U1);
-        // Column-major: entry (i, j) at i + j·n.
+        // Column-major: entry (i, j) at i + j·n; column k above the diagonal is contiguous.
         let x = s.as_mut_slice();
-        for k in 0..n {
+        for k in (0..n).rev() {
             let pivot = x[k + k * n];
             if !(original[k] > 0.0 && pivot > tolerance * original[k]) {
                 return None;
             }
             let inverse = 1.0 / pivot;
             inverse_pivots[k] = inverse;
-            for j in k + 1..n {
-                let ljk = x[j + k * n] * inverse;
-                for i in j..n {
-                    x[i + j * n] -= x[i + k * n] * ljk;
+            let (leading, trailing) = x.split_at_mut(k * n);
+            let column = &mut trailing[..k];
+            for (j, target) in leading.chunks_exact_mut(n).enumerate() {
+                let ljk = column[j] * inverse;
+                if ljk != 0.0 {
+                    for (t, sik) in target[..=j].iter_mut().zip(&column[..=j]) {
+                        *t -= sik * ljk;
+                    }
                 }
             }
-            for i in k + 1..n {
-                x[i + k * n] *= inverse;
+            for value in column {
+                *value *= inverse;
             }
         }
         Some(Self {
@@ -73,48 +93,100 @@ where
         self.inverse_pivots.map(|v| 1.0 / v)
     }
 
-    /// Overwrites the columns of `b` with L⁻¹ b.
-    #[inline]
-    pub(crate) fn solve_unit_lower_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>)
-    where
-        DefaultAllocator: Allocator<D, C>,
-    {
+    /// Calls `update(j, k, Lⱼₖ)` for every nonzero Lⱼₖ above the diagonal, columns k in
+    /// `order`.
+    #[inline(always)]
+    fn for_each_entry(
+        &self,
+        order: impl Iterator<Item = usize>,
+        mut update: impl FnMut(usize, usize, f64),
+    ) {
         let n = self.l.nrows();
-        if n == 0 {
-            return;
-        }
         let l = self.l.as_slice();
-        for column in b.as_mut_slice().chunks_exact_mut(n) {
-            for k in 0..n {
-                let bk = column[k];
-                for i in k + 1..n {
-                    column[i] -= l[i + k * n] * bk;
+        for k in order {
+            for (j, &ljk) in l[k * n..k * n + k].iter().enumerate() {
+                if ljk != 0.0 {
+                    update(j, k, ljk);
                 }
             }
         }
     }
 
-    /// Overwrites the columns of `b` with L⁻ᵀ b.
+    /// Applies `step` to `b` (n × c): column by column for a few columns, else to its n
+    /// rows made contiguous (a transposed copy), so that each zero of L is tested once for
+    /// all columns and the row operations run over contiguous memory.
     #[inline]
-    pub(crate) fn solve_unit_upper_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>)
+    fn on_rows<C: Dim>(&self, b: &mut OMatrix<f64, D, C>, step: impl Fn(&Self, &mut [f64], usize))
     where
-        DefaultAllocator: Allocator<D, C>,
+        DefaultAllocator: Allocator<D, C> + Allocator<C, D>,
     {
-        let n = self.l.nrows();
-        if n == 0 {
-            return;
-        }
-        let l = self.l.as_slice();
-        for b in b.as_mut_slice().chunks_exact_mut(n) {
-            for k in (0..n).rev() {
-                let column = &l[k * n..(k + 1) * n];
-                let mut v = b[k];
-                for j in k + 1..n {
-                    v -= column[j] * b[j];
-                }
-                b[k] = v;
+        let (n, width) = b.shape();
+        if width < ROW_WISE_COLUMNS || n == 0 {
+            for column in b.as_mut_slice().chunks_exact_mut(n.max(1)) {
+                step(self, column, 1);
             }
+        } else {
+            let mut rows = b.transpose();
+            step(self, rows.as_mut_slice(), width);
+            b.tr_copy_from(&rows);
         }
+    }
+
+    /// Rows of `x` (`width` values each) ← L⁻¹ x: backward substitution,
+    /// row j −= Lⱼₖ · row k. One vector (`width` 1) takes the dense loop, a contiguous
+    /// update per column of L that the compiler vectorizes.
+    fn factor_rows(&self, x: &mut [f64], width: usize) {
+        let n = self.l.nrows();
+        if width == 1 {
+            let l = self.l.as_slice();
+            for k in (1..n).rev() {
+                let (head, tail) = x.split_at_mut(k);
+                let xk = tail[0];
+                for (xj, ljk) in head.iter_mut().zip(&l[k * n..k * n + k]) {
+                    *xj -= ljk * xk;
+                }
+            }
+        } else {
+            self.for_each_entry((0..n).rev(), |j, k, ljk| row_update(x, width, j, k, ljk));
+        }
+    }
+
+    /// Rows of `x` ← L⁻ᵀ x: forward substitution, row k −= Lⱼₖ · row j (for one vector a
+    /// dot product with column k of L).
+    fn factor_transpose_rows(&self, x: &mut [f64], width: usize) {
+        let n = self.l.nrows();
+        if width == 1 {
+            let l = self.l.as_slice();
+            for k in 1..n {
+                let (head, tail) = x.split_at_mut(k);
+                let dot: f64 = head
+                    .iter()
+                    .zip(&l[k * n..k * n + k])
+                    .map(|(x, l)| x * l)
+                    .sum();
+                tail[0] -= dot;
+            }
+        } else {
+            self.for_each_entry(0..n, |j, k, ljk| row_update(x, width, k, j, ljk));
+        }
+    }
+
+    /// Overwrites `b` (n × c) with L⁻¹ b.
+    #[inline]
+    pub(crate) fn solve_factor_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>)
+    where
+        DefaultAllocator: Allocator<D, C> + Allocator<C, D>,
+    {
+        self.on_rows(b, Self::factor_rows);
+    }
+
+    /// Overwrites `b` (n × c) with L⁻ᵀ b.
+    #[inline]
+    pub(crate) fn solve_factor_transpose_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>)
+    where
+        DefaultAllocator: Allocator<D, C> + Allocator<C, D>,
+    {
+        self.on_rows(b, Self::factor_transpose_rows);
     }
 
     /// Overwrites the rows of `b` with D⁻¹ b.
@@ -128,33 +200,77 @@ where
         }
     }
 
+    /// Overwrites `b` (n × c) with `scale` · S⁻¹ b = `scale` · L⁻ᵀ D⁻¹ L⁻¹ b.
+    #[inline]
+    pub(crate) fn solve_scaled_mut<C: Dim>(&self, b: &mut OMatrix<f64, D, C>, scale: f64)
+    where
+        DefaultAllocator: Allocator<D, C> + Allocator<C, D>,
+    {
+        self.on_rows(b, |factor, x, width| factor.solve_rows(x, width, scale));
+    }
+
+    /// Rows of `x` ← `scale` · S⁻¹ x.
+    fn solve_rows(&self, x: &mut [f64], width: usize, scale: f64) {
+        self.factor_rows(x, width);
+        for (row, d) in x.chunks_exact_mut(width).zip(self.inverse_pivots.iter()) {
+            let d = scale * d;
+            for value in row {
+                *value *= d;
+            }
+        }
+        self.factor_transpose_rows(x, width);
+    }
+
+    /// Overwrites the vector `b` with L⁻¹ b.
+    #[inline]
+    pub(crate) fn solve_factor_vector_mut(&self, b: &mut OVector<f64, D>) {
+        self.factor_rows(b.as_mut_slice(), 1);
+    }
+
+    /// Overwrites the vector `b` with L⁻ᵀ b.
+    #[inline]
+    pub(crate) fn solve_factor_transpose_vector_mut(&self, b: &mut OVector<f64, D>) {
+        self.factor_transpose_rows(b.as_mut_slice(), 1);
+    }
+
     /// Returns S⁻¹ b = L⁻ᵀ D⁻¹ L⁻¹ b.
     #[inline]
     pub(crate) fn solve(&self, b: &OVector<f64, D>) -> OVector<f64, D> {
         let mut x = b.clone();
-        self.solve_unit_lower_mut(&mut x);
-        self.scale_inverse_pivots_mut(&mut x);
-        self.solve_unit_upper_mut(&mut x);
+        self.solve_rows(x.as_mut_slice(), 1, 1.0);
         x
     }
 
     /// Returns L y.
     #[inline]
-    pub(crate) fn mul_unit_lower(&self, y: &OVector<f64, D>) -> OVector<f64, D> {
-        let n = self.l.nrows();
-        let l = self.l.as_slice();
+    pub(crate) fn mul_factor(&self, y: &OVector<f64, D>) -> OVector<f64, D> {
         let mut x = y.clone();
-        for i in 0..n {
-            x[i] = y[i] + (0..i).map(|j| l[i + j * n] * y[j]).sum::<f64>();
-        }
+        let n = self.l.nrows();
+        let out = x.as_mut_slice();
+        self.for_each_entry(0..n, |j, k, ljk| out[j] += ljk * y[k]);
         x
+    }
+}
+
+/// Row `target` −= `factor` · row `source` of `x`, whose rows are `width` contiguous values.
+#[inline(always)]
+fn row_update(x: &mut [f64], width: usize, target: usize, source: usize, factor: f64) {
+    let (target, source) = if target < source {
+        let (head, tail) = x.split_at_mut(source * width);
+        (&mut head[target * width..][..width], &tail[..width])
+    } else {
+        let (head, tail) = x.split_at_mut(target * width);
+        (&mut tail[..width], &head[source * width..][..width])
+    };
+    for (t, s) in target.iter_mut().zip(source) {
+        *t -= factor * s;
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nalgebra::{Matrix3, Vector3};
+    use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
 
     #[test]
     fn factors_and_solves_positive_definite_matrix() {
@@ -163,8 +279,8 @@ mod tests {
         let b = Vector3::new(1.0, -2.0, 0.5);
         assert!((s * f.solve(&b) - b).norm() < 1e-14);
         // L L⁻¹ b = b, and det S = Π dₖ.
-        let mut z = f.mul_unit_lower(&b);
-        f.solve_unit_lower_mut(&mut z);
+        let mut z = f.mul_factor(&b);
+        f.solve_factor_vector_mut(&mut z);
         assert!((z - b).norm() < 1e-14);
         assert!((f.pivots().iter().product::<f64>() - s.determinant()).abs() < 1e-12);
     }
@@ -182,5 +298,88 @@ mod tests {
         let tilted = Matrix3::new(1.0, 0.999, 0.0, 0.999, 1.0, 0.0, 0.0, 0.0, 1.0);
         assert!(Cholesky::new(tilted, 1e-6).is_some());
         assert!(Cholesky::new(tilted, 1e-2).is_none());
+    }
+
+    /// The joint-space inertia of a tree (`parents[i] < i`, or `None` for a root joint):
+    /// Σ over bodies b of Jᵦᵀ Jᵦ with Jᵦ's columns nonzero on b's ancestors and b itself, so
+    /// Mᵢⱼ ≠ 0 exactly when one of i, j is an ancestor of the other.
+    fn tree_mass_matrix(parents: &[Option<usize>]) -> DMatrix<f64> {
+        let n = parents.len();
+        let mut m = DMatrix::zeros(n, n);
+        for body in 0..n {
+            let mut j = DVector::zeros(n);
+            let mut joint = Some(body);
+            while let Some(i) = joint {
+                j[i] = 1.0 + ((3 * body + 5 * i) % 7) as f64 / 7.0;
+                joint = parents[i];
+            }
+            m += &j * j.transpose() * (1.0 + body as f64);
+        }
+        m
+    }
+
+    /// Whether joint `a` is `b` or one of its ancestors.
+    fn ancestor_or_self(parents: &[Option<usize>], a: usize, b: usize) -> bool {
+        let mut joint = Some(b);
+        while let Some(i) = joint {
+            if i == a {
+                return true;
+            }
+            joint = parents[i];
+        }
+        false
+    }
+
+    #[test]
+    fn tree_mass_matrix_factors_without_fill_in() {
+        // Two legs of three joints, a torso with two arms of three joints and a neck.
+        let parents = [
+            None,
+            Some(0),
+            Some(1),
+            None,
+            Some(3),
+            Some(4),
+            None,
+            Some(6),
+            Some(7),
+            Some(8),
+            Some(6),
+            Some(10),
+            Some(11),
+            Some(6),
+        ];
+        let m = tree_mass_matrix(&parents);
+        let n = parents.len();
+        let f = Cholesky::new(m.clone(), 1e-12).unwrap();
+        for k in 0..n {
+            for j in 0..k {
+                let related = ancestor_or_self(&parents, j, k);
+                assert_eq!(f.l[(j, k)] != 0.0, related, "L[{j}, {k}]");
+            }
+        }
+        // Several right-hand sides at once (the row-wise path) and one at a time agree with
+        // S X = B.
+        let b = DMatrix::from_fn(n, 5, |i, j| ((7 * i + 3 * j) % 11) as f64 - 5.0);
+        let mut x = b.clone();
+        f.solve_scaled_mut(&mut x, 1.0);
+        assert!((&m * &x - &b).norm() < 1e-12 * b.norm() * m.norm());
+        for (column, expected) in b.column_iter().zip(x.column_iter()) {
+            let one = f.solve(&column.into_owned());
+            assert!((one - expected).norm() < 1e-14 * expected.norm());
+        }
+        // L⁻¹ and L⁻ᵀ of a block against the product with L: D = L⁻¹ S L⁻ᵀ.
+        let mut d = m.clone();
+        f.solve_factor_mut(&mut d);
+        let mut dt = d.transpose();
+        f.solve_factor_mut(&mut dt);
+        let pivots = f.pivots();
+        assert!((dt - DMatrix::from_diagonal(&pivots)).norm() < 1e-12 * m.norm());
+        // The matrix methods in sequence give S⁻¹ B as well.
+        let mut y = b.clone();
+        f.solve_factor_mut(&mut y);
+        f.scale_inverse_pivots_mut(&mut y);
+        f.solve_factor_transpose_mut(&mut y);
+        assert!((y - x).norm() < 1e-14 * b.norm());
     }
 }

@@ -56,7 +56,7 @@ where
     ) -> Result<Self, Error> {
         let root_inverse_pivots = factor.inverse_pivots().map(f64::sqrt);
         let mut b = a.transpose();
-        factor.solve_unit_lower_mut(&mut b);
+        factor.solve_factor_mut(&mut b);
         let (_, r) = b.shape_generic();
         let mut scale = OVector::<f64, R>::repeat_generic(r, U1, 1.0);
         for (mut column, s) in b.column_iter_mut().zip(scale.iter_mut()) {
@@ -91,64 +91,63 @@ where
         })
     }
 
-    /// D^-½ L⁻¹ x.
-    fn whiten<C: Dim>(&self, mut x: OMatrix<f64, N, C>) -> OMatrix<f64, N, C>
-    where
-        DefaultAllocator: Allocator<N, C>,
-    {
-        self.factor.solve_unit_lower_mut(&mut x);
-        for mut column in x.column_iter_mut() {
-            column.component_mul_assign(&self.root_inverse_pivots);
-        }
-        x
-    }
-
     /// The multipliers λ (m entries) with Aᵀλ = `force`, which must lie in range(Aᵀ):
     /// λ = S ((Bᵀ)⁺)ᵀ D^-½ L⁻¹ force.
     pub(crate) fn multipliers(&self, force: &OVector<f64, N>) -> OVector<f64, R> {
-        self.pinv_t
-            .tr_mul(&self.whiten(force.clone()))
-            .component_mul(&self.scale)
+        let mut whitened = force.clone();
+        self.factor.solve_factor_vector_mut(&mut whitened);
+        whitened.component_mul_assign(&self.root_inverse_pivots);
+        self.pinv_t.tr_mul(&whitened).component_mul(&self.scale)
     }
 
-    /// dv/dx = −M⁻¹(J_r + AᵀK⁺(J_g − AM⁻¹J_r)) for one block of columns x: J_r is n × c,
-    /// J_g m × c.
+    /// Overwrites the block of columns `j` (J_r, n × c) with dv/dx = −M⁻¹(J_r + AᵀK⁺(J_g −
+    /// AM⁻¹J_r)), J_g (`j_g`) m × c. In place: the blocks are large (n × n for ∂/∂q of an
+    /// n-joint robot). With m = 0 the derivative is −L⁻ᵀD⁻¹L⁻¹J_r, one pass over the
+    /// rows that skips the zeros of L.
     ///
     /// # Errors
     /// `RankChange` when S J_g − BᵀJ̃ has a part off range(Bᵀ) above the consistency
     /// tolerance relative to its terms (the rank of A changes at this state); `NonFinite`
-    /// when the derivative overflows.
-    pub(crate) fn derivative<C: Dim>(
+    /// when J_r or J_g is not finite or the derivative overflows.
+    pub(crate) fn derivative_mut<C: Dim>(
         &self,
-        j_r: OMatrix<f64, N, C>,
+        j: &mut OMatrix<f64, N, C>,
         j_g: &OMatrix<f64, R, C>,
-    ) -> Result<OMatrix<f64, N, C>, Error>
+    ) -> Result<(), Error>
     where
-        DefaultAllocator: Allocator<N, C> + Allocator<R, C>,
+        DefaultAllocator: Allocator<N, C> + Allocator<C, N> + Allocator<R, C>,
     {
-        validate::finite(&j_r, "∂r (residual Jacobian)")?;
+        validate::finite(j, "∂r (residual Jacobian)")?;
         validate::finite(j_g, "∂g (residual Jacobian)")?;
-        let whitened = self.whiten(j_r);
-        let mut scaled_g = j_g.clone();
-        for mut column in scaled_g.column_iter_mut() {
-            column.component_mul_assign(&self.scale);
+        if j_g.nrows() == 0 {
+            self.factor.solve_scaled_mut(j, -1.0);
+        } else {
+            // J̃ = D^-½ L⁻¹ J_r, then −L⁻ᵀ D^-½ (J̃ + (Bᵀ)⁺ (S J_g − Bᵀ J̃)).
+            self.factor.solve_factor_mut(j);
+            for mut column in j.column_iter_mut() {
+                column.component_mul_assign(&self.root_inverse_pivots);
+            }
+            let mut scaled_g = j_g.clone();
+            for mut column in scaled_g.column_iter_mut() {
+                column.component_mul_assign(&self.scale);
+            }
+            let projected = self.b.tr_mul(j);
+            let target = scaled_g - &projected;
+            let step = &self.pinv_t * &target;
+            let off_range = (&target - self.b.tr_mul(&step)).norm();
+            if off_range > self.consistency * (target.norm() + projected.norm()) {
+                return Err(Error::RankChange {
+                    what: CONSTRAINT_MATRIX,
+                });
+            }
+            *j += step;
+            let negative_root = -&self.root_inverse_pivots;
+            for mut column in j.column_iter_mut() {
+                column.component_mul_assign(&negative_root);
+            }
+            self.factor.solve_factor_transpose_mut(j);
         }
-        let projected = self.b.tr_mul(&whitened);
-        let target = scaled_g - &projected;
-        let step = &self.pinv_t * &target;
-        let off_range = (&target - self.b.tr_mul(&step)).norm();
-        if off_range > self.consistency * (target.norm() + projected.norm()) {
-            return Err(Error::RankChange {
-                what: CONSTRAINT_MATRIX,
-            });
-        }
-        let mut x = -(whitened + step);
-        for mut column in x.column_iter_mut() {
-            column.component_mul_assign(&self.root_inverse_pivots);
-        }
-        self.factor.solve_unit_upper_mut(&mut x);
-        validate::finite(&x, "derivative of the motion (overflow)")?;
-        Ok(x)
+        validate::finite(j, "derivative of the motion (overflow)")
     }
 }
 
@@ -170,9 +169,9 @@ where
     let factor = Cholesky::new(gram, FAST_PATH_PIVOT.max(tau * tau))?;
     let (_, r) = b.shape_generic();
     let mut inverse = OMatrix::<f64, R, R>::identity_generic(r, r);
-    factor.solve_unit_lower_mut(&mut inverse);
+    factor.solve_factor_mut(&mut inverse);
     factor.scale_inverse_pivots_mut(&mut inverse);
-    factor.solve_unit_upper_mut(&mut inverse);
+    factor.solve_factor_transpose_mut(&mut inverse);
     let bound = 1.0 / (m as f64 * inverse.norm());
     (bound > tau).then(|| b * inverse)
 }

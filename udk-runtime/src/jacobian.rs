@@ -267,12 +267,15 @@ pub fn acceleration_jacobian<const N: usize, const M: usize, const K: usize>(
     residual_jacobians: impl FnOnce(&SVector<f64, N>, &SVector<f64, M>) -> ResidualJacobians<N, M, K>,
 ) -> Result<AccelerationJacobian<N, K>, Error> {
     let (acceleration, projector, lambda) = lagrangian_setup(terms, options)?;
-    let j = residual_jacobians(&acceleration, &lambda);
+    let mut j = residual_jacobians(&acceleration, &lambda);
+    projector.derivative_mut(&mut j.r_q, &j.g_q)?;
+    projector.derivative_mut(&mut j.r_qd, &j.g_qd)?;
+    projector.derivative_mut(&mut j.r_u, &j.g_u)?;
     Ok(AccelerationJacobian {
         acceleration,
-        wrt_q: projector.derivative(j.r_q, &j.g_q)?,
-        wrt_qd: projector.derivative(j.r_qd, &j.g_qd)?,
-        wrt_u: projector.derivative(j.r_u, &j.g_u)?,
+        wrt_q: j.r_q,
+        wrt_qd: j.r_qd,
+        wrt_u: j.r_u,
     })
 }
 
@@ -288,7 +291,7 @@ pub fn acceleration_jacobian_dyn(
     residual_jacobians: impl FnOnce(&DVector<f64>, &DVector<f64>) -> ResidualJacobiansDyn,
 ) -> Result<AccelerationJacobianDyn, Error> {
     let (acceleration, projector, lambda) = lagrangian_setup(terms, options)?;
-    let j = residual_jacobians(&acceleration, &lambda);
+    let mut j = residual_jacobians(&acceleration, &lambda);
     let (n, m, k) = (acceleration.len(), lambda.len(), j.r_u.ncols());
     validate::shape(&j.r_q, (n, n), "∂r/∂q")?;
     validate::shape(&j.r_qd, (n, n), "∂r/∂q̇")?;
@@ -296,11 +299,14 @@ pub fn acceleration_jacobian_dyn(
     validate::shape(&j.g_q, (m, n), "∂g/∂q")?;
     validate::shape(&j.g_qd, (m, n), "∂g/∂q̇")?;
     validate::shape(&j.g_u, (m, k), "∂g/∂u")?;
+    projector.derivative_mut(&mut j.r_q, &j.g_q)?;
+    projector.derivative_mut(&mut j.r_qd, &j.g_qd)?;
+    projector.derivative_mut(&mut j.r_u, &j.g_u)?;
     Ok(AccelerationJacobianDyn {
         acceleration,
-        wrt_q: projector.derivative(j.r_q, &j.g_q)?,
-        wrt_qd: projector.derivative(j.r_qd, &j.g_qd)?,
-        wrt_u: projector.derivative(j.r_u, &j.g_u)?,
+        wrt_q: j.r_q,
+        wrt_qd: j.r_qd,
+        wrt_u: j.r_u,
     })
 }
 
@@ -346,15 +352,17 @@ pub fn state_jacobian<const N: usize, const M: usize>(
 ) -> Result<StateJacobian<N>, Error> {
     let (momentum_rate, projector, mu) =
         hamiltonian_setup(&terms.h_q, &terms.h_pp, &terms.a_p, &terms.b_p, options)?;
-    let j = residual_jacobians(&momentum_rate, &mu);
+    let mut j = residual_jacobians(&momentum_rate, &mu);
     validate::finite(&j.h_p_q, "∂H_p/∂q")?;
+    projector.derivative_mut(&mut j.r_q, &j.g_q)?;
+    projector.derivative_mut(&mut j.r_p, &j.g_p)?;
     Ok(StateJacobian {
         velocity: terms.h_p,
         momentum_rate,
         velocity_wrt_q: j.h_p_q,
         velocity_wrt_p: terms.h_pp,
-        momentum_rate_wrt_q: projector.derivative(j.r_q, &j.g_q)?,
-        momentum_rate_wrt_p: projector.derivative(j.r_p, &j.g_p)?,
+        momentum_rate_wrt_q: j.r_q,
+        momentum_rate_wrt_p: j.r_p,
     })
 }
 
@@ -376,7 +384,7 @@ pub fn state_jacobian_dyn(
     validate::shape(h_p, (n, 1), "H_p")?;
     validate::finite(h_p, "H_p")?;
     let (momentum_rate, projector, mu) = hamiltonian_setup(h_q, h_pp, a_p, b_p, options)?;
-    let j = residual_jacobians(&momentum_rate, &mu);
+    let mut j = residual_jacobians(&momentum_rate, &mu);
     let m = mu.len();
     validate::shape(&j.h_p_q, (n, n), "∂H_p/∂q")?;
     validate::shape(&j.r_q, (n, n), "∂r/∂q")?;
@@ -384,12 +392,14 @@ pub fn state_jacobian_dyn(
     validate::shape(&j.g_q, (m, n), "∂g/∂q")?;
     validate::shape(&j.g_p, (m, n), "∂g/∂p")?;
     validate::finite(&j.h_p_q, "∂H_p/∂q")?;
+    projector.derivative_mut(&mut j.r_q, &j.g_q)?;
+    projector.derivative_mut(&mut j.r_p, &j.g_p)?;
     Ok(StateJacobianDyn {
         velocity: h_p.clone(),
         momentum_rate,
         velocity_wrt_q: j.h_p_q,
         velocity_wrt_p: h_pp.clone(),
-        momentum_rate_wrt_q: projector.derivative(j.r_q, &j.g_q)?,
-        momentum_rate_wrt_p: projector.derivative(j.r_p, &j.g_p)?,
+        momentum_rate_wrt_q: j.r_q,
+        momentum_rate_wrt_p: j.r_p,
     })
 }

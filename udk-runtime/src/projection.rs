@@ -66,14 +66,14 @@ where
 {
     /// Aᵀλ = L y, the ideal constraint force acting on the system whose "mass" is K.
     pub(crate) fn force(&self, k: &Cholesky<N>) -> OVector<f64, N> {
-        k.mul_unit_lower(&self.y)
+        k.mul_factor(&self.y)
     }
 
     /// K⁻¹Aᵀλ = L⁻ᵀ D⁻¹ y, the change of the rate caused by the constraints.
     pub(crate) fn correction(&self, k: &Cholesky<N>) -> OVector<f64, N> {
         let mut correction = self.y.clone();
         k.scale_inverse_pivots_mut(&mut correction);
-        k.solve_unit_upper_mut(&mut correction);
+        k.solve_factor_transpose_vector_mut(&mut correction);
         correction
     }
 }
@@ -104,16 +104,16 @@ where
         return Ok(Projection { acceleration, y });
     }
     let mut w = constraint_matrix.transpose();
-    k.solve_unit_lower_mut(&mut w);
+    k.solve_factor_mut(&mut w);
     // For a force f, with h = D⁻¹L⁻¹f: A a = A K⁻¹ f = Wᵀh and a + K⁻¹Aᵀλ = L⁻ᵀ(h + D⁻¹y).
     let (h, e, unconstrained_norm) = match &unconstrained {
         Unconstrained::Force(f) => {
             let mut h = f.clone();
-            k.solve_unit_lower_mut(&mut h);
+            k.solve_factor_vector_mut(&mut h);
             k.scale_inverse_pivots_mut(&mut h);
             let e = constraint_rhs - w.tr_mul(&h);
             let mut a = h.clone();
-            k.solve_unit_upper_mut(&mut a);
+            k.solve_factor_transpose_vector_mut(&mut a);
             (Some(h), e, max_magnitude(a.as_slice()))
         }
         Unconstrained::Rate(a) => (
@@ -122,8 +122,7 @@ where
             max_magnitude(a.as_slice()),
         ),
     };
-    let (y, fast) = match Cholesky::new(gram_lower(&w, k.inverse_pivots()), fast_tolerance(options))
-    {
+    let (y, fast) = match Cholesky::new(gram(&w, k.inverse_pivots()), fast_tolerance(options)) {
         Some(s) => (&w * s.solve(&e), true),
         None => (redundant(k, &w, &e, options)?, false),
     };
@@ -132,11 +131,11 @@ where
     let acceleration = match (unconstrained, h) {
         (Unconstrained::Force(_), Some(h)) => {
             let mut x = h + step;
-            k.solve_unit_upper_mut(&mut x);
+            k.solve_factor_transpose_vector_mut(&mut x);
             x
         }
         (Unconstrained::Force(f), None) | (Unconstrained::Rate(f), _) => {
-            k.solve_unit_upper_mut(&mut step);
+            k.solve_factor_transpose_vector_mut(&mut step);
             f + step
         }
     };
@@ -214,9 +213,10 @@ where
                     continue;
                 }
                 e[j] -= ajk * ak;
+                // The upper triangle, which the factorization reads.
                 for (i, &aik) in column.iter().enumerate().skip(j) {
                     if aik != 0.0 {
-                        g[i + j * m] += aik * ajk * dk;
+                        g[j + i * m] += aik * ajk * dk;
                     }
                 }
             }
@@ -233,10 +233,9 @@ where
     Some(checked.map(|()| (x, y)))
 }
 
-/// The lower triangle of Wᵀ D⁻¹ W = A K⁻¹ Aᵀ (the upper triangle is left zero; only the
-/// lower one is read).
+/// Wᵀ D⁻¹ W = A K⁻¹ Aᵀ, m × m, both triangles.
 #[inline]
-fn gram_lower<N: Dim, R: Dim>(
+fn gram<N: Dim, R: Dim>(
     w: &OMatrix<f64, N, R>,
     inverse_pivots: &OVector<f64, N>,
 ) -> OMatrix<f64, R, R>
@@ -256,12 +255,14 @@ where
         let wj = &columns[j * n..(j + 1) * n];
         for i in j..m {
             let wi = &columns[i * n..(i + 1) * n];
-            out[i + j * m] = wi
+            let entry = wi
                 .iter()
                 .zip(wj)
                 .zip(weights)
                 .map(|((x, y), d)| x * y * d)
                 .sum();
+            out[i + j * m] = entry;
+            out[j + i * m] = entry;
         }
     }
     s
