@@ -10,6 +10,7 @@ the same states must agree to 1e-9 relative, or the run stops. Writes out/trees.
 out/trees_raw.json.
 """
 
+import argparse
 import json
 import os
 import subprocess
@@ -23,10 +24,9 @@ from robots import BENCH_BIN, OUT
 
 SIZES = [int(n) for n in os.environ.get("UDK_BENCH_TREE_SIZES", "2 5 10 20 30 40 60").split()]
 TOLERANCE = 1e-9
-PINOCCHIO = os.path.join(OUT, "pinocchio_aba")
 
 
-def pinocchio(rows):
+def pinocchio(binary, rows):
     """Pinocchio's ns per aba call and absolute angular accelerations, by chain size."""
     lines = [str(len(rows))]
     for row in rows:
@@ -34,19 +34,23 @@ def pinocchio(rows):
         lines += [str(n), " ".join(["1.0"] * n), " ".join(["1.0"] * n), "9.81", str(len(row["states"]))]
         for q, qd in row["states"]:
             lines += [" ".join(map(repr, np.cumsum(q).tolist())), " ".join(map(repr, np.cumsum(qd).tolist()))]
-    out = subprocess.run([PINOCCHIO], input="\n".join(lines) + "\n", check=True, capture_output=True, text=True)
+    out = subprocess.run([binary], input="\n".join(lines) + "\n", check=True, capture_output=True, text=True)
     return {r["links"]: r for r in map(json.loads, out.stdout.splitlines())}
 
 
 def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pinocchio-cpp", default=os.path.join(OUT, "pinocchio_aba"),
+                        help="bench/pinocchio_aba.cpp built against the pin wheel (compare.sh builds it)")
+    args = parser.parse_args()
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     machine_at_start = machine()
     log(f"udk: tree chains {SIZES}")
     rows = json.loads(subprocess.run([BENCH_BIN, "tree", *map(str, SIZES)], check=True,
                                      capture_output=True, text=True).stdout)
-    peers = pinocchio(rows) if os.path.exists(PINOCCHIO) else {}
+    peers = pinocchio(args.pinocchio_cpp, rows) if os.path.exists(args.pinocchio_cpp) else {}
     if not peers:
-        log("bench/out/pinocchio_aba was not built: no Pinocchio figures")
+        log(f"{args.pinocchio_cpp} was not built: no Pinocchio figures")
     table_rows = []
     for row in rows:
         n = row["links"]
