@@ -146,6 +146,18 @@ pub fn spec(bodies: &[Body], gravity: [f64; 3]) -> ModelSpec {
     toml::from_str(&toml_text).unwrap_or_else(|e| panic!("{e}\n{toml_text}"))
 }
 
+/// `spec` without its tree and with its Lagrangian L written as `1.0 * (L)`: one term, with no
+/// `kinetic_energy` term at the top level, so that the derivation neither recognizes a tree in
+/// the definitions nor splits L into bodies. Its M and Q are ∂²L/∂q̇² and the Lagrangian Q:
+/// the dense path, the reference the tree forms are checked against.
+pub fn dense(spec: &ModelSpec) -> ModelSpec {
+    let mut dense = spec.clone();
+    dense.tree = None;
+    let l = spec.lagrangian.as_ref().expect("a Lagrangian model");
+    dense.lagrangian = Some(format!("1.0 * ({l})").parse().expect("L parses"));
+    dense
+}
+
 /// The value of each symbol at a test state: q, q̇, τ (parameters and time unused).
 pub fn at<'a>(q: &'a [f64], qd: &'a [f64], tau: &'a [f64]) -> impl Fn(Symbol) -> f64 + 'a {
     move |s| match s {
