@@ -5,6 +5,7 @@
 
 pub mod robots;
 
+use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
 use udk_symbolic::expr::Symbol;
 use udk_symbolic::{ModelSpec, RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint};
@@ -175,6 +176,30 @@ pub fn assert_close(a: &[f64], b: &[f64], tolerance: f64, scale: f64) {
         let bound = tolerance * x.abs().max(y.abs()).max(scale);
         assert!((x - y).abs() <= bound, "entry {k}: {x} vs {y}");
     }
+}
+
+/// Asserts ‖x − y‖ ≤ max(1e-12, 8 ε κ(M)) ‖y‖ (Euclidean norms): 1e-12, unless the
+/// conditioning κ(M) of the mass matrix bounds the dense solve's own accuracy above it (the
+/// chain's M at n ≳ 20), and that x solves M x = f to a backward error of 1e-13.
+pub fn assert_solution_close(
+    x: &[f64],
+    y: &[f64],
+    mass: &DMatrix<f64>,
+    f: &DVector<f64>,
+    what: &str,
+) {
+    assert_eq!(x.len(), y.len());
+    let (x, y) = (DVector::from_column_slice(x), DVector::from_column_slice(y));
+    let eigenvalues = mass.clone().symmetric_eigenvalues();
+    let condition = eigenvalues.max() / eigenvalues.min();
+    let bound = 1e-12_f64.max(8.0 * f64::EPSILON * condition);
+    let error = (&x - &y).norm() / y.norm().max(f64::MIN_POSITIVE);
+    assert!(
+        error <= bound,
+        "{what}: relative error {error:e} > {bound:e}"
+    );
+    let backward = (mass * &x - f).norm() / (mass.norm() * x.norm() + f.norm());
+    assert!(backward <= 1e-13, "{what}: backward error {backward:e}");
 }
 
 /// Random trees of 1 to `max_bodies` − 1 bodies: a parent before each, a joint origin, a
