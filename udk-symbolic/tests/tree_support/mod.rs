@@ -77,6 +77,40 @@ fn vec3(v: [f64; 3]) -> String {
     format!("vec3({:?}, {:?}, {:?})", v[0], v[1], v[2])
 }
 
+/// A chain of `n` revolute bodies of 1 kg. Planar: the chain of `models::pendulum_chain_tree`
+/// (joints about z, each 1 m along −y from the one before, point masses 1 m along −y from
+/// their joints). Spatial: joint k about z, y, x in turn (k mod 3), its origin 0.3 m along the
+/// parent's x and 0.1 m along its z, turned by rpy (0.2, −0.1, 0.3), the centre of mass 0.15 m
+/// along x and an inertia with products.
+pub fn chain(n: usize, spatial: bool) -> Vec<Body> {
+    let inertia = [
+        [0.02, 0.001, -0.002],
+        [0.001, 0.03, 0.0015],
+        [-0.002, 0.0015, 0.025],
+    ];
+    (0..n)
+        .map(|k| {
+            let mut axis = [0.0; 3];
+            axis[if spatial { 2 - k % 3 } else { 2 }] = 1.0;
+            let (rpy, xyz, mass) = if spatial {
+                let xyz = if k == 0 { [0.0; 3] } else { [0.3, 0.0, 0.1] };
+                ([0.2, -0.1, 0.3], xyz, (1.0, [0.15, 0.0, 0.0], inertia))
+            } else {
+                let xyz = if k == 0 { [0.0; 3] } else { [0.0, -1.0, 0.0] };
+                ([0.0; 3], xyz, (1.0, [0.0, -1.0, 0.0], [[0.0; 3]; 3]))
+            };
+            Body {
+                parent: k.checked_sub(1),
+                rpy,
+                xyz,
+                revolute: true,
+                axis,
+                inertia: Some(mass),
+            }
+        })
+        .collect()
+}
+
 /// The model of `bodies` as a spec: coordinates q0.., inputs tau0.. as the forces, and
 /// L = Σ kinetic_energy(m, I, p, R) + Σ m g·p over the bodies with mass, with each body's
 /// rotation `r{i}` and origin `o{i}` as definitions; `spec.tree` is not set.
