@@ -63,13 +63,12 @@ pub(super) fn derive(
                 return None;
             }
         },
-        None => super::tree::recognize(pool, scope, &lagrangian.0, n),
+        None => super::tree::recognize(pool, scope, &lagrangian.0, n).filter(|c| {
+            let rest = super::tree::rest_of_lagrangian(pool, c, l);
+            pool.is_zero(rest)
+        }),
     };
     let tree = (constants.as_ref()).map(|c| tree_form(pool, c, n, l, &forces));
-    let (constants, tree) = match tree {
-        Some(form) if spec.tree.is_none() && !form.holds_all => (None, None),
-        tree => (constants, tree),
-    };
     let mut candidates = Vec::new();
     let tree_forces = tree.as_ref().and_then(|form| form.joint_forces.clone());
     match tree {

@@ -66,7 +66,7 @@ pub(crate) fn recognize(
                 terms.push(Term {
                     body,
                     position: position_name(term),
-                    coordinates: coordinates(pool, &ids)?,
+                    coordinates: coordinates(pool, &ids, n)?,
                 });
             }
             None => others.push((negative, term)),
@@ -109,28 +109,15 @@ fn position_name(term: &Expr) -> Option<String> {
     }
 }
 
-/// The coordinates the nodes `ids` depend on; `None` when they depend on anything else than
-/// coordinates and parameters (time, a velocity: not a tree's pose).
-fn coordinates(pool: &Pool, ids: &[ExprId]) -> Option<BTreeSet<usize>> {
-    let mut found = BTreeSet::new();
-    let mut seen = rustc_hash::FxHashSet::default();
-    let mut stack = ids.to_vec();
-    while let Some(id) = stack.pop() {
-        if !seen.insert(id) {
-            continue;
-        }
-        match pool.get(id) {
-            Node::Number(_) | Node::Symbol(Symbol::Parameter(_)) => {}
-            Node::Symbol(Symbol::Coordinate(k)) => {
-                found.insert(*k);
-            }
-            Node::Symbol(_) => return None,
-            Node::Add(ops) | Node::Mul(ops) | Node::Call(_, ops) => stack.extend(ops.iter()),
-            Node::Pow(b, e) => stack.extend([*b, *e]),
-            Node::Shared(x) => stack.push(*x),
-        }
+/// The coordinates (of `n`) the nodes `ids` depend on; `None` when they depend on anything
+/// else than coordinates and parameters (time, a velocity: not a tree's pose).
+fn coordinates(pool: &Pool, ids: &[ExprId], n: usize) -> Option<BTreeSet<usize>> {
+    let other = |s: Symbol| !matches!(s, Symbol::Coordinate(_) | Symbol::Parameter(_));
+    if pool.any_depends_on(ids, &other) {
+        return None;
     }
-    Some(found)
+    let moved_by = |k: usize| pool.any_depends_on(ids, &|s| s == Symbol::Coordinate(k));
+    Some((0..n).filter(|&k| moved_by(k)).collect())
 }
 
 /// Each body's parent (an index into `terms`) and joint coordinate: the parent is the one
@@ -306,8 +293,9 @@ fn body_constants(
 
 /// g (world frame, m/s²) from the terms of L that are not bodies (`others`, with their signs):
 /// read again with each named centre of mass pᵦ standing for fresh symbols Xᵦ, the potential
-/// term −V = Σ mᵦ g·Xᵦ gives g = (∂(−V)/∂Xᵦ)/mᵦ at the first named body of nonzero mass;
-/// zero when no body is named. `None` when g so found depends on more than the parameters.
+/// term −V = Σ mᵦ g·Xᵦ gives g = (∂(−V)/∂Xᵦ)/mᵦ at the first named body of nonzero mass where
+/// mᵦ cancels (no division is left) and g depends on the parameters only; zero when no body is
+/// named; `None` when no body gives such a g.
 fn gravity(
     pool: &mut Pool,
     scope: &Scope,
@@ -334,15 +322,21 @@ fn gravity(
         })
         .collect();
     let potential = pool.add(&potential);
-    let Some(b) = (terms.iter()).position(|t| t.position.is_some() && !pool.is_zero(t.body.mass))
-    else {
+    let named: Vec<usize> = (0..terms.len())
+        .filter(|&b| terms[b].position.is_some() && !pool.is_zero(terms[b].body.mass))
+        .collect();
+    if named.is_empty() {
         return Some([pool.zero(); 3]);
-    };
-    let mass = terms[b].body.mass;
-    let g = placeholder(b).map(|x| {
-        let weight = pool.diff(potential, x);
-        pool.div(weight, mass)
-    });
+    }
     let beyond_parameters = |s: Symbol| !matches!(s, Symbol::Parameter(_));
-    (!pool.any_depends_on(&g, &beyond_parameters)).then_some(g)
+    named.into_iter().find_map(|b| {
+        let mass = terms[b].body.mass;
+        let g = placeholder(b).map(|x| {
+            let weight = pool.diff(potential, x);
+            pool.div(weight, mass)
+        });
+        // A division left (mᵦ not a factor of the weight) would be a NaN where mᵦ = 0.
+        let divides = crate::emit::count_ops(pool, &g).dag.divs > 0;
+        (!divides && !pool.any_depends_on(&g, &beyond_parameters)).then_some(g)
+    })
 }
