@@ -12,8 +12,13 @@
 //! - the joint axis in body axes is ∂Ω/∂q̇ₖ (revolute) or Rᵀ ∂p/∂qₖ (prismatic), a unit vector
 //!   of numbers, which `constants::axis_frame` turns into the turned frame F = R P;
 //! - the turn K = F_parentᵀ F and the offset of F's origin in F_parent;
-//! - for a revolute joint, F's origin is the foot of the centre of mass on the axis: in F the
-//!   centre of mass is c = (wᵧ, −wₓ, 0) with w = Kᵀ F_parentᵀ ∂p/∂qₖ = e_z × c;
+//! - for a revolute joint, F's origin is the point of the axis nearest the parent frame's
+//!   origin (so the offset is normal to the axis; URDF and DH frames give sparse offsets so):
+//!   in F the centre of mass is c = (wᵧ, −wₓ, h), with w = Kᵀ F_parentᵀ ∂p/∂qₖ = e_z × c and
+//!   h the parent-frame position of the centre of mass along the axis; for a prismatic joint,
+//!   F's origin is the centre of mass;
+//! - numbers left of a cancellation (below 16 ulps of the inputs) are made 0, and entries of
+//!   the turns within 4 ulps of 0 or ±1 snapped, as for a URDF tree;
 //! - g from the potential read again with each body's position name standing for a fresh
 //!   symbol X: ∂V/∂Xᵦ = −mᵦ g.
 
@@ -192,9 +197,9 @@ fn numeric(pool: &Pool, ids: [ExprId; 3]) -> Option<[f64; 3]> {
 }
 
 /// The rotation P whose third column is the unit `axis` (numbers), as a constant matrix;
-/// `None` when `axis` is not a unit vector to 1e-9.
+/// `None` when `axis` is not a unit vector to 1e-13 (a joint of rate other than q̇ₖ).
 fn turned(pool: &mut Pool, axis: [f64; 3]) -> Option<Matrix> {
-    if (dot(axis, axis).sqrt() - 1.0).abs() > 1e-9 {
+    if (dot(axis, axis).sqrt() - 1.0).abs() > 1e-13 {
         return None;
     }
     let p = axis_frame(axis);
@@ -245,7 +250,8 @@ fn body_constants(
     let relative = [0, 1, 2].map(|k| pool.sub(centre[k], parent_origin[k]));
     let relative = mat_t_vec(pool, &parent_rotation, relative);
     let relative = rounded_off(pool, relative, &[centre, parent_origin]);
-    // The centre of mass in F: (wᵧ, −wₓ, 0) with w = e_z × c (revolute), the origin (prismatic).
+    // The centre of mass in F: (wᵧ, −wₓ, h) with w = e_z × c and h its height along the axis
+    // above the parent's origin (revolute), the origin (prismatic).
     let com = if revolute {
         let moving = mat_t_vec(pool, &parent_rotation, slide);
         let w = mat_t_vec(pool, &turn, moving);
