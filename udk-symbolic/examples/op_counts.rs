@@ -126,17 +126,23 @@ fn main() {
             forms.join(", ")
         );
         if let Some(tree) = &spec.tree {
-            // With its tree, a URDF model forms only the tree's M and Q: the other forms are
-            // those of the same model derived without it.
+            // With its tree, a URDF model forms only the tree's M and Q. Without it the
+            // derivation recognizes the tree in the definitions; with L written as one term
+            // (`tree_support::dense`) it takes the dense path, ∂²L/∂q̇².
             let without = ModelSpec {
                 tree: None,
                 ..spec.clone()
             };
-            if let Ok(Equations::Lagrangian(e)) = derive(&without).map(|d| d.equations) {
-                let forms: Vec<String> = (e.mass_matrix_forms.iter())
-                    .map(|(form, ops)| format!("{} {ops}", form.describe()))
-                    .collect();
-                println!("without the tree: DAG operations {}", forms.join(", "));
+            for (label, model) in [
+                ("without the tree", without),
+                ("dense", tree_support::dense(&spec)),
+            ] {
+                if let Ok(Equations::Lagrangian(e)) = derive(&model).map(|d| d.equations) {
+                    let forms: Vec<String> = (e.mass_matrix_forms.iter())
+                        .map(|(form, ops)| format!("{} {ops}", form.describe()))
+                        .collect();
+                    println!("{label}: DAG operations {}", forms.join(", "));
+                }
             }
             let frames: Vec<String> = [(Frames::Body, "body"), (Frames::World, "world")]
                 .iter()

@@ -53,7 +53,7 @@ pub(super) fn derive(
     // Newton–Euler. When L is exactly the tree's Lagrangian (a URDF model), that form is the
     // only one formed: the others cost most of the derivation (Panda: ∂²L/∂q̇² and Q take 25824
     // operations against the tree's 3039) and never win on a tree (the README's "Robots"
-    // table, from `op_counts`, which derives the model without its tree too). A model without
+    // table, from `op_counts`, which derives the model on the dense path too). A model without
     // a tree may build one in its definitions: that tree is used only when it holds all of L.
     let constants = match &spec.tree {
         Some(tree) => match super::tree::body_constants(pool, tree, n) {
