@@ -62,6 +62,16 @@ fn accelerations_mass_matrix_and_tool_match_pinocchio() {
     }
 }
 
+/// The example's DH chain, written with `let` definitions and the parameter g and given no
+/// tree, is recognized as a kinematic tree: M and Q by composite rigid body and recursive
+/// Newton–Euler, q̈ by the O(n) articulated-body algorithm, as its equation sheet says.
+#[test]
+fn the_dh_chain_takes_the_articulated_path() {
+    let sheet = Ur5Arm::EQUATIONS_TEXT;
+    assert!(sheet.contains("\nM and Q by composite rigid body + recursive Newton–Euler\n"));
+    assert!(sheet.contains("O(n), q''0 = M^-1 (Q + C) and M^-1 A^T by the articulated-body"));
+}
+
 /// The model file `examples/models/<name>.toml` derived by `udk_symbolic`, compiled to a tape
 /// of M, Q, A, b, C.
 fn model_tape(name: &str) -> Tape {

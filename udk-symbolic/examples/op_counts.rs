@@ -7,7 +7,10 @@
 //! a number is the pendulum chain of that many links (Cartesian and minimal); `ur5`,
 //! `ur5-dh`, `panda` or `panda-fingers` a robot arm written as the URDF front end writes it
 //! (`let` definitions and `kinetic_energy` terms, with its kinematic tree set, so that the
-//! composite-rigid-body form is tried too; see `tests/tree_support/robots.rs`); a path a model
+//! composite-rigid-body form is tried too; see `tests/tree_support/robots.rs`); `let` or
+//! `spatial` followed by a number (`let40`) the chain of that many links of
+//! `tree_support::chain`, planar or spatial, written with `let` definitions and no tree (the
+//! derivation recognizes the tree); a path a model
 //! file (default: 10). For a robot, the operations of the tree form's M and Q are also given
 //! with the recursions in body frames and in the world frame.
 
@@ -55,6 +58,13 @@ fn robot_spec(name: &str, bodies: &[Body]) -> ModelSpec {
 fn specs(argument: &str) -> Vec<ModelSpec> {
     if let Some((name, bodies)) = robot(argument) {
         return vec![robot_spec(name, &bodies)];
+    }
+    for (prefix, spatial) in [("let", false), ("spatial", true)] {
+        if let Some(Ok(n)) = argument.strip_prefix(prefix).map(str::parse::<usize>) {
+            let mut spec = tree_support::spec(&tree_support::chain(n, spatial), GRAVITY);
+            spec.name = format!("LetChain{n}");
+            return vec![spec];
+        }
     }
     match argument.parse::<usize>() {
         Ok(n) => vec![
@@ -119,17 +129,23 @@ fn main() {
             forms.join(", ")
         );
         if let Some(tree) = &spec.tree {
-            // With its tree, a URDF model forms only the tree's M and Q: the other forms are
-            // those of the same model derived without it.
+            // With its tree, a URDF model forms only the tree's M and Q. Without it the
+            // derivation recognizes the tree in the definitions; with L written as one term
+            // (`tree_support::dense`) it takes the dense path, ∂²L/∂q̇².
             let without = ModelSpec {
                 tree: None,
                 ..spec.clone()
             };
-            if let Ok(Equations::Lagrangian(e)) = derive(&without).map(|d| d.equations) {
-                let forms: Vec<String> = (e.mass_matrix_forms.iter())
-                    .map(|(form, ops)| format!("{} {ops}", form.describe()))
-                    .collect();
-                println!("without the tree: DAG operations {}", forms.join(", "));
+            for (label, model) in [
+                ("without the tree", without),
+                ("dense", tree_support::dense(&spec)),
+            ] {
+                if let Ok(Equations::Lagrangian(e)) = derive(&model).map(|d| d.equations) {
+                    let forms: Vec<String> = (e.mass_matrix_forms.iter())
+                        .map(|(form, ops)| format!("{} {ops}", form.describe()))
+                        .collect();
+                    println!("{label}: DAG operations {}", forms.join(", "));
+                }
             }
             let frames: Vec<String> = [(Frames::Body, "body"), (Frames::World, "world")]
                 .iter()

@@ -7,7 +7,7 @@ mod tree_support;
 
 use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
-use tree_support::{at, spec, tree, Body};
+use tree_support::{assert_solution_close, at, spec, tree, Body};
 use udk_symbolic::{derive, models, Derivation, Equations, LagrangianEquations, ModelSpec};
 
 const GRAVITY: [f64; 3] = [0.0, 0.0, -9.81];
@@ -17,24 +17,6 @@ fn equations(d: &Derivation) -> &LagrangianEquations {
         Equations::Lagrangian(e) => e,
         Equations::Hamiltonian(_) => unreachable!("a Lagrangian model"),
     }
-}
-
-/// Asserts ‖x − y‖ ≤ max(1e-12, 8 ε κ(M)) ‖y‖ (Euclidean norms): 1e-12, unless the
-/// conditioning κ(M) of the mass matrix bounds the dense solve's own accuracy above it (the
-/// chain's M at n ≳ 20), and that x solves M x = f to a backward error of 1e-13.
-fn assert_close(x: &[f64], y: &[f64], mass: &DMatrix<f64>, f: &DVector<f64>, what: &str) {
-    assert_eq!(x.len(), y.len());
-    let (x, y) = (DVector::from_column_slice(x), DVector::from_column_slice(y));
-    let eigenvalues = mass.clone().symmetric_eigenvalues();
-    let condition = eigenvalues.max() / eigenvalues.min();
-    let bound = 1e-12_f64.max(8.0 * f64::EPSILON * condition);
-    let error = (&x - &y).norm() / y.norm().max(f64::MIN_POSITIVE);
-    assert!(
-        error <= bound,
-        "{what}: relative error {error:e} > {bound:e}"
-    );
-    let backward = (mass * &x - f).norm() / (mass.norm() * x.norm() + f.norm());
-    assert!(backward <= 1e-13, "{what}: backward error {backward:e}");
 }
 
 /// Compares both paths of `d` at the state (q, q̇, τ): q̈₀ and W against M⁻¹(Q + C) and
@@ -54,7 +36,7 @@ fn assert_paths_agree(d: &Derivation, q: &[f64], qd: &[f64], tau: &[f64]) {
     let expected_acceleration = factor.solve(&force);
     let expected_w = factor.solve(&a.transpose());
     let got_w = DMatrix::from_row_slice(n, m, &eval(&articulated.inverse_mass_constraint.entries));
-    assert_close(
+    assert_solution_close(
         &eval(&articulated.unconstrained_acceleration),
         expected_acceleration.as_slice(),
         &mass,
@@ -65,7 +47,7 @@ fn assert_paths_agree(d: &Derivation, q: &[f64], qd: &[f64], tau: &[f64]) {
         let column: Vec<f64> = got_w.column(j).iter().copied().collect();
         let expected: Vec<f64> = expected_w.column(j).iter().copied().collect();
         let row = a.row(j).transpose();
-        assert_close(&column, &expected, &mass, &row, "M⁻¹Aᵀ");
+        assert_solution_close(&column, &expected, &mass, &row, "M⁻¹Aᵀ");
     }
     assert!(eval(&articulated.pivots).iter().all(|p| *p > 0.0));
 }

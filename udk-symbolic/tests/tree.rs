@@ -8,7 +8,7 @@ use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
 use std::f64::consts::FRAC_PI_2;
 use tree_support::GRAVITY;
-use tree_support::{assert_close, at, spec, tree, Body};
+use tree_support::{assert_close, at, dense, spec, tree, Body};
 use udk_symbolic::derive::tree::{dynamics, Frames, TreeError};
 use udk_symbolic::expr::{Pool, Symbol};
 use udk_symbolic::{derive, Equations, LagrangianEquations, MassMatrixForm, RigidBodyTree};
@@ -56,13 +56,13 @@ fn largest(values: &[f64]) -> f64 {
 }
 
 /// The tree of `bodies` in both frames, and its spec with `tree` set, agree with ∂²L/∂q̇² and
-/// the Lagrangian Q of the spec without it (1e-12 relative) at `states` pseudo-random states;
+/// the Lagrangian Q of the spec without it (the dense path, 1e-12 relative) at `states` pseudo-random states;
 /// returns the forms tried with the tree and without it.
 fn assert_matches_lagrangian(bodies: &[Body], states: u32) -> Vec<(MassMatrixForm, usize)> {
     let n = bodies.len();
     let tree = tree(bodies, GRAVITY);
     let plain = spec(bodies, GRAVITY);
-    let reference = derive(&plain).unwrap_or_else(|e| panic!("{e}"));
+    let reference = derive(&dense(&plain)).unwrap_or_else(|e| panic!("{e}"));
     let mut with_tree = plain.clone();
     with_tree.tree = Some(tree.clone());
     let by_tree = derive(&with_tree).unwrap_or_else(|e| panic!("{e}"));
@@ -86,7 +86,7 @@ fn assert_matches_lagrangian(bodies: &[Body], states: u32) -> Vec<(MassMatrixFor
         assert_close(&chosen_m, &m, 1e-12, m_scale);
         assert_close(&chosen_q, &force, 1e-12, q_scale);
     }
-    // With a clean tree only the tree's form is formed; the others are the plain model's.
+    // With a clean tree only the tree's form is formed; the dense model gives ∂²L/∂q̇².
     let mut forms = equations(&by_tree).mass_matrix_forms.clone();
     forms.extend(equations(&reference).mass_matrix_forms.iter().copied());
     forms
@@ -231,7 +231,7 @@ fn terms_of_the_lagrangian_outside_the_tree_are_kept() {
             .parse()
             .unwrap(),
     );
-    let reference = derive(&with_spring).unwrap();
+    let reference = derive(&dense(&with_spring)).unwrap();
     with_spring.tree = Some(tree(&bodies, GRAVITY));
     let by_tree = derive(&with_spring).unwrap();
     let forms = &equations(&by_tree).mass_matrix_forms;
@@ -364,9 +364,7 @@ fn ur5_matches_pinocchio_and_its_lagrangian() {
         equations(&by_tree).mass_matrix_form,
         MassMatrixForm::CompositeRigidBody
     );
-    let mut plain = spec.clone();
-    plain.tree = None;
-    let reference = derive(&plain).unwrap();
+    let reference = derive(&dense(&spec)).unwrap();
     for state in fixture["states"].as_array().unwrap() {
         let (q, qd, tau) = (
             numbers(&state["q"]),
@@ -404,7 +402,7 @@ proptest! {
         prop_assume!(bodies.iter().any(|b| b.inertia.is_some()));
         let n = bodies.len();
         let tree = tree(&bodies, GRAVITY);
-        let reference = derive(&spec(&bodies, GRAVITY)).unwrap_or_else(|e| panic!("{e}"));
+        let reference = derive(&dense(&spec(&bodies, GRAVITY))).unwrap_or_else(|e| panic!("{e}"));
         let q: Vec<f64> = (0..n).map(|i| (1.7 * i as f64 + 0.3).sin() * 2.0).collect();
         let qd: Vec<f64> = (0..n).map(|i| (2.3 * i as f64 + 0.9).cos() * 1.5).collect();
         let tau = vec![0.0; n];

@@ -1,7 +1,7 @@
 //! The equations of a Lagrangian model: M, Q, A, b, C, the Jacobi integral (review paper,
 //! eqs 18–29).
 
-use super::tree::TreeError;
+use super::tree::TreeConstants;
 use super::{bodies, check_holonomic, jacobian, parse_all, parse_constraints, symmetric_jacobian};
 use crate::derivation::{
     ArticulatedEquations, ExprMatrix, LagrangianEquations, MassMatrixForm, NamedValue,
@@ -10,7 +10,6 @@ use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{parse_expr, parse_load, Context, Load, Scope};
 use crate::spec::{Expression, ModelSpec};
-use crate::tree::RigidBodyTree;
 use proc_macro2::Span;
 
 /// Parses every expression of a Lagrangian `spec` and derives its equations; `None` when an
@@ -54,17 +53,22 @@ pub(super) fn derive(
     // Newton–Euler. When L is exactly the tree's Lagrangian (a URDF model), that form is the
     // only one formed: the others cost most of the derivation (Panda: ∂²L/∂q̇² and Q take 25824
     // operations against the tree's 3039) and never win on a tree (the README's "Robots"
-    // table, from `op_counts`, which derives the model without its tree too).
-    let tree = match &spec.tree {
-        Some(tree) => match tree_form(pool, tree, n, l, &forces) {
-            Ok(form) => Some(form),
+    // table, from `op_counts`, which derives the model on the dense path too). A model without
+    // a tree may build one in its definitions: that tree is used only when it holds all of L.
+    let constants = match &spec.tree {
+        Some(tree) => match super::tree::body_constants(pool, tree, n) {
+            Ok(constants) => Some(constants),
             Err(e) => {
                 errors.push(lagrangian.span(), e.to_string());
                 return None;
             }
         },
-        None => None,
+        None => super::tree::recognize(pool, scope, &lagrangian.0, n).filter(|c| {
+            let rest = super::tree::rest_of_lagrangian(pool, c, l);
+            pool.is_zero(rest)
+        }),
     };
+    let tree = (constants.as_ref()).map(|c| tree_form(pool, c, n, l, &forces));
     let mut candidates = Vec::new();
     let tree_forces = tree.as_ref().and_then(|form| form.joint_forces.clone());
     match tree {
@@ -149,9 +153,9 @@ pub(super) fn derive(
         nonideal
     };
 
-    let articulated = match (&spec.tree, &tree_forces) {
-        (Some(tree), Some(extra)) => {
-            articulated(pool, tree, extra, &nonideal_force, &constraint_matrix)
+    let articulated = match (&constants, &tree_forces) {
+        (Some(constants), Some(extra)) => {
+            articulated(pool, constants, extra, &nonideal_force, &constraint_matrix)
         }
         _ => None,
     };
@@ -167,13 +171,13 @@ pub(super) fn derive(
     // A tree whose M is the composite-rigid-body one and whose rest of L is at most a
     // potential gives M v − Q₀ by inverse dynamics, O(n) where M v takes O(n²), and its
     // Jacobians differentiate that.
-    let inverse_dynamics = match (&spec.tree, &tree_forces, chosen) {
-        (Some(tree), Some(extra), MassMatrixForm::CompositeRigidBody) => {
+    let inverse_dynamics = match (&constants, &tree_forces, chosen) {
+        (Some(constants), Some(extra), MassMatrixForm::CompositeRigidBody) => {
             let v: Vec<ExprId> = (0..n)
                 .map(|j| pool.symbol(Symbol::Acceleration(j)))
                 .collect();
-            (super::tree::inverse_dynamics(pool, tree, n, &v).ok())
-                .map(|inertial| (inertial, extra.clone()))
+            let inertial = super::tree::constant_inverse_dynamics(pool, constants, n, &v);
+            Some((inertial, extra.clone()))
         }
         _ => None,
     };
@@ -229,18 +233,18 @@ struct TreeForm {
 /// for a URDF model).
 fn tree_form(
     pool: &mut Pool,
-    tree: &RigidBodyTree,
+    constants: &TreeConstants,
     n: usize,
     l: ExprId,
     forces: &[ExprId],
-) -> Result<TreeForm, TreeError> {
-    let dynamics = super::tree::smallest(pool, tree, n)?;
-    let rest = super::tree::rest_of_lagrangian(pool, tree, n, l)?;
+) -> TreeForm {
+    let dynamics = super::tree::smallest(pool, constants, n);
+    let rest = super::tree::rest_of_lagrangian(pool, constants, l);
     let (rest_matrix, rest_force) = rest_terms(pool, rest, n, forces);
     let entries = sum_entries(pool, &dynamics.mass_matrix.entries, &rest_matrix);
     let force = sum_entries(pool, &dynamics.bias, &rest_force);
     let potential_only = rest_matrix.iter().all(|&e| pool.is_zero(e));
-    Ok(TreeForm {
+    TreeForm {
         mass_matrix: ExprMatrix {
             rows: n,
             cols: n,
@@ -249,15 +253,15 @@ fn tree_form(
         force,
         holds_all: pool.is_zero(rest),
         joint_forces: potential_only.then_some(rest_force),
-    })
+    }
 }
 
-/// q̈₀ = M⁻¹(Q + C) and W = M⁻¹Aᵀ by the articulated-body algorithm on `tree`, for the joint
-/// forces `extra` + C besides the tree's bias and the rows of A; `None` where the algorithm
-/// cannot apply (see [`super::tree::articulated`]; the tree was checked by [`tree_form`]).
+/// q̈₀ = M⁻¹(Q + C) and W = M⁻¹Aᵀ by the articulated-body algorithm on the tree of
+/// `constants`, for the joint forces `extra` + C besides the tree's bias and the rows of A;
+/// `None` where the algorithm cannot apply (see [`super::tree::articulated`]).
 fn articulated(
     pool: &mut Pool,
-    tree: &RigidBodyTree,
+    constants: &TreeConstants,
     extra: &[ExprId],
     nonideal: &[ExprId],
     constraint_matrix: &ExprMatrix,
@@ -269,7 +273,7 @@ fn articulated(
     let rows: Vec<Vec<ExprId>> = (0..constraint_matrix.rows)
         .map(|r| (0..n).map(|j| constraint_matrix.get(r, j)).collect())
         .collect();
-    let solve = super::tree::articulated(pool, tree, n, &tau, &rows).ok()??;
+    let solve = super::tree::constant_articulated(pool, constants, n, &tau, &rows)?;
     Some(ArticulatedEquations {
         unconstrained_acceleration: solve.acceleration,
         inverse_mass_constraint: solve.inverse_mass_columns,

@@ -190,6 +190,14 @@ impl Scope {
         earlier
     }
 
+    /// Binds `name` to a definition's `value` in place of any earlier binding: for reading an
+    /// expression again in a copy of the scope with a definition replaced (the derivation
+    /// finds the gravity of a kinematic tree so).
+    pub fn redefine(&mut self, pool: &Pool, name: &str, value: Value) {
+        self.names.remove(name);
+        self.define(pool, name, value);
+    }
+
     /// Records the names of the model's definitions before any is parsed.
     pub fn announce(&mut self, names: impl IntoIterator<Item = String>) {
         self.announced.extend(names);

@@ -5,6 +5,7 @@
 
 pub mod robots;
 
+use nalgebra::{DMatrix, DVector};
 use proptest::prelude::*;
 use udk_symbolic::expr::Symbol;
 use udk_symbolic::{ModelSpec, RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint};
@@ -74,6 +75,40 @@ pub fn tree(bodies: &[Body], gravity: [f64; 3]) -> RigidBodyTree {
 
 fn vec3(v: [f64; 3]) -> String {
     format!("vec3({:?}, {:?}, {:?})", v[0], v[1], v[2])
+}
+
+/// A chain of `n` revolute bodies of 1 kg. Planar: the chain of `models::pendulum_chain_tree`
+/// (joints about z, each 1 m along −y from the one before, point masses 1 m along −y from
+/// their joints). Spatial: joint k about z, y, x in turn (k mod 3), its origin 0.3 m along the
+/// parent's x and 0.1 m along its z, turned by rpy (0.2, −0.1, 0.3), the centre of mass 0.15 m
+/// along x and an inertia with products.
+pub fn chain(n: usize, spatial: bool) -> Vec<Body> {
+    let inertia = [
+        [0.02, 0.001, -0.002],
+        [0.001, 0.03, 0.0015],
+        [-0.002, 0.0015, 0.025],
+    ];
+    (0..n)
+        .map(|k| {
+            let mut axis = [0.0; 3];
+            axis[if spatial { 2 - k % 3 } else { 2 }] = 1.0;
+            let (rpy, xyz, mass) = if spatial {
+                let xyz = if k == 0 { [0.0; 3] } else { [0.3, 0.0, 0.1] };
+                ([0.2, -0.1, 0.3], xyz, (1.0, [0.15, 0.0, 0.0], inertia))
+            } else {
+                let xyz = if k == 0 { [0.0; 3] } else { [0.0, -1.0, 0.0] };
+                ([0.0; 3], xyz, (1.0, [0.0, -1.0, 0.0], [[0.0; 3]; 3]))
+            };
+            Body {
+                parent: k.checked_sub(1),
+                rpy,
+                xyz,
+                revolute: true,
+                axis,
+                inertia: Some(mass),
+            }
+        })
+        .collect()
 }
 
 /// The model of `bodies` as a spec: coordinates q0.., inputs tau0.. as the forces, and
@@ -146,6 +181,18 @@ pub fn spec(bodies: &[Body], gravity: [f64; 3]) -> ModelSpec {
     toml::from_str(&toml_text).unwrap_or_else(|e| panic!("{e}\n{toml_text}"))
 }
 
+/// `spec` without its tree and with its Lagrangian L written as `1.0 * (L)`: one term, with no
+/// `kinetic_energy` term at the top level, so that the derivation neither recognizes a tree in
+/// the definitions nor splits L into bodies. Its M and Q are ∂²L/∂q̇² and the Lagrangian Q:
+/// the dense path, the reference the tree forms are checked against.
+pub fn dense(spec: &ModelSpec) -> ModelSpec {
+    let mut dense = spec.clone();
+    dense.tree = None;
+    let l = spec.lagrangian.as_ref().expect("a Lagrangian model");
+    dense.lagrangian = Some(format!("1.0 * ({l})").parse().expect("L parses"));
+    dense
+}
+
 /// The value of each symbol at a test state: q, q̇, τ (parameters and time unused).
 pub fn at<'a>(q: &'a [f64], qd: &'a [f64], tau: &'a [f64]) -> impl Fn(Symbol) -> f64 + 'a {
     move |s| match s {
@@ -163,6 +210,30 @@ pub fn assert_close(a: &[f64], b: &[f64], tolerance: f64, scale: f64) {
         let bound = tolerance * x.abs().max(y.abs()).max(scale);
         assert!((x - y).abs() <= bound, "entry {k}: {x} vs {y}");
     }
+}
+
+/// Asserts ‖x − y‖ ≤ max(1e-12, 8 ε κ(M)) ‖y‖ (Euclidean norms): 1e-12, unless the
+/// conditioning κ(M) of the mass matrix bounds the dense solve's own accuracy above it (the
+/// chain's M at n ≳ 20), and that x solves M x = f to a backward error of 1e-13.
+pub fn assert_solution_close(
+    x: &[f64],
+    y: &[f64],
+    mass: &DMatrix<f64>,
+    f: &DVector<f64>,
+    what: &str,
+) {
+    assert_eq!(x.len(), y.len());
+    let (x, y) = (DVector::from_column_slice(x), DVector::from_column_slice(y));
+    let eigenvalues = mass.clone().symmetric_eigenvalues();
+    let condition = eigenvalues.max() / eigenvalues.min();
+    let bound = 1e-12_f64.max(8.0 * f64::EPSILON * condition);
+    let error = (&x - &y).norm() / y.norm().max(f64::MIN_POSITIVE);
+    assert!(
+        error <= bound,
+        "{what}: relative error {error:e} > {bound:e}"
+    );
+    let backward = (mass * &x - f).norm() / (mass.norm() * x.norm() + f.norm());
+    assert!(backward <= 1e-13, "{what}: backward error {backward:e}");
 }
 
 /// Random trees of 1 to `max_bodies` − 1 bodies: a parent before each, a joint origin, a

@@ -8,51 +8,71 @@
 //! identity): the rotation R_axis(q) about aᵢ = Pᵢ e_z equals Pᵢ Rz(q) Pᵢᵀ. Entries within 4 ulps
 //! of 0 or ±1 are snapped to those exact values, so that quarter turns and identities stay
 //! exact in the DAG and multiply out of the expressions.
+//!
+//! The recursions read the constants as DAG nodes ([`TreeConstants`]): numbers here, and
+//! expressions in the model's parameters for a tree recognized in a model's definitions
+//! (`recognize`).
 
 use super::TreeError;
+use crate::expr::{ExprId, Pool};
 use crate::tree::{RigidBodyTree, TreeJoint};
 
 /// A 3×3 matrix, row-major.
 pub(super) type Mat3 = [[f64; 3]; 3];
 
-/// One body's constants in the turned frames.
-pub(super) struct BodyConstants {
+/// The constants of a kinematic tree as DAG nodes, what every recursion starts from.
+pub(crate) struct TreeConstants {
+    /// The bodies, every parent before its children.
+    pub bodies: Vec<BodyConstants>,
+    /// Gravitational acceleration in the world frame, m/s².
+    pub gravity: [ExprId; 3],
+}
+
+/// One body's constants in the turned frames, as DAG nodes.
+pub(crate) struct BodyConstants {
     /// Index of the parent body, `None` for a body jointed to the root.
     pub parent: Option<usize>,
     /// Index of the joint's coordinate.
     pub coordinate: usize,
     /// Revolute (true) or prismatic joint.
     pub revolute: bool,
-    /// Kᵢ: the axes of Fᵢ at qᵢ = 0 in F_parent (columns).
-    pub turn: Mat3,
+    /// Kᵢ, row-major: the axes of Fᵢ at qᵢ = 0 in F_parent (columns).
+    pub turn: [ExprId; 9],
     /// The origin of Fᵢ at qᵢ = 0 in F_parent, m.
-    pub offset: [f64; 3],
+    pub offset: [ExprId; 3],
     /// The mass properties in Fᵢ, `None` for a massless body.
     pub inertia: Option<Inertia>,
 }
 
-/// Mass properties in a turned frame Fᵢ.
+/// Mass properties in a turned frame Fᵢ, as DAG nodes.
 #[derive(Clone, Copy)]
-pub(super) struct Inertia {
+pub(crate) struct Inertia {
     /// Mass, kg.
-    pub mass: f64,
+    pub mass: ExprId,
     /// Centre of mass in Fᵢ, m.
-    pub com: [f64; 3],
-    /// Rotational inertia about the centre of mass in Fᵢ's axes, kg·m².
-    pub about_com: Mat3,
+    pub com: [ExprId; 3],
+    /// Rotational inertia about the centre of mass in Fᵢ's axes, row-major, kg·m².
+    pub about_com: [ExprId; 9],
 }
 
-/// The checked constants of every body of `tree`, for a model with `n` coordinates.
+/// The constants `values` as DAG nodes.
+pub(super) fn numbers<const N: usize>(pool: &mut Pool, values: &[f64]) -> [ExprId; N] {
+    std::array::from_fn(|k| pool.number(values[k]))
+}
+
+/// The checked constants of every body of `tree`, for a model with `n` coordinates, composed
+/// in f64 and then made DAG numbers.
 ///
 /// # Errors
 /// A [`TreeError`] for the first body with a parent that does not come before it, a coordinate
 /// out of range or used twice, a zero or non-finite axis, an origin whose rotation is not a
 /// rotation (orthonormal to 1e-9, determinant +1), a negative mass, a non-symmetric inertia or
 /// a non-finite number; or a non-finite gravity.
-pub(super) fn body_constants(
+pub(crate) fn body_constants(
+    pool: &mut Pool,
     tree: &RigidBodyTree,
     n: usize,
-) -> Result<Vec<BodyConstants>, TreeError> {
+) -> Result<TreeConstants, TreeError> {
     if !tree.gravity.iter().all(|g| g.is_finite()) {
         return Err(TreeError::NotFinite {
             body: "gravity".to_owned(),
@@ -111,9 +131,12 @@ pub(super) fn body_constants(
                 return Err(TreeError::NotSymmetric { body: name() })
             }
             Some(i) => Some(Inertia {
-                mass: i.mass,
-                com: mat_vec(&transpose(&frame), i.com),
-                about_com: mul(&mul(&transpose(&frame), &i.inertia), &frame),
+                mass: pool.number(i.mass),
+                com: numbers(pool, &mat_vec(&transpose(&frame), i.com)),
+                about_com: numbers(
+                    pool,
+                    mul(&mul(&transpose(&frame), &i.inertia), &frame).as_flattened(),
+                ),
             }),
         };
         frames.push(frame);
@@ -121,12 +144,15 @@ pub(super) fn body_constants(
             parent: body.parent,
             coordinate,
             revolute,
-            turn,
-            offset,
+            turn: numbers(pool, turn.as_flattened()),
+            offset: numbers(pool, &offset),
             inertia,
         });
     }
-    Ok(bodies)
+    Ok(TreeConstants {
+        bodies,
+        gravity: numbers(pool, &tree.gravity),
+    })
 }
 
 /// The identity matrix.
@@ -135,7 +161,7 @@ pub(super) const IDENTITY: Mat3 = [[1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 
 /// A rotation P whose third column is the unit vector `a`: the first column is the coordinate
 /// axis least aligned with `a` made orthogonal to it, the second their cross product. For a
 /// coordinate axis ±eₖ every entry is exactly 0 or ±1.
-fn axis_frame(a: [f64; 3]) -> Mat3 {
+pub(super) fn axis_frame(a: [f64; 3]) -> Mat3 {
     let least = (0..3)
         .min_by(|&i, &j| a[i].abs().total_cmp(&a[j].abs()))
         .unwrap_or(0);
@@ -163,18 +189,19 @@ fn is_symmetric(m: &Mat3) -> bool {
     (0..3).all(|i| (0..3).all(|j| (m[i][j] - m[j][i]).abs() <= 1e-9 * largest))
 }
 
-/// `m` with each entry within 4 ulps of 0, 1 or −1 replaced by that exact value.
+/// `m` with each entry snapped ([`snap_entry`]).
 fn snap(m: Mat3) -> Mat3 {
-    m.map(|row| {
-        row.map(|x| {
-            let nearest = x.round();
-            if nearest.abs() <= 1.0 && (x - nearest).abs() <= 4.0 * f64::EPSILON {
-                nearest
-            } else {
-                x
-            }
-        })
-    })
+    m.map(|row| row.map(snap_entry))
+}
+
+/// `x`, or the exact 0, 1 or −1 when it is within 4 ulps of one.
+pub(super) fn snap_entry(x: f64) -> f64 {
+    let nearest = x.round();
+    if nearest.abs() <= 1.0 && (x - nearest).abs() <= 4.0 * f64::EPSILON {
+        nearest
+    } else {
+        x
+    }
 }
 
 /// u·v.

@@ -1,9 +1,9 @@
 //! The bodies of a tree as DAG nodes, with their quantities in body frames or in the world
 //! frame, and the poses (world rotation and origin) of the body frames.
 
-use super::constants::{dot, BodyConstants, Mat3};
+use super::constants::{numbers, BodyConstants};
 use crate::expr::{ExprId, Pool, Symbol};
-use crate::parse::{add3, axis_rotation, mat_mul, mat_vec, Matrix, Rates};
+use crate::parse::{add3, axis_rotation, dot3, mat_mul, mat_vec, scale3, Matrix, Rates};
 
 /// One body as the recursions see it, every vector in the body's working frame Fᵢ (its turned
 /// body frame, or the world frame).
@@ -116,11 +116,11 @@ pub(super) struct Pose {
     pub origin: [ExprId; 3],
 }
 
-/// The constant `m` as a matrix of constants with zero angular velocity.
-fn constant_matrix(pool: &mut Pool, m: &Mat3) -> Matrix {
+/// The constant `entries` (row-major) as a matrix with zero angular velocity.
+fn constant_matrix(pool: &mut Pool, entries: [ExprId; 9]) -> Matrix {
     let zero = pool.zero();
     Matrix {
-        entries: numbers(pool, m.as_flattened()),
+        entries,
         rates: Some(Rates {
             world: [zero; 3],
             body: [zero; 3],
@@ -128,21 +128,15 @@ fn constant_matrix(pool: &mut Pool, m: &Mat3) -> Matrix {
     }
 }
 
-/// The constants `values` as DAG nodes.
-fn numbers<const N: usize>(pool: &mut Pool, values: &[f64]) -> [ExprId; N] {
-    std::array::from_fn(|k| pool.number(values[k]))
-}
-
 /// The joint's offset in the parent's turned frame: t, plus K e_z q for a prismatic joint.
 fn local_offset(pool: &mut Pool, body: &BodyConstants) -> [ExprId; 3] {
     let q = pool.symbol(Symbol::Coordinate(body.coordinate));
     [0, 1, 2].map(|r| {
-        let t = pool.number(body.offset[r]);
+        let t = body.offset[r];
         if body.revolute {
             t
         } else {
-            let k = pool.number(body.turn[r][2]);
-            let slide = pool.mul(&[k, q]);
+            let slide = pool.mul(&[body.turn[3 * r + 2], q]);
             pool.add(&[t, slide])
         }
     })
@@ -162,7 +156,7 @@ pub(super) fn poses(pool: &mut Pool, bodies: &[BodyConstants]) -> Vec<Pose> {
     let mut poses: Vec<Pose> = Vec::with_capacity(bodies.len());
     for body in bodies {
         let offset = local_offset(pool, body);
-        let turn = constant_matrix(pool, &body.turn);
+        let turn = constant_matrix(pool, body.turn);
         let (rotation, origin) = match body.parent {
             Some(p) => {
                 let parent = &poses[p];
@@ -181,22 +175,28 @@ pub(super) fn poses(pool: &mut Pool, bodies: &[BodyConstants]) -> Vec<Pose> {
     poses
 }
 
-/// The constant mass properties of `body` about its frame's origin, as DAG nodes.
+/// The constant mass properties of `body` about its frame's origin: h = m c and
+/// J = I_c + m(|c|² 1 − c cᵀ) (the parallel-axis theorem; Featherstone 2008, eq 2.63).
 fn body_inertia(pool: &mut Pool, body: &BodyConstants) -> Option<Inertia> {
     let inertia = body.inertia?;
     let (m, c) = (inertia.mass, inertia.com);
-    let squared = dot(c, c);
-    let rotational: Vec<f64> = (0..9)
-        .map(|k| {
-            let (i, j) = (k / 3, k % 3);
-            let shift = if i == j { squared } else { 0.0 } - c[i] * c[j];
-            inertia.about_com[i][j] + m * shift
-        })
-        .collect();
+    let squared = dot3(pool, c, c);
+    let rotational = std::array::from_fn(|k| {
+        let (i, j) = (k / 3, k % 3);
+        let product = pool.mul(&[c[i], c[j]]);
+        let outer = pool.neg(product);
+        let shift = if i == j {
+            pool.add(&[squared, outer])
+        } else {
+            outer
+        };
+        let moved = pool.mul(&[m, shift]);
+        pool.add(&[inertia.about_com[k], moved])
+    });
     Some(Inertia {
-        mass: pool.number(m),
-        first_moment: numbers(pool, &c.map(|x| m * x)),
-        rotational: numbers(pool, &rotational),
+        mass: m,
+        first_moment: scale3(pool, m, c),
+        rotational,
     })
 }
 
@@ -217,7 +217,7 @@ pub(super) fn body_links(pool: &mut Pool, bodies: &[BodyConstants]) -> Vec<Link>
                 coordinate: body.coordinate,
                 revolute: body.revolute,
                 rotation: Rotation::Turn {
-                    turn: numbers(pool, body.turn.as_flattened()),
+                    turn: body.turn,
                     joint,
                 },
                 offset: local_offset(pool, body),

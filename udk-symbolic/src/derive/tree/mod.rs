@@ -16,8 +16,11 @@ mod algorithms;
 mod articulated;
 mod constants;
 mod links;
+mod recognize;
 mod temporaries;
 
+pub(crate) use constants::{body_constants, TreeConstants};
+pub(crate) use recognize::recognize;
 pub(crate) use temporaries::temporaries;
 
 use crate::derivation::ExprMatrix;
@@ -106,26 +109,23 @@ pub enum TreeError {
     },
 }
 
-/// What every recursion over `tree` starts from: its links in `frames`, and the base's
-/// acceleration −gravity (m/s²), which puts gravity into the bias (Featherstone 2008, §5.3).
-///
-/// # Errors
-/// A [`TreeError`] when the tree is malformed.
+/// What every recursion over the tree of `constants` starts from: its links in `frames`, and
+/// the base's acceleration −gravity (m/s²), which puts gravity into the bias (Featherstone
+/// 2008, §5.3).
 fn recursion_inputs(
     pool: &mut Pool,
-    tree: &RigidBodyTree,
-    n: usize,
+    constants: &TreeConstants,
     frames: Frames,
-) -> Result<(Vec<links::Link>, [ExprId; 3]), TreeError> {
-    let bodies = constants::body_constants(tree, n)?;
+) -> (Vec<links::Link>, [ExprId; 3]) {
+    let bodies = &constants.bodies;
     let links = match frames {
-        Frames::Body => links::body_links(pool, &bodies),
+        Frames::Body => links::body_links(pool, bodies),
         Frames::World => {
-            let poses = links::poses(pool, &bodies);
-            links::world_links(pool, &bodies, &poses)
+            let poses = links::poses(pool, bodies);
+            links::world_links(pool, bodies, &poses)
         }
     };
-    Ok((links, tree.gravity.map(|g| pool.number(-g))))
+    (links, constants.gravity.map(|g| pool.neg(g)))
 }
 
 /// M and the bias force Q₀ of `tree` for a model with `n` coordinates, with the recursions in
@@ -140,11 +140,22 @@ pub fn dynamics(
     n: usize,
     frames: Frames,
 ) -> Result<TreeDynamics, TreeError> {
-    let (links, base_acceleration) = recursion_inputs(pool, tree, n, frames)?;
-    Ok(TreeDynamics {
+    let constants = body_constants(pool, tree, n)?;
+    Ok(constant_dynamics(pool, &constants, n, frames))
+}
+
+/// [`dynamics`] of the tree of `constants`.
+fn constant_dynamics(
+    pool: &mut Pool,
+    constants: &TreeConstants,
+    n: usize,
+    frames: Frames,
+) -> TreeDynamics {
+    let (links, base_acceleration) = recursion_inputs(pool, constants, frames);
+    TreeDynamics {
         mass_matrix: algorithms::mass_matrix(pool, &links, n),
         bias: algorithms::bias(pool, &links, n, base_acceleration, None),
-    })
+    }
 }
 
 /// The inverse dynamics M(q) q̈ − Q₀(q, q̇) of `tree` (n entries, by coordinate; the joint
@@ -160,31 +171,41 @@ pub fn inverse_dynamics(
     n: usize,
     accelerations: &[ExprId],
 ) -> Result<Vec<ExprId>, TreeError> {
-    let (links, base_acceleration) = recursion_inputs(pool, tree, n, Frames::Body)?;
-    let bias = algorithms::bias(pool, &links, n, base_acceleration, Some(accelerations));
-    Ok(bias.into_iter().map(|b| pool.neg(b)).collect())
+    let constants = body_constants(pool, tree, n)?;
+    Ok(constant_inverse_dynamics(
+        pool,
+        &constants,
+        n,
+        accelerations,
+    ))
 }
 
-/// [`dynamics`] in body frames and in the world frame, whichever takes fewer operations for M
-/// and Q₀ together ([`Pool::operation_count`]; body frames on a tie).
-///
-/// # Errors
-/// A [`TreeError`] when the tree is malformed.
-pub fn smallest(
+/// [`inverse_dynamics`] of the tree of `constants`.
+pub(crate) fn constant_inverse_dynamics(
     pool: &mut Pool,
-    tree: &RigidBodyTree,
+    constants: &TreeConstants,
     n: usize,
-) -> Result<TreeDynamics, TreeError> {
+    accelerations: &[ExprId],
+) -> Vec<ExprId> {
+    let (links, base_acceleration) = recursion_inputs(pool, constants, Frames::Body);
+    let bias = algorithms::bias(pool, &links, n, base_acceleration, Some(accelerations));
+    bias.into_iter().map(|b| pool.neg(b)).collect()
+}
+
+/// [`dynamics`] of the tree of `constants` in body frames and in the world frame, whichever
+/// takes fewer operations for M and Q₀ together ([`Pool::operation_count`]; body frames on a
+/// tie).
+pub(crate) fn smallest(pool: &mut Pool, constants: &TreeConstants, n: usize) -> TreeDynamics {
     let size = |pool: &Pool, d: &TreeDynamics| {
         pool.operation_count(&[&d.mass_matrix.entries[..], &d.bias].concat())
     };
-    let body = dynamics(pool, tree, n, Frames::Body)?;
-    let world = dynamics(pool, tree, n, Frames::World)?;
-    Ok(if size(pool, &world) < size(pool, &body) {
+    let body = constant_dynamics(pool, constants, n, Frames::Body);
+    let world = constant_dynamics(pool, constants, n, Frames::World);
+    if size(pool, &world) < size(pool, &body) {
         world
     } else {
         body
-    })
+    }
 }
 
 /// M⁻¹ of the tree by the articulated-body algorithm in body frames (Featherstone 2008,
@@ -203,51 +224,50 @@ pub fn articulated(
     tau: &[ExprId],
     right_hand_sides: &[Vec<ExprId>],
 ) -> Result<Option<ArticulatedSolve>, TreeError> {
-    let (links, base_acceleration) = recursion_inputs(pool, tree, n, Frames::Body)?;
-    Ok(articulated::solve(
+    let constants = body_constants(pool, tree, n)?;
+    Ok(constant_articulated(
         pool,
-        &links,
+        &constants,
         n,
         tau,
-        base_acceleration,
         right_hand_sides,
     ))
+}
+
+/// [`articulated`] of the tree of `constants`.
+pub(crate) fn constant_articulated(
+    pool: &mut Pool,
+    constants: &TreeConstants,
+    n: usize,
+    tau: &[ExprId],
+    right_hand_sides: &[Vec<ExprId>],
+) -> Option<ArticulatedSolve> {
+    let (links, base_acceleration) = recursion_inputs(pool, constants, Frames::Body);
+    articulated::solve(pool, &links, n, tau, base_acceleration, right_hand_sides)
 }
 
 /// The tree's Lagrangian as a DAG node, with the scale its values are compared at: T − V with
 /// T = Σ kinetic_energy(mᵢ, Iᵢ, pᵢ, Rᵢ) and V = −Σ mᵢ g·pᵢ over the bodies with mass (pᵢ the
 /// centre of mass in the world frame), and the scale |T| + Σ |mᵢ g·pᵢ|.
-///
-/// # Errors
-/// A [`TreeError`] when the tree is malformed.
-fn lagrangian(
-    pool: &mut Pool,
-    tree: &RigidBodyTree,
-    n: usize,
-) -> Result<(ExprId, ExprId), TreeError> {
-    let bodies = constants::body_constants(tree, n)?;
-    let poses = links::poses(pool, &bodies);
-    let gravity = tree.gravity.map(|g| pool.number(g));
+fn lagrangian(pool: &mut Pool, constants: &TreeConstants) -> (ExprId, ExprId) {
+    let poses = links::poses(pool, &constants.bodies);
     let mut kinetic = Vec::new();
     let mut potentials = Vec::new();
-    for (body, pose) in bodies.iter().zip(&poses) {
+    for (body, pose) in constants.bodies.iter().zip(&poses) {
         let Some(inertia) = body.inertia else {
             continue;
         };
-        let com = inertia.com.map(|x| pool.number(x));
-        let arm = mat_vec(pool, &pose.rotation, com);
+        let arm = mat_vec(pool, &pose.rotation, inertia.com);
         let centre = crate::parse::add3(pool, pose.origin, arm);
-        let mass = pool.number(inertia.mass);
-        let about_com = std::array::from_fn(|k| pool.number(inertia.about_com[k / 3][k % 3]));
         kinetic.push(kinetic_energy(
             pool,
-            mass,
-            &Matrix::plain(about_com),
+            inertia.mass,
+            &Matrix::plain(inertia.about_com),
             centre,
             &pose.rotation,
         ));
-        let height = dot3(pool, gravity, centre);
-        potentials.push(pool.mul(&[mass, height]));
+        let height = dot3(pool, constants.gravity, centre);
+        potentials.push(pool.mul(&[inertia.mass, height]));
     }
     let t = pool.add(&kinetic);
     let mut terms = potentials.clone();
@@ -256,23 +276,15 @@ fn lagrangian(
     let magnitudes: Vec<ExprId> = (potentials.iter().chain([&t]))
         .map(|&x| pool.call(crate::expr::Func::Abs, &[x]))
         .collect();
-    Ok((l, pool.add(&magnitudes)))
+    (l, pool.add(&magnitudes))
 }
 
 /// The part of the Lagrangian `l` the tree does not hold: 0 when `l` equals the tree's
 /// Lagrangian (relative difference within 1e-10 of |T| + Σ|mᵢ g·pᵢ| at six pseudo-random
 /// states, coordinates, velocities, time and `parameters` all drawn), else `l` − L_tree.
 /// Either way L_tree + the rest is `l`, so the tree's M and Q₀ plus the rest's are `l`'s.
-///
-/// # Errors
-/// A [`TreeError`] when the tree is malformed.
-pub(crate) fn rest_of_lagrangian(
-    pool: &mut Pool,
-    tree: &RigidBodyTree,
-    n: usize,
-    l: ExprId,
-) -> Result<ExprId, TreeError> {
-    let (tree_l, scale) = lagrangian(pool, tree, n)?;
+pub(crate) fn rest_of_lagrangian(pool: &mut Pool, constants: &TreeConstants, l: ExprId) -> ExprId {
+    let (tree_l, scale) = lagrangian(pool, constants);
     let rest = pool.sub(l, tree_l);
     let matches = (1..=6).all(|draw| {
         let at = |s: Symbol| match s {
@@ -285,7 +297,11 @@ pub(crate) fn rest_of_lagrangian(
         let values = pool.eval_all(&[rest, scale], &at);
         values[0].abs() <= 1e-10 * values[1]
     });
-    Ok(if matches { pool.zero() } else { rest })
+    if matches {
+        pool.zero()
+    } else {
+        rest
+    }
 }
 
 /// A deterministic pseudo-random number in [0, 1) for draw `draw` and slot `slot`.
