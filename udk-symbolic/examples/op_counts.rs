@@ -74,7 +74,9 @@ fn specs(argument: &str) -> Vec<ModelSpec> {
         Err(_) => {
             let text = std::fs::read_to_string(argument).expect("a readable model file");
             let mut spec: ModelSpec = toml::from_str(&text).expect("a model file");
-            let base = std::path::Path::new(argument).parent().expect("a file path");
+            let base = std::path::Path::new(argument)
+                .parent()
+                .expect("a file path");
             udk_symbolic::urdf::expand(&mut spec, base).expect("a readable URDF");
             vec![spec]
         }

@@ -92,6 +92,13 @@ impl<'a> Printer<'a> {
         if let Some(p) = self.memo.get(&id) {
             return p.clone();
         }
+        // A name that is surely the shorter is taken without printing the value: a large
+        // model's definitions would otherwise each print every definition below them in full.
+        if let Some(name) = self.alias(id).filter(|name| self.exceeds(id, name.len())) {
+            let p = printed(name.clone(), Prec::Atom);
+            self.memo.insert(id, p.clone());
+            return p;
+        }
         let p = self.expression(id);
         // A definition's name stands for its value where the name is the shorter.
         let alias = (self.names.aliases.get(&id))
@@ -107,6 +114,68 @@ impl<'a> Printer<'a> {
         };
         self.memo.insert(id, p.clone());
         p
+    }
+
+    /// Whether a definition before `names.alias_limit` names `id`.
+    fn aliased(&self, id: ExprId) -> bool {
+        self.alias(id).is_some()
+    }
+
+    /// The name of `id` in this printer's style, if a definition before `names.alias_limit`
+    /// names it.
+    fn alias(&self, id: ExprId) -> Option<&'a String> {
+        let names = self.names;
+        (names.aliases.get(&id))
+            .filter(|&&(_, _, index)| index < names.alias_limit)
+            .map(|(text, latex, _)| match self.style {
+                Style::Text => text,
+                Style::Latex => latex,
+            })
+    }
+
+    /// Whether `id` prints to more than `length` characters, by a lower bound on its length
+    /// that stops as soon as it exceeds `length` (so at most `length` + 1 nodes are visited,
+    /// and the recursion is at most that deep): symbols, numbers outside products and
+    /// named nodes count at least 1, a sum's separators 1 each, a call's name 1.
+    fn exceeds(&self, id: ExprId, length: usize) -> bool {
+        let mut count = 0;
+        self.bound(id, length, &mut count, false);
+        count > length
+    }
+
+    /// Adds a lower bound on the printed length of `id` to `count`, stopping once it exceeds
+    /// `length`; `in_product`: a number there (a coefficient) may not be printed at all.
+    fn bound(&self, id: ExprId, length: usize, count: &mut usize, in_product: bool) {
+        if *count > length {
+            return;
+        }
+        if self.aliased(id) {
+            *count += 1;
+            return;
+        }
+        match self.pool.get(id) {
+            Node::Number(_) => *count += usize::from(!in_product),
+            Node::Symbol(_) => *count += 1,
+            Node::Add(terms) => {
+                *count += terms.len() - 1;
+                for &t in terms.iter() {
+                    self.bound(t, length, count, false);
+                }
+            }
+            Node::Mul(factors) => {
+                for &f in factors.iter() {
+                    self.bound(f, length, count, true);
+                }
+            }
+            Node::Pow(base, _) => self.bound(*base, length, count, false),
+            Node::Call(_, args) => {
+                *count += 1;
+                for &a in args.iter() {
+                    self.bound(a, length, count, false);
+                }
+            }
+            Node::Shared(x) => self.bound(*x, length, count, in_product),
+        }
     }
 
     /// `id` printed as an expression, not as a definition's name.
@@ -183,7 +252,16 @@ impl<'a> Printer<'a> {
 
     /// The sign and the magnitude of a term: `−c·x…` is (true, c·x…).
     fn signed(&mut self, id: ExprId) -> (bool, Printed) {
-        if let Some(t) = term(self.pool, id, true) {
+        // A sum that a definition names is printed as that name, never flipped into place:
+        // written out with its signs changed it would be printed again in full wherever it
+        // is used, and again inside each such copy.
+        let t = match term(self.pool, id, true) {
+            Some(t) if t.flipped.is_some_and(|i| self.aliased(t.factors[i])) => {
+                term(self.pool, id, false)
+            }
+            t => t,
+        };
+        if let Some(t) = t {
             return (
                 t.negative,
                 self.product(t.coefficient, t.factors, t.flipped),
