@@ -61,6 +61,10 @@ pub(crate) struct Printer<'a> {
     names: &'a Names,
     style: Style,
     memo: HashMap<ExprId, Printed>,
+    /// Sums printed with the signs of their terms changed, as [`Printer::product`] writes a
+    /// negative product of a sum; kept like `memo`, since a sum reached again through other
+    /// such products would otherwise be assembled again at every level.
+    flipped: HashMap<ExprId, Printed>,
 }
 
 impl<'a> Printer<'a> {
@@ -70,6 +74,7 @@ impl<'a> Printer<'a> {
             names,
             style,
             memo: HashMap::new(),
+            flipped: HashMap::new(),
         }
     }
 
@@ -139,17 +144,18 @@ impl<'a> Printer<'a> {
     /// named nodes count at least 1, a sum's separators 1 each, a call's name 1.
     fn exceeds(&self, id: ExprId, length: usize) -> bool {
         let mut count = 0;
-        self.bound(id, length, &mut count, false);
+        self.bound(id, length, &mut count, false, false);
         count > length
     }
 
     /// Adds a lower bound on the printed length of `id` to `count`, stopping once it exceeds
-    /// `length`; `in_product`: a number there (a coefficient) may not be printed at all.
-    fn bound(&self, id: ExprId, length: usize, count: &mut usize, in_product: bool) {
+    /// `length`; `in_product`: a number there (a coefficient) may not be printed at all;
+    /// `named`: a definition's name may stand for `id` (not for the node being printed).
+    fn bound(&self, id: ExprId, length: usize, count: &mut usize, in_product: bool, named: bool) {
         if *count > length {
             return;
         }
-        if self.aliased(id) {
+        if named && self.aliased(id) {
             *count += 1;
             return;
         }
@@ -159,22 +165,22 @@ impl<'a> Printer<'a> {
             Node::Add(terms) => {
                 *count += terms.len() - 1;
                 for &t in terms.iter() {
-                    self.bound(t, length, count, false);
+                    self.bound(t, length, count, false, true);
                 }
             }
             Node::Mul(factors) => {
                 for &f in factors.iter() {
-                    self.bound(f, length, count, true);
+                    self.bound(f, length, count, true, true);
                 }
             }
-            Node::Pow(base, _) => self.bound(*base, length, count, false),
+            Node::Pow(base, _) => self.bound(*base, length, count, false, true),
             Node::Call(_, args) => {
                 *count += 1;
                 for &a in args.iter() {
-                    self.bound(a, length, count, false);
+                    self.bound(a, length, count, false, true);
                 }
             }
-            Node::Shared(x) => self.bound(*x, length, count, in_product),
+            Node::Shared(x) => self.bound(*x, length, count, in_product, named),
         }
     }
 
@@ -252,6 +258,14 @@ impl<'a> Printer<'a> {
 
     /// The sign and the magnitude of a term: `−c·x…` is (true, c·x…).
     fn signed(&mut self, id: ExprId) -> (bool, Printed) {
+        // A named term is its name (read through `print`, which keeps it), not its product
+        // written out again.
+        if self
+            .alias(id)
+            .is_some_and(|name| self.exceeds(id, name.len()))
+        {
+            return (false, self.print(id));
+        }
         // A sum that a definition names is printed as that name, never flipped into place:
         // written out with its signs changed it would be printed again in full wherever it
         // is used, and again inside each such copy.
@@ -315,7 +329,17 @@ impl<'a> Printer<'a> {
         }
         for (i, &f) in factors.iter().enumerate() {
             match self.pool.get(f) {
-                Node::Add(terms) if flipped == Some(i) => numerator.push(self.sum(terms, true)),
+                Node::Add(terms) if flipped == Some(i) => {
+                    let p = match self.flipped.get(&f) {
+                        Some(p) => p.clone(),
+                        None => {
+                            let p = self.sum(terms, true);
+                            self.flipped.insert(f, p.clone());
+                            p
+                        }
+                    };
+                    numerator.push(p);
+                }
                 Node::Pow(base, exponent) => match self.pool.get(*exponent) {
                     Node::Number(Number::Rational(p, q)) if *p < 0 => {
                         denominator.push(self.power(*base, Number::Rational(-p, *q)))
