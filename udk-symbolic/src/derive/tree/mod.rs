@@ -5,12 +5,13 @@
 //! the DAG, so that each body's pose, velocity and acceleration is built once and shared by
 //! hash-consing, instead of differentiating the kinetic energy twice.
 //!
-//! Constants are composed in f64 first (see `constants`): each body frame is turned so that
-//! its joint axis is e_z, and the turns between frames are constant matrices whose exact 0
-//! and ±1 entries fall out of the products. The recursions run either in body frames
-//! (constant inertias, a rotation between each body and its parent) or in the world frame (no
-//! rotations between bodies, rotated inertias); [`smallest`] keeps the one with fewer
-//! operations.
+//! The constants of a URDF tree are composed in f64 first (see `constants`); those of a tree
+//! written with `let` are DAG expressions of its parameters (see `recognize`). Either way each
+//! body frame is turned so that its joint axis is e_z, and the turns between frames are
+//! constant matrices whose exact 0 and ±1 entries fall out of the products. The recursions run
+//! either in body frames (constant inertias, a rotation between each body and its parent) or
+//! in the world frame (no rotations between bodies, rotated inertias); `smallest` keeps the
+//! one with fewer operations.
 
 mod algorithms;
 mod articulated;
