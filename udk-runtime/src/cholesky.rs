@@ -7,9 +7,11 @@
 //! numbered parents first (as the URDF and tree front ends number them), Mᵢⱼ = 0 unless one
 //! joint is an ancestor of the other, and this order produces no fill-in: L has the sparsity
 //! of the tree, Lᵢⱼ ≠ 0 only for i an ancestor of j (Featherstone 2008, §6.5, the LTDL
-//! factorization, here with the transposed factor). Factorization and solves skip the zeros,
-//! so a tree of n joints at depth at most d costs O(n d²) to factor and O(n d) per solve
-//! instead of n³/6 and n², without being told the tree. A dense S costs what it did.
+//! factorization, here with the transposed factor). The factorization skips the zeros, and
+//! so do the solves with many right-hand sides (see below): a tree of n joints at depth at
+//! most d costs O(n d²) to factor and O(n d) per right-hand side instead of n³/6 and n²,
+//! without being told the tree. A single vector takes the dense loops, which vectorize. A
+//! dense S costs what it did.
 //!
 //! A pivot dₖ (the diagonal of the Schur complement) is accepted when dₖ > τ·Sₖₖ, i.e. when
 //! row k is not (numerically) a combination of the rows after it: dₖ/Sₖₖ = sin²θₖ, θₖ being
@@ -17,8 +19,9 @@
 //! invariant under diagonal scaling, so the test does not depend on units. Avoiding the
 //! square roots of L Lᵀ shortens the dependency chain of small factorizations.
 //!
-//! The solves take any number of right-hand sides at once and work row by row across them,
-//! so that each zero of L is tested once per block, not once per column.
+//! The solves take any number of right-hand sides at once. From `ROW_WISE_COLUMNS` of them
+//! on they work row by row across them, so that each zero of L is tested once per block, not
+//! once per column.
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
@@ -42,8 +45,8 @@ impl<D: Dim> Cholesky<D>
 where
     DefaultAllocator: Allocator<D, D> + Allocator<D>,
 {
-    /// Factors the upper triangle of the symmetric `s`; `None` if some pivot ratio dₖ/Sₖₖ is ≤ `tolerance`
-    /// (S singular, indefinite, or nearly so).
+    /// Factors the upper triangle of the symmetric `s`; `None` if some pivot ratio dₖ/Sₖₖ is
+    /// ≤ `tolerance` (S singular, indefinite, or nearly so).
     ///
     /// Right-looking (outer-product) order from the last pivot: after each pivot the leading
     /// upper triangle is updated column by column (contiguous, independent updates that keep

@@ -169,9 +169,7 @@ where
     let factor = Cholesky::new(gram, FAST_PATH_PIVOT.max(tau * tau))?;
     let (_, r) = b.shape_generic();
     let mut inverse = OMatrix::<f64, R, R>::identity_generic(r, r);
-    factor.solve_factor_mut(&mut inverse);
-    factor.scale_inverse_pivots_mut(&mut inverse);
-    factor.solve_factor_transpose_mut(&mut inverse);
+    factor.solve_scaled_mut(&mut inverse, 1.0);
     let bound = 1.0 / (m as f64 * inverse.norm());
     (bound > tau).then(|| b * inverse)
 }
