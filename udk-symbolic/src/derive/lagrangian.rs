@@ -63,12 +63,17 @@ pub(super) fn derive(
                 return None;
             }
         },
-        None => super::tree::recognize(pool, scope, &lagrangian.0, n).filter(|c| {
-            let rest = super::tree::rest_of_lagrangian(pool, c, l);
-            pool.is_zero(rest)
-        }),
+        None => super::tree::recognize(pool, scope, &lagrangian.0, n),
     };
-    let tree = (constants.as_ref()).map(|c| tree_form(pool, c, n, l, &forces));
+    // The part of L the tree does not hold; a recognized tree must hold all of it, and is
+    // dropped before any of its recursions is formed otherwise.
+    let with_rest = constants.map(|c| {
+        let rest = super::tree::rest_of_lagrangian(pool, &c, l);
+        (c, rest)
+    });
+    let with_rest = with_rest.filter(|&(_, rest)| spec.tree.is_some() || pool.is_zero(rest));
+    let tree = (with_rest.as_ref()).map(|(c, rest)| tree_form(pool, c, n, *rest, &forces));
+    let constants = with_rest.map(|(c, _)| c);
     let mut candidates = Vec::new();
     let tree_forces = tree.as_ref().and_then(|form| form.joint_forces.clone());
     match tree {
@@ -229,17 +234,16 @@ struct TreeForm {
 
 /// M and Q of a kinematic tree for a model with `n` coordinates: M by the composite-rigid-body
 /// algorithm, Q = Q₀ + `forces` with the bias Q₀ by recursive Newton–Euler (`tree`), plus
-/// ∂²L_rest/∂q̇² and the Lagrangian Q of L_rest, the part of `l` the tree does not hold (none
-/// for a URDF model).
+/// ∂²L_rest/∂q̇² and the Lagrangian Q of `rest`, the part of L the tree does not hold
+/// ([`super::tree::rest_of_lagrangian`]; none for a URDF model).
 fn tree_form(
     pool: &mut Pool,
     constants: &TreeConstants,
     n: usize,
-    l: ExprId,
+    rest: ExprId,
     forces: &[ExprId],
 ) -> TreeForm {
     let dynamics = super::tree::smallest(pool, constants, n);
-    let rest = super::tree::rest_of_lagrangian(pool, constants, l);
     let (rest_matrix, rest_force) = rest_terms(pool, rest, n, forces);
     let entries = sum_entries(pool, &dynamics.mass_matrix.entries, &rest_matrix);
     let force = sum_entries(pool, &dynamics.bias, &rest_force);

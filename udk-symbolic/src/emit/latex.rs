@@ -61,10 +61,6 @@ pub(crate) struct Printer<'a> {
     names: &'a Names,
     style: Style,
     memo: HashMap<ExprId, Printed>,
-    /// Sums printed with the signs of their terms changed, as [`Printer::product`] writes a
-    /// negative product of a sum; kept like `memo`, since a sum reached again through other
-    /// such products would otherwise be assembled again at every level.
-    flipped: HashMap<ExprId, Printed>,
 }
 
 impl<'a> Printer<'a> {
@@ -74,7 +70,6 @@ impl<'a> Printer<'a> {
             names,
             style,
             memo: HashMap::new(),
-            flipped: HashMap::new(),
         }
     }
 
@@ -97,28 +92,28 @@ impl<'a> Printer<'a> {
         if let Some(p) = self.memo.get(&id) {
             return p.clone();
         }
-        // A name that is surely the shorter is taken without printing the value: a large
-        // model's definitions would otherwise each print every definition below them in full.
-        if let Some(name) = self.alias(id).filter(|name| self.exceeds(id, name.len())) {
-            let p = printed(name.clone(), Prec::Atom);
-            self.memo.insert(id, p.clone());
-            return p;
-        }
-        let p = self.expression(id);
-        // A definition's name stands for its value where the name is the shorter.
-        let alias = (self.names.aliases.get(&id))
-            .filter(|&&(_, _, index)| index < self.names.alias_limit)
-            .map(|(text, latex, _)| match self.style {
-                Style::Text => text,
-                Style::Latex => latex,
-            })
-            .filter(|name| name.len() < p.text.len());
-        let p = match alias {
-            Some(name) => printed(name.clone(), Prec::Atom),
-            None => p,
+        // A definition's name stands for its value where the name is the shorter. A name that
+        // is surely the shorter is taken without printing the value: a large model's
+        // definitions would otherwise each print every definition below them in full.
+        let p = match self.short_name(id) {
+            Some(name) => name,
+            None => {
+                let p = self.expression(id);
+                match self.alias(id).filter(|name| name.len() < p.text.len()) {
+                    Some(name) => printed(name.clone(), Prec::Atom),
+                    None => p,
+                }
+            }
         };
         self.memo.insert(id, p.clone());
         p
+    }
+
+    /// The name of `id` when [`Printer::exceeds`] shows it shorter than `id`'s value.
+    fn short_name(&self, id: ExprId) -> Option<Printed> {
+        (self.alias(id))
+            .filter(|name| self.exceeds(id, name.len()))
+            .map(|name| printed(name.clone(), Prec::Atom))
     }
 
     /// Whether a definition before `names.alias_limit` names `id`.
@@ -258,13 +253,9 @@ impl<'a> Printer<'a> {
 
     /// The sign and the magnitude of a term: `−c·x…` is (true, c·x…).
     fn signed(&mut self, id: ExprId) -> (bool, Printed) {
-        // A named term is its name (read through `print`, which keeps it), not its product
-        // written out again.
-        if self
-            .alias(id)
-            .is_some_and(|name| self.exceeds(id, name.len()))
-        {
-            return (false, self.print(id));
+        // A named term is its name, not its product written out again.
+        if let Some(name) = self.short_name(id) {
+            return (false, name);
         }
         // A sum that a definition names is printed as that name, never flipped into place:
         // written out with its signs changed it would be printed again in full wherever it
@@ -329,17 +320,7 @@ impl<'a> Printer<'a> {
         }
         for (i, &f) in factors.iter().enumerate() {
             match self.pool.get(f) {
-                Node::Add(terms) if flipped == Some(i) => {
-                    let p = match self.flipped.get(&f) {
-                        Some(p) => p.clone(),
-                        None => {
-                            let p = self.sum(terms, true);
-                            self.flipped.insert(f, p.clone());
-                            p
-                        }
-                    };
-                    numerator.push(p);
-                }
+                Node::Add(terms) if flipped == Some(i) => numerator.push(self.sum(terms, true)),
                 Node::Pow(base, exponent) => match self.pool.get(*exponent) {
                     Node::Number(Number::Rational(p, q)) if *p < 0 => {
                         denominator.push(self.power(*base, Number::Rational(-p, *q)))
