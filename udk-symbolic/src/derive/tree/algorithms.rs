@@ -161,7 +161,12 @@ pub(super) fn mass_matrix(pool: &mut Pool, links: &[Link], n: usize) -> ExprMatr
             let Some(p) = current.parent else {
                 break;
             };
-            force = current.rotation.to_parent(pool, force);
+            // Shared like the moment: a component the joint rotation leaves alone would
+            // otherwise be distributed into the next sum, one more term per ancestor.
+            force = current
+                .rotation
+                .to_parent(pool, force)
+                .map(|f| pool.shared(f));
             let turned = current.rotation.to_parent(pool, moment);
             let lever = cross3(pool, current.offset, force);
             moment = sum3(pool, &[turned, lever]);

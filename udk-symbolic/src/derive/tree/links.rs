@@ -170,9 +170,28 @@ pub(super) fn poses(pool: &mut Pool, bodies: &[BodyConstants]) -> Vec<Pose> {
             Some(joint) => mat_mul(pool, &rotation, &joint),
             None => rotation,
         };
-        poses.push(Pose { rotation, origin });
+        poses.push(shared_pose(pool, rotation, origin));
     }
     poses
+}
+
+/// The pose with every entry of its rotation, rates and origin shared ([`Pool::shared`]):
+/// the children multiply them by constants, which would otherwise distribute each entry's
+/// terms into theirs, one generation more per body (O(n²) operations along a chain).
+fn shared_pose(pool: &mut Pool, rotation: Matrix, origin: [ExprId; 3]) -> Pose {
+    let mut share = |v: [ExprId; 3]| v.map(|x| pool.shared(x));
+    let rates = rotation.rates.map(|r| Rates {
+        world: share(r.world),
+        body: share(r.body),
+    });
+    let origin = share(origin);
+    Pose {
+        rotation: Matrix {
+            entries: rotation.entries.map(|x| pool.shared(x)),
+            rates,
+        },
+        origin,
+    }
 }
 
 /// The constant mass properties of `body` about its frame's origin: h = m c and
