@@ -108,23 +108,21 @@ where
         self.inverse_pivots.map(|v| 1.0 / v)
     }
 
-    /// Calls `update(j, k, Lⱼₖ)` for every nonzero Lⱼₖ above the diagonal, columns k in
-    /// `order`.
+    /// The nonzero entries (j, k, Lⱼₖ) above the diagonal, columns k in `order`.
     #[inline(always)]
-    fn for_each_entry(
-        &self,
-        order: impl Iterator<Item = usize>,
-        mut update: impl FnMut(usize, usize, f64),
-    ) {
+    fn entries<'a>(
+        &'a self,
+        order: impl Iterator<Item = usize> + 'a,
+    ) -> impl Iterator<Item = (usize, usize, f64)> + 'a {
         let n = self.l.nrows();
         let l = self.l.as_slice();
-        for k in order {
-            for (j, &ljk) in l[k * n..k * n + k].iter().enumerate() {
-                if ljk != 0.0 {
-                    update(j, k, ljk);
-                }
-            }
-        }
+        order.flat_map(move |k| {
+            l[k * n..k * n + k]
+                .iter()
+                .enumerate()
+                .filter(|(_, ljk)| **ljk != 0.0)
+                .map(move |(j, &ljk)| (j, k, ljk))
+        })
     }
 
     /// Applies `solve` to `b` (n × c): column by column for a few columns, else to its n
@@ -187,11 +185,11 @@ where
     fn solve_rows<const B: usize>(&self, blocks: &mut [Rows<'_>; B], solve: Solve) {
         let n = self.l.nrows();
         if let Solve::Factor | Solve::Scaled(_) = solve {
-            self.for_each_entry((0..n).rev(), |j, k, ljk| {
+            for (j, k, ljk) in self.entries((0..n).rev()) {
                 for rows in blocks.iter_mut() {
                     row_update(rows.values, rows.width, j, k, ljk);
                 }
-            });
+            }
         }
         if let Solve::Scaled(scale) = solve {
             for rows in blocks.iter_mut() {
@@ -209,11 +207,11 @@ where
             }
         }
         if let Solve::FactorTranspose | Solve::Scaled(_) = solve {
-            self.for_each_entry(0..n, |j, k, ljk| {
+            for (j, k, ljk) in self.entries(0..n) {
                 for rows in blocks.iter_mut() {
                     row_update(rows.values, rows.width, k, j, ljk);
                 }
-            });
+            }
         }
     }
 
@@ -313,7 +311,9 @@ where
         let mut x = y.clone();
         let n = self.l.nrows();
         let out = x.as_mut_slice();
-        self.for_each_entry(0..n, |j, k, ljk| out[j] += ljk * y[k]);
+        for (j, k, ljk) in self.entries(0..n) {
+            out[j] += ljk * y[k];
+        }
         x
     }
 }
