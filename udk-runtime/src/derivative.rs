@@ -4,8 +4,10 @@
 //!
 //! dv/dx = −L⁻ᵀD^-½ (J̃ + (Bᵀ)⁺ (S J_g − Bᵀ J̃)),  J̃ = D^-½ L⁻¹ J_r,
 //!
-//! which is −M⁻¹(J_r + AᵀK⁺(J_g − AM⁻¹J_r)) with K = A M⁻¹ Aᵀ, without forming K⁺. Generic
-//! over nalgebra dimensions: no heap allocation for fixed sizes.
+//! which is −M⁻¹(J_r + AᵀK⁺(J_g − AM⁻¹J_r)) with K = A M⁻¹ Aᵀ, without forming K⁺. Without
+//! constraints (m = 0) this is −L⁻ᵀD⁻¹L⁻¹J_r, and the blocks ∂/∂q, ∂/∂q̇, ∂/∂u are solved
+//! together in one pass over the nonzeros of L. Generic over nalgebra dimensions: no heap
+//! allocation for fixed sizes.
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
