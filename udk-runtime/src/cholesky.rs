@@ -23,7 +23,8 @@
 //! on they work row by row across them, so that each zero of L is tested once per block, not
 //! once per column. Several blocks of right-hand sides of different widths (∂/∂q, ∂/∂q̇ and
 //! ∂/∂u of the unconstrained derivative) are solved in one pass over the nonzeros of L, each
-//! nonzero applied to the rows of every block in turn, bit for bit as block by block. A row
+//! nonzero applied to the rows of every block in turn (bit for bit as block by block when
+//! each block is wide enough to be solved row-wise on its own). A row
 //! update runs in groups of four values loaded before they are stored, which the compiler
 //! vectorizes (SSE2 on the baseline x86-64 target; an AVX2 build of the same loop, chosen at
 //! run time, was measured and gave no clear gain, the solves being bound by memory traffic).
@@ -259,9 +260,11 @@ where
     }
 
     /// Overwrites each of the blocks `a` (n × c₁), `b` (n × c₂), `c` (n × c₃) with
-    /// `scale` · S⁻¹ of itself, bit for bit what [`Cholesky::solve_scaled_mut`] gives each.
-    /// From `ROW_WISE_COLUMNS` columns in all on, the three are solved together on their
-    /// transposed copies: one pass over the nonzeros of L per triangular solve, not three.
+    /// `scale` · S⁻¹ of itself. From `ROW_WISE_COLUMNS` columns in all on, the three are
+    /// solved together on their transposed copies: one pass over the nonzeros of L per
+    /// triangular solve, not three; bit for bit what [`Cholesky::solve_scaled_mut`] gives a
+    /// block of `ROW_WISE_COLUMNS` columns or more (a narrower one, solved alone column by
+    /// column, sums L⁻ᵀ's products in another order and may differ in the last bits).
     pub(crate) fn solve_scaled_blocks_mut<C1: Dim, C2: Dim, C3: Dim>(
         &self,
         a: &mut OMatrix<f64, D, C1>,
@@ -510,14 +513,10 @@ mod tests {
         };
         for (c1, c2, c3) in [(n, n, 9), (8, 12, 0), (3, 2, 4), (1, 0, 0)] {
             let (mut a, mut b, mut c) = (block(c1, 1), block(c2, 2), block(c3, 3));
-            let (mut a1, mut b1, mut c1) = (a.clone(), b.clone(), c.clone());
             let original = [a.clone(), b.clone(), c.clone()];
             f.solve_scaled_blocks_mut(&mut a, &mut b, &mut c, -0.5);
-            for ((fused, mut single), rhs) in [a, b, c]
-                .iter()
-                .zip([&mut a1, &mut b1, &mut c1])
-                .zip(&original)
-            {
+            for (fused, rhs) in [a, b, c].iter().zip(&original) {
+                let mut single = rhs.clone();
                 f.solve_scaled_mut(&mut single, -0.5);
                 if fused.ncols() >= ROW_WISE_COLUMNS {
                     assert_eq!(fused.as_slice(), single.as_slice());
