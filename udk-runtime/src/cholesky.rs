@@ -35,8 +35,8 @@ use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
 /// From this many right-hand sides on, the solves work row-wise on a transposed copy.
 const ROW_WISE_COLUMNS: usize = 8;
 
-/// Values per group of a row update: four f64, one 256-bit vector.
-const LANES: usize = 4;
+/// Values per group of a row update: two f64, one 128-bit (SSE2) vector.
+const LANES: usize = 2;
 
 /// Factor S = L D Lᵀ, L unit upper triangular.
 pub(crate) struct Cholesky<D: Dim>
