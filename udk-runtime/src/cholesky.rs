@@ -21,18 +21,20 @@
 //!
 //! The solves take any number of right-hand sides at once. From `ROW_WISE_COLUMNS` of them
 //! on they work row by row across them, so that each zero of L is tested once per block, not
-//! once per column. Several blocks of right-hand sides of different widths (∂/∂q, ∂/∂q̇ and
-//! ∂/∂u of the unconstrained derivative) are solved in one pass over the nonzeros of L, each
-//! nonzero applied to the rows of every block in turn (bit for bit as block by block when
-//! each block is wide enough to be solved row-wise on its own). A row
-//! update runs in groups of four values loaded before they are stored, which the compiler
-//! vectorizes (SSE2 on the baseline x86-64 target; an AVX2 build of the same loop, chosen at
-//! run time, was measured and gave no clear gain, the solves being bound by memory traffic).
+//! once per column; a square block is transposed in place for this, any other block into a
+//! copy. Several blocks of right-hand sides of different widths (∂/∂q, ∂/∂q̇ and ∂/∂u of the
+//! unconstrained derivative) are solved in one pass over the nonzeros of L, each nonzero
+//! applied to the rows of every block in turn (bit for bit as block by block when each block
+//! is wide enough to be solved row-wise on its own). A row update runs in pairs of values
+//! loaded before they are stored, which the compiler vectorizes with SSE2 whether or not the
+//! width is a constant. (An AVX2 copy of the row loops chosen at run time was measured
+//! slower on the 31-joint Romeo: it cannot be inlined, so the row width is no longer a
+//! constant there.)
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
 
-/// From this many right-hand sides on, the solves work row-wise on a transposed copy.
+/// From this many right-hand sides on, the solves work row-wise on the transposed block.
 const ROW_WISE_COLUMNS: usize = 8;
 
 /// Values per group of a row update: two f64, one 128-bit (SSE2) vector.
@@ -132,8 +134,8 @@ where
     }
 
     /// Applies `solve` to `b` (n × c): column by column for a few columns, else to its n
-    /// rows made contiguous (a transposed copy), so that each zero of L is tested once for
-    /// all columns and the row operations run over contiguous memory.
+    /// rows made contiguous (the block transposed, in place when square), so that each zero
+    /// of L is tested once for all columns and the row operations run over contiguous memory.
     #[inline]
     fn on_rows<C: Dim>(&self, b: &mut OMatrix<f64, D, C>, solve: Solve)
     where
@@ -145,9 +147,9 @@ where
                 self.solve_vector(column, solve);
             }
         } else {
-            let mut rows = b.transpose();
-            self.solve_rows(&mut [Rows::of(&mut rows)], solve);
-            b.tr_copy_from(&rows);
+            let mut rows = RowMajor::new(b);
+            self.solve_rows(&mut [rows.rows()], solve);
+            rows.finish();
         }
     }
 
@@ -261,7 +263,7 @@ where
 
     /// Overwrites each of the blocks `a` (n × c₁), `b` (n × c₂), `c` (n × c₃) with
     /// `scale` · S⁻¹ of itself. From `ROW_WISE_COLUMNS` columns in all on, the three are
-    /// solved together on their transposed copies: one pass over the nonzeros of L per
+    /// solved together on their transposes ([`RowMajor`]): one pass over the nonzeros of L per
     /// triangular solve, not three; bit for bit what [`Cholesky::solve_scaled_mut`] gives a
     /// block of `ROW_WISE_COLUMNS` columns or more (a narrower one, solved alone column by
     /// column, sums L⁻ᵀ's products in another order and may differ in the last bits).
@@ -284,12 +286,11 @@ where
             self.solve_scaled_mut(b, scale);
             self.solve_scaled_mut(c, scale);
         } else {
-            let (mut ta, mut tb, mut tc) = (a.transpose(), b.transpose(), c.transpose());
-            let mut blocks = [Rows::of(&mut ta), Rows::of(&mut tb), Rows::of(&mut tc)];
-            self.solve_rows(&mut blocks, Solve::Scaled(scale));
-            a.tr_copy_from(&ta);
-            b.tr_copy_from(&tb);
-            c.tr_copy_from(&tc);
+            let (mut a, mut b, mut c) = (RowMajor::new(a), RowMajor::new(b), RowMajor::new(c));
+            self.solve_rows(&mut [a.rows(), b.rows(), c.rows()], Solve::Scaled(scale));
+            a.finish();
+            b.finish();
+            c.finish();
         }
     }
 
@@ -344,16 +345,63 @@ struct Rows<'a> {
     width: usize,
 }
 
-impl<'a> Rows<'a> {
-    /// The rows of the n × c block whose transpose is `transposed`.
-    fn of<C: Dim, D: Dim>(transposed: &'a mut OMatrix<f64, C, D>) -> Self
-    where
-        DefaultAllocator: Allocator<C, D>,
-    {
-        let width = transposed.nrows();
-        Self {
-            values: transposed.as_mut_slice(),
-            width,
+/// An n × c block of right-hand sides with its rows made contiguous for the row-wise solves:
+/// a square block is transposed in place (its entries swapped), any other into a transposed
+/// copy. [`RowMajor::finish`] puts the block back in its column-major order.
+struct RowMajor<'a, D: Dim, C: Dim>
+where
+    DefaultAllocator: Allocator<D, C> + Allocator<C, D>,
+{
+    block: &'a mut OMatrix<f64, D, C>,
+    copy: Option<OMatrix<f64, C, D>>,
+}
+
+impl<'a, D: Dim, C: Dim> RowMajor<'a, D, C>
+where
+    DefaultAllocator: Allocator<D, C> + Allocator<C, D>,
+{
+    #[inline]
+    fn new(block: &'a mut OMatrix<f64, D, C>) -> Self {
+        let (n, c) = block.shape();
+        let copy = if n == c {
+            transpose_square(block.as_mut_slice(), n);
+            None
+        } else {
+            Some(block.transpose())
+        };
+        Self { block, copy }
+    }
+
+    /// The rows, c contiguous values each.
+    #[inline]
+    fn rows(&mut self) -> Rows<'_> {
+        let width = self.block.ncols();
+        let values = match &mut self.copy {
+            Some(copy) => copy.as_mut_slice(),
+            None => self.block.as_mut_slice(),
+        };
+        Rows { values, width }
+    }
+
+    /// Writes the rows back into the block.
+    #[inline]
+    fn finish(self) {
+        match self.copy {
+            Some(copy) => self.block.tr_copy_from(&copy),
+            None => {
+                let n = self.block.nrows();
+                transpose_square(self.block.as_mut_slice(), n);
+            }
+        }
+    }
+}
+
+/// Transposes the n × n column-major matrix `x` in place.
+#[inline]
+fn transpose_square(x: &mut [f64], n: usize) {
+    for j in 0..n {
+        for i in 0..j {
+            x.swap(i + j * n, j + i * n);
         }
     }
 }
