@@ -116,21 +116,15 @@ where
         self.inverse_pivots.map(|v| 1.0 / v)
     }
 
-    /// The nonzero entries (j, k, Lⱼₖ) above the diagonal, columns k in `order`.
+    /// The nonzero entries (j, Lⱼₖ) of column k above the diagonal.
     #[inline(always)]
-    fn entries<'a>(
-        &'a self,
-        order: impl Iterator<Item = usize> + 'a,
-    ) -> impl Iterator<Item = (usize, usize, f64)> + 'a {
+    fn column(&self, k: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
         let n = self.l.nrows();
-        let l = self.l.as_slice();
-        order.flat_map(move |k| {
-            l[k * n..k * n + k]
-                .iter()
-                .enumerate()
-                .filter(|(_, ljk)| **ljk != 0.0)
-                .map(move |(j, &ljk)| (j, k, ljk))
-        })
+        self.l.as_slice()[k * n..k * n + k]
+            .iter()
+            .enumerate()
+            .filter(|(_, ljk)| **ljk != 0.0)
+            .map(|(j, &ljk)| (j, ljk))
     }
 
     /// Applies `solve` to `b` (n × c): column by column for a few columns, else to its n
@@ -193,31 +187,30 @@ where
     fn solve_rows<const B: usize>(&self, blocks: &mut [Rows<'_>; B], solve: Solve) {
         let n = self.l.nrows();
         if let Solve::Factor | Solve::Scaled(_) = solve {
-            for (j, k, ljk) in self.entries((0..n).rev()) {
-                for rows in blocks.iter_mut() {
-                    row_update(rows.values, rows.width, j, k, ljk);
-                }
-            }
-        }
-        if let Solve::Scaled(scale) = solve {
-            for rows in blocks.iter_mut() {
-                let width = rows.width.max(1);
-                for (row, d) in rows
-                    .values
-                    .chunks_exact_mut(width)
-                    .zip(self.inverse_pivots.iter())
-                {
-                    let d = scale * d;
-                    for value in row {
-                        *value *= d;
+            for k in (0..n).rev() {
+                for (j, ljk) in self.column(k) {
+                    for rows in blocks.iter_mut() {
+                        row_update(rows.values, rows.width, j, k, ljk);
                     }
                 }
             }
         }
         if let Solve::FactorTranspose | Solve::Scaled(_) = solve {
-            for (j, k, ljk) in self.entries(0..n) {
-                for rows in blocks.iter_mut() {
-                    row_update(rows.values, rows.width, k, j, ljk);
+            for k in 0..n {
+                // D⁻¹ on row k just before it is used (it is final after the L⁻¹ pass): the
+                // same products in the same order as a separate pass, without the pass.
+                if let Solve::Scaled(scale) = solve {
+                    let d = scale * self.inverse_pivots[k];
+                    for rows in blocks.iter_mut() {
+                        for value in &mut rows.values[k * rows.width..(k + 1) * rows.width] {
+                            *value *= d;
+                        }
+                    }
+                }
+                for (j, ljk) in self.column(k) {
+                    for rows in blocks.iter_mut() {
+                        row_update(rows.values, rows.width, k, j, ljk);
+                    }
                 }
             }
         }
@@ -320,8 +313,10 @@ where
         let mut x = y.clone();
         let n = self.l.nrows();
         let out = x.as_mut_slice();
-        for (j, k, ljk) in self.entries(0..n) {
-            out[j] += ljk * y[k];
+        for k in 0..n {
+            for (j, ljk) in self.column(k) {
+                out[j] += ljk * y[k];
+            }
         }
         x
     }
