@@ -355,6 +355,7 @@ impl<'a, D: Dim, C: Dim> RowMajor<'a, D, C>
 where
     DefaultAllocator: Allocator<D, C> + Allocator<C, D>,
 {
+    /// Makes the rows of `block` contiguous until [`RowMajor::finish`].
     #[inline]
     fn new(block: &'a mut OMatrix<f64, D, C>) -> Self {
         let (n, c) = block.shape();
