@@ -4,8 +4,10 @@
 //!
 //! dv/dx = −L⁻ᵀD^-½ (J̃ + (Bᵀ)⁺ (S J_g − Bᵀ J̃)),  J̃ = D^-½ L⁻¹ J_r,
 //!
-//! which is −M⁻¹(J_r + AᵀK⁺(J_g − AM⁻¹J_r)) with K = A M⁻¹ Aᵀ, without forming K⁺. Generic
-//! over nalgebra dimensions: no heap allocation for fixed sizes.
+//! which is −M⁻¹(J_r + AᵀK⁺(J_g − AM⁻¹J_r)) with K = A M⁻¹ Aᵀ, without forming K⁺. Without
+//! constraints (m = 0) this is −L⁻ᵀD⁻¹L⁻¹J_r, and the blocks ∂/∂q, ∂/∂q̇, ∂/∂u are solved
+//! together in one pass over the nonzeros of L. Generic over nalgebra dimensions: no heap
+//! allocation for fixed sizes.
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
@@ -148,6 +150,51 @@ where
             self.factor.solve_factor_transpose_mut(j);
         }
         validate::finite(j, "derivative of the motion (overflow)")
+    }
+
+    /// [`Projector::derivative_mut`] of the three blocks (J_r, J_g) = (`q`, `g_q`),
+    /// (`qd`, `g_qd`), (`u`, `g_u`) of ∂/∂q, ∂/∂q̇ and ∂/∂u (n × c₁, n × c₂, n × c₃ and
+    /// m × c₁, m × c₂, m × c₃). With m = 0 the three −S⁻¹J_r are solved together
+    /// ([`Cholesky::solve_scaled_blocks_mut`]: one pass over the nonzeros of L, not three);
+    /// with constraints block by block.
+    ///
+    /// # Errors
+    /// As [`Projector::derivative_mut`].
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn derivatives_mut<C1: Dim, C2: Dim, C3: Dim>(
+        &self,
+        q: &mut OMatrix<f64, N, C1>,
+        g_q: &OMatrix<f64, R, C1>,
+        qd: &mut OMatrix<f64, N, C2>,
+        g_qd: &OMatrix<f64, R, C2>,
+        u: &mut OMatrix<f64, N, C3>,
+        g_u: &OMatrix<f64, R, C3>,
+    ) -> Result<(), Error>
+    where
+        DefaultAllocator: Allocator<N, C1>
+            + Allocator<C1, N>
+            + Allocator<R, C1>
+            + Allocator<N, C2>
+            + Allocator<C2, N>
+            + Allocator<R, C2>
+            + Allocator<N, C3>
+            + Allocator<C3, N>
+            + Allocator<R, C3>,
+    {
+        if g_q.nrows() > 0 {
+            self.derivative_mut(q, g_q)?;
+            self.derivative_mut(qd, g_qd)?;
+            return self.derivative_mut(u, g_u);
+        }
+        const RESIDUAL: &str = "∂r (residual Jacobian)";
+        validate::finite(q, RESIDUAL)?;
+        validate::finite(qd, RESIDUAL)?;
+        validate::finite(u, RESIDUAL)?;
+        self.factor.solve_scaled_blocks_mut(q, qd, u, -1.0);
+        const OVERFLOW: &str = "derivative of the motion (overflow)";
+        validate::finite(q, OVERFLOW)?;
+        validate::finite(qd, OVERFLOW)?;
+        validate::finite(u, OVERFLOW)
     }
 }
 

@@ -49,11 +49,27 @@ const SEMIDEFINITE_SHIFT: f64 = 1e-8;
 /// when M is far from unit size)
 /// and returns q̈ and, if `with_force`, Qᶜ; every answer has passed the a-posteriori
 /// [`residual`](crate::residual) check.
+#[inline]
 pub(crate) fn solve<N: Dim, R: Dim>(
     terms: LagrangianView<'_, N, R>,
     options: &Options,
     with_force: bool,
 ) -> Result<MaybeForce<N>, Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    solve_factored(terms, options, with_force).map(|(solution, _)| solution)
+}
+
+/// [`solve`], and the factorization M = L D Lᵀ it made when M is positive definite (path 1
+/// with a Cholesky factor; `None` on the other paths and for a diagonal M), for callers that
+/// need M⁻¹ again. When M was scaled by s = 4ʲ ([`scaling::metric_scale`]), the factor of
+/// s·M is turned into that of M by dividing its pivots by s, exactly (L does not change).
+pub(crate) fn solve_factored<N: Dim, R: Dim>(
+    terms: LagrangianView<'_, N, R>,
+    options: &Options,
+    with_force: bool,
+) -> Result<(MaybeForce<N>, Option<Cholesky<N>>), Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
@@ -110,11 +126,11 @@ where
                 Some(c) => ideal_force + c,
                 None => ideal_force,
             });
-            return unscale((acceleration, constraint_force));
+            return Ok((unscale((acceleration, constraint_force))?, None));
         }
     }
-    let factor = match Cholesky::new(mass_matrix.clone(), FACTOR_TOLERANCE) {
-        Some(factor) => factor,
+    let (factor, positive_definite) = match Cholesky::new(mass_matrix.clone(), FACTOR_TOLERANCE) {
+        Some(factor) => (factor, true),
         None => {
             semidefinite(mass_matrix)?;
             let g = weighting_matrix(&options.weighting, constraint_matrix.shape_generic().0)?;
@@ -134,11 +150,11 @@ where
                     constraint_rhs,
                     nonideal_force,
                 };
-                return unscale(svd_fallback(scaled, options)?);
+                return Ok((unscale(svd_fallback(scaled, options)?)?, None));
             };
             // z = α²b, so that C + Aᵀλ is the constraint force on the actual system (eq 3.37).
             force += ga.tr_mul(constraint_rhs) * alpha2;
-            factor
+            (factor, false)
         }
     };
     let p = project(
@@ -155,7 +171,12 @@ where
         }
         qc
     });
-    unscale((p.acceleration, constraint_force))
+    let solution = unscale((p.acceleration, constraint_force))?;
+    let mut factor = positive_definite.then_some(factor);
+    if let (Some(factor), Some(s)) = (&mut factor, scale) {
+        factor.unscale_pivots(s);
+    }
+    Ok((solution, factor))
 }
 
 /// (1/Mₖₖ)ₖ when the diagonal of the diagonal matrix M is positive: then the Cholesky

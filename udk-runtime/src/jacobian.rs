@@ -211,7 +211,8 @@ pub struct StateJacobianDyn {
 type Setup<N, R> = (OVector<f64, N>, Projector<N, R>, OVector<f64, R>);
 
 /// [`Setup`] of the terms (M, Q, A, b, C), any sizes: q̈ by the kernels' own path, then the
-/// metric M (positive definite) or M̃ = M + Aᵀ diag(α²sᵢ²) A (singular M; sᵢ the power of
+/// metric M (positive definite; factored once, by that path when it took the Cholesky
+/// route) or M̃ = M + Aᵀ diag(α²sᵢ²) A (singular M; sᵢ the power of
 /// two that equilibrates row i, i.e. G = I on the equilibrated rows, as the kernels use).
 fn lagrangian_setup<N: Dim, R: Dim>(
     terms: LagrangianView<'_, N, R>,
@@ -220,9 +221,10 @@ fn lagrangian_setup<N: Dim, R: Dim>(
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
-    let (acceleration, _) = fundamental::solve(terms, options, false)?;
+    let ((acceleration, _), factor) = fundamental::solve_factored(terms, options, false)?;
     let a = terms.constraint_matrix;
-    let factor = match Cholesky::new(terms.mass_matrix.clone(), FACTOR_TOLERANCE) {
+    let factor = match factor.or_else(|| Cholesky::new(terms.mass_matrix.clone(), FACTOR_TOLERANCE))
+    {
         Some(factor) => factor,
         None => {
             let alpha2 = options.alpha * options.alpha;
@@ -268,9 +270,7 @@ pub fn acceleration_jacobian<const N: usize, const M: usize, const K: usize>(
 ) -> Result<AccelerationJacobian<N, K>, Error> {
     let (acceleration, projector, lambda) = lagrangian_setup(terms, options)?;
     let mut j = residual_jacobians(&acceleration, &lambda);
-    projector.derivative_mut(&mut j.r_q, &j.g_q)?;
-    projector.derivative_mut(&mut j.r_qd, &j.g_qd)?;
-    projector.derivative_mut(&mut j.r_u, &j.g_u)?;
+    projector.derivatives_mut(&mut j.r_q, &j.g_q, &mut j.r_qd, &j.g_qd, &mut j.r_u, &j.g_u)?;
     Ok(AccelerationJacobian {
         acceleration,
         wrt_q: j.r_q,
@@ -299,9 +299,7 @@ pub fn acceleration_jacobian_dyn(
     validate::shape(&j.g_q, (m, n), "∂g/∂q")?;
     validate::shape(&j.g_qd, (m, n), "∂g/∂q̇")?;
     validate::shape(&j.g_u, (m, k), "∂g/∂u")?;
-    projector.derivative_mut(&mut j.r_q, &j.g_q)?;
-    projector.derivative_mut(&mut j.r_qd, &j.g_qd)?;
-    projector.derivative_mut(&mut j.r_u, &j.g_u)?;
+    projector.derivatives_mut(&mut j.r_q, &j.g_q, &mut j.r_qd, &j.g_qd, &mut j.r_u, &j.g_u)?;
     Ok(AccelerationJacobianDyn {
         acceleration,
         wrt_q: j.r_q,
