@@ -59,14 +59,6 @@ pub const MAX_LET_STATEMENTS: usize = 1000;
 /// The temporaries declared by one `let` in a function beyond [`MAX_LET_STATEMENTS`].
 pub const LET_GROUP: usize = 100;
 
-/// The most symbols, numbers and definition names one expression of an equation sheet
-/// ([`equations_text`](crate::emit::equations_text),
-/// [`equations_latex`](crate::emit::equations_latex), [`latex`](crate::emit::latex),
-/// [`text`](crate::emit::text)) prints; a larger one is replaced by a note saying so. Printed
-/// as a tree, an expression of a large model's DAG can be exponentially longer than the DAG
-/// (a 40-joint URDF chain with generic joint frames had one of more than 476 MB).
-pub const MAX_PRINTED_SYMBOLS: usize = 100_000;
-
 /// Checks that an expression's `text` is at most [`MAX_BYTES`] long.
 ///
 /// # Errors

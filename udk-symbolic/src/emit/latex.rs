@@ -83,19 +83,8 @@ impl<'a> Printer<'a> {
         Self::new(pool, names, Style::Text)
     }
 
-    /// `id` printed; a note instead when it would print to more than
-    /// [`MAX_PRINTED_SYMBOLS`](crate::limits::MAX_PRINTED_SYMBOLS) symbols, numbers and
-    /// names (a lower bound on its length that [`Printer::exceeds`] finds by visiting at most
-    /// that many nodes). Every node below a printed one prints to less, so the printer's
-    /// memory stays bounded too: a DAG whose unnamed sums share subexpressions would
-    /// otherwise print to a length exponential in its depth.
+    /// `id` printed.
     pub(crate) fn string(&mut self, id: ExprId) -> String {
-        let limit = crate::limits::MAX_PRINTED_SYMBOLS;
-        if self.exceeds(id, limit) {
-            return format!(
-                "(not printed: more than {limit} symbols; udk_symbolic::limits::MAX_PRINTED_SYMBOLS)"
-            );
-        }
         self.print(id).text
     }
 
