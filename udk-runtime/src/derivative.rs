@@ -20,6 +20,10 @@ use crate::{validate, Error, Options};
 
 /// What a rank change is reported on.
 const CONSTRAINT_MATRIX: &str = "constraint matrix A";
+/// What a non-finite J_r is reported as.
+const RESIDUAL_JACOBIAN: &str = "∂r (residual Jacobian)";
+/// What a non-finite derivative is reported as.
+const OVERFLOW: &str = "derivative of the motion (overflow)";
 
 /// The constraint side of the derivative at one state, for n coordinates (`N`) and m
 /// constraints (`R`).
@@ -119,7 +123,7 @@ where
     where
         DefaultAllocator: Allocator<N, C> + Allocator<C, N> + Allocator<R, C>,
     {
-        validate::finite(j, "∂r (residual Jacobian)")?;
+        validate::finite(j, RESIDUAL_JACOBIAN)?;
         validate::finite(j_g, "∂g (residual Jacobian)")?;
         if j_g.nrows() == 0 {
             self.factor.solve_scaled_mut(j, -1.0);
@@ -149,7 +153,7 @@ where
             }
             self.factor.solve_factor_transpose_mut(j);
         }
-        validate::finite(j, "derivative of the motion (overflow)")
+        validate::finite(j, OVERFLOW)
     }
 
     /// [`Projector::derivative_mut`] of the three blocks (J_r, J_g) = (`q`, `g_q`),
@@ -186,12 +190,10 @@ where
             self.derivative_mut(qd, g_qd)?;
             return self.derivative_mut(u, g_u);
         }
-        const RESIDUAL: &str = "∂r (residual Jacobian)";
-        validate::finite(q, RESIDUAL)?;
-        validate::finite(qd, RESIDUAL)?;
-        validate::finite(u, RESIDUAL)?;
+        validate::finite(q, RESIDUAL_JACOBIAN)?;
+        validate::finite(qd, RESIDUAL_JACOBIAN)?;
+        validate::finite(u, RESIDUAL_JACOBIAN)?;
         self.factor.solve_scaled_blocks_mut(q, qd, u, -1.0);
-        const OVERFLOW: &str = "derivative of the motion (overflow)";
         validate::finite(q, OVERFLOW)?;
         validate::finite(qd, OVERFLOW)?;
         validate::finite(u, OVERFLOW)
