@@ -27,6 +27,9 @@ impl Model {
     pub fn load(path: &Path) -> Result<Self, Failure> {
         let file = ModelFile::load(path)?;
         let derivation = udk_symbolic::derive(&file.spec).map_err(|e| file.locate(&e))?;
+        for warning in &derivation.warnings {
+            eprintln!("udk: warning: {warning}");
+        }
         Ok(Model { file, derivation })
     }
 

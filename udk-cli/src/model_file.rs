@@ -272,6 +272,7 @@ fn urdf_model(path: &Path) -> ModelSpec {
             gravity: None,
             joint_damping: false,
             mimic: false,
+            inertia: udk_symbolic::urdf::InertiaCheck::Strict,
             span: Span::call_site(),
         }),
         ..ModelSpec::default()

@@ -6,7 +6,7 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Meta, Token};
-use udk_symbolic::urdf::UrdfSource;
+use udk_symbolic::urdf::{InertiaCheck, UrdfSource};
 use udk_symbolic::{Errors, Expression, ModelSpec, Name, NamedExpression};
 
 /// Which macro is expanding: it decides the keys the attribute accepts.
@@ -37,10 +37,11 @@ enum Key {
     Gravity,
     JointDamping,
     Mimic,
+    Inertia,
 }
 
 impl Key {
-    const ALL: [Key; 16] = [
+    const ALL: [Key; 17] = [
         Key::Coordinates,
         Key::Momenta,
         Key::Lagrangian,
@@ -57,6 +58,7 @@ impl Key {
         Key::Gravity,
         Key::JointDamping,
         Key::Mimic,
+        Key::Inertia,
     ];
 
     fn name(self) -> &'static str {
@@ -77,6 +79,7 @@ impl Key {
             Key::Gravity => "gravity",
             Key::JointDamping => "joint_damping",
             Key::Mimic => "mimic",
+            Key::Inertia => "inertia",
         }
     }
 
@@ -93,7 +96,8 @@ impl Key {
             | Key::Urdf
             | Key::Gravity
             | Key::JointDamping
-            | Key::Mimic => kind == Kind::Lagrangian,
+            | Key::Mimic
+            | Key::Inertia => kind == Kind::Lagrangian,
             Key::Momenta | Key::Hamiltonian | Key::Constraints => kind == Kind::Hamiltonian,
         }
     }
@@ -104,6 +108,7 @@ impl Key {
             Key::Lagrangian | Key::Hamiltonian => format!("`{} = ..`", self.name()),
             Key::Urdf => "`urdf = \"path\"`".to_owned(),
             Key::JointDamping | Key::Mimic => format!("`{} = true|false`", self.name()),
+            Key::Inertia => "`inertia = \"strict\"|\"repair\"`".to_owned(),
             _ => format!("`{}(..)`", self.name()),
         }
     }
@@ -209,7 +214,7 @@ pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut
         // An option was given (its span is the source's), but no file.
         errors.push(
             source.span,
-            "`gravity`, `joint_damping` and `mimic` are options of a URDF model: add \
+            "`gravity`, `joint_damping`, `mimic` and `inertia` are options of a URDF model: add \
              `urdf = \"path/to/robot.urdf\"`",
         );
         spec.urdf = None;
@@ -234,16 +239,9 @@ fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
         Key::Loads => spec.loads = expressions(&meta, name)?,
         Key::Outputs => spec.outputs = named_expressions(&meta, name)?,
         Key::Urdf => {
-            let literal = match meta {
-                Meta::NameValue(syn::MetaNameValue {
-                    value:
-                        Expr::Lit(syn::ExprLit {
-                            lit: syn::Lit::Str(literal),
-                            ..
-                        }),
-                    ..
-                }) => literal,
-                _ => {
+            let literal = match string_literal(&meta) {
+                Some(literal) => literal.clone(),
+                None => {
                     return Err(syn::Error::new(
                         meta.span(),
                         "expected `urdf = \"path/to/robot.urdf\"`, relative to the crate's \
@@ -267,6 +265,20 @@ fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
         }
         Key::JointDamping => urdf_source(spec, meta.path().span()).joint_damping = flag(&meta)?,
         Key::Mimic => urdf_source(spec, meta.path().span()).mimic = flag(&meta)?,
+        Key::Inertia => {
+            let check = match string_literal(&meta).map(|l| l.value()).as_deref() {
+                Some("strict") => InertiaCheck::Strict,
+                Some("repair") => InertiaCheck::Repair,
+                _ => {
+                    return Err(syn::Error::new(
+                        meta.span(),
+                        "expected `inertia = \"strict\"` (the default: an indefinite inertia \
+                         tensor is an error) or `inertia = \"repair\"`",
+                    ))
+                }
+            };
+            urdf_source(spec, meta.path().span()).inertia = check;
+        }
     }
     Ok(())
 }
@@ -278,6 +290,7 @@ fn urdf_source(spec: &mut ModelSpec, span: proc_macro2::Span) -> &mut UrdfSource
         gravity: None,
         joint_damping: false,
         mimic: false,
+        inertia: InertiaCheck::Strict,
         span,
     })
 }
@@ -304,6 +317,21 @@ fn number(expr: &Expr) -> syn::Result<f64> {
 }
 
 /// `name = true` or `name = false`.
+/// The string literal of `name = "..."`, `None` for any other form.
+fn string_literal(meta: &Meta) -> Option<&syn::LitStr> {
+    match meta {
+        Meta::NameValue(syn::MetaNameValue {
+            value:
+                Expr::Lit(syn::ExprLit {
+                    lit: syn::Lit::Str(literal),
+                    ..
+                }),
+            ..
+        }) => Some(literal),
+        _ => None,
+    }
+}
+
 fn flag(meta: &Meta) -> syn::Result<bool> {
     match meta {
         Meta::NameValue(syn::MetaNameValue {

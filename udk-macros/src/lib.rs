@@ -80,6 +80,7 @@ use udk_symbolic::{Errors, ModelSpec};
 ///     gravity(0.0, 0.0, -9.81),          // m/s² in the root frame; this is the default
 ///     joint_damping = false,             // true: −d q̇ from each joint's <dynamics damping>
 ///     mimic = false,                     // true: <mimic> joints become holonomic constraints
+///     inertia = "strict",                // "repair": project indefinite inertia tensors
 ///     holonomic(..), nonholonomic(..), nonideal(..), forces(..), loads(..), outputs(..), let ..
 /// )]
 /// pub struct Ur5;                        // or a struct of f64 parameters
@@ -171,7 +172,7 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     let generated = if derivable && parameters_known {
         let generated = udk_symbolic::derive(&spec).and_then(|derivation| {
             let generated = udk_symbolic::codegen::generate_derived(&spec, &derivation)?;
-            Ok((generated, undetermined_warnings(&item, &spec, &derivation)))
+            Ok((generated, warnings(&item, &spec, &derivation)))
         });
         match generated {
             Ok(generated) => Some(generated),
@@ -209,10 +210,12 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// A compiler warning at L for each coordinate whose acceleration the model never determines
-/// ([`udk_symbolic::Derivation::undetermined_coordinates`]): the use of a `#[deprecated]`
-/// item, the one warning a stable proc macro can raise. A model that means it (Udwadia &
-/// Phohomsiri's massless particle) silences it with `#[allow(deprecated)]` on the struct.
-fn undetermined_warnings(
+/// ([`udk_symbolic::Derivation::undetermined_coordinates`]) and for each warning of the front
+/// end ([`udk_symbolic::Derivation::warnings`], such as a URDF inertia tensor kept or
+/// repaired): the use of a `#[deprecated]` item, the one warning a stable proc macro can
+/// raise. A model that means it (Udwadia & Phohomsiri's massless particle) silences it with
+/// `#[allow(deprecated)]` on the struct.
+fn warnings(
     item: &ItemStruct,
     spec: &ModelSpec,
     derivation: &udk_symbolic::Derivation,
@@ -221,20 +224,34 @@ fn undetermined_warnings(
         .lagrangian
         .as_ref()
         .map_or_else(proc_macro2::Span::call_site, |l| l.span());
+    let urdf_span = spec.urdf.as_ref().map_or(span, |source| source.span);
     let allows: Vec<_> = (item.attrs.iter())
         .filter(|a| a.path().is_ident("allow"))
         .collect();
-    derivation
-        .undetermined_messages()
-        .into_iter()
-        .map(|message| {
-            let warning = quote::quote_spanned!(span=> undetermined_acceleration);
+    let undetermined = (derivation.undetermined_messages().into_iter()).map(|message| {
+        (
+            quote::format_ident!("undetermined_acceleration"),
+            span,
+            message,
+        )
+    });
+    let front_end = (derivation.warnings.iter()).map(|message| {
+        (
+            quote::format_ident!("urdf_warning"),
+            urdf_span,
+            message.clone(),
+        )
+    });
+    undetermined
+        .chain(front_end)
+        .map(|(name, span, message)| {
+            let warning = quote::quote_spanned!(span=> #name);
             quote! {
                 #(#allows)*
                 const _: () = {
                     #[deprecated(note = #message)]
                     #[allow(non_camel_case_types)]
-                    struct undetermined_acceleration;
+                    struct #name;
                     let _ = #warning;
                 };
             }

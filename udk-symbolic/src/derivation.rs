@@ -290,4 +290,6 @@ pub struct Derivation {
     pub pool: Pool,
     /// The equations.
     pub equations: Equations,
+    /// The front end's warnings ([`crate::ModelSpec::warnings`]), in order.
+    pub warnings: Vec<String>,
 }

@@ -91,6 +91,12 @@ pub struct ModelSpec {
     /// `COORDINATE_NAMES` holds these.
     #[serde(skip)]
     pub coordinate_names: Vec<String>,
+    /// What a front end accepted with a remark (set by the URDF front end: an inertia tensor
+    /// slightly indefinite or repaired, an ignored `<mimic>`), each naming the file and the
+    /// element. [`crate::Derivation::warnings`] carries them on: the `udk` CLI prints them and
+    /// the macro raises each as a compiler warning.
+    #[serde(skip)]
+    pub warnings: Vec<String>,
     /// Initial conditions for a simulation (model files only; the derivation ignores them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial: Option<InitialState>,

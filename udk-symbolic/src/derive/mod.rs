@@ -100,6 +100,7 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
             outputs,
             pool,
             equations,
+            warnings: spec.warnings.clone(),
         }),
         _ => Err(errors),
     }

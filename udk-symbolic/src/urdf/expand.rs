@@ -38,6 +38,16 @@ pub fn expand_robot(
         }
     }
     let n = robot.joints.len();
+    if n == 0 {
+        errors.push(
+            source.span,
+            format!(
+                "{file}: the robot has no revolute, continuous or prismatic joint, so on a fixed \
+                 base nothing moves (a free-flying robot needs a floating base, which udk does \
+                 not support yet)"
+            ),
+        );
+    }
     if !spec.forces.is_empty() && spec.forces.len() != n {
         errors.push(
             spec.forces[0].span(),
@@ -157,6 +167,7 @@ pub fn expand_robot(
         .map(|q| q.parse().expect("an identifier"))
         .collect();
     spec.coordinate_names = robot.joints.iter().map(|j| j.name.clone()).collect();
+    spec.warnings.extend(robot.warnings.iter().cloned());
     spec.inputs = inputs
         .iter()
         .map(|u| u.parse().expect("an identifier"))

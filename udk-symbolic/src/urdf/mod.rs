@@ -23,10 +23,14 @@
 //! rotation matrix, 3×3).
 
 mod expand;
+pub mod inertia;
 mod links;
+#[cfg(test)]
+mod quirks_tests;
 mod read;
 #[cfg(test)]
 mod tests;
+mod xml;
 
 pub use expand::expand_robot;
 pub use read::{read, LinkFrame, MovableJoint, Robot, MAX_JOINTS};
@@ -43,8 +47,8 @@ pub const DEFAULT_GRAVITY: [f64; 3] = [0.0, 0.0, -9.81];
 
 /// The URDF file of a model and its options: `urdf = "robots/ur5.urdf"` in a model file, or
 /// `urdf = { path = "robots/ur5.urdf", gravity = [0, 0, -1.62], joint_damping = true,
-/// mimic = true }`; `#[lagrangian(urdf = "..", gravity(..), joint_damping = .., mimic = ..)]`
-/// in the macro.
+/// mimic = true, inertia = "repair" }`; `#[lagrangian(urdf = "..", gravity(..),
+/// joint_damping = .., mimic = .., inertia = "repair")]` in the macro.
 #[derive(Clone, Debug, Serialize)]
 pub struct UrdfSource {
     /// The file, relative to the model file (or to `CARGO_MANIFEST_DIR` in the macro).
@@ -58,10 +62,35 @@ pub struct UrdfSource {
     /// Whether each `<mimic>` joint becomes the holonomic constraint
     /// q_j − multiplier·q_i − offset = 0 (off by default: independent joints).
     pub mimic: bool,
+    /// What to do with an inertia tensor that is not positive semidefinite beyond rounding
+    /// (see [`inertia`]): refuse the file (the default) or repair the tensor.
+    #[serde(skip_serializing_if = "InertiaCheck::is_strict")]
+    pub inertia: InertiaCheck,
     /// Where the model names the file (the `urdf = ".."` literal in the macro): every URDF
     /// error is reported there.
     #[serde(skip)]
     pub span: Span,
+}
+
+/// The check of a URDF's inertia tensors (see [`inertia`]): `inertia = "strict"` (the
+/// default) or `inertia = "repair"`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum InertiaCheck {
+    /// A tensor whose smallest eigenvalue is below 0 by more than
+    /// [`inertia::TOLERANCE`] × its body's scale is an error.
+    #[default]
+    Strict,
+    /// Such a tensor is projected onto the nearest positive semidefinite tensor (its negative
+    /// eigenvalues set to 0), with a warning that says by how much.
+    Repair,
+}
+
+impl InertiaCheck {
+    /// Whether this is [`InertiaCheck::Strict`], the default.
+    pub fn is_strict(&self) -> bool {
+        *self == InertiaCheck::Strict
+    }
 }
 
 impl UrdfSource {
@@ -83,11 +112,13 @@ impl<'de> Deserialize<'de> for UrdfSource {
             joint_damping: bool,
             #[serde(default)]
             mimic: bool,
+            #[serde(default)]
+            inertia: InertiaCheck,
         }
         #[derive(Deserialize)]
         #[serde(
             untagged,
-            expecting = "a path or a table { path, gravity, joint_damping, mimic }"
+            expecting = "a path or a table { path, gravity, joint_damping, mimic, inertia }"
         )]
         enum Repr {
             Path(String),
@@ -99,6 +130,7 @@ impl<'de> Deserialize<'de> for UrdfSource {
                 gravity: None,
                 joint_damping: false,
                 mimic: false,
+                inertia: InertiaCheck::Strict,
             },
             Repr::Table(table) => table,
         };
@@ -107,6 +139,7 @@ impl<'de> Deserialize<'de> for UrdfSource {
             gravity: table.gravity,
             joint_damping: table.joint_damping,
             mimic: table.mimic,
+            inertia: table.inertia,
             span: Span::call_site(),
         })
     }
@@ -130,7 +163,7 @@ pub fn expand(spec: &mut ModelSpec, base: &Path) -> Result<Option<PathBuf>, Erro
     let at_source = |message: String| Errors(vec![Error::new(source.span, message)]);
     let text = std::fs::read_to_string(&path)
         .map_err(|e| at_source(format!("{}: cannot read the URDF file: {e}", source.path)))?;
-    let robot = read(&source.path, &text).map_err(at_source)?;
+    let robot = read(&text, &source).map_err(at_source)?;
     expand_robot(spec, robot, &source)?;
     Ok(Some(path))
 }

@@ -2,11 +2,14 @@
 //! plus what the spec expansion needs beyond it (joint names, damping, mimic tags, where each
 //! link sits in its body, each body's joint origin as the file writes it).
 //!
-//! The XML is parsed by `urdf-rs`; every check after that (links, tree shape, axes, inertias)
-//! is done here, and each error names the file, the element and its line (found in the text,
-//! since `urdf-rs` keeps no positions).
+//! The XML is parsed by `urdf-rs` (after [`super::xml`] drops the elements udk ignores);
+//! every check after that (links, tree shape, axes, inertias) is done here, and each error
+//! names the file, the element and its line (found in the text, since `urdf-rs` keeps no
+//! positions).
 
-use crate::tree::{RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint};
+use super::inertia::{self, LinkInertia};
+use super::UrdfSource;
+use crate::tree::{RigidBodyTree, Transform, TreeBody, TreeJoint};
 use std::collections::HashMap;
 use urdf_rs::JointType;
 
@@ -25,6 +28,10 @@ pub struct Robot {
     pub joints: Vec<MovableJoint>,
     /// Every link, in file order, with the frame it is rigidly attached to.
     pub links: Vec<LinkFrame>,
+    /// What the file says that udk accepts with a remark, each naming the element: inertia
+    /// tensors slightly indefinite or repaired, `<mimic>` tags naming no joint (ignored
+    /// without `mimic`).
+    pub warnings: Vec<String>,
 }
 
 /// A revolute, continuous or prismatic joint of a [`Robot`].
@@ -50,22 +57,20 @@ pub struct LinkFrame {
     pub offset: Transform,
 }
 
-/// Parses the URDF `text` of the file named `file` (for messages) into a [`Robot`].
+/// Parses the URDF `text` of the file `source.path` (for messages) into a [`Robot`], with the
+/// options of `source` (`mimic`, `inertia`).
 ///
 /// # Errors
-/// A message naming `file`, the element and its line: XML that does not parse as a URDF; a
-/// joint whose parent or child link is not defined, or a link that is the child of two joints;
-/// no root link (a cycle) or several; more than [`MAX_JOINTS`] movable joints; a `floating`, `planar` or `spherical` joint (not
-/// supported yet); a movable joint with a zero or non-finite axis; a link with a negative or
-/// non-finite mass, or with a positive mass and an inertia tensor that is not positive
-/// semidefinite.
-pub fn read(file: &str, text: &str) -> Result<Robot, String> {
-    let robot = urdf_rs::read_from_string(text).map_err(|e| match xml_error(text) {
-        Some((line, column, message)) => {
-            format!("{file}:{line}:{column}: not well-formed XML: {message}")
-        }
-        None => format!("{file}: not a valid URDF file: {e}"),
-    })?;
+/// A message naming the file, the element and its line: XML that does not parse as a URDF; a
+/// file with no links; a joint whose parent or child link is not defined, or a link that is the
+/// child of two joints; no root link (a cycle) or several; more than [`MAX_JOINTS`] movable
+/// joints; a `floating`, `planar` or `spherical` joint (not supported yet); a movable joint
+/// with a zero or non-finite axis; with `mimic`, a `<mimic>` that names no movable joint; a
+/// link with a negative or non-finite mass, or with an inertia tensor that is not positive
+/// semidefinite beyond rounding (see [`super::inertia`]; `inertia = "repair"` repairs it).
+pub fn read(text: &str, source: &UrdfSource) -> Result<Robot, String> {
+    let file = source.path.as_str();
+    let robot = super::xml::parse(file, text)?;
     let at = |tag: &str, name: &str| {
         let line = line_of(text, tag, name).map_or(String::new(), |l| format!(":{l}"));
         format!("{file}{line}: <{tag} name=\"{name}\">")
@@ -138,6 +143,7 @@ pub fn read(file: &str, text: &str) -> Result<Robot, String> {
         children: &children,
         link_index: &link_index,
         bodies: Vec::new(),
+        inertias: Vec::new(),
         joints: Vec::new(),
         links: vec![None; robot.links.len()],
         names: HashMap::new(),
@@ -158,22 +164,39 @@ pub fn read(file: &str, text: &str) -> Result<Robot, String> {
     }
     let Builder {
         mut bodies,
+        inertias,
         mut joints,
         links,
         names,
         ..
     } = builder;
+    let mut remarks = Vec::new();
+    for ((body, _), links) in bodies.iter_mut().zip(inertias) {
+        body.inertia = inertia::merge(links, source.inertia, &mut remarks)
+            .map_err(|(link, e)| format!("{}: {e}", at("link", &link)))?;
+    }
+    let mut warnings: Vec<String> = (remarks.into_iter())
+        .map(|(link, remark)| format!("{}: {remark}", at("link", &link)))
+        .collect();
     for (joint, (_, mimic)) in joints.iter_mut().zip(&mut bodies) {
         if let Some(m) = mimic.take() {
-            let Some(&i) = names.get(m.joint.as_str()) else {
-                return Err(format!(
-                    "{}: the mimicked joint `{}` is not a revolute, continuous or prismatic \
-                     joint of the model",
-                    at("joint", &joint.name),
-                    m.joint
-                ));
-            };
-            joint.mimic = Some((i, m.multiplier.unwrap_or(1.0), m.offset.unwrap_or(0.0)));
+            match names.get(m.joint.as_str()) {
+                Some(&i) => {
+                    joint.mimic = Some((i, m.multiplier.unwrap_or(1.0), m.offset.unwrap_or(0.0)))
+                }
+                None => {
+                    let problem = format!(
+                        "{}: the mimicked joint `{}` is not a revolute, continuous or \
+                         prismatic joint of the model",
+                        at("joint", &joint.name),
+                        m.joint
+                    );
+                    if source.mimic {
+                        return Err(problem);
+                    }
+                    warnings.push(format!("{problem}; ignored, since `mimic` is off"));
+                }
+            }
         }
     }
     Ok(Robot {
@@ -193,6 +216,7 @@ pub fn read(file: &str, text: &str) -> Result<Robot, String> {
                 }
             })
             .collect(),
+        warnings,
     })
 }
 
@@ -203,6 +227,8 @@ struct Builder<'a> {
     children: &'a [Vec<usize>],
     link_index: &'a HashMap<&'a str, usize>,
     bodies: Vec<(TreeBody, Option<urdf_rs::Mimic>)>,
+    /// The inertias of each body's links, merged once the walk is done.
+    inertias: Vec<Vec<LinkInertia>>,
     joints: Vec<MovableJoint>,
     /// Each link's body and offset in it, once reached.
     links: Vec<Option<(Option<usize>, Transform)>>,
@@ -299,11 +325,12 @@ impl<'a> Builder<'a> {
             },
             joint.mimic.clone(),
         ));
+        self.inertias.push(Vec::new());
         Ok(coordinate)
     }
 
-    /// Records that `link` sits at `offset` in `body` (`None`: the root) and merges its mass
-    /// properties into the body's.
+    /// Records that `link` sits at `offset` in `body` (`None`: the root) and adds its mass
+    /// properties to the body's links (those of the fixed base do not move).
     fn attach(
         &mut self,
         link: usize,
@@ -312,32 +339,15 @@ impl<'a> Builder<'a> {
     ) -> Result<(), String> {
         self.links[link] = Some((body, offset));
         let data = &self.robot.links[link];
-        let inertia = link_inertia(data, &offset).map_err(|e| {
+        let inertia = inertia::link_inertia(data, &offset).map_err(|e| {
             let at = (self.at)("link", &data.name);
             format!("{at}: {e}")
         })?;
         if let (Some(inertia), Some(b)) = (inertia, body) {
-            let merged = &mut self.bodies[b].0.inertia;
-            *merged = Some(match merged {
-                Some(earlier) => combine(earlier, &inertia),
-                None => inertia,
-            });
+            self.inertias[b].push(inertia);
         }
         Ok(())
     }
-}
-
-/// The first XML error of `text` with its 1-based line and column, `None` when it is
-/// well-formed XML (`urdf-rs` reports no position).
-fn xml_error(text: &str) -> Option<(u64, u64, String)> {
-    use xml::common::Position;
-    for event in xml::reader::EventReader::from_str(text) {
-        if let Err(e) = event {
-            let at = e.position();
-            return Some((at.row + 1, at.column + 1, e.msg().to_owned()));
-        }
-    }
-    None
 }
 
 /// The 1-based line of the first `<tag ... name="name"` in `text`.
@@ -417,7 +427,7 @@ fn mat_vec(a: &[[f64; 3]; 3], x: [f64; 3]) -> [f64; 3] {
     a.map(|row| row[0] * x[0] + row[1] * x[1] + row[2] * x[2])
 }
 
-fn mat_mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
+pub(super) fn mat_mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
     [0, 1, 2].map(|i| [0, 1, 2].map(|j| (0..3).map(|k| a[i][k] * b[k][j]).sum()))
 }
 
@@ -425,95 +435,4 @@ fn mat_mul(a: &[[f64; 3]; 3], b: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
 fn unit_axis(axis: [f64; 3]) -> Option<[f64; 3]> {
     let norm = axis.iter().map(|x| x * x).sum::<f64>().sqrt();
     (norm.is_finite() && norm > 0.0).then(|| axis.map(|x| x / norm))
-}
-
-/// The link's mass properties in the frame `offset` places it in, `None` without `<inertial>`
-/// or with zero mass; an error for a negative or non-finite mass or a positive mass with an
-/// inertia that is not symmetric positive semidefinite.
-fn link_inertia(
-    link: &urdf_rs::Link,
-    offset: &Transform,
-) -> Result<Option<SpatialInertia>, String> {
-    let inertial = &link.inertial;
-    let mass = inertial.mass.value;
-    if !mass.is_finite() || mass < 0.0 {
-        return Err(format!("the mass {mass} is negative or not finite"));
-    }
-    let i = &inertial.inertia;
-    let tensor = [
-        [i.ixx, i.ixy, i.ixz],
-        [i.ixy, i.iyy, i.iyz],
-        [i.ixz, i.iyz, i.izz],
-    ];
-    let origin = [inertial.origin.xyz.0, inertial.origin.rpy.0].concat();
-    if tensor
-        .iter()
-        .flatten()
-        .chain(&origin)
-        .any(|x| !x.is_finite())
-    {
-        return Err("the inertia tensor or the inertial origin has a non-finite entry".to_owned());
-    }
-    if mass == 0.0 {
-        return Ok(None);
-    }
-    if !positive_semidefinite(&tensor) {
-        return Err(format!(
-            "the inertia tensor (ixx, ixy, ixz, iyy, iyz, izz) = ({}, {}, {}, {}, {}, {}) is not \
-             positive semidefinite",
-            i.ixx, i.ixy, i.ixz, i.iyy, i.iyz, i.izz
-        ));
-    }
-    let frame = compose(offset, &pose(&inertial.origin));
-    let r = &frame.rotation;
-    // R I Rᵀ: the tensor in the body's axes.
-    let rotated = mat_mul(&mat_mul(r, &tensor), &transpose(r));
-    Ok(Some(SpatialInertia {
-        mass,
-        com: frame.translation,
-        inertia: rotated,
-    }))
-}
-
-fn transpose(a: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
-    [0, 1, 2].map(|i| [0, 1, 2].map(|j| a[j][i]))
-}
-
-/// Whether every principal minor of the symmetric `a` is ≥ 0, to a tolerance relative to its
-/// size (Sylvester's criterion for semidefiniteness).
-fn positive_semidefinite(a: &[[f64; 3]; 3]) -> bool {
-    let scale = a.iter().flatten().fold(0.0_f64, |m, x| m.max(x.abs()));
-    let tol = 1e-12;
-    let minor2 = |i: usize, j: usize| a[i][i] * a[j][j] - a[i][j] * a[j][i];
-    let det = a[0][0] * minor2(1, 2) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0])
-        + a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]);
-    (0..3).all(|i| a[i][i] >= -tol * scale)
-        && [(0, 1), (0, 2), (1, 2)]
-            .iter()
-            .all(|&(i, j)| minor2(i, j) >= -tol * scale * scale)
-        && det >= -tol * scale * scale * scale
-}
-
-/// The mass properties of two bodies joined rigidly (both in one frame): masses add, the
-/// centre of mass is their weighted mean, and the inertias are moved to it by the
-/// parallel-axis theorem, I = Σ Iₖ + mₖ (|dₖ|² 1 − dₖ dₖᵀ).
-fn combine(a: &SpatialInertia, b: &SpatialInertia) -> SpatialInertia {
-    let mass = a.mass + b.mass;
-    let com = [0, 1, 2].map(|k| (a.mass * a.com[k] + b.mass * b.com[k]) / mass);
-    let shifted = |body: &SpatialInertia| {
-        let d = [0, 1, 2].map(|k| body.com[k] - com[k]);
-        let d2: f64 = d.iter().map(|x| x * x).sum();
-        [0, 1, 2].map(|i| {
-            [0, 1, 2].map(|j| {
-                let identity = if i == j { d2 } else { 0.0 };
-                body.inertia[i][j] + body.mass * (identity - d[i] * d[j])
-            })
-        })
-    };
-    let (ia, ib) = (shifted(a), shifted(b));
-    SpatialInertia {
-        mass,
-        com,
-        inertia: [0, 1, 2].map(|i| [0, 1, 2].map(|j| ia[i][j] + ib[i][j])),
-    }
 }

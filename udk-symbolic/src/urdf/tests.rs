@@ -17,6 +17,7 @@ fn source(path: &str) -> UrdfSource {
         gravity: None,
         joint_damping: false,
         mimic: false,
+        inertia: InertiaCheck::Strict,
         span: Span::call_site(),
     }
 }
@@ -105,7 +106,7 @@ fn double_pendulum_matches_its_closed_form() {
 #[test]
 fn branched_tree_merges_the_fixed_bracket() {
     let text = std::fs::read_to_string(format!("{DIR}/branched.urdf")).unwrap();
-    let robot = read("branched.urdf", &text).unwrap();
+    let robot = read(&text, &source("branched.urdf")).unwrap();
     let names: Vec<&str> = robot.joints.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["turn", "arm-joint", "slide"]);
     let tree = &robot.tree;
@@ -339,7 +340,7 @@ fn keys_the_file_gives_are_errors() {
 fn read_error(from: &str, to: &str) -> String {
     let text = std::fs::read_to_string(format!("{DIR}/double_pendulum.urdf")).unwrap();
     assert!(text.contains(from), "{from}");
-    match read("pendulum.urdf", &text.replacen(from, to, 1)) {
+    match read(&text.replacen(from, to, 1), &source("pendulum.urdf")) {
         Ok(_) => panic!("expected an error for {to}"),
         Err(e) => e,
     }
@@ -396,7 +397,7 @@ fn bad_urdfs_are_errors_naming_the_element_and_line() {
         (
             r#"<mass value="1.5"/>"#,
             r#"<mass value="heavy"/>"#,
-            "pendulum.urdf: not a valid URDF file",
+            r#"pendulum.urdf:6: <link name="upper">: not a valid URDF element: "#,
         ),
     ];
     for (from, to, expected) in cases {
@@ -430,7 +431,7 @@ fn more_joints_than_the_limit_is_an_error() {
         })
         .collect();
     let text = format!("<robot name=\"long\">{links}{joints}</robot>");
-    let message = read("long.urdf", &text).unwrap_err();
+    let message = read(&text, &source("long.urdf")).unwrap_err();
     assert_eq!(
         message,
         format!(
