@@ -171,8 +171,9 @@ pub struct SimulateArgs {
     /// comma-separated.
     #[arg(long, value_delimiter = ',', num_args = 1, requires = "assemble")]
     pub fixed: Vec<String>,
-    /// Stop after this many integrator steps (accepted and rejected) over the whole run.
-    #[arg(long, default_value_t = 10_000_000)]
+    /// Stop after this many integrator steps (accepted and rejected) over the whole run, with a
+    /// message naming this option; raise it for a long or tight run.
+    #[arg(long, default_value_t = 100_000)]
     pub max_steps: usize,
     /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
     /// Inputs u of a model with `inputs`, k comma-separated numbers, held constant.

@@ -5,6 +5,7 @@ use std::fmt;
 /// A failed command. Exit codes: 2 for bad input, 3 for equations of motion with no
 /// trustworthy solution at a state, 1 for anything else (an output file that cannot be written).
 #[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
 pub enum Failure {
     /// Malformed TOML or JSON, an unknown symbol, a wrong vector length, an initial state off
     /// the constraint manifold, ...: one line per problem, each with its file and position.

@@ -11,11 +11,11 @@ use std::io::IsTerminal;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use udk_runtime::simulate::{
-    consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
+    consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state, csv_header,
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, ConstraintLevel, CsvWriter,
     DynamicHamiltonianSystem, DynamicHamiltonianTerms, DynamicLagrangianSystem,
-    DynamicLagrangianTerms, OutputError, OutputTimes, PlotOptions, Sample, SimulationError,
-    SimulationOptions, StateKind, Summary, Trajectory, Violation,
+    DynamicLagrangianTerms, OutputError, OutputTable, OutputTimes, PlotOptions, Sample,
+    SimulationError, SimulationOptions, StateKind, Summary, Trajectory, Violation,
 };
 use udk_runtime::{Assembly, AssemblyOptions};
 
@@ -52,6 +52,7 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
     model.check_length(&context, "initial.q0", &initial.q0)?;
     model.check_length(&context, key, v0)?;
     let fixed = coordinate_indices(&model, "--fixed", &args.fixed)?;
+    check_plot_columns(&model, args)?;
     let run = Run {
         model: &model,
         args,
@@ -77,6 +78,35 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
         };
     }
     dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24)
+}
+
+/// Checks `--plot-columns` before the run: each a coordinate, a column of the CSV
+/// (`csv_header`) or an output column of the model.
+///
+/// # Errors
+/// [`Failure::BadInput`] naming every column that is none of those, with the choices.
+fn check_plot_columns(model: &Model, args: &SimulateArgs) -> Result<(), Failure> {
+    let kind = match model.is_hamiltonian() {
+        true => StateKind::Momenta,
+        false => StateKind::Velocities,
+    };
+    let d = &model.derivation;
+    let columns = [csv_header(kind, model.n()), d.output_columns()].concat();
+    let unknown: Vec<String> = (args.plot_columns.iter())
+        .filter(|c| !d.coordinates.contains(c) && !columns.contains(c))
+        .map(|c| {
+            format!(
+                "--plot-columns {c}: neither a coordinate of `{}` ({}) nor a column ({})",
+                d.name,
+                d.coordinates.join(", "),
+                columns.join(", ")
+            )
+        })
+        .collect();
+    match unknown.is_empty() {
+        true => Ok(()),
+        false => Err(Failure::BadInput(unknown)),
+    }
 }
 
 /// The indices of the coordinates `names` (given with `option`).
@@ -194,7 +224,19 @@ impl Run<'_> {
         let mut written: Result<(), OutputError> = Ok(());
         let columns = self.model.derivation.output_columns();
         let mut outputs = evaluator.clone();
+        // The output columns the plot draws, gathered per sample (the trajectory the simulator
+        // returns has none: the tape evaluates them here).
+        let plotted = self.args.plot.is_some()
+            && (self.args.plot_columns.iter()).any(|c| columns.contains(c));
+        let mut table = OutputTable {
+            columns: if plotted { columns.clone() } else { Vec::new() },
+            values: Vec::new(),
+        };
         let observe = |sample: &Sample<N>| {
+            if plotted {
+                let values = outputs.outputs(sample.q.as_slice(), sample.v.as_slice(), sample.t);
+                table.values.extend_from_slice(values);
+            }
             if let Some(path) = &self.args.out {
                 let values = outputs.outputs(sample.q.as_slice(), sample.v.as_slice(), sample.t);
                 written = match &mut csv {
@@ -240,7 +282,8 @@ impl Run<'_> {
         }
         let file = self.model.file.name();
         match result {
-            Ok(trajectory) => {
+            Ok(mut trajectory) => {
+                trajectory.outputs = table;
                 self.plot(&trajectory)?;
                 let name = &self.model.derivation.name;
                 let summary = Summary::new(name, self.options.method, &trajectory, wall);

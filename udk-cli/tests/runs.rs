@@ -166,11 +166,40 @@ fn plot_columns_are_chosen_by_name() {
     let texts: Vec<&str> = text.lines().map(str::trim).collect();
     assert!(texts.contains(&"z") && texts.contains(&"qd1"), "legend");
     assert!(!texts.contains(&"x"), "x is not drawn");
-    let args = ["--t-end", "1", "--plot", svg_arg, "--plot-columns", "w"];
-    let (_, err) = simulate(&path, &args, 1);
+    // A name that is no column is bad input, found before the run: no SVG is drawn.
+    std::fs::remove_file(&svg).unwrap();
+    let args = ["--t-end", "1", "--plot", svg_arg, "--plot-columns", "w,z"];
+    let (_, err) = simulate(&path, &args, 2);
     assert!(
-        err.contains("`w` is neither a coordinate (x, y, z) nor a column"),
+        err.contains("--plot-columns w: neither a coordinate of `SphericalPendulumLagrangian` (x, y, z) nor a column (t, q1, q2, q3, qd1"),
         "{err}"
+    );
+    assert!(!svg.exists());
+}
+
+#[test]
+fn output_columns_can_be_plotted() {
+    // The double pendulum's output `tip` gives the columns tip.x, tip.y, tip.z of its CSV; the
+    // plot draws them too.
+    let dir = tempfile::tempdir().unwrap();
+    let svg = dir.path().join("tip.svg");
+    let path = model("urdf_double_pendulum");
+    let args = [
+        "--t-end",
+        "0.5",
+        "--u",
+        "0,0",
+        "--plot",
+        svg.to_str().unwrap(),
+        "--plot-columns",
+        "tip.x,tip.z",
+    ];
+    simulate(&path, &args, 0);
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let texts: Vec<&str> = text.lines().map(str::trim).collect();
+    assert!(
+        texts.contains(&"tip.x") && texts.contains(&"tip.z"),
+        "legend"
     );
 }
 

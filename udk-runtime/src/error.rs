@@ -5,6 +5,7 @@
 /// Every public function of this crate returns `Result<_, Error>`; none panics on bad
 /// input and none returns a non-finite number.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum Error {
     /// The acceleration is not determined by the equations of motion: the (n + m) × n matrix
     /// [M; A] has rank `rank` < `n` (Udwadia & Phohomsiri 2006, Result 3 and Lemma 3.1).

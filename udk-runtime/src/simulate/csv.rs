@@ -10,6 +10,7 @@ use std::path::Path;
 
 /// Why a trajectory could not be written or read.
 #[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
 pub enum OutputError {
     /// A file could not be created, written or read.
     #[error("I/O error: {0}")]

@@ -7,6 +7,7 @@ use nalgebra::SVector;
 /// A run that could not reach its final time; every variant that happens during the run keeps
 /// the trajectory up to the last good output time (never a non-finite sample).
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum SimulationError<const N: usize> {
     /// An option is out of range (see [`super::SimulationOptions`]); nothing was integrated.
     #[error("invalid simulation option: {what}")]

@@ -277,7 +277,10 @@ fn integrator_reason<const N: usize>(
 ) -> String {
     use differential_equations::error::Error as E;
     match error {
-        E::MaxSteps { .. } => "the maximum number of steps was reached".into(),
+        E::MaxSteps { .. } => "it took the most steps allowed (`SimulationOptions::max_steps`, \
+                               `--max-steps` of `udk simulate`; raise it for a longer or tighter \
+                               run)"
+            .into(),
         E::StepSize { .. } => "the step size became too small".into(),
         E::Stiffness { .. } => "the problem looks stiff to the explicit method".into(),
         E::BadInput { msg } | E::LinearAlgebra { msg, .. } => msg.clone(),

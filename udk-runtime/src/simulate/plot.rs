@@ -26,7 +26,8 @@ struct Curve {
 pub struct PlotOptions<'a> {
     /// The title of the figure.
     pub title: &'a str,
-    /// The names of the coordinates, n of them (`q1`… for those missing).
+    /// The names of the coordinates: n of them, or none for `q1`…`qn`; any other count is an
+    /// error of [`Trajectory::plot_svg`].
     pub labels: &'a [&'a str],
     /// The curves of the top panel: coordinate names from `labels`, or CSV column names
     /// ([`super::csv_header`]: `q2`, `qd1` or `p1`, `position_residual`, `energy`, ...).
@@ -223,13 +224,21 @@ impl<const N: usize> Trajectory<N> {
     ///
     /// # Errors
     /// [`OutputError::Io`] when the file cannot be created, [`OutputError::Plot`] when drawing
-    /// fails, [`OutputError::Format`] for a trajectory with fewer than two samples or a column
-    /// that does not exist.
+    /// fails, [`OutputError::Format`] for a trajectory with fewer than two samples, a column
+    /// that does not exist, or [`PlotOptions::labels`] with neither 0 nor n names.
     pub fn plot_svg(
         &self,
         path: impl AsRef<Path>,
         options: &PlotOptions,
     ) -> Result<(), OutputError> {
+        if !options.labels.is_empty() && options.labels.len() != N {
+            return Err(OutputError::Format(format!(
+                "PlotOptions::labels has {} names ({}) for the {N} coordinates; give one per \
+                 coordinate, in order, or none",
+                options.labels.len(),
+                options.labels.join(", ")
+            )));
+        }
         let (Some(first), Some(last)) = (self.samples.first(), self.samples.last()) else {
             return Err(OutputError::Format("nothing to plot".into()));
         };
@@ -387,5 +396,21 @@ mod tests {
             Err(OutputError::Format(message)) if message.contains("`w`")
         ));
         assert!(!path.exists());
+    }
+
+    #[test]
+    fn labels_must_name_every_coordinate_or_none() {
+        let run = trajectory([0.0; 3], [1.0, 2.0, 3.0]);
+        let path = std::env::temp_dir().join("udk-plot-wrong-labels.svg");
+        let wrong = PlotOptions::new("t", &["e0", "e1"]);
+        assert!(matches!(
+            run.plot_svg(&path, &wrong),
+            Err(OutputError::Format(message))
+                if message.starts_with("PlotOptions::labels has 2 names (e0, e1) for the 1 coordinates")
+        ));
+        assert!(!path.exists());
+        let none = PlotOptions::new("t", &[]);
+        let curves = run.selected_columns(&none).unwrap();
+        assert_eq!(curves[0].label, "q1");
     }
 }

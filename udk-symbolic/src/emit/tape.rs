@@ -49,6 +49,7 @@ pub struct TapeSizes {
 
 /// A bad call of [`Tape::eval`]: a buffer or an input slice of the wrong length.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TapeError {
     /// An input slice is shorter than the tape needs.
     #[error("the tape reads {needed} entries of `{input}` but {given} were given")]

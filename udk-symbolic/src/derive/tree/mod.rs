@@ -55,6 +55,7 @@ pub struct TreeDynamics {
 
 /// Why a [`RigidBodyTree`] cannot be derived.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum TreeError {
     /// A body's parent index is not smaller than its own (bodies must be in depth-first order).
     #[error("body `{body}` of the kinematic tree comes before its parent")]
