@@ -53,6 +53,7 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
     model.check_length(&context, key, v0)?;
     let fixed = coordinate_indices(&model, "--fixed", &args.fixed)?;
     check_plot_columns(&model, args)?;
+    let inputs = model.input_values("", Some(&args.u))?;
     let run = Run {
         model: &model,
         args,
@@ -63,8 +64,8 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
         },
         t0: initial.t0,
         progress: RefCell::new(Progress::new(initial.t0, args.t_end)),
+        energy_conserved: model.derivation.conserves_energy(&params, &inputs),
     };
-    let inputs = model.input_values("", Some(&args.u))?;
     let evaluator = model.evaluator(params, inputs);
     let n = model.n();
     macro_rules! dispatch {
@@ -204,6 +205,9 @@ struct Run<'a> {
     assembly: AssemblyOptions,
     t0: f64,
     progress: RefCell<Progress>,
+    /// Whether the energy is conserved ([`udk_symbolic::Derivation::conserves_energy`]): the
+    /// summary shows the drift in parentheses and the plot the energy itself when it is not.
+    energy_conserved: bool,
 }
 
 impl Run<'_> {
@@ -286,7 +290,10 @@ impl Run<'_> {
                 trajectory.outputs = table;
                 self.plot(&trajectory)?;
                 let name = &self.model.derivation.name;
-                let summary = Summary::new(name, self.options.method, &trajectory, wall);
+                let summary = Summary {
+                    energy_conserved: self.energy_conserved,
+                    ..Summary::new(name, self.options.method, &trajectory, wall)
+                };
                 Ok(format!("{assembled}{}\n{summary}\n", Summary::header()))
             }
             Err(SimulationError::InconsistentStart {
@@ -363,6 +370,7 @@ impl Run<'_> {
         let columns: Vec<&str> = self.args.plot_columns.iter().map(String::as_str).collect();
         let plot = PlotOptions {
             columns: &columns,
+            energy_conserved: self.energy_conserved,
             ..PlotOptions::new(&self.model.derivation.name, &names)
         };
         trajectory

@@ -43,6 +43,9 @@ pub struct LagrangianEquations {
     /// Non-ideal constraint force C(q, q̇, t), n entries (zeros when none was given);
     /// Udwadia & Phohomsiri 2006, eq 2.14.
     pub nonideal_force: Vec<ExprId>,
+    /// The part of Q that L does not give: the `forces` plus the generalized forces of the
+    /// `loads`, n entries, or none when the model has neither.
+    pub nonconservative_force: Vec<ExprId>,
     /// The O(n) path of a kinematic tree, when it applies: q̈₀ and M⁻¹Aᵀ by the
     /// articulated-body algorithm, for the factored fundamental equation. `None` for a model
     /// without [`crate::ModelSpec::tree`], or one where M is singular structurally (a
@@ -215,6 +218,9 @@ pub struct HamiltonianEquations {
 }
 
 /// The equations of either kind of model.
+// One value per derived model, always held by its `Derivation`: boxing the larger variant
+// would save nothing.
+#[allow(clippy::large_enum_variant)]
 #[derive(Clone, Debug)]
 pub enum Equations {
     /// From a Lagrangian.

@@ -211,6 +211,7 @@ pub(super) fn derive(
         constraint_matrix,
         constraint_rhs,
         nonideal_force,
+        nonconservative_force: forces,
         articulated,
         energy,
         holonomic,

@@ -12,6 +12,7 @@
 mod bodies;
 mod check;
 mod determinacy;
+mod energy;
 mod hamiltonian;
 mod jacobian;
 mod lagrangian;
