@@ -143,7 +143,12 @@ fn max_steps_bounds_the_whole_run_not_each_output_segment() {
             reason,
             trajectory,
         }) => {
-            assert!(reason.contains("maximum number of steps"), "{reason}");
+            assert!(
+                reason.contains(
+                    "the most steps allowed (`SimulationOptions::max_steps`, `--max-steps`"
+                ),
+                "{reason}"
+            );
             assert!(time < 1.0, "{time}");
             let taken = trajectory.stats.accepted_steps + trajectory.stats.rejected_steps;
             assert!(taken <= 100, "{taken}");

@@ -130,7 +130,7 @@ fn max_steps_counts_the_whole_run() {
         3,
     );
     assert!(
-        err.contains("the integrator stopped at t = ") && err.contains("maximum number of steps"),
+        err.contains("the integrator stopped at t = ") && err.contains("the most steps allowed (`SimulationOptions::max_steps`, `--max-steps` of `udk simulate`"),
         "{err}"
     );
 }
