@@ -63,6 +63,8 @@ pub(crate) struct Printer<'a> {
     names: &'a Names,
     style: Style,
     memo: HashMap<ExprId, Printed>,
+    /// The terms printed, as [`Printer::signed`] gives them.
+    terms: HashMap<ExprId, (bool, Printed)>,
     subexpressions: &'a mut Subexpressions,
     /// The node whose value is being printed for its definition or its own line: the one
     /// named node not to print as its name.
@@ -81,6 +83,7 @@ impl<'a> Printer<'a> {
             names,
             style,
             memo: HashMap::default(),
+            terms: HashMap::default(),
             subexpressions,
             top: None,
         }
@@ -326,6 +329,18 @@ impl<'a> Printer<'a> {
 
     /// The sign and the magnitude of a term: `−c·x…` is (true, c·x…).
     fn signed(&mut self, id: ExprId) -> (bool, Printed) {
+        if let Some(t) = self.terms.get(&id) {
+            return t.clone();
+        }
+        let t = self.signed_term(id);
+        if self.top != Some(id) {
+            self.terms.insert(id, t.clone());
+        }
+        t
+    }
+
+    /// [`Printer::signed`], not kept.
+    fn signed_term(&mut self, id: ExprId) -> (bool, Printed) {
         // A named term is its name, not its product written out again.
         if let Some(name) = self.named(id).or_else(|| self.short_name(id)) {
             return (false, name);
