@@ -247,10 +247,8 @@ impl Sheet {
         }
         self.names.alias_limit = usize::MAX;
         let names = self.names.clone();
-        let mut printer = match self.format {
-            Format::Text => Printer::text(&d.pool, &names, &mut subexpressions),
-            Format::Latex => Printer::latex(&d.pool, &names, &mut subexpressions),
-        };
+        let latex = self.format == Format::Latex;
+        let mut printer = Printer::new(&d.pool, &names, latex, &mut subexpressions);
         for block in &blocks {
             self.block(&d.pool, &mut printer, block);
         }
@@ -276,10 +274,8 @@ impl Sheet {
         labels: Option<&[(String, String)]>,
         subexpressions: &mut Subexpressions,
     ) -> (String, Vec<(String, String)>) {
-        let mut printer = match self.format {
-            Format::Text => Printer::text(pool, &self.names, subexpressions),
-            Format::Latex => Printer::latex(pool, &self.names, subexpressions),
-        };
+        let latex = self.format == Format::Latex;
+        let mut printer = Printer::new(pool, &self.names, latex, subexpressions);
         let parts: Vec<String> = (value.components().iter().enumerate())
             .map(|(k, &id)| match labels {
                 Some(labels) => printer.line(id, &labels[k].0, &labels[k].1),

@@ -16,7 +16,7 @@ use rustc_hash::FxHashMap as HashMap;
 /// A node named in `names.aliases` (a definition's component, of a definition before
 /// `names.alias_limit`) prints as its name where that is shorter.
 pub fn latex(pool: &Pool, id: ExprId, names: &Names) -> String {
-    Printer::latex(pool, names, &mut Subexpressions::none()).string(id)
+    Printer::new(pool, names, true, &mut Subexpressions::none()).string(id)
 }
 
 /// The plain-text form of expression `id`, e.g. `m*dot(x)^2/2 - g*m*y`.
@@ -25,7 +25,7 @@ pub fn latex(pool: &Pool, id: ExprId, names: &Names) -> String {
 /// −(x²)); functions are written `sin(x)`, `atan2(y, x)`, `sqrt(x)`.
 /// A node named in `names.aliases` prints as its name where that is shorter, as in [`latex`].
 pub fn text(pool: &Pool, id: ExprId, names: &Names) -> String {
-    Printer::text(pool, names, &mut Subexpressions::none()).string(id)
+    Printer::new(pool, names, false, &mut Subexpressions::none()).string(id)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -72,39 +72,23 @@ pub(crate) struct Printer<'a> {
 }
 
 impl<'a> Printer<'a> {
-    fn new(
+    /// A LaTeX printer (see [`latex`]) if `latex`, else a plain-text printer (see [`text`]),
+    /// naming the nodes of `subexpressions`.
+    pub(crate) fn new(
         pool: &'a Pool,
         names: &'a Names,
-        style: Style,
+        latex: bool,
         subexpressions: &'a mut Subexpressions,
     ) -> Self {
         Printer {
             pool,
             names,
-            style,
+            style: if latex { Style::Latex } else { Style::Text },
             memo: HashMap::default(),
             terms: HashMap::default(),
             subexpressions,
             top: None,
         }
-    }
-
-    /// A LaTeX printer (see [`latex`]) naming the nodes of `subexpressions`.
-    pub(crate) fn latex(
-        pool: &'a Pool,
-        names: &'a Names,
-        subexpressions: &'a mut Subexpressions,
-    ) -> Self {
-        Self::new(pool, names, Style::Latex, subexpressions)
-    }
-
-    /// A plain-text printer (see [`text`]) naming the nodes of `subexpressions`.
-    pub(crate) fn text(
-        pool: &'a Pool,
-        names: &'a Names,
-        subexpressions: &'a mut Subexpressions,
-    ) -> Self {
-        Self::new(pool, names, Style::Text, subexpressions)
     }
 
     /// `id` printed.

@@ -192,7 +192,7 @@ mod tests {
         };
         let print = |id: ExprId| {
             let mut subexpressions = Subexpressions::of(&pool, &[id], &names, std::iter::empty());
-            let mut printer = Printer::text(&pool, &names, &mut subexpressions);
+            let mut printer = Printer::new(&pool, &names, false, &mut subexpressions);
             let value = printer.string(id);
             (value, printer.take_definitions())
         };
