@@ -1,7 +1,8 @@
 //! The derived equations of a model printed as plain text or LaTeX, entry by entry.
 
-use super::latex::{latex, text, Printer};
+use super::latex::Printer;
 use super::names::{self, Names};
+use super::subexpressions::Subexpressions;
 use crate::derivation::{Derivation, Equations, ExprMatrix};
 use crate::expr::{ExprId, Pool};
 use crate::parse::Value;
@@ -11,6 +12,14 @@ use crate::parse::Value;
 /// nonzero entry of M, Q, A, b and C (Lagrangian models) or of H_p, H_q, H_pp, A_p and b_p
 /// (Hamiltonian models), 1-based, one per line, in the syntax of [`text`]. A block whose
 /// entries are all 0 says so, and so does an empty one (m = 0); entries not listed are 0.
+///
+/// The sheet is at most a constant times as long as the DAG it shows: a subexpression that
+/// occurs more than once and is longer than about 100 characters is printed once. Met first
+/// as a line's value (`M[1,2] = …`), that line's label names it afterwards (`M[2,1] = M[1,2]`);
+/// met first inside a value, it is defined on a line of its own, `s1 = …` (`ss1` if the model
+/// has a name `s` + digits), just before the line that uses it.
+///
+/// [`text`]: super::text
 pub fn equations_text(d: &Derivation) -> String {
     Sheet::new(d, Format::Text).write(d)
 }
@@ -18,15 +27,41 @@ pub fn equations_text(d: &Derivation) -> String {
 /// The equations of `d` as LaTeX: a comment naming the model and how M and Q were formed, then
 /// one `aligned` environment (math mode) with n, m and every
 /// nonzero entry of the blocks listed at [`equations_text`], e.g. `M_{1,1} &= m \\`; a block
-/// of zeros is one row `C &= 0`, an empty block (m = 0) none.
+/// of zeros is one row `C &= 0`, an empty block (m = 0) none. Long repeated subexpressions
+/// are named as in [`equations_text`], as rows `s_{1} &= …`.
 pub fn equations_latex(d: &Derivation) -> String {
     Sheet::new(d, Format::Latex).write(d)
 }
 
 /// A value of `d` in plain text: a scalar as [`text`], a vector as `vec3(x, y, z)`, a matrix as
-/// `mat3(a11, …, a33)`, with the definitions' names where they occur.
+/// `mat3(a11, …, a33)`, with the definitions' names where they occur. Long repeated
+/// subexpressions are named as in [`equations_text`] and defined after the value:
+/// `vec3(s1, s1*x, 0), where s1 = …; s2 = …`.
+///
+/// [`text`]: super::text
 pub fn value_text(d: &Derivation, value: &Value) -> String {
-    Sheet::new(d, Format::Text).value(&d.pool, value)
+    let sheet = Sheet::new(d, Format::Text);
+    let mut subexpressions = subexpressions(d, &sheet.names, value.components());
+    let (text, definitions) = sheet.value(&d.pool, value, None, &mut subexpressions);
+    let definitions: Vec<String> = (definitions.iter())
+        .map(|(name, value)| format!("{name} = {value}"))
+        .collect();
+    if definitions.is_empty() {
+        text
+    } else {
+        format!("{text}, where {}", definitions.join("; "))
+    }
+}
+
+/// The subexpressions to name on a sheet of `d` that prints `roots`.
+fn subexpressions(d: &Derivation, names: &Names, roots: &[ExprId]) -> Subexpressions {
+    let taken = [&d.coordinates, &d.momenta, &d.parameters, &d.inputs]
+        .into_iter()
+        .flatten()
+        .map(String::as_str)
+        .chain(d.definitions.iter().map(|v| v.name.as_str()))
+        .chain(d.outputs.iter().map(|v| v.name.as_str()));
+    Subexpressions::of(&d.pool, roots, names, taken)
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -179,6 +214,12 @@ impl Sheet {
                 self.line(format!("n &= {n}, \\quad m = {m} \\\\"));
             }
         }
+        let roots: Vec<ExprId> = (d.definitions.iter().chain(&d.outputs))
+            .flat_map(|v| v.value.components().to_vec())
+            .chain(blocks.iter().flat_map(|b| b.entries.iter().copied()))
+            .filter(|&e| !d.pool.is_zero(e))
+            .collect();
+        let mut subexpressions = subexpressions(d, &self.names, &roots);
         for (heading, values) in [("definitions", &d.definitions), ("outputs", &d.outputs)] {
             if values.is_empty() {
                 continue;
@@ -193,20 +234,21 @@ impl Sheet {
                 } else {
                     usize::MAX
                 };
-                let value = self.value(&d.pool, &v.value);
-                let line = match self.format {
-                    Format::Text => format!("  {} = {value}", v.name),
-                    Format::Latex => format!("{} &= {value} \\\\", names::latex_name(&v.name, 0)),
+                let labels = names::component_labels(&v.name, &v.value);
+                let (value, definitions) =
+                    self.value(&d.pool, &v.value, Some(&labels), &mut subexpressions);
+                self.definitions(definitions);
+                let name = match self.format {
+                    Format::Text => v.name.clone(),
+                    Format::Latex => names::latex_name(&v.name, 0),
                 };
-                self.line(line);
+                self.definition(&name, &value);
             }
         }
         self.names.alias_limit = usize::MAX;
         let names = self.names.clone();
-        let mut printer = match self.format {
-            Format::Text => Printer::text(&d.pool, &names),
-            Format::Latex => Printer::latex(&d.pool, &names),
-        };
+        let latex = self.format == Format::Latex;
+        let mut printer = Printer::new(&d.pool, &names, latex, &mut subexpressions);
         for block in &blocks {
             self.block(&d.pool, &mut printer, block);
         }
@@ -222,14 +264,26 @@ impl Sheet {
     }
 
     /// A value in this sheet's format, its components with the names of the definitions before
-    /// `names.alias_limit`.
-    fn value(&self, pool: &Pool, value: &Value) -> String {
-        let print = |id| match self.format {
-            Format::Text => text(pool, id, &self.names),
-            Format::Latex => latex(pool, id, &self.names),
-        };
-        let parts: Vec<String> = value.components().iter().map(|&id| print(id)).collect();
-        match (value, self.format) {
+    /// `names.alias_limit` and of `subexpressions`, and the definitions of the subexpressions
+    /// it named first (name, value). A component printed with its label (`labels`) names its
+    /// node afterwards if the node is one of `subexpressions`.
+    fn value(
+        &self,
+        pool: &Pool,
+        value: &Value,
+        labels: Option<&[(String, String)]>,
+        subexpressions: &mut Subexpressions,
+    ) -> (String, Vec<(String, String)>) {
+        let latex = self.format == Format::Latex;
+        let mut printer = Printer::new(pool, &self.names, latex, subexpressions);
+        let parts: Vec<String> = (value.components().iter().enumerate())
+            .map(|(k, &id)| match labels {
+                Some(labels) => printer.line(id, &labels[k].0, &labels[k].1),
+                None => printer.string(id),
+            })
+            .collect();
+        let definitions = printer.take_definitions();
+        let text = match (value, self.format) {
             (Value::Scalar(_), _) => parts[0].clone(),
             (Value::Vector(_), Format::Text) => format!("vec3({})", parts.join(", ")),
             (Value::Matrix(_), Format::Text) => format!("mat3({})", parts.join(", ")),
@@ -246,6 +300,23 @@ impl Sheet {
                     rows.join(" \\\\ ")
                 )
             }
+        };
+        (text, definitions)
+    }
+
+    /// The line `name = value` (LaTeX `name &= value \\`).
+    fn definition(&mut self, name: &str, value: &str) {
+        let line = match self.format {
+            Format::Text => format!("  {name} = {value}"),
+            Format::Latex => format!("{name} &= {value} \\\\"),
+        };
+        self.line(line);
+    }
+
+    /// The lines of the subexpressions' `definitions` (name, value).
+    fn definitions(&mut self, definitions: Vec<(String, String)>) {
+        for (name, value) in definitions {
+            self.definition(&name, &value);
         }
     }
 
@@ -283,20 +354,20 @@ impl Sheet {
                 Some(c) => format!("{},{}", k / c + 1, k % c + 1),
                 None => (k + 1).to_string(),
             };
+            let symbol = if b.latex.contains('_') {
+                format!("\\left({}\\right)", b.latex)
+            } else {
+                b.latex.to_owned()
+            };
+            let labels = (
+                format!("{}[{index}]", b.text),
+                format!("{symbol}_{{{index}}}"),
+            );
+            let value = printer.line(e, &labels.0, &labels.1);
+            self.definitions(printer.take_definitions());
             match self.format {
-                Format::Text => {
-                    let value = printer.string(e);
-                    self.line(format!("  {}[{index}] = {value}", b.text));
-                }
-                Format::Latex => {
-                    let value = printer.string(e);
-                    let symbol = if b.latex.contains('_') {
-                        format!("\\left({}\\right)", b.latex)
-                    } else {
-                        b.latex.to_owned()
-                    };
-                    self.line(format!("{symbol}_{{{index}}} &= {value} \\\\"));
-                }
+                Format::Text => self.definition(&labels.0, &value),
+                Format::Latex => self.definition(&labels.1, &value),
             }
         }
     }

@@ -5,9 +5,10 @@
 //! square roots as `\sqrt{x}` / `sqrt(x)`, and a positive term first.
 
 use super::names::Names;
+use super::subexpressions::Subexpressions;
 use super::terms::{signed_terms, term};
 use crate::expr::{ExprId, Func, Node, Number, Pool};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The LaTeX form of expression `id` (math mode, no delimiters), e.g.
 /// `\frac{m \dot{x}^{2}}{2} - g m y`.
@@ -15,7 +16,7 @@ use std::collections::HashMap;
 /// A node named in `names.aliases` (a definition's component, of a definition before
 /// `names.alias_limit`) prints as its name where that is shorter.
 pub fn latex(pool: &Pool, id: ExprId, names: &Names) -> String {
-    Printer::latex(pool, names).string(id)
+    Printer::new(pool, names, true, &mut Subexpressions::none()).string(id)
 }
 
 /// The plain-text form of expression `id`, e.g. `m*dot(x)^2/2 - g*m*y`.
@@ -24,7 +25,7 @@ pub fn latex(pool: &Pool, id: ExprId, names: &Names) -> String {
 /// −(x²)); functions are written `sin(x)`, `atan2(y, x)`, `sqrt(x)`.
 /// A node named in `names.aliases` prints as its name where that is shorter, as in [`latex`].
 pub fn text(pool: &Pool, id: ExprId, names: &Names) -> String {
-    Printer::text(pool, names).string(id)
+    Printer::new(pool, names, false, &mut Subexpressions::none()).string(id)
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,32 +56,39 @@ fn printed(text: String, prec: Prec) -> Printed {
 
 /// A printer of many expressions of one pool under one set of names: each node is printed
 /// once, however many of the expressions contain it, so that printing the n² entries of a
-/// mass matrix costs the size of their shared DAG, not n² times it.
+/// mass matrix costs the size of their shared DAG, not n² times it. The nodes that
+/// `subexpressions` names print as their names, each defined once (see [`Subexpressions`]).
 pub(crate) struct Printer<'a> {
     pool: &'a Pool,
     names: &'a Names,
     style: Style,
     memo: HashMap<ExprId, Printed>,
+    /// The terms printed, as [`Printer::signed`] gives them.
+    terms: HashMap<ExprId, (bool, Printed)>,
+    subexpressions: &'a mut Subexpressions,
+    /// The node whose value is being printed for its definition or its own line: the one
+    /// named node not to print as its name.
+    top: Option<ExprId>,
 }
 
 impl<'a> Printer<'a> {
-    fn new(pool: &'a Pool, names: &'a Names, style: Style) -> Self {
+    /// A LaTeX printer (see [`latex`]) if `latex`, else a plain-text printer (see [`text`]),
+    /// naming the nodes of `subexpressions`.
+    pub(crate) fn new(
+        pool: &'a Pool,
+        names: &'a Names,
+        latex: bool,
+        subexpressions: &'a mut Subexpressions,
+    ) -> Self {
         Printer {
             pool,
             names,
-            style,
-            memo: HashMap::new(),
+            style: if latex { Style::Latex } else { Style::Text },
+            memo: HashMap::default(),
+            terms: HashMap::default(),
+            subexpressions,
+            top: None,
         }
-    }
-
-    /// A LaTeX printer (see [`latex`]).
-    pub(crate) fn latex(pool: &'a Pool, names: &'a Names) -> Self {
-        Self::new(pool, names, Style::Latex)
-    }
-
-    /// A plain-text printer (see [`text`]).
-    pub(crate) fn text(pool: &'a Pool, names: &'a Names) -> Self {
-        Self::new(pool, names, Style::Text)
     }
 
     /// `id` printed.
@@ -88,7 +96,56 @@ impl<'a> Printer<'a> {
         self.print(id).text
     }
 
+    /// `id` printed as the value of a line labelled (`text`, `latex`): in full the first time
+    /// a named node is printed, and the label becomes its name; as its name after that.
+    pub(crate) fn line(&mut self, id: ExprId, text: &str, latex: &str) -> String {
+        let subexpressions = &self.subexpressions;
+        if !subexpressions.is_named(id)
+            || subexpressions.name(id).is_some()
+            || self.alias(id).is_some()
+        {
+            return self.string(id);
+        }
+        let outer = self.top.replace(id);
+        let value = self.print(id).text;
+        self.top = outer;
+        (self.subexpressions).label(id, text.to_owned(), latex.to_owned());
+        value
+    }
+
+    /// The definitions of the named nodes printed since the last call (name, value), each
+    /// after the ones it uses: the sheet writes them before the line being printed.
+    pub(crate) fn take_definitions(&mut self) -> Vec<(String, String)> {
+        self.subexpressions.take_pending()
+    }
+
+    /// The name of `id` if it is a named node (not the one being defined) without a
+    /// definition's name in scope; the first time, its definition is printed and queued.
+    fn named(&mut self, id: ExprId) -> Option<Printed> {
+        if !self.subexpressions.is_named(id) || self.alias(id).is_some() {
+            return None;
+        }
+        if let Some((text, latex)) = self.subexpressions.name(id) {
+            let name = match self.style {
+                Style::Text => text,
+                Style::Latex => latex,
+            };
+            return Some(printed(name.clone(), Prec::Atom));
+        }
+        if self.top == Some(id) {
+            return None;
+        }
+        let outer = self.top.replace(id);
+        let value = self.print(id).text;
+        self.top = outer;
+        let name = (self.subexpressions).define(id, value, self.style == Style::Latex);
+        Some(printed(name, Prec::Atom))
+    }
+
     fn print(&mut self, id: ExprId) -> Printed {
+        if let Some(name) = self.named(id) {
+            return name;
+        }
         if let Some(p) = self.memo.get(&id) {
             return p.clone();
         }
@@ -105,7 +162,10 @@ impl<'a> Printer<'a> {
                 }
             }
         };
-        self.memo.insert(id, p.clone());
+        // A named node's value is printed once, so it is not kept.
+        if self.top != Some(id) {
+            self.memo.insert(id, p.clone());
+        }
         p
     }
 
@@ -116,9 +176,9 @@ impl<'a> Printer<'a> {
             .map(|name| printed(name.clone(), Prec::Atom))
     }
 
-    /// Whether a definition before `names.alias_limit` names `id`.
+    /// Whether a definition before `names.alias_limit` or a named subexpression names `id`.
     fn aliased(&self, id: ExprId) -> bool {
-        self.alias(id).is_some()
+        self.alias(id).is_some() || self.subexpressions.is_named(id)
     }
 
     /// The name of `id` in this printer's style, if a definition before `names.alias_limit`
@@ -253,8 +313,20 @@ impl<'a> Printer<'a> {
 
     /// The sign and the magnitude of a term: `−c·x…` is (true, c·x…).
     fn signed(&mut self, id: ExprId) -> (bool, Printed) {
+        if let Some(t) = self.terms.get(&id) {
+            return t.clone();
+        }
+        let t = self.signed_term(id);
+        if self.top != Some(id) {
+            self.terms.insert(id, t.clone());
+        }
+        t
+    }
+
+    /// [`Printer::signed`], not kept.
+    fn signed_term(&mut self, id: ExprId) -> (bool, Printed) {
         // A named term is its name, not its product written out again.
-        if let Some(name) = self.short_name(id) {
+        if let Some(name) = self.named(id).or_else(|| self.short_name(id)) {
             return (false, name);
         }
         // A sum that a definition names is printed as that name, never flipped into place:
@@ -319,6 +391,10 @@ impl<'a> Printer<'a> {
             None => {}
         }
         for (i, &f) in factors.iter().enumerate() {
+            if let Some(name) = self.named(f) {
+                numerator.push(name);
+                continue;
+            }
             match self.pool.get(f) {
                 Node::Add(terms) if flipped == Some(i) => numerator.push(self.sum(terms, true)),
                 Node::Pow(base, exponent) => match self.pool.get(*exponent) {
@@ -392,7 +468,8 @@ impl<'a> Printer<'a> {
         if let (Style::Latex, Node::Call(f, args), Number::Rational(k, 1)) =
             (self.style, self.pool.get(base), e)
         {
-            if k > 0 && !matches!(f, Func::Sqrt | Func::Abs) {
+            if k > 0 && !matches!(f, Func::Sqrt | Func::Abs) && !self.subexpressions.is_named(base)
+            {
                 let args = self.arguments(args);
                 return printed(
                     format!("{}^{{{k}}}{}", latex_function(*f), self.paren(&args)),

@@ -15,6 +15,7 @@ mod model_tape;
 mod names;
 mod program;
 mod rust;
+mod subexpressions;
 mod tape;
 mod terms;
 

@@ -3,7 +3,7 @@
 use crate::derivation::Derivation;
 use crate::expr::{ExprId, Node, Symbol};
 use crate::parse::Value;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The names under which the printers show each [`Symbol`].
 ///
@@ -90,26 +90,11 @@ impl Names {
 }
 
 /// The names of the definitions' components that are not leaves, the first definition of a
-/// node winning: a scalar `d` is `d`, a vector `p` is `p.x`, `p.y`, `p.z` (LaTeX p_{x}), a
-/// matrix `R` is `R[1,1]` … `R[3,3]` (LaTeX R_{11}).
+/// node winning, by [`component_labels`].
 fn aliases(d: &Derivation) -> HashMap<ExprId, (String, String, usize)> {
-    let mut aliases = HashMap::new();
+    let mut aliases = HashMap::default();
     for (index, definition) in d.definitions.iter().enumerate() {
-        let name = &definition.name;
-        let base = latex_name(name, 0);
-        let labels: Vec<(String, String)> = match &definition.value {
-            Value::Scalar(_) => vec![(name.clone(), base)],
-            Value::Vector(_) => ["x", "y", "z"]
-                .iter()
-                .map(|c| (format!("{name}.{c}"), format!("{{{base}}}_{{{c}}}")))
-                .collect(),
-            Value::Matrix(_) => (0..9)
-                .map(|k| {
-                    let (i, j) = (k / 3 + 1, k % 3 + 1);
-                    (format!("{name}[{i},{j}]"), format!("{{{base}}}_{{{i}{j}}}"))
-                })
-                .collect(),
-        };
+        let labels = component_labels(&definition.name, &definition.value);
         for (&id, label) in definition.value.components().iter().zip(labels) {
             if !matches!(d.pool.get(id), Node::Number(_) | Node::Symbol(_)) {
                 aliases.entry(id).or_insert((label.0, label.1, index));
@@ -117,6 +102,26 @@ fn aliases(d: &Derivation) -> HashMap<ExprId, (String, String, usize)> {
         }
     }
     aliases
+}
+
+/// The labels (text, LaTeX) of the components of a value named `name`: a scalar `d` is `d`, a
+/// vector `p` is `p.x`, `p.y`, `p.z` (LaTeX p_{x}), a matrix `R` is `R[1,1]` … `R[3,3]`
+/// (LaTeX R_{11}).
+pub(super) fn component_labels(name: &str, value: &Value) -> Vec<(String, String)> {
+    let base = latex_name(name, 0);
+    match value {
+        Value::Scalar(_) => vec![(name.to_owned(), base)],
+        Value::Vector(_) => ["x", "y", "z"]
+            .iter()
+            .map(|c| (format!("{name}.{c}"), format!("{{{base}}}_{{{c}}}")))
+            .collect(),
+        Value::Matrix(_) => (0..9)
+            .map(|k| {
+                let (i, j) = (k / 3 + 1, k % 3 + 1);
+                (format!("{name}[{i},{j}]"), format!("{{{base}}}_{{{i}{j}}}"))
+            })
+            .collect(),
+    }
 }
 
 /// A name with `dots` dots over its base, in LaTeX.
