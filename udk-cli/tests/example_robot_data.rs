@@ -227,5 +227,13 @@ fn skipped(name: &str, path: &Path, reason: &str, entry: &serde_json::Value) {
         undetermined.sort_unstable();
         massless.sort_unstable();
         assert_eq!(undetermined, massless, "{name}");
+        // The front end's warnings name those joints and the links they move.
+        let named = |joint: &String| {
+            (d.warnings.iter()).any(|w| {
+                w.contains("only links with no mass or inertia")
+                    && w.contains(&format!("`{joint}`"))
+            })
+        };
+        assert!(massless.iter().all(named), "{name}: {:?}", d.warnings);
     }
 }

@@ -35,7 +35,7 @@ fn derived_chain(n: usize) -> Derivation {
     let mut spec: ModelSpec =
         toml::from_str("name = \"GenericChain\"\nurdf = \"generic_chain.urdf\"").unwrap();
     let source = spec.urdf.clone().unwrap();
-    let robot = read("generic_chain.urdf", &generic_chain(n)).unwrap();
+    let robot = read(&generic_chain(n), &source).unwrap();
     expand_robot(&mut spec, robot, &source).unwrap_or_else(|e| panic!("{e}"));
     derive(&spec).unwrap_or_else(|e| panic!("{e}"))
 }

@@ -183,3 +183,24 @@ fn an_empty_robot_is_an_error_that_says_so() {
         "pendulum.urdf: the file has no links; a URDF robot needs at least its root link"
     );
 }
+
+#[test]
+fn joints_that_move_only_massless_links_are_named_with_the_links() {
+    // romeo.urdf's fingers: here the elbow, once the lower link has no <inertial>.
+    let text = edited(
+        r#"<inertial>
+      <origin xyz="0 0 -0.35"/>
+      <mass value="0.9"/>
+      <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.05" iyz="0" izz="0.01"/>
+    </inertial>"#,
+        "",
+    );
+    let robot = read(&text, &source(InertiaCheck::Strict, false)).unwrap();
+    assert_eq!(
+        robot.warnings,
+        [
+            "pendulum.urdf: the joint `elbow` moves only links with no mass or inertia (`lower`, \
+          `tip`), so its row and column of M are 0 and its acceleration is never determined"
+        ]
+    );
+}

@@ -178,6 +178,13 @@ pub fn read(text: &str, source: &UrdfSource) -> Result<Robot, String> {
     let mut warnings: Vec<String> = (remarks.into_iter())
         .map(|(link, remark)| format!("{}: {remark}", at("link", &link)))
         .collect();
+    warnings.extend(massless_subtrees(
+        file,
+        &bodies,
+        &joints,
+        &links,
+        &robot.links,
+    ));
     for (joint, (_, mimic)) in joints.iter_mut().zip(&mut bodies) {
         if let Some(m) = mimic.take() {
             match names.get(m.joint.as_str()) {
@@ -348,6 +355,73 @@ impl<'a> Builder<'a> {
         }
         Ok(())
     }
+}
+
+/// A warning for each largest subtree of bodies with no inertia at all: the joints that move
+/// it have zero rows and columns in M, so their accelerations are never determined (romeo.urdf's
+/// hands, whose `aba` in Pinocchio returns NaN). It names the joints and the links they move.
+fn massless_subtrees(
+    file: &str,
+    bodies: &[(TreeBody, Option<urdf_rs::Mimic>)],
+    joints: &[MovableJoint],
+    links: &[Option<(Option<usize>, Transform)>],
+    link_data: &[urdf_rs::Link],
+) -> Vec<String> {
+    // Bodies come parents first, so one backward pass gathers each subtree's inertia.
+    let mut heavy: Vec<bool> = bodies.iter().map(|(b, _)| b.inertia.is_some()).collect();
+    for b in (0..bodies.len()).rev() {
+        if let Some(parent) = bodies[b].0.parent {
+            heavy[parent] |= heavy[b];
+        }
+    }
+    let massless = |b: usize| !heavy[b];
+    let within = |b: usize, top: usize| {
+        let mut at = Some(b);
+        while let Some(k) = at {
+            if k == top {
+                return true;
+            }
+            at = bodies[k].0.parent;
+        }
+        false
+    };
+    (0..bodies.len())
+        .filter(|&b| massless(b) && bodies[b].0.parent.is_none_or(|p| !massless(p)))
+        .map(|top| {
+            let moved: Vec<usize> = (top..bodies.len()).filter(|&b| within(b, top)).collect();
+            let joint_names: Vec<String> = moved
+                .iter()
+                .map(|&b| format!("`{}`", joints[b].name))
+                .collect();
+            let link_names: Vec<String> = (links.iter().zip(link_data))
+                .filter(|(frame, _)| {
+                    frame
+                        .as_ref()
+                        .and_then(|f| f.0)
+                        .is_some_and(|b| moved.contains(&b))
+                })
+                .map(|(_, link)| format!("`{}`", link.name))
+                .collect();
+            let (joint, moves, rows) = match moved.len() {
+                1 => (
+                    "joint",
+                    "moves",
+                    "its row and column of M are 0 and its acceleration is",
+                ),
+                _ => (
+                    "joints",
+                    "move",
+                    "their rows and columns of M are 0 and their accelerations are",
+                ),
+            };
+            format!(
+                "{file}: the {joint} {} {moves} only links with no mass or inertia ({}), so \
+                 {rows} never determined",
+                joint_names.join(", "),
+                link_names.join(", ")
+            )
+        })
+        .collect()
 }
 
 /// The 1-based line of the first `<tag ... name="name"` in `text`.
