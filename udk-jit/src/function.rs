@@ -204,7 +204,14 @@ impl JitFunction {
         for chunk in &self.chunks {
             // SAFETY: the code reads input i of a kind only for i below `self.sizes` (checked
             // above), scratch slots below `self.registers` and outputs below `self.width`.
-            unsafe { chunk(pointers.as_ptr(), inputs.t, regs.as_mut_ptr(), out.as_mut_ptr()) };
+            unsafe {
+                chunk(
+                    pointers.as_ptr(),
+                    inputs.t,
+                    regs.as_mut_ptr(),
+                    out.as_mut_ptr(),
+                )
+            };
         }
         Ok(())
     }
@@ -220,7 +227,11 @@ fn module() -> Result<JITModule, JitError> {
         ("opt_level", "speed"),
         (
             "enable_verifier",
-            if cfg!(debug_assertions) { "true" } else { "false" },
+            if cfg!(debug_assertions) {
+                "true"
+            } else {
+                "false"
+            },
         ),
     ] {
         flags.set(flag, value).map_err(|e| unsupported(&e))?;
@@ -317,7 +328,9 @@ impl Layout {
             let defined: &[Val] = match step {
                 Step::Op(v) if ops[v as usize].is_leaf() => continue,
                 Step::Op(ref v) => std::slice::from_ref(v),
-                Step::SinCos { ref sin, ref cos, .. } => &[*sin, *cos],
+                Step::SinCos {
+                    ref sin, ref cos, ..
+                } => &[*sin, *cos],
             };
             if groups.last().is_some_and(|g| g.len() >= CHUNK) {
                 groups.push(Vec::new());

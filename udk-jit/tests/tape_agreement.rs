@@ -171,7 +171,13 @@ fn jit_equals_the_tape_on_every_example_model() {
 
 #[test]
 fn jit_equals_the_tape_on_the_robots() {
-    for robot in ["double_pendulum_simple", "ur5_robot", "a1", "panda", "romeo_small"] {
+    for robot in [
+        "double_pendulum_simple",
+        "ur5_robot",
+        "a1",
+        "panda",
+        "romeo_small",
+    ] {
         agree_on(&root().join(format!("robots/{robot}.urdf")));
     }
 }
