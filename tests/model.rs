@@ -163,3 +163,26 @@ fn a_hamiltonian_model_from_its_file_stays_on_its_sphere() {
     assert!(rate.abs() < 1e-13, "{rate:e}");
     assert_eq!(h.h_p, &p / 1.5);
 }
+
+#[test]
+fn the_acceleration_jacobian_of_a_constrained_model_matches_central_differences() {
+    let model = Model::from_file(&models().join("spherical_pendulum_lagrangian.toml")).unwrap();
+    let (q, qd) = (dvector![1.2, 0.0, -1.6], dvector![0.0, 1.1, 0.0]);
+    let jacobian = model.acceleration_jacobian(&q, &qd, 0.0).unwrap();
+    assert_eq!(
+        jacobian.acceleration,
+        model.acceleration(&q, &qd, 0.0).unwrap()
+    );
+    let h = 1e-6;
+    for j in 0..model.n() {
+        let step = DVector::from_fn(model.n(), |i, _| if i == j { h } else { 0.0 });
+        let qdd = |q: &DVector<f64>, qd: &DVector<f64>| model.acceleration(q, qd, 0.0).unwrap();
+        let wrt_q = (qdd(&(&q + &step), &qd) - qdd(&(&q - &step), &qd)) / (2.0 * h);
+        let wrt_qd = (qdd(&q, &(&qd + &step)) - qdd(&q, &(&qd - &step))) / (2.0 * h);
+        assert!((jacobian.wrt_q.column(j) - wrt_q).amax() < 1e-6, "∂q̈/∂q{j}");
+        assert!(
+            (jacobian.wrt_qd.column(j) - wrt_qd).amax() < 1e-6,
+            "∂q̈/∂q̇{j}"
+        );
+    }
+}

@@ -17,8 +17,11 @@ pub use udk_symbolic::ModelSpec;
 use nalgebra::{DMatrix, DVector};
 use scatter::{Block, Scatter};
 use std::path::Path;
-use std::sync::Arc;
-use udk_jit::Function;
+use std::sync::{Arc, OnceLock};
+use udk_jit::{Function, JitError};
+use udk_runtime::jacobian::{
+    acceleration_jacobian_dyn, AccelerationJacobianDyn, ResidualJacobiansDyn,
+};
 use udk_runtime::simulate::{DynamicHamiltonianTerms, DynamicLagrangianTerms};
 use udk_runtime::Options;
 use udk_symbolic::emit::TapeInputs;
@@ -53,6 +56,12 @@ struct Compiled {
     terms: Scatter,
     /// The model's outputs, their components concatenated.
     outputs: Function,
+    /// The derivation, for the programs compiled on first use.
+    derivation: Derivation,
+    backend: Backend,
+    /// The residual Jacobians r_q, r_qd, r_u, g_q, g_qd, g_u (Lagrangian models), compiled on
+    /// the first call of [`Model::acceleration_jacobian`]; `None` when not derived.
+    jacobians: OnceLock<Result<Option<Scatter>, JitError>>,
 }
 
 /// A derived model evaluated at run time by JIT-compiled code: q̈, the constraint force, the
@@ -227,6 +236,9 @@ impl Model {
             nonideal,
             terms,
             outputs: Function::compile(pool, &components, &name("outputs"), backend)?,
+            derivation: d.clone(),
+            backend,
+            jacobians: OnceLock::new(),
         };
         Ok(Model {
             u: vec![0.0; compiled.inputs.len()],
@@ -334,6 +346,19 @@ impl Model {
         })
     }
 
+    /// Every parameter's value, in order.
+    fn parameter_values(&self) -> Result<Vec<f64>, ModelError> {
+        let c = &self.compiled;
+        (self.values.iter().zip(&c.parameters))
+            .map(|(value, name)| {
+                value.ok_or_else(|| ModelError::MissingParameter {
+                    name: name.clone(),
+                    model: c.name.clone(),
+                })
+            })
+            .collect()
+    }
+
     /// Runs `f` with the tape inputs at (q, v, t), v = q̇ or p, after checking the lengths
     /// and the parameters.
     fn at<R>(
@@ -350,14 +375,7 @@ impl Model {
         if let Some(hamiltonian) = hamiltonian {
             self.kind(hamiltonian)?;
         }
-        let params: Vec<f64> = (self.values.iter().zip(&c.parameters))
-            .map(|(value, name)| {
-                value.ok_or_else(|| ModelError::MissingParameter {
-                    name: name.clone(),
-                    model: c.name.clone(),
-                })
-            })
-            .collect::<Result<_, _>>()?;
+        let params = self.parameter_values()?;
         let (qd, p) = if c.hamiltonian {
             (&[][..], v)
         } else {
@@ -434,6 +452,69 @@ impl Model {
             terms.view(),
             &Options::default(),
         )?)
+    }
+
+    /// q̈ and its exact Jacobians ∂q̈/∂q, ∂q̈/∂q̇ (n × n) and ∂q̈/∂u (n × k) at (q, q̇, t), from
+    /// the symbolic residual Jacobians (compiled on the first call) through
+    /// `udk_runtime::jacobian::acceleration_jacobian_dyn`, as the generated
+    /// `acceleration_jacobian`.
+    ///
+    /// # Errors
+    /// As [`Model::acceleration`]; `RankChange` where the rank of A or [M; A] changes;
+    /// `JacobianUnavailable` for a model beyond `udk_symbolic::limits::MAX_JACOBIAN_COST`;
+    /// [`ModelError::Jit`] when Cranelift fails on the Jacobians.
+    pub fn acceleration_jacobian(
+        &self,
+        q: &DVector<f64>,
+        qd: &DVector<f64>,
+        t: f64,
+    ) -> Result<AccelerationJacobianDyn, ModelError> {
+        let terms = self.terms(q, qd, t)?;
+        let c = &self.compiled;
+        let jacobians = c.jacobians.get_or_init(|| {
+            let Equations::Lagrangian(e) = &c.derivation.equations else {
+                return Ok(None);
+            };
+            let Some(j) = &e.jacobians else {
+                return Ok(None);
+            };
+            let blocks = j.residual_blocks().map(|(_, m)| Block::matrix(m));
+            let name = format!("residual Jacobians of `{}`", c.name);
+            Scatter::new(&c.derivation.pool, &blocks, &name, c.backend).map(Some)
+        });
+        let jacobians = jacobians.as_ref().map_err(|e| e.clone())?.as_ref().ok_or(
+            udk_runtime::Error::JacobianUnavailable {
+                what: "the acceleration Jacobian",
+            },
+        )?;
+        let params = self.parameter_values()?;
+        let jacobian =
+            acceleration_jacobian_dyn(terms.view(), &Options::default(), |qdd, lambda| {
+                let inputs = TapeInputs {
+                    q: q.as_slice(),
+                    qd: qd.as_slice(),
+                    qdd: qdd.as_slice(),
+                    t,
+                    params: &params,
+                    u: &self.u,
+                    lambda: lambda.as_slice(),
+                    ..TapeInputs::default()
+                };
+                let blocks = jacobians
+                    .eval(&inputs)
+                    .expect("inputs checked against the model");
+                let [r_q, r_qd, r_u, g_q, g_qd, g_u] =
+                    <[DMatrix<f64>; 6]>::try_from(blocks).expect("six blocks");
+                ResidualJacobiansDyn {
+                    r_q,
+                    r_qd,
+                    r_u,
+                    g_q,
+                    g_qd,
+                    g_u,
+                }
+            })?;
+        Ok(jacobian)
     }
 
     /// H_p, H_q, H_pp, A_p and b_p of a Hamiltonian model at (q, p, t).

@@ -45,6 +45,17 @@ fn assert_model_matches_generated<S, const N: usize>(
         let expected = robot.acceleration(&s.q, &s.qd, &s.tau, 0.0).unwrap();
         assert_close(qdd.as_slice(), expected.as_slice(), 1e-14, &what("q̈"));
         assert_close(qdd.as_slice(), s.qdd.as_slice(), 1e-10, &what("q̈ (aba)"));
+        let jacobian = model.acceleration_jacobian(&q, &qd, 0.0).unwrap();
+        let expected = robot
+            .acceleration_jacobian(&s.q, &s.qd, &s.tau, 0.0)
+            .unwrap();
+        for (x, y, block) in [
+            (&jacobian.wrt_q, expected.wrt_q.as_slice(), "∂q̈/∂q"),
+            (&jacobian.wrt_qd, expected.wrt_qd.as_slice(), "∂q̈/∂q̇"),
+            (&jacobian.wrt_u, expected.wrt_u.as_slice(), "∂q̈/∂u"),
+        ] {
+            assert_close(x.as_slice(), y, 1e-14, &what(block));
+        }
     }
 }
 
