@@ -24,7 +24,7 @@ const CHUNK: usize = 2000;
 type Chunk = unsafe extern "C" fn(*const *const f64, f64, *mut f64, *mut f64);
 
 /// The JIT module that owns the code, freed with the [`JitFunction`].
-struct Code(Option<JITModule>);
+struct Code(Option<Box<JITModule>>);
 
 // SAFETY: after `finalize_definitions` the module is never used again but to free its memory
 // on drop; the code it owns is immutable and reentrant (it writes only through the pointers
@@ -143,7 +143,7 @@ impl JitFunction {
             width: program.outputs.len(),
             values: program.steps.len(),
             sizes: program.required(),
-            _code: Code(Some(module)),
+            _code: Code(Some(Box::new(module))),
         })
     }
 
