@@ -8,17 +8,15 @@
 //! Available with the default cargo feature `model`.
 
 mod error;
-mod scatter;
 
 pub use error::ModelError;
 pub use udk_jit::Backend;
 pub use udk_symbolic::ModelSpec;
 
 use nalgebra::{DMatrix, DVector};
-use scatter::{Block, Scatter};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
-use udk_jit::{Function, JitError};
+use udk_jit::{Block, Function, JitError, Scatter};
 use udk_runtime::jacobian::{
     acceleration_jacobian_dyn, AccelerationJacobianDyn, ResidualJacobiansDyn,
 };
@@ -188,39 +186,13 @@ impl Model {
         }
         let pool = &d.pool;
         let name = |what: &str| format!("{what} of `{}`", d.name);
-        let (terms, m, nonideal) = match &d.equations {
+        let terms = Scatter::new(pool, &Block::terms(&d.equations), &name("terms"), backend)?;
+        let (m, nonideal) = match &d.equations {
             Equations::Lagrangian(e) => (
-                Scatter::new(
-                    pool,
-                    &[
-                        Block::matrix(&e.mass_matrix),
-                        Block::vector(&e.generalized_force),
-                        Block::matrix(&e.constraint_matrix),
-                        Block::vector(&e.constraint_rhs),
-                        Block::vector(&e.nonideal_force),
-                    ],
-                    &name("terms"),
-                    backend,
-                )?,
                 e.constraint_rhs.len(),
                 !e.nonideal_force.iter().all(|&c| pool.is_zero(c)),
             ),
-            Equations::Hamiltonian(e) => (
-                Scatter::new(
-                    pool,
-                    &[
-                        Block::vector(&e.h_p),
-                        Block::vector(&e.h_q),
-                        Block::matrix(&e.h_pp),
-                        Block::matrix(&e.a_p),
-                        Block::vector(&e.b_p),
-                    ],
-                    &name("terms"),
-                    backend,
-                )?,
-                e.b_p.len(),
-                false,
-            ),
+            Equations::Hamiltonian(e) => (e.b_p.len(), false),
         };
         let components: Vec<_> = (d.outputs.iter())
             .flat_map(|o| o.value.components().iter().copied())
@@ -393,6 +365,25 @@ impl Model {
         Ok(f(&inputs))
     }
 
+    /// The five blocks of the terms of a model of the kind `hamiltonian` at (q, v, t).
+    fn term_blocks(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        t: f64,
+        hamiltonian: bool,
+    ) -> Result<[DMatrix<f64>; 5], ModelError> {
+        let (n, m) = (self.n(), self.m());
+        let shapes = if hamiltonian {
+            [(n, 1), (n, 1), (n, n), (m, n), (m, 1)]
+        } else {
+            [(n, n), (n, 1), (m, n), (m, 1), (n, 1)]
+        };
+        self.at(q.as_slice(), v.as_slice(), t, Some(hamiltonian), |inputs| {
+            matrices(&self.compiled.terms, inputs, shapes)
+        })
+    }
+
     /// M, Q, A, b and C of a Lagrangian model at (q, q̇, t): n × n, n, m × n, m, n (C `None`
     /// for ideal constraints).
     ///
@@ -404,12 +395,8 @@ impl Model {
         qd: &DVector<f64>,
         t: f64,
     ) -> Result<DynamicLagrangianTerms, ModelError> {
-        let blocks = self.at(q.as_slice(), qd.as_slice(), t, Some(false), |inputs| {
-            self.compiled.terms.eval(inputs)
-        })?;
         let [mass_matrix, generalized_force, constraint_matrix, constraint_rhs, nonideal_force] =
-            <[DMatrix<f64>; 5]>::try_from(blocks.expect("inputs checked against the model"))
-                .expect("five blocks");
+            self.term_blocks(q, qd, t, false)?;
         Ok(DynamicLagrangianTerms {
             mass_matrix,
             generalized_force: generalized_force.column(0).into_owned(),
@@ -500,11 +487,12 @@ impl Model {
                     lambda: lambda.as_slice(),
                     ..TapeInputs::default()
                 };
-                let blocks = jacobians
-                    .eval(&inputs)
-                    .expect("inputs checked against the model");
-                let [r_q, r_qd, r_u, g_q, g_qd, g_u] =
-                    <[DMatrix<f64>; 6]>::try_from(blocks).expect("six blocks");
+                let (n, m, k) = (self.n(), self.m(), self.u.len());
+                let [r_q, r_qd, r_u, g_q, g_qd, g_u] = matrices(
+                    jacobians,
+                    &inputs,
+                    [(n, n), (n, n), (n, k), (m, n), (m, n), (m, k)],
+                );
                 ResidualJacobiansDyn {
                     r_q,
                     r_qd,
@@ -527,12 +515,7 @@ impl Model {
         p: &DVector<f64>,
         t: f64,
     ) -> Result<DynamicHamiltonianTerms, ModelError> {
-        let blocks = self.at(q.as_slice(), p.as_slice(), t, Some(true), |inputs| {
-            self.compiled.terms.eval(inputs)
-        })?;
-        let [h_p, h_q, h_pp, a_p, b_p] =
-            <[DMatrix<f64>; 5]>::try_from(blocks.expect("inputs checked against the model"))
-                .expect("five blocks");
+        let [h_p, h_q, h_pp, a_p, b_p] = self.term_blocks(q, p, t, true)?;
         Ok(DynamicHamiltonianTerms {
             h_p: h_p.column(0).into_owned(),
             h_q: h_q.column(0).into_owned(),
@@ -583,4 +566,22 @@ impl Model {
         .expect("inputs checked against the model");
         Ok(out)
     }
+}
+
+/// `scatter` evaluated at `inputs` (checked against the model) into matrices of `shapes`.
+fn matrices<const K: usize>(
+    scatter: &Scatter,
+    inputs: &TapeInputs,
+    shapes: [(usize, usize); K],
+) -> [DMatrix<f64>; K] {
+    let mut blocks = shapes.map(|(rows, cols)| DMatrix::zeros(rows, cols));
+    let mut buffers = scatter.buffers();
+    scatter
+        .eval(
+            inputs,
+            &mut buffers,
+            blocks.each_mut().map(|b| b.as_mut_slice()),
+        )
+        .expect("inputs checked against the model");
+    blocks
 }

@@ -1,14 +1,15 @@
-//! Times the JIT on a URDF robot: derivation, JIT compilation and tape compilation of the
+//! Times the JIT on a model file or a URDF robot: derivation, JIT compilation and tape compilation of the
 //! model's terms (M, Q, A, b, C), and one evaluation by each, in ns per call.
 //!
 //! `cargo run --release -p udk-jit --example jit_timing -- robots/panda.urdf`
+
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 use udk_jit::JitFunction;
 use udk_symbolic::emit::{compile_tape, TapeInputs};
-use udk_symbolic::urdf::UrdfSource;
-use udk_symbolic::ModelSpec;
 
 /// Mean time of one call of `f`, over at least 0.2 s.
 fn per_call(mut f: impl FnMut()) -> Duration {
@@ -21,24 +22,12 @@ fn per_call(mut f: impl FnMut()) -> Duration {
 }
 
 fn main() {
-    let path = std::env::args().nth(1).expect("a URDF file");
+    let path = std::env::args()
+        .nth(1)
+        .expect("a model file or a URDF robot");
     let path = Path::new(&path);
-    let mut spec = ModelSpec {
-        name: "Robot".into(),
-        urdf: Some(UrdfSource {
-            path: path.file_name().unwrap().to_string_lossy().into_owned(),
-            gravity: None,
-            joint_damping: false,
-            mimic: false,
-            span: proc_macro2::Span::call_site(),
-        }),
-        ..ModelSpec::default()
-    };
     let start = Instant::now();
-    let d = udk_symbolic::limits::on_large_stack(|| {
-        udk_symbolic::urdf::expand(&mut spec, path.parent().unwrap()).unwrap();
-        udk_symbolic::derive(&spec).unwrap()
-    });
+    let d = support::derive(path);
     let derive = start.elapsed();
     let ids = d.equations.outputs();
     let start = Instant::now();

@@ -3,7 +3,7 @@
 
 use crate::error::JitError;
 use crate::function::JitFunction;
-use std::sync::Once;
+use std::sync::{Arc, Once};
 use udk_symbolic::emit::{compile_tape, Tape, TapeError, TapeInputs, TapeSizes};
 use udk_symbolic::expr::{ExprId, Pool};
 
@@ -19,11 +19,11 @@ pub enum Backend {
 }
 
 /// A set of outputs compiled for evaluation: native code or the tape, with the same inputs,
-/// buffers, errors and results (bit for bit; see [`JitFunction`]).
-#[derive(Debug)]
+/// buffers, errors and results (bit for bit; see [`JitFunction`]). Clones share the code.
+#[derive(Clone, Debug)]
 pub enum Function {
     /// Compiled by Cranelift.
-    Native(JitFunction),
+    Native(Arc<JitFunction>),
     /// Interpreted.
     Tape(Tape),
 }
@@ -47,7 +47,7 @@ impl Function {
             return Ok(Function::Tape(compile_tape(pool, outputs)));
         }
         match JitFunction::compile(pool, outputs, name) {
-            Ok(f) => Ok(Function::Native(f)),
+            Ok(f) => Ok(Function::Native(Arc::new(f))),
             Err(JitError::Unsupported(why)) => {
                 NOTICE.call_once(|| eprintln!("udk: {why}; models are evaluated by the tape"));
                 Ok(Function::Tape(compile_tape(pool, outputs)))

@@ -179,19 +179,11 @@ impl JitFunction {
         regs: &mut [f64],
         out: &mut [f64],
     ) -> Result<(), TapeError> {
-        self.sizes.check(inputs)?;
-        if regs.len() < self.registers {
-            return Err(TapeError::Registers {
-                needed: self.registers,
-                given: regs.len(),
-            });
-        }
-        if out.len() != self.width {
-            return Err(TapeError::Outputs {
-                expected: self.width,
-                given: out.len(),
-            });
-        }
+        (self.sizes).check_call(
+            inputs,
+            (self.registers, regs.len()),
+            (self.width, out.len()),
+        )?;
         let pointers = [
             inputs.q.as_ptr(),
             inputs.qd.as_ptr(),
@@ -241,8 +233,7 @@ fn module() -> Result<JITModule, JitError> {
         .finish(settings::Flags::new(flags))
         .map_err(|e| unsupported(&e))?;
     let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
-    for f in shims::UNARY {
-        let (symbol, shim) = shims::unary(f).expect("UNARY lists the shimmed functions");
+    for (symbol, shim) in Func::ALL.into_iter().filter_map(shims::unary) {
         builder.symbol(symbol, shim as *const u8);
     }
     builder.symbol("udk_jit_powi", shims::powi as *const u8);
@@ -291,9 +282,10 @@ impl Imports {
                 })
         };
         let mut unary = HashMap::new();
-        for f in shims::UNARY {
-            let (symbol, _) = shims::unary(f).expect("UNARY lists the shimmed functions");
-            unary.insert(f, declare(symbol, &f_f)?);
+        for f in Func::ALL {
+            if let Some((symbol, _)) = shims::unary(f) {
+                unary.insert(f, declare(symbol, &f_f)?);
+            }
         }
         Ok(Imports {
             unary,

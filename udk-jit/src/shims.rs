@@ -50,18 +50,3 @@ pub(crate) fn unary(f: Func) -> Option<(&'static str, Unary)> {
     };
     Some(shim)
 }
-
-/// Every function that [`unary`] names.
-pub(crate) const UNARY: [Func; 11] = [
-    Func::Sin,
-    Func::Cos,
-    Func::Tan,
-    Func::Asin,
-    Func::Acos,
-    Func::Atan,
-    Func::Sinh,
-    Func::Cosh,
-    Func::Tanh,
-    Func::Exp,
-    Func::Ln,
-];

@@ -2,39 +2,17 @@
 //! program the model tapes, the CLI and the generated code evaluate (terms, the articulated
 //! path, the residual Jacobians, the monitors, the outputs), bit for bit at random states.
 
+mod support;
+
 use std::path::{Path, PathBuf};
+use support::derive;
 use udk_jit::JitFunction;
 use udk_symbolic::emit::{compile_tape, TapeInputs};
 use udk_symbolic::expr::ExprId;
-use udk_symbolic::urdf::UrdfSource;
-use udk_symbolic::{Derivation, Equations, ModelSpec};
+use udk_symbolic::{Derivation, Equations};
 
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The derivation of a model file (TOML, its URDF relative to it) or of a URDF robot with the
-/// default options.
-fn derive(path: &Path) -> Derivation {
-    let mut spec: ModelSpec = if path.extension().is_some_and(|e| e == "urdf") {
-        ModelSpec {
-            name: "Robot".into(),
-            urdf: Some(UrdfSource {
-                path: path.file_name().unwrap().to_string_lossy().into_owned(),
-                gravity: None,
-                joint_damping: false,
-                mimic: false,
-                span: proc_macro2::Span::call_site(),
-            }),
-            ..ModelSpec::default()
-        }
-    } else {
-        toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-    };
-    udk_symbolic::limits::on_large_stack(|| {
-        udk_symbolic::urdf::expand(&mut spec, path.parent().unwrap()).unwrap();
-        udk_symbolic::derive(&spec).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()))
-    })
 }
 
 /// Every set of outputs compiled together somewhere, with a name.

@@ -259,11 +259,20 @@ pub fn compile_tape(pool: &Pool, outputs: &[ExprId]) -> Tape {
 }
 
 impl TapeSizes {
-    /// Checks that every slice of `inputs` has at least the entries these sizes give.
+    /// Checks a call of a compiled program that reads inputs of these sizes and has
+    /// `registers` registers and `outputs` outputs (a [`Tape`], or the JIT's counterpart):
+    /// every slice of `inputs` at least as long as these sizes, `regs` registers at least
+    /// `registers`, `out` outputs exactly `outputs`.
     ///
     /// # Errors
-    /// [`TapeError::Input`] naming the first slice that is too short.
-    pub fn check(&self, inputs: &TapeInputs<'_>) -> Result<(), TapeError> {
+    /// [`TapeError::Input`] naming the first slice that is too short, then
+    /// [`TapeError::Registers`] or [`TapeError::Outputs`].
+    pub fn check_call(
+        &self,
+        inputs: &TapeInputs<'_>,
+        (registers, regs): (usize, usize),
+        (outputs, out): (usize, usize),
+    ) -> Result<(), TapeError> {
         for (input, needed, given) in [
             ("q", self.q, inputs.q.len()),
             ("qd", self.qd, inputs.qd.len()),
@@ -280,6 +289,18 @@ impl TapeSizes {
                     given,
                 });
             }
+        }
+        if regs < registers {
+            return Err(TapeError::Registers {
+                needed: registers,
+                given: regs,
+            });
+        }
+        if out != outputs {
+            return Err(TapeError::Outputs {
+                expected: outputs,
+                given: out,
+            });
         }
         Ok(())
     }
@@ -384,20 +405,7 @@ impl Tape {
     }
 
     fn check(&self, inputs: &TapeInputs<'_>, regs: usize, out: usize) -> Result<(), TapeError> {
-        self.sizes.check(inputs)?;
-        if regs < self.registers {
-            return Err(TapeError::Registers {
-                needed: self.registers,
-                given: regs,
-            });
-        }
-        if out != self.width {
-            return Err(TapeError::Outputs {
-                expected: self.width,
-                given: out,
-            });
-        }
-        Ok(())
+        (self.sizes).check_call(inputs, (self.registers, regs), (self.width, out))
     }
 }
 
