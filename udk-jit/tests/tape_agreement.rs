@@ -78,7 +78,7 @@ impl Numbers {
 }
 
 /// Asserts that the JIT and the tape of `ids` agree bit for bit at a few random states, and
-/// returns how many outputs were compared.
+/// returns how many native functions the JIT split the program into.
 fn agree(d: &Derivation, what: &str, ids: &[ExprId]) -> usize {
     let tape = compile_tape(&d.pool, ids);
     let jit = JitFunction::compile(&d.pool, ids, &format!("{what} of `{}`", d.name))
@@ -122,15 +122,19 @@ fn agree(d: &Derivation, what: &str, ids: &[ExprId]) -> usize {
             );
         }
     }
-    ids.len()
+    jit.functions()
 }
 
-fn agree_on(path: &Path) {
+/// Asserts that the JIT equals the tape on every program of the model at `path`, and returns
+/// the largest number of native functions one program was split into.
+fn agree_on(path: &Path) -> usize {
     let d = derive(path);
-    let compared: usize = (programs(&d).iter())
+    let programs = programs(&d);
+    assert!(programs.iter().any(|(_, ids)| !ids.is_empty()));
+    (programs.iter())
         .map(|(what, ids)| agree(&d, what, ids))
-        .sum();
-    assert!(compared > 0, "{}: nothing compared", path.display());
+        .max()
+        .unwrap_or(0)
 }
 
 #[test]
