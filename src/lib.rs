@@ -7,6 +7,11 @@ pub use udk_runtime::{
     Options,
 };
 
+#[cfg(feature = "model")]
+pub mod model;
+#[cfg(feature = "model")]
+pub use model::{Model, ModelError, ModelSpec};
+
 /// Every item this macro generates, with its doc comment, is shown on an example model:
 /// [`example_generated::CartesianPendulum`].
 ///

@@ -9,6 +9,7 @@ mod a1;
 mod closed_loop;
 mod double_pendulum;
 mod mimic;
+mod model;
 mod panda;
 mod romeo;
 mod ur5;

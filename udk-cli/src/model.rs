@@ -4,10 +4,12 @@ use crate::failure::Failure;
 use crate::model_file::ModelFile;
 use nalgebra::{DMatrix, DVector};
 use std::path::Path;
+pub(crate) use udk_jit::Block;
+use udk_jit::{Backend, Buffers};
 use udk_runtime::simulate::{DynamicHamiltonianTerms, DynamicLagrangianTerms};
 use udk_symbolic::emit::{compile_tape, Tape, TapeInputs};
 use udk_symbolic::expr::{ExprId, Pool};
-use udk_symbolic::{Derivation, Equations, ExprMatrix};
+use udk_symbolic::{Derivation, Equations};
 
 /// A model file and its derivation.
 #[derive(Debug)]
@@ -150,16 +152,7 @@ impl Model {
                 let nonideal = !e.nonideal_force.iter().all(|&c| pool.is_zero(c));
                 let monitor = [&[e.energy][..], &e.holonomic, &e.velocity_constraints].concat();
                 Evaluator::Lagrangian(TapeEvaluator {
-                    scatter: Scatter::new(
-                        pool,
-                        &[
-                            Block::matrix(&e.mass_matrix),
-                            Block::vector(&e.generalized_force),
-                            Block::matrix(&e.constraint_matrix),
-                            Block::vector(&e.constraint_rhs),
-                            Block::vector(&e.nonideal_force),
-                        ],
-                    ),
+                    scatter: Scatter::new(pool, &Block::terms(&d.equations)),
                     terms: DynamicLagrangianTerms {
                         mass_matrix: DMatrix::zeros(n, n),
                         generalized_force: DVector::zeros(n),
@@ -178,16 +171,7 @@ impl Model {
                 let m = e.b_p.len();
                 let monitor = [&[e.hamiltonian][..], &e.holonomic, &e.constraints].concat();
                 Evaluator::Hamiltonian(TapeEvaluator {
-                    scatter: Scatter::new(
-                        pool,
-                        &[
-                            Block::vector(&e.h_p),
-                            Block::vector(&e.h_q),
-                            Block::matrix(&e.h_pp),
-                            Block::matrix(&e.a_p),
-                            Block::vector(&e.b_p),
-                        ],
-                    ),
+                    scatter: Scatter::new(pool, &Block::terms(&d.equations)),
                     terms: DynamicHamiltonianTerms {
                         h_p: DVector::zeros(n),
                         h_q: DVector::zeros(n),
@@ -267,74 +251,31 @@ impl Monitor {
     }
 }
 
-/// A block of derived expressions: row-major entries of a rows × cols matrix (cols = 1 for a
-/// vector).
-pub(crate) struct Block<'a> {
-    entries: &'a [ExprId],
-    rows: usize,
-    cols: usize,
-}
-
-impl<'a> Block<'a> {
-    pub(crate) fn matrix(m: &'a ExprMatrix) -> Self {
-        Block {
-            entries: &m.entries,
-            rows: m.rows,
-            cols: m.cols,
-        }
-    }
-
-    fn vector(v: &'a [ExprId]) -> Self {
-        Block {
-            entries: v,
-            rows: v.len(),
-            cols: 1,
-        }
-    }
-}
-
-/// The tape of the entries of several blocks that are not structurally zero, and where each
-/// goes: (block, column-major index). Structural zeros are never computed nor written, so the
-/// nalgebra buffers they sit in, zeroed once, stay zero.
+/// The entries of several blocks compiled into one tape ([`udk_jit::Scatter`]), with its
+/// buffers: structural zeros are never computed nor written, so the nalgebra buffers they sit
+/// in, zeroed once, stay zero.
 #[derive(Debug, Clone)]
 pub(crate) struct Scatter {
-    tape: Tape,
-    regs: Vec<f64>,
-    out: Vec<f64>,
-    targets: Vec<(usize, usize)>,
+    scatter: udk_jit::Scatter,
+    buffers: Buffers,
 }
 
 impl Scatter {
     pub(crate) fn new(pool: &Pool, blocks: &[Block]) -> Self {
-        let mut ids = Vec::new();
-        let mut targets = Vec::new();
-        for (b, block) in blocks.iter().enumerate() {
-            for (k, &id) in block.entries.iter().enumerate() {
-                if !pool.is_zero(id) {
-                    ids.push(id);
-                    let (i, j) = (k / block.cols, k % block.cols);
-                    targets.push((b, j * block.rows + i));
-                }
-            }
-        }
-        let tape = compile_tape(pool, &ids);
+        let scatter = udk_jit::Scatter::new(pool, blocks, "the model", Backend::Tape)
+            .expect("every program compiles to a tape");
         Scatter {
-            regs: vec![0.0; tape.registers()],
-            out: vec![0.0; tape.outputs()],
-            tape,
-            targets,
+            buffers: scatter.buffers(),
+            scatter,
         }
     }
 
     /// Evaluates the tape at `inputs` and writes each entry into its block of `blocks`
     /// (nalgebra's column-major storage).
     pub(crate) fn eval<const K: usize>(&mut self, inputs: &TapeInputs, blocks: [&mut [f64]; K]) {
-        self.tape
-            .eval(inputs, &mut self.regs, &mut self.out)
+        self.scatter
+            .eval(inputs, &mut self.buffers, blocks)
             .expect("inputs of n entries and buffers sized for the tape");
-        for (&value, &(b, index)) in self.out.iter().zip(&self.targets) {
-            blocks[b][index] = value;
-        }
     }
 }
 

@@ -26,6 +26,6 @@ pub use model_tape::{
     LagrangianValues, ModelTape, Workspace, WrongModelKind,
 };
 pub use names::Names;
-pub use program::{count_ops, OpCounts, OpReport};
+pub use program::{count_ops, Op, OpCounts, OpReport, Program, Step, Val};
 pub use rust::{emit_rust, RustBlock};
 pub use tape::{compile_tape, Tape, TapeError, TapeInputs, TapeSizes};

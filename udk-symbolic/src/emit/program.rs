@@ -8,27 +8,39 @@
 //! `x^(k/2)` becomes `sqrt` (then `powi`), and sin and cos of one argument become one
 //! `sin_cos`. The program's values are themselves hash-consed, so a value used by several
 //! outputs (or twice by one) is computed once.
+//!
+//! The program is public so that back ends outside this crate (the JIT of `udk-jit`) consume
+//! the same lowering: [`Program::new`] builds it, and its fields are read-only in spirit.
 
+use super::tape::TapeSizes;
 use super::terms::{signed_terms, term};
 use crate::expr::{ExprId, Func, Node, Number, Pool, Symbol};
 use std::collections::HashMap;
 
-/// Index of a value of a [`Program`].
-pub(crate) type Val = u32;
+/// Index of a value of a [`Program`] (into [`Program::ops`]).
+pub type Val = u32;
 
-/// One operation of a [`Program`]; operands are earlier values.
+/// One operation of a [`Program`]; operands are earlier values. Each is one IEEE-754 binary64
+/// operation, rounded once, or one call of the Rust `f64` method of the same name.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-pub(crate) enum Op {
+pub enum Op {
     /// A constant, as the bits of an f64.
     Const(u64),
     /// A model quantity.
     Load(Symbol),
+    /// a + b.
     Add(Val, Val),
+    /// a − b.
     Sub(Val, Val),
+    /// a · b.
     Mul(Val, Val),
+    /// a / b.
     Div(Val, Val),
+    /// −a.
     Neg(Val),
+    /// `f64::powi(a, k)`; k = 2 is written a · a by every back end (which it is exactly).
     Powi(Val, i32),
+    /// `f64::powf(a, b)`.
     Powf(Val, Val),
     /// A one-argument function (any [`Func`] but `Atan2`).
     Call(Func, Val),
@@ -38,7 +50,7 @@ pub(crate) enum Op {
 
 impl Op {
     /// The operands, in order.
-    pub(crate) fn operands(self) -> impl Iterator<Item = Val> {
+    pub fn operands(self) -> impl Iterator<Item = Val> {
         let (a, b) = match self {
             Op::Const(_) | Op::Load(_) => (None, None),
             Op::Neg(a) | Op::Powi(a, _) | Op::Call(_, a) => (Some(a), None),
@@ -53,39 +65,48 @@ impl Op {
     }
 
     /// Whether the op is a leaf (a constant or a model quantity).
-    pub(crate) fn is_leaf(self) -> bool {
+    pub fn is_leaf(self) -> bool {
         matches!(self, Op::Const(_) | Op::Load(_))
     }
 }
 
 /// One step of the program, in execution order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) enum Step {
+pub enum Step {
     /// Compute one value.
     Op(Val),
     /// Compute sin and cos of `arg` together (`f64::sin_cos`), into two values.
-    SinCos { arg: Val, sin: Val, cos: Val },
+    SinCos {
+        /// The argument.
+        arg: Val,
+        /// The value holding sin(arg).
+        sin: Val,
+        /// The value holding cos(arg).
+        cos: Val,
+    },
 }
 
-/// A straight-line program computing a list of outputs.
+/// A straight-line program computing a list of outputs: the common form of the Rust code of
+/// [`emit_rust`](super::emit_rust), the [`Tape`](super::Tape) and the JIT of `udk-jit`, which
+/// all perform its steps in order.
 #[derive(Clone, Debug)]
-pub(crate) struct Program {
-    /// Every value, operands before users.
-    pub(crate) ops: Vec<Op>,
+pub struct Program {
+    /// Every value, operands before users (dead values included; see `steps`).
+    pub ops: Vec<Op>,
     /// Live values (reachable from the outputs) in execution order; a sin/cos pair of one
-    /// argument is one [`Step::SinCos`].
-    pub(crate) steps: Vec<Step>,
+    /// argument is one [`Step::SinCos`]. Leaves (constants, loads) are steps too.
+    pub steps: Vec<Step>,
     /// For each value, how many times live steps and outputs reference it.
-    pub(crate) uses: Vec<u32>,
+    pub uses: Vec<u32>,
     /// Whether each value is computed by a `sin_cos` step.
-    pub(crate) paired: Vec<bool>,
+    pub paired: Vec<bool>,
     /// The value of each output.
-    pub(crate) outputs: Vec<Val>,
+    pub outputs: Vec<Val>,
 }
 
 impl Program {
     /// Lowers `outputs` of `pool`.
-    pub(crate) fn new(pool: &Pool, outputs: &[ExprId]) -> Self {
+    pub fn new(pool: &Pool, outputs: &[ExprId]) -> Self {
         let mut lowering = Lowering {
             pool,
             ops: Vec::new(),
@@ -158,11 +179,34 @@ impl Program {
     }
 
     /// The constant value of `v`, if it is a constant.
-    pub(crate) fn constant(&self, v: Val) -> Option<f64> {
+    pub fn constant(&self, v: Val) -> Option<f64> {
         match self.ops[v as usize] {
             Op::Const(bits) => Some(f64::from_bits(bits)),
             _ => None,
         }
+    }
+
+    /// How many entries of each input kind the live steps read.
+    pub fn required(&self) -> TapeSizes {
+        let mut sizes = TapeSizes::default();
+        for step in &self.steps {
+            if let Step::Op(v) = *step {
+                if let Op::Load(s) = self.ops[v as usize] {
+                    let (slot, i) = match s {
+                        Symbol::Time => continue,
+                        Symbol::Coordinate(i) => (&mut sizes.q, i),
+                        Symbol::Velocity(i) => (&mut sizes.qd, i),
+                        Symbol::Acceleration(i) => (&mut sizes.qdd, i),
+                        Symbol::Momentum(i) => (&mut sizes.p, i),
+                        Symbol::Parameter(i) => (&mut sizes.params, i),
+                        Symbol::Input(i) => (&mut sizes.u, i),
+                        Symbol::Multiplier(i) => (&mut sizes.lambda, i),
+                    };
+                    *slot = (*slot).max(i + 1);
+                }
+            }
+        }
+        sizes
     }
 }
 

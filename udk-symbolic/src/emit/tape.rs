@@ -178,7 +178,7 @@ pub fn compile_tape(pool: &Pool, outputs: &[ExprId]) -> Tape {
         registers: 0,
         outputs: Vec::new(),
         width: outputs.len(),
-        sizes: TapeSizes::default(),
+        sizes: program.required(),
     };
     for step in &program.steps {
         tape.values += 1;
@@ -211,7 +211,6 @@ pub fn compile_tape(pool: &Pool, outputs: &[ExprId]) -> Tape {
                         continue;
                     }
                     Op::Load(s) => {
-                        tape.sizes.grow(s);
                         tape.loads.push((d, s));
                         continue;
                     }
@@ -261,18 +260,50 @@ pub fn compile_tape(pool: &Pool, outputs: &[ExprId]) -> Tape {
 }
 
 impl TapeSizes {
-    fn grow(&mut self, s: Symbol) {
-        let (slot, i) = match s {
-            Symbol::Time => return,
-            Symbol::Coordinate(i) => (&mut self.q, i),
-            Symbol::Velocity(i) => (&mut self.qd, i),
-            Symbol::Acceleration(i) => (&mut self.qdd, i),
-            Symbol::Momentum(i) => (&mut self.p, i),
-            Symbol::Parameter(i) => (&mut self.params, i),
-            Symbol::Input(i) => (&mut self.u, i),
-            Symbol::Multiplier(i) => (&mut self.lambda, i),
-        };
-        *slot = (*slot).max(i + 1);
+    /// Checks a call of a compiled program that reads inputs of these sizes and has
+    /// `registers` registers and `outputs` outputs (a [`Tape`], or the JIT's counterpart):
+    /// every slice of `inputs` at least as long as these sizes, `regs` registers at least
+    /// `registers`, `out` outputs exactly `outputs`.
+    ///
+    /// # Errors
+    /// [`TapeError::Input`] naming the first slice that is too short, then
+    /// [`TapeError::Registers`] or [`TapeError::Outputs`].
+    pub fn check_call(
+        &self,
+        inputs: &TapeInputs<'_>,
+        (registers, regs): (usize, usize),
+        (outputs, out): (usize, usize),
+    ) -> Result<(), TapeError> {
+        for (input, needed, given) in [
+            ("q", self.q, inputs.q.len()),
+            ("qd", self.qd, inputs.qd.len()),
+            ("qdd", self.qdd, inputs.qdd.len()),
+            ("p", self.p, inputs.p.len()),
+            ("params", self.params, inputs.params.len()),
+            ("u", self.u, inputs.u.len()),
+            ("lambda", self.lambda, inputs.lambda.len()),
+        ] {
+            if given < needed {
+                return Err(TapeError::Input {
+                    input,
+                    needed,
+                    given,
+                });
+            }
+        }
+        if regs < registers {
+            return Err(TapeError::Registers {
+                needed: registers,
+                given: regs,
+            });
+        }
+        if out != outputs {
+            return Err(TapeError::Outputs {
+                expected: outputs,
+                given: out,
+            });
+        }
+        Ok(())
     }
 }
 
@@ -375,37 +406,7 @@ impl Tape {
     }
 
     fn check(&self, inputs: &TapeInputs<'_>, regs: usize, out: usize) -> Result<(), TapeError> {
-        let s = self.sizes;
-        for (input, needed, given) in [
-            ("q", s.q, inputs.q.len()),
-            ("qd", s.qd, inputs.qd.len()),
-            ("qdd", s.qdd, inputs.qdd.len()),
-            ("p", s.p, inputs.p.len()),
-            ("params", s.params, inputs.params.len()),
-            ("u", s.u, inputs.u.len()),
-            ("lambda", s.lambda, inputs.lambda.len()),
-        ] {
-            if given < needed {
-                return Err(TapeError::Input {
-                    input,
-                    needed,
-                    given,
-                });
-            }
-        }
-        if regs < self.registers {
-            return Err(TapeError::Registers {
-                needed: self.registers,
-                given: regs,
-            });
-        }
-        if out != self.width {
-            return Err(TapeError::Outputs {
-                expected: self.width,
-                given: out,
-            });
-        }
-        Ok(())
+        (self.sizes).check_call(inputs, (self.registers, regs), (self.width, out))
     }
 }
 

@@ -1,0 +1,67 @@
+//! The errors of building and evaluating a [`Model`](super::Model).
+
+/// A model that cannot be built, or a bad call of one.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ModelError {
+    /// The model file cannot be read or does not parse.
+    #[error("{path}: {message}")]
+    Read {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        message: String,
+    },
+    /// The model does not derive (or its URDF does not expand): every message of the
+    /// symbolic engine, one per line.
+    #[error("model `{model}`: {messages}")]
+    Derivation {
+        /// The model's name.
+        model: String,
+        /// The messages, one per line.
+        messages: String,
+    },
+    /// The JIT failed on a function of the model.
+    #[error(transparent)]
+    Jit(#[from] udk_jit::JitError),
+    /// No parameter of this name.
+    #[error("`{name}` is not a parameter of `{model}` (parameters: {parameters})")]
+    UnknownParameter {
+        /// The name given.
+        name: String,
+        /// The model's name.
+        model: String,
+        /// The model's parameters, comma-separated.
+        parameters: String,
+    },
+    /// A parameter with no value was needed.
+    #[error("parameter `{name}` of `{model}` has no value: set it with `set_parameter`")]
+    MissingParameter {
+        /// The parameter.
+        name: String,
+        /// The model's name.
+        model: String,
+    },
+    /// A vector of the wrong length.
+    #[error("`{what}` has {given} entries but `{model}` needs {expected}")]
+    Length {
+        /// `q`, `qd`, `p` or `u`.
+        what: &'static str,
+        /// Entries needed.
+        expected: usize,
+        /// Entries given.
+        given: usize,
+        /// The model's name.
+        model: String,
+    },
+    /// A Lagrangian function asked of a Hamiltonian model, or the reverse.
+    #[error("`{model}` is not a {wanted} model")]
+    WrongKind {
+        /// "Lagrangian" or "Hamiltonian".
+        wanted: &'static str,
+        /// The model's name.
+        model: String,
+    },
+    /// The error of the kernels, as the generated code returns it.
+    #[error(transparent)]
+    Runtime(#[from] udk_runtime::Error),
+}

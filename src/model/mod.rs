@@ -1,0 +1,587 @@
+//! [`Model`]: a model known only at run time (a model file, a [`ModelSpec`], a URDF read at
+//! start-up), derived once and compiled to native code by the JIT of `udk-jit`, with dynamic
+//! sizes (`DVector`, `DMatrix`).
+//!
+//! It evaluates the same straight-line program as the code `#[lagrangian]` generates, through
+//! the same kernels of `udk-runtime`, so that its terms equal the tape's bit for bit and the
+//! generated code's to rounding (1 ulp where rustc expands a constant `powi` into products).
+//! Available with the default cargo feature `model`.
+
+mod error;
+
+pub use error::ModelError;
+pub use udk_jit::Backend;
+pub use udk_symbolic::ModelSpec;
+
+use nalgebra::{DMatrix, DVector};
+use std::path::Path;
+use std::sync::{Arc, OnceLock};
+use udk_jit::{Block, Function, JitError, Scatter};
+use udk_runtime::jacobian::{
+    acceleration_jacobian_dyn, AccelerationJacobianDyn, ResidualJacobiansDyn,
+};
+use udk_runtime::simulate::{DynamicHamiltonianTerms, DynamicLagrangianTerms};
+use udk_runtime::Options;
+use udk_symbolic::emit::TapeInputs;
+use udk_symbolic::urdf::UrdfSource;
+use udk_symbolic::{Derivation, Equations};
+
+/// The options of a robot read from a URDF file (the `urdf` key of a model file).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct UrdfOptions {
+    /// Gravitational acceleration in the root frame, m/s²; (0, 0, −9.81) when `None`.
+    pub gravity: Option<[f64; 3]>,
+    /// Whether each joint's `<dynamics damping>` d adds the force −d q̇.
+    pub joint_damping: bool,
+    /// Whether each `<mimic>` joint becomes a holonomic constraint.
+    pub mimic: bool,
+}
+
+/// What a model compiles to: shared by the clones of a [`Model`].
+#[derive(Debug)]
+struct Compiled {
+    name: String,
+    coordinates: Vec<String>,
+    parameters: Vec<String>,
+    inputs: Vec<String>,
+    output_columns: Vec<String>,
+    /// Number of constraints m.
+    m: usize,
+    hamiltonian: bool,
+    /// Whether C is not structurally zero.
+    nonideal: bool,
+    /// M, Q, A, b, C (Lagrangian) or H_p, H_q, H_pp, A_p, b_p (Hamiltonian).
+    terms: Scatter,
+    /// The model's outputs, their components concatenated.
+    outputs: Function,
+    /// The derivation, for the programs compiled on first use.
+    derivation: Derivation,
+    backend: Backend,
+    /// The residual Jacobians r_q, r_qd, r_u, g_q, g_qd, g_u (Lagrangian models), compiled on
+    /// the first call of [`Model::acceleration_jacobian`]; `None` when not derived.
+    jacobians: OnceLock<Result<Option<Scatter>, JitError>>,
+}
+
+/// A derived model evaluated at run time by JIT-compiled code: q̈, the constraint force, the
+/// terms and the outputs of a Lagrangian model, ṗ and the terms of a Hamiltonian one.
+///
+/// Cloning is cheap (the compiled code is shared), and a model is `Send + Sync`: one model
+/// serves many threads. Parameters are set by name; inputs u are held by the model.
+///
+/// ```
+/// let spec: udk::ModelSpec = toml::from_str(r#"
+///     name = "Pendulum"
+///     coordinates = ["theta"]
+///     parameters = [{ name = "m", value = 1.0 }, { name = "l", value = 2.0 }, { name = "g" }]
+///     lagrangian = "0.5 * m * l.powi(2) * dot(theta).powi(2) + m * g * l * theta.cos()"
+/// "#).unwrap();
+/// let mut model = udk::Model::from_spec(spec, std::path::Path::new(".")).unwrap();
+/// model.set_parameter("g", 9.81).unwrap();
+/// let (q, qd) = (udk::nalgebra::dvector![0.3], udk::nalgebra::dvector![0.0]);
+/// let qdd = model.acceleration(&q, &qd, 0.0).unwrap();
+/// assert!((qdd[0] + 9.81 / 2.0 * 0.3f64.sin()).abs() < 1e-15);
+/// ```
+#[derive(Clone, Debug)]
+pub struct Model {
+    compiled: Arc<Compiled>,
+    values: Vec<Option<f64>>,
+    u: Vec<f64>,
+}
+
+impl Model {
+    /// Derives and compiles `spec` by the JIT; a URDF it names is read relative to `base`.
+    ///
+    /// # Errors
+    /// [`ModelError::Derivation`] with every message of the symbolic engine,
+    /// [`ModelError::Jit`] when Cranelift fails.
+    pub fn from_spec(spec: ModelSpec, base: &Path) -> Result<Self, ModelError> {
+        Self::from_spec_with(spec, base, Backend::Jit)
+    }
+
+    /// [`Model::from_spec`] evaluated by `backend` (the tape: interpreted, as a reference).
+    ///
+    /// # Errors
+    /// As [`Model::from_spec`].
+    pub fn from_spec_with(
+        mut spec: ModelSpec,
+        base: &Path,
+        backend: Backend,
+    ) -> Result<Self, ModelError> {
+        let failed = |model: &str, e: udk_symbolic::error::Errors| ModelError::Derivation {
+            model: model.to_string(),
+            messages: e.to_string(),
+        };
+        let name = spec.name.clone();
+        let d = udk_symbolic::limits::on_large_stack(|| {
+            udk_symbolic::urdf::expand(&mut spec, base).map_err(|e| failed(&name, e))?;
+            udk_symbolic::derive(&spec).map_err(|e| failed(&name, e))
+        })?;
+        let values = spec.parameters.iter().map(|p| p.value).collect();
+        Self::compile(&d, values, backend)
+    }
+
+    /// Reads a model file (TOML, JSON if its name ends in `.json`, or a URDF robot with the
+    /// default options if it ends in `.urdf`) and compiles it by the JIT.
+    ///
+    /// # Errors
+    /// [`ModelError::Read`] for a file that cannot be read or parsed; as [`Model::from_spec`].
+    pub fn from_file(path: &Path) -> Result<Self, ModelError> {
+        let extension = path.extension().and_then(|e| e.to_str());
+        if extension == Some("urdf") {
+            return Self::from_urdf(path, &UrdfOptions::default());
+        }
+        let read = |message: String| ModelError::Read {
+            path: path.display().to_string(),
+            message,
+        };
+        let text = std::fs::read_to_string(path).map_err(|e| read(e.to_string()))?;
+        let spec: ModelSpec = if extension == Some("json") {
+            serde_json::from_str(&text).map_err(|e| read(e.to_string()))?
+        } else {
+            toml::from_str(&text).map_err(|e| read(e.to_string()))?
+        };
+        Self::from_spec(spec, path.parent().unwrap_or(Path::new("")))
+    }
+
+    /// The robot of a URDF file with `options`, named for the file, compiled by the JIT.
+    ///
+    /// # Errors
+    /// As [`Model::from_spec`], the URDF's errors included.
+    pub fn from_urdf(path: &Path, options: &UrdfOptions) -> Result<Self, ModelError> {
+        let file = path
+            .file_name()
+            .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        let spec = ModelSpec {
+            name: "Robot".into(),
+            urdf: Some(UrdfSource {
+                path: file,
+                gravity: options.gravity,
+                joint_damping: options.joint_damping,
+                mimic: options.mimic,
+                span: proc_macro2::Span::call_site(),
+            }),
+            ..ModelSpec::default()
+        };
+        Self::from_spec(spec, path.parent().unwrap_or(Path::new("")))
+    }
+
+    /// Compiles a derived model for `backend`, with parameter values `values` (in the
+    /// model's order, `None` for one to be set before evaluating).
+    ///
+    /// # Errors
+    /// [`ModelError::Jit`] when Cranelift fails; [`ModelError::Length`] when `values` does
+    /// not have one entry per parameter.
+    pub fn compile(
+        d: &Derivation,
+        values: Vec<Option<f64>>,
+        backend: Backend,
+    ) -> Result<Self, ModelError> {
+        if values.len() != d.parameters.len() {
+            return Err(ModelError::Length {
+                what: "parameters",
+                expected: d.parameters.len(),
+                given: values.len(),
+                model: d.name.clone(),
+            });
+        }
+        let pool = &d.pool;
+        let name = |what: &str| format!("{what} of `{}`", d.name);
+        let terms = Scatter::new(pool, &Block::terms(&d.equations), &name("terms"), backend)?;
+        let (m, nonideal) = match &d.equations {
+            Equations::Lagrangian(e) => (
+                e.constraint_rhs.len(),
+                !e.nonideal_force.iter().all(|&c| pool.is_zero(c)),
+            ),
+            Equations::Hamiltonian(e) => (e.b_p.len(), false),
+        };
+        let components: Vec<_> = (d.outputs.iter())
+            .flat_map(|o| o.value.components().iter().copied())
+            .collect();
+        let compiled = Compiled {
+            name: d.name.clone(),
+            coordinates: d.coordinates.clone(),
+            parameters: d.parameters.clone(),
+            inputs: d.inputs.clone(),
+            output_columns: d.output_columns(),
+            m,
+            hamiltonian: matches!(d.equations, Equations::Hamiltonian(_)),
+            nonideal,
+            terms,
+            outputs: Function::compile(pool, &components, &name("outputs"), backend)?,
+            derivation: d.clone(),
+            backend,
+            jacobians: OnceLock::new(),
+        };
+        Ok(Model {
+            u: vec![0.0; compiled.inputs.len()],
+            compiled: Arc::new(compiled),
+            values,
+        })
+    }
+
+    /// The model's name.
+    pub fn name(&self) -> &str {
+        &self.compiled.name
+    }
+
+    /// Number of generalized coordinates n.
+    pub fn n(&self) -> usize {
+        self.compiled.coordinates.len()
+    }
+
+    /// Number of constraints m.
+    pub fn m(&self) -> usize {
+        self.compiled.m
+    }
+
+    /// The coordinates' names, n of them.
+    pub fn coordinates(&self) -> &[String] {
+        &self.compiled.coordinates
+    }
+
+    /// The parameters' names, in order.
+    pub fn parameters(&self) -> &[String] {
+        &self.compiled.parameters
+    }
+
+    /// The value of parameter `name`, if it has one.
+    ///
+    /// # Errors
+    /// [`ModelError::UnknownParameter`].
+    pub fn parameter(&self, name: &str) -> Result<Option<f64>, ModelError> {
+        Ok(self.values[self.parameter_index(name)?])
+    }
+
+    /// Sets parameter `name` to `value` for the following evaluations.
+    ///
+    /// # Errors
+    /// [`ModelError::UnknownParameter`].
+    pub fn set_parameter(&mut self, name: &str, value: f64) -> Result<(), ModelError> {
+        let i = self.parameter_index(name)?;
+        self.values[i] = Some(value);
+        Ok(())
+    }
+
+    fn parameter_index(&self, name: &str) -> Result<usize, ModelError> {
+        let c = &self.compiled;
+        (c.parameters.iter().position(|p| p == name)).ok_or_else(|| ModelError::UnknownParameter {
+            name: name.to_string(),
+            model: c.name.clone(),
+            parameters: c.parameters.join(", "),
+        })
+    }
+
+    /// The inputs' names (joint efforts of a URDF robot, a model's `inputs`), k of them.
+    pub fn inputs(&self) -> &[String] {
+        &self.compiled.inputs
+    }
+
+    /// Sets the inputs u (k entries) held for the following evaluations; zero at first.
+    ///
+    /// # Errors
+    /// [`ModelError::Length`] when `u` does not have k entries.
+    pub fn set_inputs(&mut self, u: &[f64]) -> Result<(), ModelError> {
+        self.check("u", self.u.len(), u.len())?;
+        self.u.copy_from_slice(u);
+        Ok(())
+    }
+
+    /// The names of the columns of [`Model::outputs`]: `name` for a scalar output,
+    /// `name.x`, `name.y`, `name.z` for a vector one.
+    pub fn output_columns(&self) -> &[String] {
+        &self.compiled.output_columns
+    }
+
+    fn check(&self, what: &'static str, expected: usize, given: usize) -> Result<(), ModelError> {
+        if expected == given {
+            return Ok(());
+        }
+        Err(ModelError::Length {
+            what,
+            expected,
+            given,
+            model: self.compiled.name.clone(),
+        })
+    }
+
+    fn kind(&self, hamiltonian: bool) -> Result<(), ModelError> {
+        if self.compiled.hamiltonian == hamiltonian {
+            return Ok(());
+        }
+        Err(ModelError::WrongKind {
+            wanted: if hamiltonian {
+                "Hamiltonian"
+            } else {
+                "Lagrangian"
+            },
+            model: self.compiled.name.clone(),
+        })
+    }
+
+    /// Every parameter's value, in order.
+    fn parameter_values(&self) -> Result<Vec<f64>, ModelError> {
+        let c = &self.compiled;
+        (self.values.iter().zip(&c.parameters))
+            .map(|(value, name)| {
+                value.ok_or_else(|| ModelError::MissingParameter {
+                    name: name.clone(),
+                    model: c.name.clone(),
+                })
+            })
+            .collect()
+    }
+
+    /// Runs `f` with the tape inputs at (q, v, t), v = q̇ or p, after checking the lengths
+    /// and the parameters.
+    fn at<R>(
+        &self,
+        q: &[f64],
+        v: &[f64],
+        t: f64,
+        hamiltonian: Option<bool>,
+        f: impl FnOnce(&TapeInputs) -> R,
+    ) -> Result<R, ModelError> {
+        let c = &self.compiled;
+        self.check("q", self.n(), q.len())?;
+        self.check(if c.hamiltonian { "p" } else { "qd" }, self.n(), v.len())?;
+        if let Some(hamiltonian) = hamiltonian {
+            self.kind(hamiltonian)?;
+        }
+        let params = self.parameter_values()?;
+        let (qd, p) = if c.hamiltonian {
+            (&[][..], v)
+        } else {
+            (v, &[][..])
+        };
+        let inputs = TapeInputs {
+            q,
+            qd,
+            p,
+            t,
+            params: &params,
+            u: &self.u,
+            ..TapeInputs::default()
+        };
+        Ok(f(&inputs))
+    }
+
+    /// The five blocks of the terms of a model of the kind `hamiltonian` at (q, v, t).
+    fn term_blocks(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        t: f64,
+        hamiltonian: bool,
+    ) -> Result<[DMatrix<f64>; 5], ModelError> {
+        let (n, m) = (self.n(), self.m());
+        let shapes = if hamiltonian {
+            [(n, 1), (n, 1), (n, n), (m, n), (m, 1)]
+        } else {
+            [(n, n), (n, 1), (m, n), (m, 1), (n, 1)]
+        };
+        self.at(q.as_slice(), v.as_slice(), t, Some(hamiltonian), |inputs| {
+            matrices(&self.compiled.terms, inputs, shapes)
+        })
+    }
+
+    /// M, Q, A, b and C of a Lagrangian model at (q, q̇, t): n × n, n, m × n, m, n (C `None`
+    /// for ideal constraints).
+    ///
+    /// # Errors
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`].
+    pub fn terms(
+        &self,
+        q: &DVector<f64>,
+        qd: &DVector<f64>,
+        t: f64,
+    ) -> Result<DynamicLagrangianTerms, ModelError> {
+        let [mass_matrix, generalized_force, constraint_matrix, constraint_rhs, nonideal_force] =
+            self.term_blocks(q, qd, t, false)?;
+        Ok(DynamicLagrangianTerms {
+            mass_matrix,
+            generalized_force: generalized_force.column(0).into_owned(),
+            constraint_matrix,
+            constraint_rhs: constraint_rhs.column(0).into_owned(),
+            nonideal_force: (self.compiled.nonideal).then(|| nonideal_force.column(0).into_owned()),
+        })
+    }
+
+    /// The generalized acceleration q̈ at (q, q̇, t) by the Udwadia–Kalaba equation
+    /// (`udk_runtime::acceleration_dyn` with default options), n entries.
+    ///
+    /// # Errors
+    /// As [`Model::terms`], and the kernel's [`udk_runtime::Error`] (a singular M with A, …).
+    pub fn acceleration(
+        &self,
+        q: &DVector<f64>,
+        qd: &DVector<f64>,
+        t: f64,
+    ) -> Result<DVector<f64>, ModelError> {
+        let terms = self.terms(q, qd, t)?;
+        Ok(udk_runtime::acceleration_dyn(
+            terms.view(),
+            &Options::default(),
+        )?)
+    }
+
+    /// The constraint force Qᶜ = M q̈ − Q − C at (q, q̇, t), n entries.
+    ///
+    /// # Errors
+    /// As [`Model::acceleration`].
+    pub fn constraint_force(
+        &self,
+        q: &DVector<f64>,
+        qd: &DVector<f64>,
+        t: f64,
+    ) -> Result<DVector<f64>, ModelError> {
+        let terms = self.terms(q, qd, t)?;
+        Ok(udk_runtime::constraint_force_dyn(
+            terms.view(),
+            &Options::default(),
+        )?)
+    }
+
+    /// q̈ and its exact Jacobians ∂q̈/∂q, ∂q̈/∂q̇ (n × n) and ∂q̈/∂u (n × k) at (q, q̇, t), from
+    /// the symbolic residual Jacobians (compiled on the first call) through
+    /// `udk_runtime::jacobian::acceleration_jacobian_dyn`, as the generated
+    /// `acceleration_jacobian`.
+    ///
+    /// # Errors
+    /// As [`Model::acceleration`]; `RankChange` where the rank of A or [M; A] changes;
+    /// `JacobianUnavailable` for a model beyond `udk_symbolic::limits::MAX_JACOBIAN_COST`;
+    /// [`ModelError::Jit`] when Cranelift fails on the Jacobians.
+    pub fn acceleration_jacobian(
+        &self,
+        q: &DVector<f64>,
+        qd: &DVector<f64>,
+        t: f64,
+    ) -> Result<AccelerationJacobianDyn, ModelError> {
+        let terms = self.terms(q, qd, t)?;
+        let c = &self.compiled;
+        let jacobians = c.jacobians.get_or_init(|| {
+            let Equations::Lagrangian(e) = &c.derivation.equations else {
+                return Ok(None);
+            };
+            let Some(j) = &e.jacobians else {
+                return Ok(None);
+            };
+            let blocks = j.residual_blocks().map(|(_, m)| Block::matrix(m));
+            let name = format!("residual Jacobians of `{}`", c.name);
+            Scatter::new(&c.derivation.pool, &blocks, &name, c.backend).map(Some)
+        });
+        let jacobians = jacobians.as_ref().map_err(|e| e.clone())?.as_ref().ok_or(
+            udk_runtime::Error::JacobianUnavailable {
+                what: "the acceleration Jacobian",
+            },
+        )?;
+        let params = self.parameter_values()?;
+        let jacobian =
+            acceleration_jacobian_dyn(terms.view(), &Options::default(), |qdd, lambda| {
+                let inputs = TapeInputs {
+                    q: q.as_slice(),
+                    qd: qd.as_slice(),
+                    qdd: qdd.as_slice(),
+                    t,
+                    params: &params,
+                    u: &self.u,
+                    lambda: lambda.as_slice(),
+                    ..TapeInputs::default()
+                };
+                let (n, m, k) = (self.n(), self.m(), self.u.len());
+                let [r_q, r_qd, r_u, g_q, g_qd, g_u] = matrices(
+                    jacobians,
+                    &inputs,
+                    [(n, n), (n, n), (n, k), (m, n), (m, n), (m, k)],
+                );
+                ResidualJacobiansDyn {
+                    r_q,
+                    r_qd,
+                    r_u,
+                    g_q,
+                    g_qd,
+                    g_u,
+                }
+            })?;
+        Ok(jacobian)
+    }
+
+    /// H_p, H_q, H_pp, A_p and b_p of a Hamiltonian model at (q, p, t).
+    ///
+    /// # Errors
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`].
+    pub fn hamiltonian_terms(
+        &self,
+        q: &DVector<f64>,
+        p: &DVector<f64>,
+        t: f64,
+    ) -> Result<DynamicHamiltonianTerms, ModelError> {
+        let [h_p, h_q, h_pp, a_p, b_p] = self.term_blocks(q, p, t, true)?;
+        Ok(DynamicHamiltonianTerms {
+            h_p: h_p.column(0).into_owned(),
+            h_q: h_q.column(0).into_owned(),
+            h_pp,
+            a_p,
+            b_p: b_p.column(0).into_owned(),
+        })
+    }
+
+    /// The momentum rate ṗ of a Hamiltonian model at (q, p, t) (Udwadia 2016, eq 36), n
+    /// entries.
+    ///
+    /// # Errors
+    /// As [`Model::hamiltonian_terms`], and the kernel's [`udk_runtime::Error`].
+    pub fn momentum_rate(
+        &self,
+        q: &DVector<f64>,
+        p: &DVector<f64>,
+        t: f64,
+    ) -> Result<DVector<f64>, ModelError> {
+        let h = self.hamiltonian_terms(q, p, t)?;
+        Ok(udk_runtime::hamiltonian::momentum_rate_dyn(
+            &h.h_q,
+            &h.h_pp,
+            &h.a_p,
+            &h.b_p,
+            &Options::default(),
+        )?)
+    }
+
+    /// The model's outputs at (q, v, t), v = q̇ or p: the components of each, in the order
+    /// of [`Model::output_columns`].
+    ///
+    /// # Errors
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`].
+    pub fn outputs(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        t: f64,
+    ) -> Result<DVector<f64>, ModelError> {
+        let function = &self.compiled.outputs;
+        let mut out = DVector::zeros(function.outputs());
+        self.at(q.as_slice(), v.as_slice(), t, None, |inputs| {
+            let mut regs = vec![0.0; function.registers()];
+            function.eval(inputs, &mut regs, out.as_mut_slice())
+        })?
+        .expect("inputs checked against the model");
+        Ok(out)
+    }
+}
+
+/// `scatter` evaluated at `inputs` (checked against the model) into matrices of `shapes`.
+fn matrices<const K: usize>(
+    scatter: &Scatter,
+    inputs: &TapeInputs,
+    shapes: [(usize, usize); K],
+) -> [DMatrix<f64>; K] {
+    let mut blocks = shapes.map(|(rows, cols)| DMatrix::zeros(rows, cols));
+    let mut buffers = scatter.buffers();
+    scatter
+        .eval(
+            inputs,
+            &mut buffers,
+            blocks.each_mut().map(|b| b.as_mut_slice()),
+        )
+        .expect("inputs checked against the model");
+    blocks
+}

@@ -1,0 +1,188 @@
+//! `udk::Model`, a model compiled at run time: on every example model file the JIT and the
+//! tape give the same terms, q̈ (or ṗ) and outputs bit for bit; known values of small models;
+//! parameters by name; the typed errors; `Send + Sync`.
+
+use std::path::{Path, PathBuf};
+use udk::model::Backend;
+use udk::nalgebra::{dvector, DVector};
+use udk::{Model, ModelError, ModelSpec};
+
+fn models() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/models")
+}
+
+fn pendulum() -> ModelSpec {
+    toml::from_str(
+        r#"
+        name = "Pendulum"
+        coordinates = ["theta"]
+        parameters = [{ name = "m", value = 1.0 }, { name = "l", value = 2.0 }, { name = "g" }]
+        lagrangian = "0.5 * m * l.powi(2) * dot(theta).powi(2) + m * g * l * theta.cos()"
+        outputs = [{ name = "height", value = "-l * theta.cos()" }]
+        "#,
+    )
+    .unwrap()
+}
+
+#[test]
+fn a_model_is_send_and_sync() {
+    fn shared<T: Send + Sync>() {}
+    shared::<Model>();
+}
+
+#[test]
+fn the_pendulum_swings_as_g_over_l_sin_theta_and_parameters_are_set_by_name() {
+    let mut model = Model::from_spec(pendulum(), Path::new(".")).unwrap();
+    let (q, qd) = (dvector![0.7], dvector![0.4]);
+    assert!(matches!(
+        model.acceleration(&q, &qd, 0.0),
+        Err(ModelError::MissingParameter { ref name, .. }) if name == "g"
+    ));
+    model.set_parameter("g", 9.81).unwrap();
+    assert_eq!(model.parameter("l").unwrap(), Some(2.0));
+    let qdd = model.acceleration(&q, &qd, 0.0).unwrap();
+    assert!((qdd[0] + 9.81 / 2.0 * 0.7f64.sin()).abs() < 1e-15);
+    model.set_parameter("l", 0.5).unwrap();
+    let qdd = model.acceleration(&q, &qd, 0.0).unwrap();
+    assert!((qdd[0] + 9.81 / 0.5 * 0.7f64.sin()).abs() < 1e-14);
+    assert_eq!(model.output_columns(), ["height"]);
+    assert_eq!(model.outputs(&q, &qd, 0.0).unwrap()[0], -0.5 * 0.7f64.cos());
+    // No constraint: no constraint force.
+    assert_eq!(model.constraint_force(&q, &qd, 0.0).unwrap(), dvector![0.0]);
+}
+
+#[test]
+fn bad_calls_are_typed_errors() {
+    let mut model = Model::from_spec(pendulum(), Path::new(".")).unwrap();
+    model.set_parameter("g", 9.81).unwrap();
+    let message = model.set_parameter("mass", 1.0).unwrap_err().to_string();
+    assert_eq!(
+        message,
+        "`mass` is not a parameter of `Pendulum` (parameters: m, l, g)"
+    );
+    assert!(matches!(
+        model.acceleration(&dvector![0.1, 0.2], &dvector![0.0], 0.0),
+        Err(ModelError::Length {
+            what: "q",
+            expected: 1,
+            given: 2,
+            ..
+        })
+    ));
+    assert!(matches!(
+        model.set_inputs(&[1.0]),
+        Err(ModelError::Length {
+            what: "u",
+            expected: 0,
+            given: 1,
+            ..
+        })
+    ));
+    assert!(matches!(
+        model.momentum_rate(&dvector![0.1], &dvector![0.0], 0.0),
+        Err(ModelError::WrongKind {
+            wanted: "Hamiltonian",
+            ..
+        })
+    ));
+    let mut spec = pendulum();
+    spec.lagrangian = Some("0.5 * m * dot(theta).powi(2) + k * theta".parse().unwrap());
+    let message = Model::from_spec(spec, Path::new("."))
+        .unwrap_err()
+        .to_string();
+    assert!(message.starts_with("model `Pendulum`: "), "{message}");
+    assert!(message.contains('k'), "{message}");
+    let missing = Model::from_file(&models().join("no_such_model.toml")).unwrap_err();
+    assert!(matches!(missing, ModelError::Read { .. }), "{missing}");
+}
+
+/// The JIT and the tape on one model at a few states: terms, q̈ or ṗ, outputs, bit for bit.
+fn assert_backends_agree(path: &Path) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let spec: ModelSpec = toml::from_str(&text).unwrap();
+    let base = path.parent().unwrap();
+    let jit = Model::from_spec_with(spec.clone(), base, Backend::Jit).unwrap();
+    let tape = Model::from_spec_with(spec, base, Backend::Tape).unwrap();
+    let n = jit.n();
+    for k in 0..3 {
+        let state = |shift: f64| DVector::from_fn(n, |i, _| ((i as f64 + shift) * 0.37).sin());
+        let (q, v, t) = (state(k as f64), state(k as f64 + 0.5), 0.1 * k as f64);
+        let same = |a: &DVector<f64>, b: &DVector<f64>| {
+            a.iter()
+                .zip(b.iter())
+                .all(|(x, y)| x.to_bits() == y.to_bits())
+        };
+        let name = path.display();
+        assert!(same(
+            &jit.outputs(&q, &v, t).unwrap(),
+            &tape.outputs(&q, &v, t).unwrap()
+        ));
+        let (a, b) = if text.contains("hamiltonian =") {
+            let (x, y) = (
+                jit.hamiltonian_terms(&q, &v, t),
+                tape.hamiltonian_terms(&q, &v, t),
+            );
+            assert_eq!(x.unwrap(), y.unwrap(), "{name}");
+            (jit.momentum_rate(&q, &v, t), tape.momentum_rate(&q, &v, t))
+        } else {
+            assert_eq!(
+                jit.terms(&q, &v, t).unwrap(),
+                tape.terms(&q, &v, t).unwrap(),
+                "{name}"
+            );
+            (jit.acceleration(&q, &v, t), tape.acceleration(&q, &v, t))
+        };
+        match (a, b) {
+            (Ok(a), Ok(b)) => assert!(same(&a, &b), "{name}: {a} {b}"),
+            (a, b) => assert_eq!(a.err(), b.err(), "{name}"),
+        }
+    }
+}
+
+#[test]
+fn the_jit_equals_the_tape_on_every_example_model() {
+    let mut count = 0;
+    for entry in std::fs::read_dir(models()).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "toml") {
+            assert_backends_agree(&path);
+            count += 1;
+        }
+    }
+    assert!(count > 20);
+}
+
+#[test]
+fn a_hamiltonian_model_from_its_file_stays_on_its_sphere() {
+    let model = Model::from_file(&models().join("spherical_pendulum_hamiltonian.toml")).unwrap();
+    // On the sphere with p tangent to it: ṗ keeps qᵀp = 0, d(qᵀp)/dt = q̇ᵀp + qᵀṗ = 0.
+    let (q, p) = (dvector![1.2, 0.0, 1.6], dvector![0.0, 1.5, 0.0]);
+    let pd = model.momentum_rate(&q, &p, 0.0).unwrap();
+    let h = model.hamiltonian_terms(&q, &p, 0.0).unwrap();
+    let rate = h.h_p.dot(&p) + q.dot(&pd);
+    assert!(rate.abs() < 1e-13, "{rate:e}");
+    assert_eq!(h.h_p, &p / 1.5);
+}
+
+#[test]
+fn the_acceleration_jacobian_of_a_constrained_model_matches_central_differences() {
+    let model = Model::from_file(&models().join("spherical_pendulum_lagrangian.toml")).unwrap();
+    let (q, qd) = (dvector![1.2, 0.0, -1.6], dvector![0.0, 1.1, 0.0]);
+    let jacobian = model.acceleration_jacobian(&q, &qd, 0.0).unwrap();
+    assert_eq!(
+        jacobian.acceleration,
+        model.acceleration(&q, &qd, 0.0).unwrap()
+    );
+    let h = 1e-6;
+    for j in 0..model.n() {
+        let step = DVector::from_fn(model.n(), |i, _| if i == j { h } else { 0.0 });
+        let qdd = |q: &DVector<f64>, qd: &DVector<f64>| model.acceleration(q, qd, 0.0).unwrap();
+        let wrt_q = (qdd(&(&q + &step), &qd) - qdd(&(&q - &step), &qd)) / (2.0 * h);
+        let wrt_qd = (qdd(&q, &(&qd + &step)) - qdd(&q, &(&qd - &step))) / (2.0 * h);
+        assert!((jacobian.wrt_q.column(j) - wrt_q).amax() < 1e-6, "∂q̈/∂q{j}");
+        assert!(
+            (jacobian.wrt_qd.column(j) - wrt_qd).amax() < 1e-6,
+            "∂q̈/∂q̇{j}"
+        );
+    }
+}

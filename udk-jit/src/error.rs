@@ -1,0 +1,19 @@
+//! The errors of compiling a program.
+
+/// A program that could not be compiled to native code.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum JitError {
+    /// Cranelift has no back end for this host (or rejects its settings): evaluate with the
+    /// tape instead.
+    #[error("no Cranelift back end for this host: {0}")]
+    Unsupported(String),
+    /// Cranelift failed on one function of the program (a bug of the JIT or of Cranelift, or
+    /// a resource limit).
+    #[error("Cranelift failed to compile `{function}`: {message}")]
+    Compile {
+        /// The name of the function: what was compiled and which part of it.
+        function: String,
+        /// Cranelift's message.
+        message: String,
+    },
+}

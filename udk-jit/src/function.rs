@@ -1,0 +1,559 @@
+//! A [`Program`] compiled to native code: [`JitFunction`].
+
+use crate::error::JitError;
+use crate::shims;
+use cranelift_codegen::ir::{
+    types, AbiParam, FuncRef, InstBuilder, MemFlags, Signature, UserFuncName, Value,
+};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use std::collections::HashMap;
+use std::fmt;
+use udk_symbolic::emit::{Op, Program, Step, TapeError, TapeInputs, TapeSizes, Val};
+use udk_symbolic::expr::{ExprId, Func, Pool, Symbol};
+
+/// Computed values per native function: Cranelift's register allocator and its passes grow
+/// faster than linearly on very long functions, so a long program is split into functions of
+/// this many values, which pass values to later ones through the scratch buffer.
+const CHUNK: usize = 2000;
+
+/// One compiled part of a program: `(inputs, t, scratch, out)`, where `inputs` points to the
+/// seven input pointers q, q̇, q̈, p, params, u, λ.
+type Chunk = unsafe extern "C" fn(*const *const f64, f64, *mut f64, *mut f64);
+
+/// The JIT module that owns the code, freed with the [`JitFunction`].
+struct Code(Option<Box<JITModule>>);
+
+// SAFETY: after `finalize_definitions` the module is never used again but to free its memory
+// on drop; the code it owns is immutable and reentrant (it writes only through the pointers
+// it is given), so it may be called from any thread and freed from any thread.
+unsafe impl Send for Code {}
+unsafe impl Sync for Code {}
+
+impl Drop for Code {
+    fn drop(&mut self) {
+        if let Some(module) = self.0.take() {
+            // SAFETY: the chunk pointers into this memory die with the `JitFunction` that
+            // owns this `Code`.
+            unsafe { module.free_memory() };
+        }
+    }
+}
+
+/// A set of outputs compiled to native code by Cranelift: the counterpart of
+/// [`udk_symbolic::emit::Tape`], with the same inputs, buffers and errors.
+///
+/// It executes the same [`Program`] as the tape and the Rust code of
+/// [`emit_rust`](udk_symbolic::emit::emit_rust), step by step: one IEEE-754 operation per
+/// arithmetic value (no fused multiply-add, no reassociation), `sqrt` and `abs` as machine
+/// instructions (correctly rounded, as Rust's), and every other function through Rust's own
+/// `f64` method. Its outputs are therefore bit for bit those of the tape.
+pub struct JitFunction {
+    chunks: Vec<Chunk>,
+    registers: usize,
+    width: usize,
+    values: usize,
+    sizes: TapeSizes,
+    _code: Code,
+}
+
+impl fmt::Debug for JitFunction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JitFunction")
+            .field("functions", &self.chunks.len())
+            .field("values", &self.values)
+            .field("registers", &self.registers)
+            .field("outputs", &self.width)
+            .finish()
+    }
+}
+
+impl JitFunction {
+    /// Compiles `outputs` of `pool`, lowered by [`Program::new`]; `name` names the result in
+    /// errors.
+    ///
+    /// # Errors
+    /// [`JitError::Unsupported`] when Cranelift has no back end for the host,
+    /// [`JitError::Compile`] naming the part of `name` that Cranelift failed on.
+    pub fn compile(pool: &Pool, outputs: &[ExprId], name: &str) -> Result<Self, JitError> {
+        Self::from_program(&Program::new(pool, outputs), name)
+    }
+
+    /// Compiles `program`; `name` names the result in errors.
+    ///
+    /// # Errors
+    /// As [`JitFunction::compile`].
+    pub fn from_program(program: &Program, name: &str) -> Result<Self, JitError> {
+        let layout = Layout::new(program);
+        let mut module = module()?;
+        let mut imports = Imports::declare(&mut module, name)?;
+        let mut ctx = module.make_context();
+        let mut builder_ctx = FunctionBuilderContext::new();
+        let signature = chunk_signature(&module);
+        let mut ids = Vec::with_capacity(layout.groups.len());
+        for (c, group) in layout.groups.iter().enumerate() {
+            let function = format!("{name}, part {} of {}", c + 1, layout.groups.len());
+            let fail = |e: &dyn fmt::Display| JitError::Compile {
+                function: function.clone(),
+                message: e.to_string(),
+            };
+            let id = module
+                .declare_function(&format!("udk_jit_part_{c}"), Linkage::Local, &signature)
+                .map_err(|e| fail(&e))?;
+            ctx.func.signature = signature.clone();
+            ctx.func.name = UserFuncName::user(0, id.as_u32());
+            Emitter {
+                program,
+                layout: &layout,
+                chunk: c as u32,
+                builder: FunctionBuilder::new(&mut ctx.func, &mut builder_ctx),
+                module: &mut module,
+                imports: &mut imports,
+                local: HashMap::new(),
+                bases: [None; 7],
+                params: [Value::from_u32(0); 4],
+            }
+            .emit(group);
+            module
+                .define_function(id, &mut ctx)
+                .map_err(|e| fail(&format!("{e:?}")))?;
+            module.clear_context(&mut ctx);
+            ids.push(id);
+        }
+        module
+            .finalize_definitions()
+            .map_err(|e| JitError::Compile {
+                function: name.to_string(),
+                message: e.to_string(),
+            })?;
+        let chunks = ids
+            .iter()
+            .map(|&id| {
+                let code = module.get_finalized_function(id);
+                // SAFETY: `code` was defined with `chunk_signature`, the C calling convention
+                // of the host, which is `Chunk`'s.
+                unsafe { std::mem::transmute::<*const u8, Chunk>(code) }
+            })
+            .collect();
+        Ok(JitFunction {
+            chunks,
+            registers: layout.slots,
+            width: program.outputs.len(),
+            values: program.steps.len(),
+            sizes: program.required(),
+            _code: Code(Some(Box::new(module))),
+        })
+    }
+
+    /// Number of outputs.
+    pub fn outputs(&self) -> usize {
+        self.width
+    }
+
+    /// Length of the scratch buffer [`JitFunction::eval`] needs: the values passed from one
+    /// native function to a later one (0 for a program of one function).
+    pub fn registers(&self) -> usize {
+        self.registers
+    }
+
+    /// Number of native functions the program was split into.
+    pub fn functions(&self) -> usize {
+        self.chunks.len()
+    }
+
+    /// How many entries of each input kind the code reads.
+    pub fn required(&self) -> TapeSizes {
+        self.sizes
+    }
+
+    /// Evaluates the outputs at `inputs` into `out`, using `regs` as scratch; allocates
+    /// nothing. The same contract as [`Tape::eval`](udk_symbolic::emit::Tape::eval).
+    ///
+    /// # Errors
+    /// [`TapeError`] if a buffer or an input slice is too short; nothing is written then.
+    pub fn eval(
+        &self,
+        inputs: &TapeInputs<'_>,
+        regs: &mut [f64],
+        out: &mut [f64],
+    ) -> Result<(), TapeError> {
+        (self.sizes).check_call(
+            inputs,
+            (self.registers, regs.len()),
+            (self.width, out.len()),
+        )?;
+        let pointers = [
+            inputs.q.as_ptr(),
+            inputs.qd.as_ptr(),
+            inputs.qdd.as_ptr(),
+            inputs.p.as_ptr(),
+            inputs.params.as_ptr(),
+            inputs.u.as_ptr(),
+            inputs.lambda.as_ptr(),
+        ];
+        for chunk in &self.chunks {
+            // SAFETY: the code reads input i of a kind only for i below `self.sizes` (checked
+            // above), scratch slots below `self.registers` and outputs below `self.width`.
+            unsafe {
+                chunk(
+                    pointers.as_ptr(),
+                    inputs.t,
+                    regs.as_mut_ptr(),
+                    out.as_mut_ptr(),
+                )
+            };
+        }
+        Ok(())
+    }
+}
+
+/// The JIT module for the host, with the shims as its symbols.
+fn module() -> Result<JITModule, JitError> {
+    let unsupported = |e: &dyn fmt::Display| JitError::Unsupported(e.to_string());
+    let mut flags = settings::builder();
+    for (flag, value) in [
+        ("use_colocated_libcalls", "false"),
+        ("is_pic", "false"),
+        ("opt_level", "speed"),
+        (
+            "enable_verifier",
+            if cfg!(debug_assertions) {
+                "true"
+            } else {
+                "false"
+            },
+        ),
+    ] {
+        flags.set(flag, value).map_err(|e| unsupported(&e))?;
+    }
+    let isa = cranelift_native::builder()
+        .map_err(|e| unsupported(&e))?
+        .finish(settings::Flags::new(flags))
+        .map_err(|e| unsupported(&e))?;
+    let mut builder = JITBuilder::with_isa(isa, default_libcall_names());
+    for (symbol, shim) in Func::ALL.into_iter().filter_map(shims::unary) {
+        builder.symbol(symbol, shim as *const u8);
+    }
+    builder.symbol("udk_jit_powi", shims::powi as *const u8);
+    builder.symbol("udk_jit_powf", shims::powf as *const u8);
+    builder.symbol("udk_jit_atan2", shims::atan2 as *const u8);
+    Ok(JITModule::new(builder))
+}
+
+fn chunk_signature(module: &JITModule) -> Signature {
+    let pointer = module.target_config().pointer_type();
+    let mut s = module.make_signature();
+    s.params.push(AbiParam::new(pointer));
+    s.params.push(AbiParam::new(types::F64));
+    s.params.push(AbiParam::new(pointer));
+    s.params.push(AbiParam::new(pointer));
+    s
+}
+
+/// The shims declared in the module.
+struct Imports {
+    unary: HashMap<Func, FuncId>,
+    powi: FuncId,
+    powf: FuncId,
+    atan2: FuncId,
+}
+
+impl Imports {
+    fn declare(module: &mut JITModule, name: &str) -> Result<Self, JitError> {
+        let signature = |params: &[types::Type]| {
+            let mut s = module.make_signature();
+            s.params.extend(params.iter().map(|&t| AbiParam::new(t)));
+            s.returns.push(AbiParam::new(types::F64));
+            s
+        };
+        let (f_f, f_ff, f_fi) = (
+            signature(&[types::F64]),
+            signature(&[types::F64, types::F64]),
+            signature(&[types::F64, types::I32]),
+        );
+        let mut declare = |symbol: &str, s: &Signature| {
+            module
+                .declare_function(symbol, Linkage::Import, s)
+                .map_err(|e| JitError::Compile {
+                    function: format!("{name}, import of {symbol}"),
+                    message: e.to_string(),
+                })
+        };
+        let mut unary = HashMap::new();
+        for f in Func::ALL {
+            if let Some((symbol, _)) = shims::unary(f) {
+                unary.insert(f, declare(symbol, &f_f)?);
+            }
+        }
+        Ok(Imports {
+            unary,
+            powi: declare("udk_jit_powi", &f_fi)?,
+            powf: declare("udk_jit_powf", &f_ff)?,
+            atan2: declare("udk_jit_atan2", &f_ff)?,
+        })
+    }
+}
+
+/// How a program is split into native functions and what passes between them.
+struct Layout {
+    /// The non-leaf steps of each function, in order (at least one function).
+    groups: Vec<Vec<Step>>,
+    /// The function computing each non-leaf value (`u32::MAX` for leaves).
+    chunk_of: Vec<u32>,
+    /// The scratch slot of each value used by a later function than its own (`u32::MAX` else).
+    slot: Vec<u32>,
+    /// Number of scratch slots.
+    slots: usize,
+    /// (output index, value) of the outputs each function writes: those of the values it
+    /// computes, and the leaf outputs in the first function.
+    outputs: Vec<Vec<(usize, Val)>>,
+}
+
+impl Layout {
+    fn new(program: &Program) -> Self {
+        let ops = &program.ops;
+        let mut chunk_of = vec![u32::MAX; ops.len()];
+        let mut groups: Vec<Vec<Step>> = vec![Vec::new()];
+        for &step in &program.steps {
+            let defined: &[Val] = match step {
+                Step::Op(v) if ops[v as usize].is_leaf() => continue,
+                Step::Op(ref v) => std::slice::from_ref(v),
+                Step::SinCos {
+                    ref sin, ref cos, ..
+                } => &[*sin, *cos],
+            };
+            if groups.last().is_some_and(|g| g.len() >= CHUNK) {
+                groups.push(Vec::new());
+            }
+            let c = groups.len() - 1;
+            for &v in defined {
+                chunk_of[v as usize] = c as u32;
+            }
+            groups[c].push(step);
+        }
+        let mut slot = vec![u32::MAX; ops.len()];
+        let mut slots = 0usize;
+        for (c, group) in groups.iter().enumerate() {
+            for &step in group {
+                let operands: Vec<Val> = match step {
+                    Step::Op(v) => ops[v as usize].operands().collect(),
+                    Step::SinCos { arg, .. } => vec![arg],
+                };
+                for w in operands {
+                    let from = chunk_of[w as usize];
+                    if from != u32::MAX && from as usize != c && slot[w as usize] == u32::MAX {
+                        slot[w as usize] = slots as u32;
+                        slots += 1;
+                    }
+                }
+            }
+        }
+        let mut outputs = vec![Vec::new(); groups.len()];
+        for (k, &v) in program.outputs.iter().enumerate() {
+            let c = chunk_of[v as usize];
+            let c = if c == u32::MAX { 0 } else { c as usize };
+            outputs[c].push((k, v));
+        }
+        Layout {
+            groups,
+            chunk_of,
+            slot,
+            slots,
+            outputs,
+        }
+    }
+}
+
+/// Writes one native function of a program.
+struct Emitter<'a, 'f> {
+    program: &'a Program,
+    layout: &'a Layout,
+    chunk: u32,
+    builder: FunctionBuilder<'f>,
+    module: &'a mut JITModule,
+    imports: &'a mut Imports,
+    /// The SSA value of each program value available in this function.
+    local: HashMap<Val, Value>,
+    /// The pointers q, q̇, q̈, p, params, u, λ, loaded on first use.
+    bases: [Option<Value>; 7],
+    /// The parameters (inputs, t, scratch, out).
+    params: [Value; 4],
+}
+
+/// Memory that the code reads and writes: aligned, never trapping (checked by the caller).
+fn flags() -> MemFlags {
+    MemFlags::trusted()
+}
+
+impl Emitter<'_, '_> {
+    fn emit(mut self, group: &[Step]) {
+        let block = self.builder.create_block();
+        self.builder.append_block_params_for_function_params(block);
+        self.builder.switch_to_block(block);
+        self.builder.seal_block(block);
+        let params = self.builder.block_params(block);
+        self.params = [params[0], params[1], params[2], params[3]];
+        for &step in group {
+            match step {
+                Step::Op(v) => {
+                    let x = self.op(self.program.ops[v as usize]);
+                    self.define(v, x);
+                }
+                Step::SinCos { arg, sin, cos } => {
+                    let a = self.value(arg);
+                    let s = self.call(self.imports.unary[&Func::Sin], &[a]);
+                    let c = self.call(self.imports.unary[&Func::Cos], &[a]);
+                    self.define(sin, s);
+                    self.define(cos, c);
+                }
+            }
+        }
+        for &(k, v) in &self.layout.outputs[self.chunk as usize] {
+            let x = self.value(v);
+            let out = self.params[3];
+            self.store(x, out, k);
+        }
+        self.builder.ins().return_(&[]);
+        self.builder.finalize();
+    }
+
+    /// Records `x` as value `v`, and stores it in its scratch slot if a later function reads it.
+    fn define(&mut self, v: Val, x: Value) {
+        self.local.insert(v, x);
+        let slot = self.layout.slot[v as usize];
+        if slot != u32::MAX {
+            let scratch = self.params[2];
+            self.store(x, scratch, slot as usize);
+        }
+    }
+
+    /// The SSA value of program value `v`: computed here, a leaf (materialized on first use),
+    /// or read from the scratch slot an earlier function wrote.
+    fn value(&mut self, v: Val) -> Value {
+        if let Some(&x) = self.local.get(&v) {
+            return x;
+        }
+        let x = match self.program.ops[v as usize] {
+            Op::Const(bits) => self.builder.ins().f64const(f64::from_bits(bits)),
+            Op::Load(s) => self.input(s),
+            _ => {
+                debug_assert_ne!(self.layout.chunk_of[v as usize], self.chunk);
+                let scratch = self.params[2];
+                self.load(scratch, self.layout.slot[v as usize] as usize)
+            }
+        };
+        self.local.insert(v, x);
+        x
+    }
+
+    fn input(&mut self, s: Symbol) -> Value {
+        let (kind, i) = match s {
+            Symbol::Time => return self.params[1],
+            Symbol::Coordinate(i) => (0, i),
+            Symbol::Velocity(i) => (1, i),
+            Symbol::Acceleration(i) => (2, i),
+            Symbol::Momentum(i) => (3, i),
+            Symbol::Parameter(i) => (4, i),
+            Symbol::Input(i) => (5, i),
+            Symbol::Multiplier(i) => (6, i),
+        };
+        let base = match self.bases[kind] {
+            Some(base) => base,
+            None => {
+                let pointer = self.module.target_config().pointer_type();
+                let inputs = self.params[0];
+                let bytes = pointer.bytes() as usize;
+                let base = self.at(inputs, kind * bytes, pointer);
+                self.bases[kind] = Some(base);
+                base
+            }
+        };
+        self.load(base, i)
+    }
+
+    /// The f64 at index `i` of the array at `base`.
+    fn load(&mut self, base: Value, i: usize) -> Value {
+        self.at(base, i * 8, types::F64)
+    }
+
+    fn at(&mut self, base: Value, offset: usize, ty: types::Type) -> Value {
+        let (base, offset) = self.address(base, offset);
+        self.builder.ins().load(ty, flags(), base, offset)
+    }
+
+    fn store(&mut self, x: Value, base: Value, i: usize) {
+        let (base, offset) = self.address(base, i * 8);
+        self.builder.ins().store(flags(), x, base, offset);
+    }
+
+    /// `base + offset` as a base and an immediate offset that fits the instruction.
+    fn address(&mut self, base: Value, offset: usize) -> (Value, i32) {
+        match i32::try_from(offset) {
+            Ok(offset) => (base, offset),
+            Err(_) => (self.builder.ins().iadd_imm(base, offset as i64), 0),
+        }
+    }
+
+    fn call(&mut self, id: FuncId, args: &[Value]) -> Value {
+        let callee: FuncRef = self.module.declare_func_in_func(id, self.builder.func);
+        let call = self.builder.ins().call(callee, args);
+        self.builder.inst_results(call)[0]
+    }
+
+    fn op(&mut self, op: Op) -> Value {
+        match op {
+            Op::Const(_) | Op::Load(_) => unreachable!("leaves are materialized on use"),
+            Op::Add(a, b) => {
+                let (a, b) = (self.value(a), self.value(b));
+                self.builder.ins().fadd(a, b)
+            }
+            Op::Sub(a, b) => {
+                let (a, b) = (self.value(a), self.value(b));
+                self.builder.ins().fsub(a, b)
+            }
+            Op::Mul(a, b) => {
+                let (a, b) = (self.value(a), self.value(b));
+                self.builder.ins().fmul(a, b)
+            }
+            Op::Div(a, b) => {
+                let (a, b) = (self.value(a), self.value(b));
+                self.builder.ins().fdiv(a, b)
+            }
+            Op::Neg(a) => {
+                let a = self.value(a);
+                self.builder.ins().fneg(a)
+            }
+            Op::Powi(a, 2) => {
+                let a = self.value(a);
+                self.builder.ins().fmul(a, a)
+            }
+            Op::Powi(a, k) => {
+                let a = self.value(a);
+                let k = self.builder.ins().iconst(types::I32, i64::from(k));
+                self.call(self.imports.powi, &[a, k])
+            }
+            Op::Powf(a, b) => {
+                let (a, b) = (self.value(a), self.value(b));
+                self.call(self.imports.powf, &[a, b])
+            }
+            Op::Atan2(y, x) => {
+                let (y, x) = (self.value(y), self.value(x));
+                self.call(self.imports.atan2, &[y, x])
+            }
+            Op::Call(Func::Sqrt, a) => {
+                let a = self.value(a);
+                self.builder.ins().sqrt(a)
+            }
+            Op::Call(Func::Abs, a) => {
+                let a = self.value(a);
+                self.builder.ins().fabs(a)
+            }
+            Op::Call(f, a) => {
+                let a = self.value(a);
+                self.call(self.imports.unary[&f], &[a])
+            }
+        }
+    }
+}

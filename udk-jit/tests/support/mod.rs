@@ -1,0 +1,29 @@
+//! What the tests and the timing example share: a model derived from its file.
+
+use std::path::Path;
+use udk_symbolic::urdf::UrdfSource;
+use udk_symbolic::{Derivation, ModelSpec};
+
+/// The derivation of a model file (TOML, its URDF relative to it) or of a URDF robot with the
+/// default options.
+pub fn derive(path: &Path) -> Derivation {
+    let mut spec: ModelSpec = if path.extension().is_some_and(|e| e == "urdf") {
+        ModelSpec {
+            name: "Robot".into(),
+            urdf: Some(UrdfSource {
+                path: path.file_name().unwrap().to_string_lossy().into_owned(),
+                gravity: None,
+                joint_damping: false,
+                mimic: false,
+                span: proc_macro2::Span::call_site(),
+            }),
+            ..ModelSpec::default()
+        }
+    } else {
+        toml::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    };
+    udk_symbolic::limits::on_large_stack(|| {
+        udk_symbolic::urdf::expand(&mut spec, path.parent().unwrap()).unwrap();
+        udk_symbolic::derive(&spec).unwrap_or_else(|e| panic!("{}: {e:?}", path.display()))
+    })
+}
