@@ -23,7 +23,7 @@ use udk_runtime::jacobian::{
 use udk_runtime::simulate::{DynamicHamiltonianTerms, DynamicLagrangianTerms};
 use udk_runtime::Options;
 use udk_symbolic::emit::TapeInputs;
-use udk_symbolic::urdf::UrdfSource;
+use udk_symbolic::urdf::{InertiaCheck, UrdfSource};
 use udk_symbolic::{Derivation, Equations};
 
 /// The options of a robot read from a URDF file (the `urdf` key of a model file).
@@ -35,6 +35,10 @@ pub struct UrdfOptions {
     pub joint_damping: bool,
     /// Whether each `<mimic>` joint becomes a holonomic constraint.
     pub mimic: bool,
+    /// What to do with an inertia tensor that is not positive semidefinite beyond rounding:
+    /// refuse the file (the default) or repair the tensor
+    /// ([`udk_symbolic::urdf::InertiaCheck`]).
+    pub inertia: InertiaCheck,
 }
 
 /// What a model compiles to: shared by the clones of a [`Model`].
@@ -158,6 +162,7 @@ impl Model {
                 gravity: options.gravity,
                 joint_damping: options.joint_damping,
                 mimic: options.mimic,
+                inertia: options.inertia,
                 span: proc_macro2::Span::call_site(),
             }),
             ..ModelSpec::default()

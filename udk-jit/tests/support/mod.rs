@@ -15,6 +15,7 @@ pub fn derive(path: &Path) -> Derivation {
                 gravity: None,
                 joint_damping: false,
                 mimic: false,
+                inertia: udk_symbolic::urdf::InertiaCheck::Strict,
                 span: proc_macro2::Span::call_site(),
             }),
             ..ModelSpec::default()
