@@ -34,7 +34,9 @@ mod csv;
 mod dynamic;
 mod dynamics;
 mod error;
+mod events;
 mod integrate;
+mod locate;
 mod options;
 mod plot;
 mod stabilization;
@@ -48,7 +50,11 @@ pub use dynamic::{
     DynamicHamiltonianTerms, DynamicLagrangianSystem, DynamicLagrangianTerms,
 };
 pub use error::{ConstraintLevel, FailedState, SimulationError, Violation};
-pub use integrate::{simulate_hamiltonian, simulate_lagrangian};
+pub use events::{Action, Direction, Event, EventLimits, EventRecord, GuardFunction, ResetMap};
+pub use integrate::{
+    simulate_hamiltonian, simulate_hamiltonian_with_events, simulate_lagrangian,
+    simulate_lagrangian_with_events,
+};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
 pub use plot::PlotOptions;
 pub use summary::{Report, Showcase, Summary};

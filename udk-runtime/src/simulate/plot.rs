@@ -324,6 +324,7 @@ mod tests {
             samples,
             stats: Stats::default(),
             outputs: Default::default(),
+            events: Vec::new(),
         }
     }
 
