@@ -56,7 +56,12 @@ pub struct Event<'a, const N: usize> {
     pub(super) direction: Direction,
     pub(super) guard: Box<GuardFunction<'a, N>>,
     pub(super) action: Action<'a, N>,
+    pub(super) condition: Option<Box<Condition<'a, N>>>,
 }
+
+/// A condition c(t, q, v) on the state at a crossing: the event fires only where it holds.
+pub type Condition<'a, const N: usize> =
+    dyn Fn(f64, &SVector<f64, N>, &SVector<f64, N>) -> bool + 'a;
 
 impl<'a, const N: usize> Event<'a, N> {
     /// An event named `name` that fires when `guard` crosses zero in `direction`, and does
@@ -72,6 +77,20 @@ impl<'a, const N: usize> Event<'a, N> {
             direction,
             guard: Box::new(guard),
             action,
+            condition: None,
+        }
+    }
+
+    /// The same event, firing only at crossings where `condition`(t, q, v) holds (the heel
+    /// strike of a walker, not the scuffing of its swing foot at mid-stance); the run goes
+    /// through the other crossings as if there were none, and does not log them.
+    pub fn when(
+        self,
+        condition: impl Fn(f64, &SVector<f64, N>, &SVector<f64, N>) -> bool + 'a,
+    ) -> Self {
+        Self {
+            condition: Some(Box::new(condition)),
+            ..self
         }
     }
 
@@ -94,6 +113,11 @@ impl<'a, const N: usize> Event<'a, N> {
     /// The event's name.
     pub fn name(&self) -> &str {
         &self.name
+    }
+
+    /// Whether the event's condition holds at (t, q, v) (always without one).
+    pub(super) fn holds(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> bool {
+        self.condition.as_ref().is_none_or(|c| c(t, q, v))
     }
 
     /// g at (t, q, v).
@@ -127,6 +151,7 @@ impl<const N: usize> std::fmt::Debug for Event<'_, N> {
             .field("name", &self.name)
             .field("direction", &self.direction)
             .field("action", &action)
+            .field("conditional", &self.condition.is_some())
             .finish()
     }
 }

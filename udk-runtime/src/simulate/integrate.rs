@@ -597,7 +597,8 @@ where
     }
 
     /// Locates `crossing` on the flow, logs the event and acts on it: the state to go on from
-    /// at the event time, or `None` after a stop.
+    /// at the event time, or `None` after a stop. A crossing where the event's condition does
+    /// not hold is passed through: the run goes on from it, nothing logged.
     ///
     /// # Errors
     /// A failed piece or evaluation, a failed reset, a burst of events over the limits.
@@ -628,6 +629,12 @@ where
         };
         let (t, x) = locate(&self.watched[crossing.index], crossing, flow)?;
         let before = split(&x);
+        if !event.holds(t, &before.0, &before.1) {
+            for watched in self.watched {
+                watched.restart.set(None);
+            }
+            return Ok(Some((t, x)));
+        }
         let after = match &event.action {
             Action::Reset(reset) => (reset(t, &before.0, &before.1))
                 .and_then(|(q, v)| finite(&join(&q, &v), "state after the reset").map(|_| (q, v)))

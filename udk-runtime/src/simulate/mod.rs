@@ -50,7 +50,9 @@ pub use dynamic::{
     DynamicHamiltonianTerms, DynamicLagrangianSystem, DynamicLagrangianTerms,
 };
 pub use error::{ConstraintLevel, FailedState, SimulationError, Violation};
-pub use events::{Action, Direction, Event, EventLimits, EventRecord, GuardFunction, ResetMap};
+pub use events::{
+    Action, Condition, Direction, Event, EventLimits, EventRecord, GuardFunction, ResetMap,
+};
 pub use integrate::{
     simulate_hamiltonian, simulate_hamiltonian_with_events, simulate_lagrangian,
     simulate_lagrangian_with_events,
