@@ -12,7 +12,7 @@
 //! - [`factored`]: the same equation from a = M⁻¹(Q + C) and W = M⁻¹Aᵀ, for trees whose
 //!   generated code forms them in O(n) by the articulated-body algorithm.
 //! - [`hamiltonian`]: constrained Hamilton equations (Udwadia 2016, eq 36).
-//! - [`impact`]: the velocity jump and the impulses of constraints that close with
+//! - [`impact()`]: the velocity jump and the impulses of constraints that close with
 //!   restitution, by the fundamental equation at velocity level.
 //! - [`jacobian`]: exact Jacobians of q̈ (and of the Hamiltonian (q̇, ṗ)) from the generated
 //!   Jacobians of the residuals of the fundamental equation, at constant rank.
@@ -41,7 +41,7 @@
 //!    (the projection of the residual Jacobians that [`jacobian`] differentiates through).
 //! 6. `singular` (the eq 2.15 reference).
 //! 7. [`fundamental`] (which falls back on `singular`), [`factored`], [`hamiltonian`],
-//!    [`impact`] (which calls `fundamental`).
+//!    [`mod@impact`] (which calls `fundamental`).
 //! 8. [`system`] (the traits, whose default methods call the kernels), [`jacobian`] (the
 //!    derivative kernels, which take the traits' terms).
 //! 9. [`control`] (models with inputs, closed by a control law into a [`LagrangianSystem`]),
