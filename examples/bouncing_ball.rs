@@ -15,7 +15,8 @@
 use std::cell::Cell;
 use udk::nalgebra::{Matrix1, SVector, Vector1};
 use udk::runtime::simulate::{
-    simulate_lagrangian_with_events, Direction, Event, SimulationOptions,
+    simulate_lagrangian_with_events, Direction, Event, SimulationError, SimulationOptions,
+    Trajectory,
 };
 use udk::runtime::{impact, LagrangianSystem, LagrangianTerms, ModelEquations, Options};
 
@@ -43,6 +44,16 @@ impl ContactBall {
             e: 0.8,
             closed: Cell::new(false),
         }
+    }
+
+    /// The ball dropped from rest at height `h` (m), run to `tf` (s) with the default options.
+    ///
+    /// # Errors
+    /// As [`simulate_lagrangian_with_events`].
+    pub fn drop(&self, h: f64, tf: f64) -> Result<Trajectory<1>, SimulationError<1>> {
+        let options = SimulationOptions::default();
+        let (q0, v0) = (Vector1::new(h), Vector1::zeros());
+        simulate_lagrangian_with_events(self, &q0, &v0, 0.0, tf, &options, &[self.ground()])
     }
 
     /// 1 while the contact is closed, 0 while it is open: the constraint row A.
@@ -111,11 +122,7 @@ impl LagrangianSystem<1, 1> for ContactBall {
 fn main() {
     let ball = ContactBall::example();
     let (h, g, e) = (1.0, ball.g, ball.e);
-    let options = SimulationOptions::default();
-    let (q0, v0) = (Vector1::new(h), Vector1::zeros());
-    let run =
-        simulate_lagrangian_with_events(&ball, &q0, &v0, 0.0, 6.0, &options, &[ball.ground()])
-            .expect("the ball comes to rest");
+    let run = ball.drop(h, 6.0).expect("the ball comes to rest");
     println!("impact   t (s)                 closed form           ẏ⁺ (m/s)");
     let mut t = (2.0 * h / g).sqrt();
     for (k, event) in run.events.iter().enumerate().take(5) {

@@ -18,7 +18,8 @@
 use udk::lagrangian;
 use udk::nalgebra::Vector2;
 use udk::runtime::simulate::{
-    simulate_lagrangian_with_events, Direction, Event, SimulationOptions,
+    simulate_lagrangian_with_events, Direction, Event, SimulationError, SimulationOptions,
+    Trajectory,
 };
 
 /// The swing phase of the simplest walker on the slope `gamma` (rad), coordinates (θ, φ).
@@ -44,6 +45,27 @@ impl SimplestWalker {
         (Vector2::new(theta, 2.0 * theta), Vector2::new(rate, swing))
     }
 
+    /// The walker started just after a heel strike with stance angle θ and rate θ̇, run to `tf`
+    /// (in units of √(l/g)) by DOP853 at rtol 1e-12, atol 1e-14.
+    ///
+    /// # Errors
+    /// As [`simulate_lagrangian_with_events`].
+    pub fn walk(
+        &self,
+        theta: f64,
+        rate: f64,
+        tf: f64,
+    ) -> Result<Trajectory<2>, SimulationError<2>> {
+        let options = SimulationOptions {
+            rtol: 1e-12,
+            atol: 1e-14,
+            ..SimulationOptions::default()
+        };
+        let (q0, v0) = Self::after_strike(theta, rate);
+        let strike = [Self::heel_strike()];
+        simulate_lagrangian_with_events(self, &q0, &v0, 0.0, tf, &options, &strike)
+    }
+
     /// The heel strike and its leg swap.
     pub fn heel_strike() -> Event<'static, 2> {
         Event::reset(
@@ -62,15 +84,9 @@ impl SimplestWalker {
 #[allow(dead_code)]
 fn main() {
     let walker = SimplestWalker { gamma: 0.009 };
-    let options = SimulationOptions {
-        rtol: 1e-12,
-        atol: 1e-14,
-        ..SimulationOptions::default()
-    };
     let (theta, rate) = SimplestWalker::FIXED_POINT;
-    let (q0, v0) = SimplestWalker::after_strike(theta, rate);
-    let strike = [SimplestWalker::heel_strike()];
-    let run = simulate_lagrangian_with_events(&walker, &q0, &v0, 0.0, 4.0 * 3.9, &options, &strike)
+    let run = walker
+        .walk(theta, rate, 4.0 * 3.9)
         .expect("the walker walks");
     println!("step   t (s)              θ⁺                 θ̇⁺");
     for (k, event) in run.events.iter().enumerate() {

@@ -22,11 +22,7 @@ use udk::runtime::simulate::{simulate_lagrangian_with_events, SimulationOptions}
 fn bouncing_ball_comes_to_rest_at_the_zeno_time_with_a_closed_contact() {
     let ball = ContactBall::example();
     let (h, g, e) = (1.0, ball.g, ball.e);
-    let options = SimulationOptions::default();
-    let (q0, v0) = (Vector1::new(h), Vector1::zeros());
-    let run =
-        simulate_lagrangian_with_events(&ball, &q0, &v0, 0.0, 6.0, &options, &[ball.ground()])
-            .unwrap();
+    let run = ball.drop(h, 6.0).unwrap();
     let expected = [
         0.4515236409857309,
         1.1739614665629003,
@@ -125,21 +121,13 @@ fn rimless_wheel_steps_follow_the_closed_form_map_to_its_fixed_point() {
 #[test]
 fn simplest_walker_returns_to_its_published_fixed_point() {
     let walker = SimplestWalker { gamma: 0.009 };
-    let options = SimulationOptions {
-        rtol: 1e-12,
-        atol: 1e-14,
-        ..SimulationOptions::default()
-    };
-    let strike = [SimplestWalker::heel_strike()];
     // The published fixed point (Garcia's code) and the recomputed one of the reference.
     let fixed_points = [
         (SimplestWalker::FIXED_POINT, 1e-9, 1e-8),
         ((0.2003109005442471, -0.1998324730049524), 1e-11, 1e-10),
     ];
     for ((theta, rate), tolerance, period_tolerance) in fixed_points {
-        let (q0, v0) = SimplestWalker::after_strike(theta, rate);
-        let run = simulate_lagrangian_with_events(&walker, &q0, &v0, 0.0, 4.0, &options, &strike)
-            .unwrap();
+        let run = walker.walk(theta, rate, 4.0).unwrap();
         assert_eq!(run.events.len(), 1, "{:?}", run.events);
         let event = &run.events[0];
         let (after_theta, after_rate) = (event.after.0[0], event.after.1[0]);

@@ -17,7 +17,7 @@ use differential_equations::methods::{
     Ordinary, Radau,
 };
 use differential_equations::ode::{solve_ode, OrdinaryNumericalMethod, ODE};
-use differential_equations::solout::Solout;
+use differential_equations::solout::{DefaultSolout, Solout};
 use differential_equations::solution::Solution;
 use nalgebra::SVector;
 use std::cell::{Cell, RefCell};
@@ -122,29 +122,9 @@ pub fn simulate_hamiltonian<S, const N: usize, const M: usize>(
 where
     S: HamiltonianSystem<N, M>,
 {
-    simulate_hamiltonian_with_events(system, q0, p0, t0, tf, options, &[])
-}
-
-/// [`simulate_hamiltonian`] with `events`, whose guards and resets see (t, q, p), as
-/// [`simulate_lagrangian_with_events`].
-///
-/// # Errors
-/// As [`simulate_lagrangian_with_events`].
-pub fn simulate_hamiltonian_with_events<S, const N: usize, const M: usize>(
-    system: &S,
-    q0: &SVector<f64, N>,
-    p0: &SVector<f64, N>,
-    t0: f64,
-    tf: f64,
-    options: &SimulationOptions,
-    events: &[Event<'_, N>],
-) -> Result<Trajectory<N>, SimulationError<N>>
-where
-    S: HamiltonianSystem<N, M>,
-{
     let dynamics: Hamiltonian<_, N, M> = WithOptions::new(system, options);
     let start = (join(q0, p0), t0, tf);
-    run(&dynamics, start, options, events, &mut |_| {
+    run(&dynamics, start, options, &[], &mut |_| {
         ControlFlow::Continue(())
     })
 }
@@ -432,83 +412,48 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
         .map_err(|what| SimulationError::InvalidOptions { what })?;
     finite(&x0, "initial state").map_err(|_| SimulationError::NonFiniteStart)?;
     let (rtol, atol) = (options.rtol, options.atol);
-    let start = (x0, t0, tf);
+    let (start, hooks) = ((x0, t0, tf), (events, observe));
     match options.method {
-        Method::Dop853 => run_with(
-            dynamics,
-            start,
-            options,
-            (events, observe),
-            |h0, _, max_steps| {
-                let mut method = ExplicitRungeKutta::<
-                    Ordinary,
-                    DormandPrince,
-                    f64,
-                    State<N>,
-                    8,
-                    12,
-                    16,
-                >::dop853()
-                .rtol(rtol)
-                .atol(atol)
-                .max_steps(max_steps);
-                method.h0 = h0;
-                method
-            },
-        ),
-        Method::Dopri5 => run_with(
-            dynamics,
-            start,
-            options,
-            (events, observe),
-            |h0, _, max_steps| {
-                let mut method =
-                    ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 5, 7, 7>::dopri5()
-                        .rtol(rtol)
-                        .atol(atol)
-                        .max_steps(max_steps);
-                method.h0 = h0;
-                method
-            },
-        ),
-        Method::Radau5 => run_with(
-            dynamics,
-            start,
-            options,
-            (events, observe),
-            |h0, _, max_steps| {
-                let mut method =
-                    ImplicitRungeKutta::<Ordinary, Radau, f64, State<N>, 5, 3, 3>::radau5()
-                        .rtol(rtol)
-                        .atol(atol)
-                        .max_steps(max_steps);
-                method.h0 = h0;
-                method
-            },
-        ),
-        Method::Bdf => run_with(
-            dynamics,
-            start,
-            options,
-            (events, observe),
-            |h0, _, max_steps| {
-                BackwardDifferentiationFormula::<Ordinary, f64, State<N>>::adaptive()
+        Method::Dop853 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
+            let mut method =
+                ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 8, 12, 16>::dop853()
                     .rtol(rtol)
                     .atol(atol)
-                    .max_steps(max_steps)
-                    .h0(h0)
-            },
-        ),
-        Method::Rk4 { step } => run_with(
-            dynamics,
-            start,
-            options,
-            (events, observe),
-            |_, length, max_steps| {
+                    .max_steps(max_steps);
+            method.h0 = h0;
+            method
+        }),
+        Method::Dopri5 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
+            let mut method =
+                ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 5, 7, 7>::dopri5()
+                    .rtol(rtol)
+                    .atol(atol)
+                    .max_steps(max_steps);
+            method.h0 = h0;
+            method
+        }),
+        Method::Radau5 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
+            let mut method =
+                ImplicitRungeKutta::<Ordinary, Radau, f64, State<N>, 5, 3, 3>::radau5()
+                    .rtol(rtol)
+                    .atol(atol)
+                    .max_steps(max_steps);
+            method.h0 = h0;
+            method
+        }),
+        Method::Bdf => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
+            BackwardDifferentiationFormula::<Ordinary, f64, State<N>>::adaptive()
+                .rtol(rtol)
+                .atol(atol)
+                .max_steps(max_steps)
+                .h0(h0)
+        }),
+        Method::Rk4 { step } => {
+            run_with(dynamics, start, options, hooks, |_, length, max_steps| {
                 ExplicitRungeKutta::<Ordinary, Fixed, f64, State<N>, 4, 4, 4>::rk4(step.min(length))
                     .max_steps(max_steps)
-            },
-        ),
+            })
+        }
     }
 }
 
@@ -519,26 +464,6 @@ struct Pieces<'r, 'w, D, F, const N: usize> {
     watched: &'w [Watched<'w, N>],
     options: &'r SimulationOptions,
     method: F,
-}
-
-/// A solout that records nothing (the pieces of a run that locate an event).
-struct Quiet;
-
-impl<const N: usize> Solout<f64, State<N>> for Quiet {
-    fn solout<I>(
-        &mut self,
-        _: f64,
-        _: f64,
-        _: &State<N>,
-        _: &State<N>,
-        _: &mut I,
-        _: &mut Solution<f64, State<N>>,
-    ) -> ControlFlag<f64, State<N>>
-    where
-        I: Interpolation<f64, State<N>> + ?Sized,
-    {
-        ControlFlag::Continue
-    }
 }
 
 impl<'w, D, F, S, const N: usize> Pieces<'_, 'w, D, F, N>
@@ -571,7 +496,7 @@ where
                 recorder.detector = Some(Detector::new(self.watched, a, b));
                 solve_ode(&mut solver, rhs, a, b, x, recorder)
             }
-            false => solve_ode(&mut solver, rhs, a, b, x, &mut Quiet),
+            false => solve_ode(&mut solver, rhs, a, b, x, &mut DefaultSolout::new()),
         };
         if let Ok(solution) = &result {
             stats.accepted_steps += solution.steps.accepted;

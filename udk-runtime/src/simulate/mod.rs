@@ -53,10 +53,7 @@ pub use error::{ConstraintLevel, FailedState, SimulationError, Violation};
 pub use events::{
     Action, Condition, Direction, Event, EventLimits, EventRecord, GuardFunction, ResetMap,
 };
-pub use integrate::{
-    simulate_hamiltonian, simulate_hamiltonian_with_events, simulate_lagrangian,
-    simulate_lagrangian_with_events,
-};
+pub use integrate::{simulate_hamiltonian, simulate_lagrangian, simulate_lagrangian_with_events};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
 pub use plot::PlotOptions;
 pub use summary::{Report, Showcase, Summary};
