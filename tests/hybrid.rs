@@ -16,7 +16,9 @@ use bouncing_ball::ContactBall;
 use rimless_wheel::RimlessWheel;
 use simplest_walker::SimplestWalker;
 use udk::nalgebra::Vector1;
-use udk::runtime::simulate::{simulate_lagrangian_with_events, SimulationOptions};
+use udk::runtime::simulate::{
+    periodic_orbit, simulate_lagrangian_with_events, OrbitOptions, SimulationOptions,
+};
 
 #[test]
 fn bouncing_ball_comes_to_rest_at_the_zeno_time_with_a_closed_contact() {
@@ -147,4 +149,89 @@ fn simplest_walker_returns_to_its_published_fixed_point() {
         );
         assert!(event.before.0[0] < 0.0);
     }
+}
+
+#[test]
+fn rimless_wheel_orbit_by_newton_has_the_closed_form_fixed_point_and_multiplier() {
+    let wheel = RimlessWheel::EXAMPLE;
+    let options = SimulationOptions {
+        rtol: 1e-12,
+        atol: 1e-14,
+        ..SimulationOptions::default()
+    };
+    let a = wheel.alpha();
+    let strike = wheel.strike();
+    let guess = (&Vector1::new(wheel.slope - a), &Vector1::new(2.0));
+    let orbit = periodic_orbit(&wheel, &strike, guess, &options, &OrbitOptions::default()).unwrap();
+    let omega_star = wheel.fixed_point();
+    assert!(
+        (orbit.v[0] - omega_star).abs() < 1e-10,
+        "{} against {omega_star}",
+        orbit.v[0]
+    );
+    assert!((orbit.q[0] - (wheel.slope - a)).abs() < 1e-12);
+    assert_eq!(orbit.multipliers.len(), 1);
+    let expected = (2.0 * a).cos().powi(2);
+    let multiplier = orbit.multipliers[0];
+    eprintln!(
+        "rimless wheel: ω* error {:.1e}, multiplier error {:.1e}, {} Newton iterations",
+        orbit.v[0] - omega_star,
+        multiplier.re - expected,
+        orbit.iterations
+    );
+    assert!(
+        (multiplier.re - expected).abs() < 1e-6 && multiplier.im == 0.0,
+        "{multiplier} against {expected}"
+    );
+    assert!(orbit.iterations >= 2, "{}", orbit.iterations);
+}
+
+#[test]
+fn simplest_walker_orbit_by_newton_has_the_recomputed_fixed_point_and_multipliers() {
+    let walker = SimplestWalker { gamma: 0.009 };
+    let options = SimulationOptions {
+        rtol: 1e-12,
+        atol: 1e-14,
+        ..SimulationOptions::default()
+    };
+    // A guess 1e-3 off the gait, from which Newton's method finds it.
+    let (q, v) = SimplestWalker::after_strike(0.2, -0.2);
+    let strike = SimplestWalker::heel_strike();
+    let orbit = periodic_orbit(
+        &walker,
+        &strike,
+        (&q, &v),
+        &options,
+        &OrbitOptions::default(),
+    )
+    .unwrap();
+    // Recomputed (/work/shared/references/hybrid.md): θ*, θ̇*, τ, λ.
+    let (theta, rate, period) = (0.2003109005442471, -0.1998324730049524, 3.882463752851374);
+    assert!((orbit.q[0] - theta).abs() < 1e-10, "θ* = {}", orbit.q[0]);
+    assert!((orbit.v[0] - rate).abs() < 1e-10, "θ̇* = {}", orbit.v[0]);
+    assert!((orbit.q[1] - 2.0 * theta).abs() < 1e-10);
+    assert!((orbit.period - period).abs() < 1e-9, "τ = {}", orbit.period);
+    let (re, im) = (-0.1900998410658881, 0.5575987766820683);
+    let pair = &orbit.multipliers[..2];
+    eprintln!(
+        "simplest walker: θ* error {:.1e}, θ̇* error {:.1e}, τ error {:.1e}, multipliers {:?}, {} Newton iterations",
+        orbit.q[0] - theta,
+        orbit.v[0] - rate,
+        orbit.period - period,
+        orbit.multipliers,
+        orbit.iterations
+    );
+    for m in pair {
+        assert!(
+            (m.re - re).abs() < 1e-6 && (m.im.abs() - im).abs() < 1e-6,
+            "{pair:?}"
+        );
+    }
+    assert!(pair[0].im * pair[1].im < 0.0, "a complex pair: {pair:?}");
+    // The reset's image is two-dimensional (φ⁺ = 2θ⁺, φ̇⁺ from θ⁺, θ̇⁺): the last multiplier is 0.
+    assert!(
+        orbit.multipliers[2].norm() < 1e-6,
+        "{:?}",
+        orbit.multipliers
+    );
 }

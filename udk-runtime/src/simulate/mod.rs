@@ -38,6 +38,7 @@ mod events;
 mod integrate;
 mod locate;
 mod options;
+mod periodic;
 mod plot;
 mod stabilization;
 mod summary;
@@ -55,6 +56,7 @@ pub use events::{
 };
 pub use integrate::{simulate_hamiltonian, simulate_lagrangian, simulate_lagrangian_with_events};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
+pub use periodic::{periodic_orbit, OrbitError, OrbitOptions, PeriodicOrbit};
 pub use plot::PlotOptions;
 pub use summary::{Report, Showcase, Summary};
 pub use trajectory::{OutputTable, Sample, StateKind, Stats, Trajectory};
