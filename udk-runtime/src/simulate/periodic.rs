@@ -226,8 +226,9 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> ReturnMap<'_, S,
 /// integrates to the event at time τ (state x⁻), then applies the reset R: P(x⁺) = R(x⁻). Its
 /// Jacobian is DP = (DR − DR f⁻ ∇gᵀ / (∇g·f⁻)) Φ, and the monodromy matrix of the orbit is
 /// S Φ with the saltation matrix S = DR + (f⁺ − DR f⁻) ∇gᵀ / (∇g·f⁻) (Aizerman & Gantmacher
-/// 1958; Leine & Nijmeijer 2004, for a reset map), where Φ = ∂x(τ)/∂x(0) is the state transition matrix
-/// of the flow over [0, τ], f∓ = ẋ before and after the reset, and ∇g the guard's gradient.
+/// 1958; Leine & Nijmeijer 2004, for a reset map), where Φ = ∂x(τ)/∂x(0) is the state
+/// transition matrix of the flow from 0 to τ, f∓ = ẋ before and after the reset, and ∇g the
+/// guard's gradient.
 /// The monodromy matrix has the multiplier 1 along the flow (S f⁻ = f⁺); the others are the
 /// Floquet multipliers of the orbit, and the eigenvalues of DP besides its 0 along the flow.
 ///
