@@ -212,3 +212,50 @@ fn bad_event_limits_are_refused() {
         "{result:?}"
     );
 }
+
+#[test]
+fn a_full_event_log_stops_the_run() {
+    let mut options = SimulationOptions::default();
+    options.events.max_events = 3;
+    let ball = Ball { m: 1.0, g: G };
+    let (q0, v0) = (Vector1::new(1.0), Vector1::zeros());
+    let result =
+        simulate_lagrangian_with_events(&ball, &q0, &v0, 0.0, 5.0, &options, &[ground(0.8)]);
+    let Err(SimulationError::Integrator {
+        time,
+        reason,
+        trajectory,
+    }) = result
+    else {
+        panic!("{result:?}");
+    };
+    assert!(reason.contains("max_events = 3"), "{reason}");
+    assert_eq!(trajectory.events.len(), 3);
+    // The fourth impact, t₄ of the reference, is the one that found the log full.
+    assert!((time - 2.2142719353940246).abs() < 1e-12, "{time}");
+}
+
+#[test]
+fn a_failed_reset_stops_the_run_with_an_error_naming_its_event() {
+    let ball = Ball { m: 1.0, g: G };
+    let options = SimulationOptions::default();
+    let (q0, v0) = (Vector1::new(1.0), Vector1::zeros());
+    // A non-finite state after the reset.
+    let bad = Event::reset(
+        "ground",
+        Direction::Falling,
+        |_, q: &Vector1<f64>, _| q[0],
+        |_, q, _| Ok((*q, Vector1::new(f64::NAN))),
+    );
+    let result = simulate_lagrangian_with_events(&ball, &q0, &v0, 0.0, 5.0, &options, &[bad]);
+    let Err(error @ SimulationError::Reset { .. }) = result else {
+        panic!("{result:?}");
+    };
+    assert!(
+        error
+            .to_string()
+            .starts_with("the reset of event 'ground' failed at t = 0.45"),
+        "{error}"
+    );
+    assert_eq!(error.trajectory().unwrap().events.len(), 0);
+}

@@ -571,6 +571,16 @@ where
                 })?,
             Action::Stop | Action::Record => before,
         };
+        if recorder.events.len() >= options.events.max_events {
+            return Err(SimulationError::Integrator {
+                time: t,
+                reason: format!(
+                    "the event log is full at max_events = {}",
+                    options.events.max_events
+                ),
+                trajectory: recorder.trajectory(*stats),
+            });
+        }
         let burst = match recorder.events.last() {
             Some(last) if t - last.t < 1.0 / options.events.max_rate => recorder.burst + 1,
             _ => 1,
@@ -595,16 +605,6 @@ where
                 name: event.name.clone(),
                 time: t,
                 count: burst,
-                trajectory: recorder.trajectory(*stats),
-            });
-        }
-        if recorder.events.len() >= options.events.max_events {
-            return Err(SimulationError::Integrator {
-                time: t,
-                reason: format!(
-                    "the event log reached max_events = {}",
-                    options.events.max_events
-                ),
                 trajectory: recorder.trajectory(*stats),
             });
         }
