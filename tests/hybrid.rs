@@ -20,6 +20,15 @@ use udk::runtime::simulate::{
     periodic_orbit, simulate_lagrangian_with_events, OrbitOptions, SimulationOptions,
 };
 
+/// DOP853 at rtol 1e-12, atol 1e-14.
+fn tight() -> SimulationOptions {
+    SimulationOptions {
+        rtol: 1e-12,
+        atol: 1e-14,
+        ..SimulationOptions::default()
+    }
+}
+
 #[test]
 fn bouncing_ball_comes_to_rest_at_the_zeno_time_with_a_closed_contact() {
     let ball = ContactBall::example();
@@ -77,11 +86,7 @@ fn bouncing_ball_comes_to_rest_at_the_zeno_time_with_a_closed_contact() {
 #[test]
 fn rimless_wheel_steps_follow_the_closed_form_map_to_its_fixed_point() {
     let wheel = RimlessWheel::EXAMPLE;
-    let options = SimulationOptions {
-        rtol: 1e-12,
-        atol: 1e-14,
-        ..SimulationOptions::default()
-    };
+    let options = tight();
     let a = wheel.alpha();
     let omega_star = wheel.fixed_point();
     assert!((omega_star - 1.0954628396).abs() < 1e-10, "{omega_star}");
@@ -154,11 +159,7 @@ fn simplest_walker_returns_to_its_published_fixed_point() {
 #[test]
 fn rimless_wheel_orbit_by_newton_has_the_closed_form_fixed_point_and_multiplier() {
     let wheel = RimlessWheel::EXAMPLE;
-    let options = SimulationOptions {
-        rtol: 1e-12,
-        atol: 1e-14,
-        ..SimulationOptions::default()
-    };
+    let options = tight();
     let a = wheel.alpha();
     let strike = wheel.strike();
     let guess = (&Vector1::new(wheel.slope - a), &Vector1::new(2.0));
@@ -189,11 +190,7 @@ fn rimless_wheel_orbit_by_newton_has_the_closed_form_fixed_point_and_multiplier(
 #[test]
 fn simplest_walker_orbit_by_newton_has_the_recomputed_fixed_point_and_multipliers() {
     let walker = SimplestWalker { gamma: 0.009 };
-    let options = SimulationOptions {
-        rtol: 1e-12,
-        atol: 1e-14,
-        ..SimulationOptions::default()
-    };
+    let options = tight();
     // A guess 1e-3 off the gait, from which Newton's method finds it.
     let (q, v) = SimplestWalker::after_strike(0.2, -0.2);
     let strike = SimplestWalker::heel_strike();
