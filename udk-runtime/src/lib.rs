@@ -12,6 +12,8 @@
 //! - [`factored`]: the same equation from a = M⁻¹(Q + C) and W = M⁻¹Aᵀ, for trees whose
 //!   generated code forms them in O(n) by the articulated-body algorithm.
 //! - [`hamiltonian`]: constrained Hamilton equations (Udwadia 2016, eq 36).
+//! - [`impact()`]: the velocity jump and the impulses of constraints that close with
+//!   restitution, by the fundamental equation at velocity level.
 //! - [`jacobian`]: exact Jacobians of q̈ (and of the Hamiltonian (q̇, ṗ)) from the generated
 //!   Jacobians of the residuals of the fundamental equation, at constant rank.
 //! - [`reference_acceleration`], [`mass_constraint_rank`]: eq 2.15 of Udwadia & Phohomsiri
@@ -38,7 +40,8 @@
 //! 5. `projection` (the constraint projection shared by both formulations), `derivative`
 //!    (the projection of the residual Jacobians that [`jacobian`] differentiates through).
 //! 6. `singular` (the eq 2.15 reference).
-//! 7. [`fundamental`] (which falls back on `singular`), [`factored`], [`hamiltonian`].
+//! 7. [`fundamental`] (which falls back on `singular`), [`factored`], [`hamiltonian`],
+//!    [`mod@impact`] (which calls `fundamental`).
 //! 8. [`system`] (the traits, whose default methods call the kernels), [`jacobian`] (the
 //!    derivative kernels, which take the traits' terms).
 //! 9. [`control`] (models with inputs, closed by a control law into a [`LagrangianSystem`]),
@@ -57,6 +60,7 @@ mod error;
 pub mod factored;
 pub mod fundamental;
 pub mod hamiltonian;
+pub mod impact;
 pub mod jacobian;
 pub mod linearize;
 pub mod lqr;
@@ -81,6 +85,7 @@ pub use fundamental::{
     acceleration, acceleration_and_constraint_force, acceleration_and_constraint_force_dyn,
     acceleration_dyn, constraint_force, constraint_force_dyn,
 };
+pub use impact::{impact, Impact};
 pub use jacobian::{
     AccelerationJacobian, AccelerationJacobianDyn, HamiltonianResidualJacobians,
     HamiltonianResidualJacobiansDyn, ResidualJacobians, ResidualJacobiansDyn, StateJacobian,

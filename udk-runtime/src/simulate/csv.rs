@@ -226,6 +226,7 @@ impl<const N: usize> Trajectory<N> {
             kind,
             samples,
             stats: Stats::default(),
+            events: Vec::new(),
             outputs: OutputTable { columns, values },
         })
     }

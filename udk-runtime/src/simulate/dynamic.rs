@@ -109,7 +109,13 @@ pub fn simulate_dynamic_lagrangian<S: DynamicLagrangianSystem, const N: usize>(
     mut observe: impl FnMut(&Sample<N>) -> ControlFlow<()>,
 ) -> Result<Trajectory<N>, SimulationError<N>> {
     let dynamics: WithOptions<_, DynamicLagrange> = WithOptions::new(system, options);
-    run(&dynamics, join(q0, qd0), t0, tf, options, &mut observe)
+    run(
+        &dynamics,
+        (join(q0, qd0), t0, tf),
+        options,
+        &[],
+        &mut observe,
+    )
 }
 
 /// [`super::simulate_hamiltonian`] for a system of run-time size, with n = `N`, observed as
@@ -128,7 +134,13 @@ pub fn simulate_dynamic_hamiltonian<S: DynamicHamiltonianSystem, const N: usize>
     mut observe: impl FnMut(&Sample<N>) -> ControlFlow<()>,
 ) -> Result<Trajectory<N>, SimulationError<N>> {
     let dynamics: WithOptions<_, DynamicHamilton> = WithOptions::new(system, options);
-    run(&dynamics, join(q0, p0), t0, tf, options, &mut observe)
+    run(
+        &dynamics,
+        (join(q0, p0), t0, tf),
+        options,
+        &[],
+        &mut observe,
+    )
 }
 
 /// [`crate::consistent_state`] for a Lagrangian system of run-time size: q and q̇ (n entries

@@ -56,7 +56,7 @@ pub(crate) trait Dynamics<const N: usize> {
 }
 
 /// Splits x into (q, v).
-fn split<const N: usize>(x: &State<N>) -> (SVector<f64, N>, SVector<f64, N>) {
+pub(crate) fn split<const N: usize>(x: &State<N>) -> (SVector<f64, N>, SVector<f64, N>) {
     (x.column(0).into_owned(), x.column(1).into_owned())
 }
 

@@ -76,6 +76,33 @@ pub enum SimulationError<const N: usize> {
         /// The trajectory up to the last output time reached.
         trajectory: Box<Trajectory<N>>,
     },
+    /// The reset map of an event failed (an impossible impact, a non-finite state).
+    #[error("the reset of event '{name}' failed at t = {time} s: {source}")]
+    Reset {
+        /// The event's name.
+        name: String,
+        /// The event time (s).
+        time: f64,
+        /// The reset map's error.
+        source: Error,
+        /// The trajectory up to the event.
+        trajectory: Box<Trajectory<N>>,
+    },
+    /// Events came faster than [`super::EventLimits`] allow: a Zeno accumulation, an event
+    /// that fires again at once after its reset, or a chattering contact.
+    #[error(
+        "event '{name}' fired {count} times in a row, each within 1/max_rate of the last, at t = {time} s (Zeno, an event that fires again at once, or chattering)"
+    )]
+    Zeno {
+        /// The name of the event that broke the bound.
+        name: String,
+        /// The time of its last firing (s).
+        time: f64,
+        /// The events in the burst.
+        count: usize,
+        /// The trajectory up to that event, its event log included.
+        trajectory: Box<Trajectory<N>>,
+    },
 }
 
 /// Which form of a constraint a [`Violation`] is about.
@@ -131,7 +158,9 @@ impl<const N: usize> SimulationError<N> {
             Self::Dynamics { time, .. }
             | Self::Projection { time, .. }
             | Self::Interrupted { time, .. }
-            | Self::Integrator { time, .. } => Some(*time),
+            | Self::Integrator { time, .. }
+            | Self::Reset { time, .. }
+            | Self::Zeno { time, .. } => Some(*time),
         }
     }
 
@@ -144,7 +173,9 @@ impl<const N: usize> SimulationError<N> {
             Self::Dynamics { trajectory, .. }
             | Self::Projection { trajectory, .. }
             | Self::Interrupted { trajectory, .. }
-            | Self::Integrator { trajectory, .. } => Some(trajectory),
+            | Self::Integrator { trajectory, .. }
+            | Self::Reset { trajectory, .. }
+            | Self::Zeno { trajectory, .. } => Some(trajectory),
         }
     }
 }

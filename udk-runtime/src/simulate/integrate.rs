@@ -1,7 +1,9 @@
 //! The run: the system in first-order form handed to a `differential-equations` method, output
 //! recorded at the requested times, the first failed evaluation turned into a stop.
 
-use super::dynamics::{finite, join, Dynamics, Hamiltonian, Lagrangian, State, WithOptions};
+use super::dynamics::{finite, join, split, Dynamics, Hamiltonian, Lagrangian, State, WithOptions};
+use super::events::{Action, Event, EventRecord};
+use super::locate::{locate, Crossing, Detector, Watched};
 use super::{
     ConstraintLevel, FailedState, Method, OutputTable, OutputTimes, Sample, SimulationError,
     SimulationOptions, Stats, Trajectory, Violation,
@@ -15,7 +17,7 @@ use differential_equations::methods::{
     Ordinary, Radau,
 };
 use differential_equations::ode::{solve_ode, OrdinaryNumericalMethod, ODE};
-use differential_equations::solout::Solout;
+use differential_equations::solout::{DefaultSolout, Solout};
 use differential_equations::solution::Solution;
 use nalgebra::SVector;
 use std::cell::{Cell, RefCell};
@@ -48,8 +50,56 @@ pub fn simulate_lagrangian<S, const N: usize, const M: usize>(
 where
     S: LagrangianSystem<N, M>,
 {
+    simulate_lagrangian_with_events(system, q0, qd0, t0, tf, options, &[])
+}
+
+/// [`simulate_lagrangian`] with `events`: each [`Event`]'s guard g(t, q, q̇) is watched, and
+/// each crossing is located, logged in [`Trajectory::events`] and acted on (a stop ends the run
+/// with `Ok`, a reset replaces the state, as an impact does).
+///
+/// ```
+/// use udk::lagrangian;
+/// use udk::nalgebra::Vector1;
+/// use udk::runtime::simulate::{simulate_lagrangian_with_events, Direction, Event, SimulationOptions};
+///
+/// /// A ball of mass m falling under gravity g.
+/// #[lagrangian(coordinates(y), lagrangian = 0.5 * m * dot(y).powi(2) - m * g * y)]
+/// pub struct Ball { pub m: f64, pub g: f64 }
+///
+/// let ball = Ball { m: 1.0, g: 9.81 };
+/// let e = 0.8; // restitution: q̇⁺ = −e q̇⁻
+/// let bounce = Event::reset("ground", Direction::Falling, |_, q: &Vector1<f64>, _| q[0], |_, q, v| {
+///     Ok((*q, -e * v))
+/// });
+/// let options = SimulationOptions::default();
+/// let run = simulate_lagrangian_with_events(
+///     &ball, &Vector1::new(1.0), &Vector1::zeros(), 0.0, 2.0, &options, &[bounce],
+/// )?;
+/// let times: Vec<f64> = run.events.iter().map(|event| event.t).collect();
+/// let t1 = (2.0_f64 / 9.81).sqrt(); // the first impact, t₁ = √(2h/g)
+/// assert!((times[0] - t1).abs() < 1e-12, "{times:?}");
+/// assert!((times[1] - t1 * (1.0 + 2.0 * e)).abs() < 1e-12, "{times:?}");
+/// # Ok::<(), udk::runtime::simulate::SimulationError<1>>(())
+/// ```
+///
+/// # Errors
+/// As [`simulate_lagrangian`]; [`SimulationError::Reset`] when a reset map fails,
+/// [`SimulationError::Zeno`] when the events break [`SimulationOptions::events`].
+pub fn simulate_lagrangian_with_events<S, const N: usize, const M: usize>(
+    system: &S,
+    q0: &SVector<f64, N>,
+    qd0: &SVector<f64, N>,
+    t0: f64,
+    tf: f64,
+    options: &SimulationOptions,
+    events: &[Event<'_, N>],
+) -> Result<Trajectory<N>, SimulationError<N>>
+where
+    S: LagrangianSystem<N, M>,
+{
     let dynamics: Lagrangian<_, N, M> = WithOptions::new(system, options);
-    run(&dynamics, join(q0, qd0), t0, tf, options, &mut |_| {
+    let start = (join(q0, qd0), t0, tf);
+    run(&dynamics, start, options, events, &mut |_| {
         ControlFlow::Continue(())
     })
 }
@@ -73,10 +123,14 @@ where
     S: HamiltonianSystem<N, M>,
 {
     let dynamics: Hamiltonian<_, N, M> = WithOptions::new(system, options);
-    run(&dynamics, join(q0, p0), t0, tf, options, &mut |_| {
+    let start = (join(q0, p0), t0, tf);
+    run(&dynamics, start, options, &[], &mut |_| {
         ControlFlow::Continue(())
     })
 }
+
+/// What a run hands each sample to as soon as it is recorded; `Break` stops the run.
+type Observer<'o, const N: usize> = dyn FnMut(&Sample<N>) -> ControlFlow<()> + 'o;
 
 /// The first failed right-hand-side evaluation.
 struct Failure<const N: usize> {
@@ -177,9 +231,15 @@ enum Halt {
 
 /// Records the sample of (t, x) at every accepted step when asked to, hands each new sample to
 /// the observer, keeps the largest step of the current segment, and stops the run after a
-/// failed evaluation, a stop asked by the observer, or at `max_samples`.
-struct Recorder<'a, D, const N: usize> {
+/// failed evaluation, a stop asked by the observer, at `max_samples`, or at the first step
+/// that crosses an event's guard (kept in `crossing`, the step end not recorded).
+struct Recorder<'a, 'w, D, const N: usize> {
     dynamics: &'a D,
+    detector: Option<Detector<'w, N>>,
+    crossing: Option<Crossing<N>>,
+    events: Vec<EventRecord<N>>,
+    /// The events in a row less than 1/`max_rate` apart, the last included.
+    burst: usize,
     failure: &'a RefCell<Option<Failure<N>>>,
     observe: &'a mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
     every_step: bool,
@@ -189,7 +249,7 @@ struct Recorder<'a, D, const N: usize> {
     halt: Option<Halt>,
 }
 
-impl<D: Dynamics<N>, const N: usize> Recorder<'_, D, N> {
+impl<D: Dynamics<N>, const N: usize> Recorder<'_, '_, D, N> {
     /// Records (t, x) unless a sample at t or later is already recorded.
     fn record(&mut self, t: f64, x: &State<N>) {
         if self.halt.is_some() || self.samples.last().is_some_and(|s| s.t >= t) {
@@ -223,6 +283,19 @@ impl<D: Dynamics<N>, const N: usize> Recorder<'_, D, N> {
         }
     }
 
+    /// The error of a run stopped by a failed evaluation.
+    fn failed(&self, failure: Failure<N>, stats: Stats) -> SimulationError<N> {
+        SimulationError::Dynamics {
+            time: failure.time,
+            state: Box::new(FailedState {
+                q: failure.state.column(0).into_owned(),
+                v: failure.state.column(1).into_owned(),
+            }),
+            source: failure.error,
+            trajectory: self.trajectory(stats),
+        }
+    }
+
     /// The trajectory recorded so far.
     fn trajectory(&self, stats: Stats) -> Box<Trajectory<N>> {
         let columns = self.dynamics.output_columns();
@@ -236,6 +309,7 @@ impl<D: Dynamics<N>, const N: usize> Recorder<'_, D, N> {
             kind: D::KIND,
             samples: self.samples.clone(),
             stats,
+            events: self.events.clone(),
             outputs: OutputTable {
                 columns: columns.iter().map(|c| c.to_string()).collect(),
                 values,
@@ -244,14 +318,14 @@ impl<D: Dynamics<N>, const N: usize> Recorder<'_, D, N> {
     }
 }
 
-impl<D: Dynamics<N>, const N: usize> Solout<f64, State<N>> for Recorder<'_, D, N> {
+impl<D: Dynamics<N>, const N: usize> Solout<f64, State<N>> for Recorder<'_, '_, D, N> {
     fn solout<I>(
         &mut self,
         t_curr: f64,
         t_prev: f64,
         y_curr: &State<N>,
-        _y_prev: &State<N>,
-        _interpolator: &mut I,
+        y_prev: &State<N>,
+        interpolator: &mut I,
         _solution: &mut Solution<f64, State<N>>,
     ) -> ControlFlag<f64, State<N>>
     where
@@ -261,6 +335,13 @@ impl<D: Dynamics<N>, const N: usize> Solout<f64, State<N>> for Recorder<'_, D, N
             return ControlFlag::Terminate;
         }
         self.largest_step = self.largest_step.max(t_curr - t_prev);
+        if let Some(detector) = &mut self.detector {
+            let ends = ((t_prev, y_prev), (t_curr, y_curr));
+            self.crossing = detector.step(ends.0, ends.1, interpolator);
+            if self.crossing.is_some() {
+                return ControlFlag::Terminate;
+            }
+        }
         if self.every_step {
             self.record(t_curr, y_curr);
         }
@@ -324,10 +405,9 @@ fn check_start<D: Dynamics<N>, const N: usize>(
 /// sample as it is recorded.
 pub(super) fn run<D: Dynamics<N>, const N: usize>(
     dynamics: &D,
-    x0: State<N>,
-    t0: f64,
-    tf: f64,
+    (x0, t0, tf): (State<N>, f64, f64),
     options: &SimulationOptions,
+    events: &[Event<'_, N>],
     observe: &mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
 ) -> Result<Trajectory<N>, SimulationError<N>> {
     options
@@ -335,9 +415,9 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
         .map_err(|what| SimulationError::InvalidOptions { what })?;
     finite(&x0, "initial state").map_err(|_| SimulationError::NonFiniteStart)?;
     let (rtol, atol) = (options.rtol, options.atol);
-    let start = (x0, t0, tf);
+    let (start, hooks) = ((x0, t0, tf), (events, observe));
     match options.method {
-        Method::Dop853 => run_with(dynamics, start, options, observe, |h0, _, max_steps| {
+        Method::Dop853 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
             let mut method =
                 ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 8, 12, 16>::dop853()
                     .rtol(rtol)
@@ -346,7 +426,7 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
             method.h0 = h0;
             method
         }),
-        Method::Dopri5 => run_with(dynamics, start, options, observe, |h0, _, max_steps| {
+        Method::Dopri5 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
             let mut method =
                 ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 5, 7, 7>::dopri5()
                     .rtol(rtol)
@@ -355,7 +435,7 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
             method.h0 = h0;
             method
         }),
-        Method::Radau5 => run_with(dynamics, start, options, observe, |h0, _, max_steps| {
+        Method::Radau5 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
             let mut method =
                 ImplicitRungeKutta::<Ordinary, Radau, f64, State<N>, 5, 3, 3>::radau5()
                     .rtol(rtol)
@@ -364,7 +444,7 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
             method.h0 = h0;
             method
         }),
-        Method::Bdf => run_with(dynamics, start, options, observe, |h0, _, max_steps| {
+        Method::Bdf => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
             BackwardDifferentiationFormula::<Ordinary, f64, State<N>>::adaptive()
                 .rtol(rtol)
                 .atol(atol)
@@ -372,11 +452,171 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
                 .h0(h0)
         }),
         Method::Rk4 { step } => {
-            run_with(dynamics, start, options, observe, |_, length, max_steps| {
+            run_with(dynamics, start, options, hooks, |_, length, max_steps| {
                 ExplicitRungeKutta::<Ordinary, Fixed, f64, State<N>, 4, 4, 4>::rk4(step.min(length))
                     .max_steps(max_steps)
             })
         }
+    }
+}
+
+/// What every piece of a run integrates with: the right-hand side, the watched events, the
+/// options and the method.
+struct Pieces<'r, 'w, D, F, const N: usize> {
+    rhs: &'r Rhs<'r, D, N>,
+    watched: &'w [Watched<'w, N>],
+    options: &'r SimulationOptions,
+    method: F,
+}
+
+impl<'w, D, F, S, const N: usize> Pieces<'_, 'w, D, F, N>
+where
+    D: Dynamics<N>,
+    F: Fn(f64, f64, usize) -> S,
+    S: OrdinaryNumericalMethod<f64, State<N>> + Interpolation<f64, State<N>>,
+{
+    /// Integrates from x at a to b, with initial step h0, the events watched (the recorder
+    /// records and observes) or not (nothing is recorded); the solver where it stopped.
+    ///
+    /// # Errors
+    /// A failed evaluation, a halt of the recorder, an integrator error.
+    fn integrate(
+        &self,
+        (a, b): (f64, f64),
+        x: &State<N>,
+        h0: f64,
+        recorder: &mut Recorder<'_, 'w, D, N>,
+        stats: &mut Stats,
+        watch: bool,
+    ) -> Result<S, SimulationError<N>> {
+        let options = self.options;
+        let steps_left =
+            (options.max_steps).saturating_sub(stats.accepted_steps + stats.rejected_steps);
+        let mut solver = (self.method)(h0.min(b - a), b - a, steps_left);
+        let rhs = self.rhs;
+        let result = match watch {
+            true => {
+                recorder.detector = Some(Detector::new(self.watched, a, b));
+                solve_ode(&mut solver, rhs, a, b, x, recorder)
+            }
+            false => solve_ode(&mut solver, rhs, a, b, x, &mut DefaultSolout::new()),
+        };
+        if let Ok(solution) = &result {
+            stats.accepted_steps += solution.steps.accepted;
+            stats.rejected_steps += solution.steps.rejected;
+        }
+        stats.rhs_evaluations = rhs.evaluations.get();
+        stats.jacobian_evaluations = rhs.jacobians.get();
+        stats.finite_difference_jacobians = rhs.finite_difference_jacobians.get();
+        if let Some(failure) = rhs.failure.take() {
+            return Err(recorder.failed(failure, *stats));
+        }
+        if let Some(halt) = recorder.halt {
+            return Err(recorder.halted(halt, options.max_samples, *stats));
+        }
+        if let Err(error) = &result {
+            return Err(SimulationError::Integrator {
+                time: solver.t(),
+                reason: integrator_reason(error),
+                trajectory: recorder.trajectory(*stats),
+            });
+        }
+        Ok(solver)
+    }
+
+    /// Locates `crossing` on the flow, logs the event and acts on it: the state to go on from
+    /// at the event time, or `None` after a stop. A crossing where the event's condition does
+    /// not hold is passed through: the run goes on from it, nothing logged.
+    ///
+    /// # Errors
+    /// A failed piece or evaluation, a failed reset, a burst of events over the limits.
+    fn event(
+        &self,
+        crossing: &Crossing<N>,
+        events: &[Event<'_, N>],
+        recorder: &mut Recorder<'_, 'w, D, N>,
+        stats: &mut Stats,
+    ) -> Result<Option<(f64, State<N>)>, SimulationError<N>> {
+        let (options, event) = (self.options, &events[crossing.index]);
+        let flow = |t: f64| {
+            let ends = (crossing.t_prev, t);
+            let h = t - crossing.t_prev;
+            let solver = self.integrate(ends, &crossing.y_prev, h, recorder, stats, false)?;
+            let x = *solver.y();
+            match recorder.dynamics.derivative(t, &x) {
+                Ok(xd) => Ok((x, xd)),
+                Err(error) => {
+                    let failure = Failure {
+                        time: t,
+                        state: x,
+                        error,
+                    };
+                    Err(recorder.failed(failure, *stats))
+                }
+            }
+        };
+        let (t, x) = locate(&self.watched[crossing.index], crossing, flow)?;
+        let before = split(&x);
+        if !event.holds(t, &before.0, &before.1) {
+            for watched in self.watched {
+                watched.restart.set(None);
+            }
+            return Ok(Some((t, x)));
+        }
+        let after = match &event.action {
+            Action::Reset(reset) => (reset(t, &before.0, &before.1))
+                .and_then(|(q, v)| finite(&join(&q, &v), "state after the reset").map(|_| (q, v)))
+                .map_err(|source| SimulationError::Reset {
+                    name: event.name.clone(),
+                    time: t,
+                    source,
+                    trajectory: recorder.trajectory(*stats),
+                })?,
+            Action::Stop | Action::Record => before,
+        };
+        if recorder.events.len() >= options.events.max_events {
+            return Err(SimulationError::Integrator {
+                time: t,
+                reason: format!(
+                    "the event log is full at max_events = {}",
+                    options.events.max_events
+                ),
+                trajectory: recorder.trajectory(*stats),
+            });
+        }
+        let burst = match recorder.events.last() {
+            Some(last) if t - last.t < 1.0 / options.events.max_rate => recorder.burst + 1,
+            _ => 1,
+        };
+        recorder.burst = burst;
+        recorder.events.push(EventRecord {
+            t,
+            index: crossing.index,
+            name: event.name.clone(),
+            before,
+            after,
+        });
+        let stop = matches!(event.action, Action::Stop);
+        if stop || recorder.every_step {
+            recorder.record(t, &x);
+        }
+        if let Some(halt) = recorder.halt {
+            return Err(recorder.halted(halt, options.max_samples, *stats));
+        }
+        if burst > options.events.max_in_a_row {
+            return Err(SimulationError::Zeno {
+                name: event.name.clone(),
+                time: t,
+                count: burst,
+                trajectory: recorder.trajectory(*stats),
+            });
+        }
+        let reset = matches!(event.action, Action::Reset(_));
+        for (index, watched) in self.watched.iter().enumerate() {
+            let fired = reset && index == crossing.index;
+            watched.restart.set(fired.then_some((t, crossing.sign)));
+        }
+        Ok((!stop).then(|| (t, join(&after.0, &after.1))))
     }
 }
 
@@ -389,11 +629,16 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
 /// interpolant of `differential-equations` 0.7 is far less accurate than its steps), and
 /// projection restarts from the projected state. A segment starts with the largest step the
 /// previous one took or proposed (its last step is cut short to end on the output time).
+///
+/// A step that crosses an event's guard ends its piece of the segment: the event is located on
+/// the flow ([`locate`]) and acted on, and the segment goes on from the event time with the
+/// new state. The integrator restarts there, as `differential-equations` does for a
+/// `ControlFlag::ModifyState`, but from a state at step accuracy.
 fn run_with<D, S, const N: usize>(
     dynamics: &D,
     (x0, t0, tf): (State<N>, f64, f64),
     options: &SimulationOptions,
-    observe: &mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
+    (events, observe): (&[Event<'_, N>], &mut Observer<'_, N>),
     method: impl Fn(f64, f64, usize) -> S,
 ) -> Result<Trajectory<N>, SimulationError<N>>
 where
@@ -407,8 +652,24 @@ where
         jacobians: Cell::new(0),
         finite_difference_jacobians: Cell::new(0),
     };
+    let watched: Vec<Watched<N>> = (events.iter())
+        .map(|event| Watched {
+            event,
+            restart: Cell::new(None),
+        })
+        .collect();
+    let pieces = Pieces {
+        rhs: &rhs,
+        watched: &watched,
+        options,
+        method,
+    };
     let mut recorder = Recorder {
         dynamics,
+        detector: None,
+        crossing: None,
+        events: Vec::new(),
+        burst: 0,
         failure: &rhs.failure,
         observe,
         every_step: options.output == OutputTimes::Steps,
@@ -445,44 +706,27 @@ where
         OutputTimes::Every(dt) => output_time(t0, dt, tf, k),
     } {
         recorder.largest_step = 0.0;
-        let steps_left =
-            (options.max_steps).saturating_sub(stats.accepted_steps + stats.rejected_steps);
-        let mut solver = method(h0.min(b - a), b - a, steps_left);
-        let result = solve_ode(&mut solver, &rhs, a, b, &x, &mut recorder);
-        if let Ok(solution) = &result {
-            stats.accepted_steps += solution.steps.accepted;
-            stats.rejected_steps += solution.steps.rejected;
-        }
-        stats.rhs_evaluations = rhs.evaluations.get();
-        stats.jacobian_evaluations = rhs.jacobians.get();
-        stats.finite_difference_jacobians = rhs.finite_difference_jacobians.get();
-        if let Some(failure) = rhs.failure.take() {
-            return Err(SimulationError::Dynamics {
-                time: failure.time,
-                state: Box::new(FailedState {
-                    q: failure.state.column(0).into_owned(),
-                    v: failure.state.column(1).into_owned(),
-                }),
-                source: failure.error,
-                trajectory: recorder.trajectory(stats),
-            });
-        }
-        if let Some(halt) = recorder.halt {
-            return Err(recorder.halted(halt, options.max_samples, stats));
-        }
-        if let Err(error) = &result {
-            return Err(SimulationError::Integrator {
-                time: solver.t(),
-                reason: integrator_reason(error),
-                trajectory: recorder.trajectory(stats),
-            });
-        }
-        x = project(b, solver.y(), &recorder, stats)?;
+        let mut h_next;
+        let end = loop {
+            let solver = pieces.integrate((a, b), &x, h0, &mut recorder, &mut stats, true)?;
+            h_next = solver.h();
+            let Some(crossing) = recorder.crossing.take() else {
+                break *solver.y();
+            };
+            let Some(restart) = pieces.event(&crossing, events, &mut recorder, &mut stats)? else {
+                return Ok(*recorder.trajectory(stats));
+            };
+            (a, x) = restart;
+            if b - a <= 16.0 * f64::EPSILON * b.abs().max(1.0) {
+                break x;
+            }
+        };
+        x = project(b, &end, &recorder, stats)?;
         recorder.record(b, &x);
         if let Some(halt) = recorder.halt {
             return Err(recorder.halted(halt, options.max_samples, stats));
         }
-        h0 = solver.h().max(recorder.largest_step);
+        h0 = h_next.max(recorder.largest_step);
         (a, k) = (b, k + 1);
     }
     Ok(*recorder.trajectory(stats))

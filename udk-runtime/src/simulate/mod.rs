@@ -34,8 +34,11 @@ mod csv;
 mod dynamic;
 mod dynamics;
 mod error;
+mod events;
 mod integrate;
+mod locate;
 mod options;
+mod periodic;
 mod plot;
 mod stabilization;
 mod summary;
@@ -48,8 +51,12 @@ pub use dynamic::{
     DynamicHamiltonianTerms, DynamicLagrangianSystem, DynamicLagrangianTerms,
 };
 pub use error::{ConstraintLevel, FailedState, SimulationError, Violation};
-pub use integrate::{simulate_hamiltonian, simulate_lagrangian};
+pub use events::{
+    Action, Condition, Direction, Event, EventLimits, EventRecord, GuardFunction, ResetMap,
+};
+pub use integrate::{simulate_hamiltonian, simulate_lagrangian, simulate_lagrangian_with_events};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
+pub use periodic::{periodic_orbit, OrbitError, OrbitOptions, PeriodicOrbit};
 pub use plot::PlotOptions;
 pub use summary::{Report, Showcase, Summary};
 pub use trajectory::{OutputTable, Sample, StateKind, Stats, Trajectory};

@@ -1,5 +1,6 @@
 //! What a simulation run is asked to do: integrator, tolerances, output times, drift control.
 
+use super::EventLimits;
 use crate::{AssemblyOptions, Options};
 
 /// The integration method.
@@ -132,7 +133,7 @@ impl Default for Projection {
 ///
 /// The default: DOP853, rtol 1e-10, atol 1e-12, output at every step, Baumgarte stabilization
 /// with the default gains, no projection, initial state within 1e-8 of each constraint, at most
-/// 10⁵ steps and 10⁶ samples, default kernel [`Options`].
+/// 10⁵ steps and 10⁶ samples, default kernel [`Options`] and [`EventLimits`].
 #[derive(Clone, Debug, PartialEq)]
 pub struct SimulationOptions {
     /// The integrator.
@@ -165,6 +166,8 @@ pub struct SimulationOptions {
     pub max_samples: usize,
     /// Options of the acceleration kernels (tolerances, α and G of the augmented mass matrix).
     pub kernel: Options,
+    /// Bounds on the events of a run with events ([`super::simulate_lagrangian_with_events`]).
+    pub events: EventLimits,
 }
 
 impl Default for SimulationOptions {
@@ -180,6 +183,7 @@ impl Default for SimulationOptions {
             max_steps: 100_000,
             max_samples: 1_000_000,
             kernel: Options::default(),
+            events: EventLimits::default(),
         }
     }
 }
@@ -248,6 +252,7 @@ impl SimulationOptions {
         if self.max_steps == 0 {
             return Err("max_steps must be positive");
         }
+        self.events.validate()?;
         self.kernel.validate().map_err(|_| "invalid kernel options")
     }
 }

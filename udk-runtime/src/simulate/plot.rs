@@ -333,6 +333,7 @@ mod tests {
             samples,
             stats: Stats::default(),
             outputs: Default::default(),
+            events: Vec::new(),
         }
     }
 

@@ -1,5 +1,6 @@
 //! The recorded motion: one [`Sample`] per output time, and run statistics.
 
+use super::EventRecord;
 use nalgebra::SVector;
 
 /// What the second half of the state is.
@@ -57,6 +58,9 @@ pub struct Trajectory<const N: usize> {
     pub stats: Stats,
     /// The model's outputs at each sample (no columns for a model without outputs).
     pub outputs: OutputTable,
+    /// The events of the run, in time order (empty for a run without events and for a
+    /// trajectory read from CSV).
+    pub events: Vec<EventRecord<N>>,
 }
 
 /// The values of a model's outputs (`outputs(name = EXPR)`) at each sample of a trajectory:

@@ -1,0 +1,123 @@
+//! Impacts by the fundamental equation at velocity level: the jump of the generalized
+//! velocities when constraints close with restitution, as Gauss's principle applied to the
+//! velocity jump (the acceleration kernels of [`crate::fundamental`] with q̈ replaced by
+//! Δq̇ = q̇⁺ − q̇⁻ and no finite force, since finite forces do no impulse).
+//!
+//! Shapes: n generalized coordinates, m constraint rows Ĵ (m × n) stacking the impacting rows
+//! J q̇⁺ = −e J q̇⁻ (e the coefficient of restitution of each row) and the persistent ones
+//! A q̇⁺ = 0 (rows with e = 0), so that Ĵ q̇⁺ = b̂ with b̂ = −diag(e) Ĵ q̇⁻. Then
+//!
+//! q̇⁺ = q̇⁻ + M^-½ (Ĵ M^-½)⁺ (b̂ − Ĵ q̇⁻)
+//!
+//! (Udwadia & Kalaba 1993, eq 17, with q̈ → Δq̇, Q → 0, A → Ĵ, b → b̂ − Ĵ q̇⁻). The impulse
+//! of the constraints is P = M Δq̇ = Ĵᵀλ, and λ (one impulse per row, N·s for a contact in
+//! metres) is its Moore–Penrose resolution λ = (Ĵᵀ)⁺ P, unique when Ĵ has full row rank and
+//! the smallest one that gives P when rows are redundant.
+//!
+//! A singular M goes through the augmented mass matrix M + α²ĴᵀGĴ (Udwadia & Wanichanon
+//! 2013, eq 3.18), as the acceleration kernels do; Δq̇ is unique iff [M; Ĵ] has full column
+//! rank (Udwadia & Phohomsiri 2006).
+//!
+//! When the rows with Ĵᵢ q̇⁻ ≠ 0 share one restitution e ≤ 1, the kinetic energy ½q̇ᵀMq̇ does
+//! not increase: q̇⁺ = w − e u, with u the M-orthogonal projection of q̇⁻ onto the span of
+//! M⁻¹Ĵᵀ and w the rest. Different restitutions on coupled rows can add energy (the known
+//! inconsistency of Newton's restitution law for simultaneous impacts).
+//!
+//! [`crate::consistent_state`] is not an impact map: it projects q̇ onto A q̇ = 0 in the
+//! Euclidean metric, not the metric of M, so it neither conserves the momenta the impact
+//! conserves nor takes restitution.
+
+use nalgebra::allocator::Allocator;
+use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector};
+
+use crate::fundamental::solve;
+use crate::pinv::{pinv_and_rank, Tolerance};
+use crate::{validate, Error, LagrangianView, Options};
+
+/// The outcome of an impact, n = `N` coordinates and m = `R` constraint rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Impact<N: Dim, R: Dim>
+where
+    DefaultAllocator: Allocator<N> + Allocator<R>,
+{
+    /// The generalized velocities just after the impact, q̇⁺ (n entries).
+    pub velocity: OVector<f64, N>,
+    /// The impulse λ of each constraint row (m entries; N·s for a row in metres): Ĵᵀλ = P.
+    pub impulse: OVector<f64, R>,
+    /// The generalized impulse of the constraints P = M(q̇⁺ − q̇⁻) = Ĵᵀλ (n entries).
+    pub generalized_impulse: OVector<f64, N>,
+}
+
+/// The impact of constraint rows Ĵ (m × n) with restitution e (m entries, ≥ 0; 0 for a
+/// persistent or plastic row) on a system with mass matrix M (n × n, symmetric positive
+/// semidefinite) moving with q̇⁻ (n entries): q̇⁺ with Ĵ q̇⁺ = −diag(e) Ĵ q̇⁻, and the impulses.
+/// See the [module docs](self) for the equation and its sources. Works for `SMatrix` and
+/// `DMatrix` alike.
+///
+/// # Example
+/// Two equal masses on a line, the first moving at 1 m/s into the second at rest; the contact
+/// row is the closing speed q̇₂ − q̇₁. Elastic (e = 1), they exchange velocities.
+/// ```
+/// use nalgebra::{matrix, vector};
+/// use udk_runtime::{impact, Options};
+///
+/// let mass_matrix = matrix![2.0, 0.0; 0.0, 2.0];
+/// let contact = matrix![-1.0, 1.0];
+/// let jump = impact(&mass_matrix, &contact, &vector![1.0], &vector![1.0, 0.0], &Options::default())?;
+/// assert!((jump.velocity - vector![0.0, 1.0]).norm() < 1e-14);
+/// assert!((jump.impulse[0] - 2.0).abs() < 1e-14); // m Δv of the second mass, N·s
+/// # Ok::<(), udk_runtime::Error>(())
+/// ```
+///
+/// # Errors
+/// `DimensionMismatch` for inconsistent shapes; `NonFinite` for a NaN or ∞ input;
+/// `InvalidOption` for a negative restitution; `InconsistentConstraints` when no velocity
+/// satisfies Ĵ q̇⁺ = b̂ (an impulse problem with no solution: contacts that contradict each
+/// other); `NonUniqueAcceleration` when rank [M; Ĵ] < n; and the other errors of
+/// [`crate::acceleration`].
+pub fn impact<N: Dim, R: Dim>(
+    mass_matrix: &OMatrix<f64, N, N>,
+    constraint_matrix: &OMatrix<f64, R, N>,
+    restitution: &OVector<f64, R>,
+    velocity: &OVector<f64, N>,
+    options: &Options,
+) -> Result<Impact<N, R>, Error>
+where
+    // KernelAllocator<N, R>, spelled out because a crate-private trait cannot bound a public
+    // function.
+    DefaultAllocator: Allocator<N, N>
+        + Allocator<R, N>
+        + Allocator<N, R>
+        + Allocator<R, R>
+        + Allocator<N>
+        + Allocator<R>,
+{
+    let (m, n) = constraint_matrix.shape();
+    validate::shape(restitution, (m, 1), "restitution e")?;
+    validate::shape(velocity, (n, 1), "velocity q̇⁻")?;
+    validate::finite(restitution, "restitution e")?;
+    validate::finite(velocity, "velocity q̇⁻")?;
+    if restitution.iter().any(|e| *e < 0.0) {
+        return Err(Error::InvalidOption {
+            what: "every restitution e must be non-negative",
+        });
+    }
+    // b̂ − Ĵ q̇⁻ = −(1 + e) ∘ Ĵ q̇⁻.
+    let closing = constraint_matrix * velocity;
+    let jump_rhs = closing.zip_map(restitution, |v, e| -(1.0 + e) * v);
+    let no_force = velocity.map(|_| 0.0);
+    let terms = LagrangianView::new(mass_matrix, &no_force, constraint_matrix, &jump_rhs);
+    let (jump, generalized_impulse) = solve(terms, options, true)?;
+    let generalized_impulse = generalized_impulse.unwrap_or_else(|| mass_matrix * &jump);
+    // (Ĵᵀ)⁺ = (Ĵ⁺)ᵀ.
+    let (pinv, _) = pinv_and_rank(constraint_matrix, Tolerance::Default)?;
+    let impulse = pinv.tr_mul(&generalized_impulse);
+    let velocity = velocity + jump;
+    validate::finite(&velocity, "velocity q̇⁺ (overflow)")?;
+    validate::finite(&impulse, "impulse λ (overflow)")?;
+    Ok(Impact {
+        velocity,
+        impulse,
+        generalized_impulse,
+    })
+}

@@ -1,0 +1,175 @@
+//! Where an event happens: its crossing bracketed by a step, first guessed on the integrator's
+//! dense output by `differential-equations`' own Brent–Dekker search, then found on the flow by
+//! Newton's method kept inside the bracket.
+
+use super::dynamics::{split, State};
+use super::events::{Direction, Event};
+use differential_equations::interpolate::Interpolation;
+use differential_equations::solout::{CrossingDirection, EventConfig, EventSolout, Solout};
+use differential_equations::solution::Solution;
+use std::cell::Cell;
+
+/// The bracket is narrowed to this fraction of the step that holds the crossing, or to a few
+/// units in the last place of t, whichever is wider (the guaranteed 10⁻¹² of the step, with
+/// room for the error of the flow).
+pub(super) const RELATIVE_TIME_TOLERANCE: f64 = 1e-14;
+
+/// At most this many iterates (bisection alone halves a step to 10⁻¹² of it in 40).
+const MAX_ITERATIONS: usize = 100;
+
+/// One event watched during a run, as the `Event` of `differential-equations`: its g on the
+/// first-order state, with the sign held before the crossing at a restart time where the event
+/// just fired (see [`Event`]).
+pub(super) struct Watched<'e, const N: usize> {
+    pub(super) event: &'e Event<'e, N>,
+    /// (restart time, sign of g before the crossing) after this event fired.
+    pub(super) restart: Cell<Option<(f64, f64)>>,
+}
+
+impl<const N: usize> Watched<'_, N> {
+    /// g at (t, x), seen as on its side before the crossing at the restart time.
+    pub(super) fn value(&self, t: f64, x: &State<N>) -> f64 {
+        let (q, v) = split(x);
+        let g = self.event.value(t, &q, &v);
+        match self.restart.get() {
+            Some((restart, sign)) if t == restart && g * sign <= 0.0 => sign * f64::MIN_POSITIVE,
+            _ => g,
+        }
+    }
+}
+
+impl<const N: usize> differential_equations::solout::Event<f64, State<N>> for Watched<'_, N> {
+    fn config(&self) -> EventConfig {
+        let direction = match self.event.direction {
+            Direction::Rising => CrossingDirection::Positive,
+            Direction::Falling => CrossingDirection::Negative,
+            Direction::Both => CrossingDirection::Both,
+        };
+        EventConfig::new(direction, None)
+    }
+
+    fn event(&self, t: f64, y: &State<N>) -> f64 {
+        self.value(t, y)
+    }
+}
+
+/// A crossing found in the step from (t_prev, y_prev) to (t_curr, y_curr).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct Crossing<const N: usize> {
+    /// The index of the event.
+    pub(super) index: usize,
+    /// The sign of g before the crossing.
+    pub(super) sign: f64,
+    /// Where the dense output puts it.
+    pub(super) guess: f64,
+    pub(super) t_prev: f64,
+    pub(super) y_prev: State<N>,
+    pub(super) t_curr: f64,
+    pub(super) y_curr: State<N>,
+}
+
+/// The crossings of a step, one `EventSolout` of `differential-equations` per watched event.
+pub(super) struct Detector<'w, const N: usize> {
+    watched: &'w [Watched<'w, N>],
+    searches: Vec<EventSolout<'w, f64, State<N>, Watched<'w, N>>>,
+}
+
+impl<'w, const N: usize> Detector<'w, N> {
+    /// Watches `watched` over a piece of the run from t₀ to t_f.
+    pub(super) fn new(watched: &'w [Watched<'w, N>], t0: f64, tf: f64) -> Self {
+        let searches = watched
+            .iter()
+            .map(|w| EventSolout::new(w, t0, tf))
+            .collect();
+        Self { watched, searches }
+    }
+
+    /// The earliest crossing of the step from (t_prev, y_prev) to (t_curr, y_curr), by the
+    /// signs of g at the step ends; its guess from the dense output, or the secant between the
+    /// ends where that search finds none.
+    pub(super) fn step<I>(
+        &mut self,
+        (t_prev, y_prev): (f64, &State<N>),
+        (t_curr, y_curr): (f64, &State<N>),
+        interpolator: &mut I,
+    ) -> Option<Crossing<N>>
+    where
+        I: Interpolation<f64, State<N>> + ?Sized,
+    {
+        let mut earliest: Option<Crossing<N>> = None;
+        for (index, (watched, search)) in self.watched.iter().zip(&mut self.searches).enumerate() {
+            let mut found = Solution::new();
+            search.solout(t_curr, t_prev, y_curr, y_prev, interpolator, &mut found);
+            if t_curr <= t_prev {
+                continue;
+            }
+            let (before, after) = (watched.value(t_prev, y_prev), watched.value(t_curr, y_curr));
+            let Some(sign) = watched.event.fires(before, after) else {
+                continue;
+            };
+            let secant = t_prev + (t_curr - t_prev) * before / (before - after);
+            let guess = (found.t.last().copied())
+                .filter(|t| *t > t_prev && *t < t_curr)
+                .unwrap_or(secant);
+            if earliest.is_none_or(|e| guess < e.guess) {
+                earliest = Some(Crossing {
+                    index,
+                    sign,
+                    guess,
+                    t_prev,
+                    y_prev: *y_prev,
+                    t_curr,
+                    y_curr: *y_curr,
+                });
+            }
+        }
+        earliest
+    }
+}
+
+/// The time and state of `crossing` on the flow: Newton's method on g(t, φ(t)), with φ(t) and
+/// φ̇(t) from `flow` (the state integrated from the step start to t, and its derivative) and ġ
+/// a forward difference along φ̇, each iterate kept inside the bracket by bisection and taken
+/// half the tolerance past Newton's point (so that the bracket closes from both sides), until
+/// the bracket is narrower than [`RELATIVE_TIME_TOLERANCE`] of the step (or 8 ulps of t).
+/// Returns the bracket end
+/// past the crossing.
+///
+/// # Errors
+/// Whatever `flow` returns.
+pub(super) fn locate<E, const N: usize>(
+    watched: &Watched<'_, N>,
+    crossing: &Crossing<N>,
+    mut flow: impl FnMut(f64) -> Result<(State<N>, State<N>), E>,
+) -> Result<(f64, State<N>), E> {
+    let step = crossing.t_curr - crossing.t_prev;
+    let tolerance =
+        (RELATIVE_TIME_TOLERANCE * step).max(8.0 * f64::EPSILON * crossing.t_curr.abs());
+    let (mut lo, mut hi, mut x_hi) = (crossing.t_prev, crossing.t_curr, crossing.y_curr);
+    let inside = |t: f64, lo: f64, hi: f64| t > lo && t < hi;
+    let mut t = match inside(crossing.guess, lo, hi) {
+        true => crossing.guess,
+        false => 0.5 * (lo + hi),
+    };
+    for _ in 0..MAX_ITERATIONS {
+        if hi - lo <= tolerance {
+            break;
+        }
+        let (x, xd) = flow(t)?;
+        let g = watched.value(t, &x);
+        if g * crossing.sign > 0.0 {
+            lo = t;
+        } else {
+            (hi, x_hi) = (t, x);
+        }
+        let delta = 1e-8 * step;
+        let slope = (watched.value(t + delta, &(x + xd * delta)) - g) / delta;
+        let newton = -g / slope;
+        let next = t + newton + (0.5 * tolerance).copysign(newton);
+        t = match newton.is_finite() && inside(next, lo, hi) {
+            true => next,
+            false => 0.5 * (lo + hi),
+        };
+    }
+    Ok((hi, x_hi))
+}
