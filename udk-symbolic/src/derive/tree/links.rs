@@ -3,7 +3,7 @@
 
 use super::constants::{numbers, BodyConstants};
 use crate::expr::{ExprId, Pool, Symbol};
-use crate::parse::{add3, axis_rotation, dot3, mat_mul, mat_vec, scale3, Matrix, Rates};
+use crate::parse::{add3, axis_rotation, dot3, mat_mul, mat_t_vec, mat_vec, scale3, Matrix, Rates};
 
 /// One body as the recursions see it, every vector in the body's working frame Fᵢ (its turned
 /// body frame, or the world frame).
@@ -49,20 +49,54 @@ pub(super) struct Inertia {
 pub(super) enum Rotation {
     /// The same frame (world-frame recursions).
     Identity,
-    /// K Rz(q) (revolute, with cos q and sin q) or K (prismatic), K constant.
+    /// K Rz(q) (revolute, with cos q and sin q) or K (prismatic), K constant, applied in two
+    /// steps: where K is a signed permutation or turns about one coordinate axis, that is no
+    /// dearer than one product with K Rz(q).
     Turn {
         /// K, row-major, constants.
         turn: [ExprId; 9],
         /// (cos q, sin q) of a revolute joint.
         joint: Option<(ExprId, ExprId)>,
     },
+    /// E = K Rz(q), row-major, composed once per body (each entry K₀ cos q + K₁ sin q, or a
+    /// constant of K, kept as one operand): for a generic K, one product with E costs
+    /// 9 multiplications and 6 additions where K then Rz(q) costs 13 and 8.
+    Composed([ExprId; 9]),
 }
 
 impl Rotation {
+    /// The rotation K Rz(q) (revolute, `joint` = (cos q, sin q)) or K (prismatic), in whichever
+    /// form takes fewer operations per product with a vector ([`product_cost`]): composed
+    /// when it is strictly cheaper, else in two steps.
+    pub fn turn(pool: &mut Pool, turn: [ExprId; 9], joint: Option<(ExprId, ExprId)>) -> Self {
+        let Some((c, s)) = joint else {
+            return Rotation::Turn { turn, joint };
+        };
+        // Column 0 of K Rz(q) is K₀ c + K₁ s, column 1 is K₁ c − K₀ s (Kⱼ column j of K).
+        let composed: [ExprId; 9] = std::array::from_fn(|k| {
+            let (r, j) = (k / 3, k % 3);
+            let (first, second) = (turn[3 * r], turn[3 * r + 1]);
+            let entry = match j {
+                0 => combination(pool, &[(first, c), (second, s)], &[false, false]),
+                1 => combination(pool, &[(second, c), (first, s)], &[false, true]),
+                _ => turn[3 * r + 2],
+            };
+            pool.shared(entry)
+        });
+        const JOINT_COST: usize = 6;
+        if product_cost(pool, &composed) < product_cost(pool, &turn) + JOINT_COST {
+            Rotation::Composed(composed)
+        } else {
+            Rotation::Turn { turn, joint }
+        }
+    }
+
     /// E v: a child-frame vector in the parent's frame.
     pub fn to_parent(&self, pool: &mut Pool, v: [ExprId; 3]) -> [ExprId; 3] {
-        let Rotation::Turn { turn, joint } = self else {
-            return v;
+        let (turn, joint) = match self {
+            Rotation::Identity => return v,
+            Rotation::Composed(e) => return mat_vec(pool, &Matrix::plain(*e), v),
+            Rotation::Turn { turn, joint } => (turn, joint),
         };
         let v = match *joint {
             Some((c, s)) => {
@@ -77,10 +111,12 @@ impl Rotation {
 
     /// Eᵀ v: a parent-frame vector in the child's frame.
     pub fn to_child(&self, pool: &mut Pool, v: [ExprId; 3]) -> [ExprId; 3] {
-        let Rotation::Turn { turn, joint } = self else {
-            return v;
+        let (turn, joint) = match self {
+            Rotation::Identity => return v,
+            Rotation::Composed(e) => return mat_t_vec(pool, &Matrix::plain(*e), v),
+            Rotation::Turn { turn, joint } => (turn, joint),
         };
-        let v = crate::parse::mat_t_vec(pool, &Matrix::plain(*turn), v);
+        let v = mat_t_vec(pool, &Matrix::plain(*turn), v);
         match *joint {
             Some((c, s)) => {
                 let x = combination(pool, &[(c, v[0]), (s, v[1])], &[false, false]);
@@ -90,6 +126,24 @@ impl Rotation {
             None => v,
         }
     }
+}
+
+/// The operations of one product of the row-major 3 × 3 `m` with a generic vector: per row, a
+/// multiplication for each entry that is not 0 or ±1 and an addition for each nonzero entry
+/// after the first.
+fn product_cost(pool: &Pool, m: &[ExprId; 9]) -> usize {
+    (m.chunks(3))
+        .map(|row| {
+            let nonzero = row.iter().filter(|&&x| !pool.is_zero(x)).count();
+            let scaled = (row.iter())
+                .filter(|&&x| {
+                    pool.as_number(x)
+                        .is_none_or(|n| !n.is_zero() && !n.is_one() && !(-n).is_one())
+                })
+                .count();
+            scaled + nonzero.saturating_sub(1)
+        })
+        .sum()
 }
 
 /// Σ ± aₖ bₖ, with − where `negative[k]`.
@@ -235,10 +289,7 @@ pub(super) fn body_links(pool: &mut Pool, bodies: &[BodyConstants]) -> Vec<Link>
                 parent: body.parent,
                 coordinate: body.coordinate,
                 revolute: body.revolute,
-                rotation: Rotation::Turn {
-                    turn: body.turn,
-                    joint,
-                },
+                rotation: Rotation::turn(pool, body.turn, joint),
                 offset: local_offset(pool, body),
                 axis: ez,
                 inertia: body_inertia(pool, body),
