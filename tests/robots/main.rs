@@ -11,6 +11,7 @@ mod double_pendulum;
 mod mimic;
 mod panda;
 mod romeo;
+mod so100;
 mod ur5;
 
 use std::path::Path;

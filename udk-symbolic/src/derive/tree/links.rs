@@ -1,7 +1,7 @@
 //! The bodies of a tree as DAG nodes, with their quantities in body frames or in the world
 //! frame, and the poses (world rotation and origin) of the body frames.
 
-use super::constants::{numbers, BodyConstants};
+use super::constants::{numbers, snap_entry, BodyConstants};
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{add3, axis_rotation, dot3, mat_mul, mat_t_vec, mat_vec, scale3, Matrix, Rates};
 
@@ -91,6 +91,64 @@ impl Rotation {
         }
     }
 
+    /// E S Eᵀ for a symmetric S (row-major): a child-frame inertia in the parent's axes,
+    /// exactly symmetric. A rotation about a coordinate axis (the joint's Rz(q), or a constant
+    /// turn K = Rx(β), see [`split_turn`]) is applied by [`plane_congruence`].
+    pub fn congruence(&self, pool: &mut Pool, s: &[ExprId; 9]) -> [ExprId; 9] {
+        self.congruence_of(pool, s, true)
+    }
+
+    /// E B Eᵀ for a general B (row-major).
+    pub fn general_congruence(&self, pool: &mut Pool, b: &[ExprId; 9]) -> [ExprId; 9] {
+        self.congruence_of(pool, b, false)
+    }
+
+    /// [`Rotation::congruence`] (`symmetric`) or [`Rotation::general_congruence`].
+    fn congruence_of(&self, pool: &mut Pool, m: &[ExprId; 9], symmetric: bool) -> [ExprId; 9] {
+        let generic = |pool: &mut Pool, m: &[ExprId; 9], e: &Matrix| {
+            let apply = |pool: &mut Pool, v| mat_vec(pool, e, v);
+            if symmetric {
+                congruence(pool, m, apply)
+            } else {
+                general_congruence(pool, m, apply)
+            }
+        };
+        let (turn, joint) = match self {
+            Rotation::Identity => return *m,
+            Rotation::Composed(e) => return generic(pool, m, &Matrix::plain(*e)),
+            Rotation::Turn { turn, joint } => (turn, joint),
+        };
+        // The double-angle form pays off on a full x-y block; on a sparse one (planar
+        // motion) the plain products with Rz(q) multiply the zeros out.
+        let full = [0, 1, 3, 4].iter().all(|&k| !pool.is_zero(m[k]));
+        let m = match *joint {
+            Some((c, s)) if full => plane_congruence(pool, m, [0, 1], (c, s), symmetric),
+            Some((c, s)) => {
+                let zero = pool.zero();
+                let one = pool.one();
+                let minus_s = pool.neg(s);
+                let rz = Matrix::plain([c, minus_s, zero, s, c, zero, zero, zero, one]);
+                generic(pool, m, &rz)
+            }
+            None => *m,
+        };
+        let is = |pool: &Pool, k: usize, one: bool| {
+            pool.as_number(turn[k])
+                .is_some_and(|n| if one { n.is_one() } else { n.is_zero() })
+        };
+        // Rx(β) with cos β and sin β both nonzero (a quarter or half turn is a signed
+        // permutation, which the generic product multiplies out).
+        let about_x = is(pool, 0, true)
+            && [1, 2, 3, 6].iter().all(|&k| is(pool, k, false))
+            && !is(pool, 4, false)
+            && !is(pool, 7, false);
+        if about_x {
+            plane_congruence(pool, &m, [1, 2], (turn[4], turn[7]), symmetric)
+        } else {
+            generic(pool, &m, &Matrix::plain(*turn))
+        }
+    }
+
     /// E v: a child-frame vector in the parent's frame.
     pub fn to_parent(&self, pool: &mut Pool, v: [ExprId; 3]) -> [ExprId; 3] {
         let (turn, joint) = match self {
@@ -144,6 +202,70 @@ fn product_cost(pool: &Pool, m: &[ExprId; 9]) -> usize {
             scaled + nonzero.saturating_sub(1)
         })
         .sum()
+}
+
+/// Q M Qᵀ for the rotation Q by the angle θ (`cos_sin` = (cos θ, sin θ)) in the plane of the
+/// coordinate axes `plane` = [i, j] (Q eᵢ = cos θ eᵢ + sin θ eⱼ), each entry kept as one operand.
+/// The i-j block by the double angle: with m = (Mᵢᵢ + Mⱼⱼ)/2, u = (Mᵢᵢ − Mⱼⱼ)/2, h and k the
+/// symmetric and antisymmetric parts of Mᵢⱼ, w = u cos 2θ − h sin 2θ: Mᵢᵢ' = m + w,
+/// Mⱼⱼ' = m − w, Mᵢⱼ' = u sin 2θ + h cos 2θ + k, Mⱼᵢ' = the same − 2k; the third row and column
+/// turned as vectors; 18 operations for a symmetric M where three products with Q and three
+/// dot products take 33.
+fn plane_congruence(
+    pool: &mut Pool,
+    m: &[ExprId; 9],
+    [i, j]: [usize; 2],
+    (c, s): (ExprId, ExprId),
+    symmetric: bool,
+) -> [ExprId; 9] {
+    let k = 3 - i - j;
+    let at = |r: usize, c: usize| 3 * r + c;
+    let half = pool.rational(1, 2);
+    let two = pool.integer(2);
+    let squares = [pool.mul(&[c, c]), pool.mul(&[s, s])];
+    let cos2 = pool.sub(squares[0], squares[1]);
+    let cos2 = pool.shared(cos2);
+    let sin2 = pool.mul(&[two, c, s]);
+    let mean = pool.add(&[m[at(i, i)], m[at(j, j)]]);
+    let mean = pool.mul(&[half, mean]);
+    let mean = pool.shared(mean);
+    let difference = pool.sub(m[at(i, i)], m[at(j, j)]);
+    let u = pool.mul(&[half, difference]);
+    let (h, skew) = if symmetric {
+        (m[at(i, j)], None)
+    } else {
+        let sum = pool.add(&[m[at(i, j)], m[at(j, i)]]);
+        let difference = pool.sub(m[at(i, j)], m[at(j, i)]);
+        (pool.mul(&[half, sum]), Some(pool.mul(&[half, difference])))
+    };
+    let w = combination(pool, &[(u, cos2), (h, sin2)], &[false, true]);
+    let w = pool.shared(w);
+    let mut out = *m;
+    out[at(i, i)] = pool.shared_sum(&[mean, w]);
+    let minus_w = pool.neg(w);
+    out[at(j, j)] = pool.shared_sum(&[mean, minus_w]);
+    let off = combination(pool, &[(u, sin2), (h, cos2)], &[false, false]);
+    let off = pool.shared(off);
+    match skew {
+        None => (out[at(i, j)], out[at(j, i)]) = (off, off),
+        Some(k) => {
+            out[at(i, j)] = pool.shared_sum(&[off, k]);
+            let minus_k = pool.neg(k);
+            out[at(j, i)] = pool.shared_sum(&[off, minus_k]);
+        }
+    }
+    let turn = |pool: &mut Pool, x: ExprId, y: ExprId| {
+        let first = combination(pool, &[(c, x), (s, y)], &[false, true]);
+        let second = combination(pool, &[(s, x), (c, y)], &[false, false]);
+        (pool.shared(first), pool.shared(second))
+    };
+    (out[at(i, k)], out[at(j, k)]) = turn(pool, m[at(i, k)], m[at(j, k)]);
+    if symmetric {
+        (out[at(k, i)], out[at(k, j)]) = (out[at(i, k)], out[at(j, k)]);
+    } else {
+        (out[at(k, i)], out[at(k, j)]) = turn(pool, m[at(k, i)], m[at(k, j)]);
+    }
+    out
 }
 
 /// Σ ± aₖ bₖ, with − where `negative[k]`.
@@ -273,23 +395,71 @@ fn body_inertia(pool: &mut Pool, body: &BodyConstants) -> Option<Inertia> {
     })
 }
 
+/// A revolute body's constant turn K as L Rz(γ) with L = Rx(β), when K is made of numbers of
+/// that form: L and (cos γ, sin γ), so that Rz(γ) joins the joint rotation, E = L Rz(q + γ).
+/// `constants` spins each body's frame so that the turn to its first child has this form.
+/// Otherwise K itself and `None`.
+fn split_turn(pool: &mut Pool, turn: &[ExprId; 9]) -> ([ExprId; 9], Option<(ExprId, ExprId)>) {
+    let Some(k) = (turn.iter())
+        .map(|&x| pool.as_number(x).map(|n| n.to_f64()))
+        .collect::<Option<Vec<f64>>>()
+    else {
+        return (*turn, None);
+    };
+    // Row 2 of Rx(β) Rz(γ) is (sin β sin γ, sin β cos γ, cos β), column 2 (0, −sin β, cos β).
+    let sine = k[6].hypot(k[7]);
+    if k[2] != 0.0 || sine == 0.0 {
+        return (*turn, None);
+    }
+    let gamma = k[6].atan2(k[7]);
+    let (sg, cg) = gamma.sin_cos();
+    // L = K Rz(−γ), whose first column must be e_x.
+    let l: [f64; 9] = std::array::from_fn(|index| {
+        let (r, j) = (index / 3, index % 3);
+        match j {
+            0 => k[3 * r] * cg - k[3 * r + 1] * sg,
+            1 => k[3 * r] * sg + k[3 * r + 1] * cg,
+            _ => k[3 * r + 2],
+        }
+        .clamp(-1.0, 1.0)
+    })
+    .map(snap_entry);
+    if l[0] != 1.0 || l[3] != 0.0 || l[6] != 0.0 || l[1] != 0.0 {
+        return (*turn, None);
+    }
+    let spin = [cg, sg].map(|x| pool.number(snap_entry(x)));
+    (numbers(pool, &l), Some((spin[0], spin[1])))
+}
+
 /// The links with every quantity in its own turned body frame: constant inertias, constant
 /// axes e_z, and vectors passed between bodies through Kᵢ Rz(qᵢ).
 pub(super) fn body_links(pool: &mut Pool, bodies: &[BodyConstants]) -> Vec<Link> {
     let ez = numbers(pool, &[0.0, 0.0, 1.0]);
     (bodies.iter())
         .map(|body| {
-            let joint = body.revolute.then(|| {
+            let (turn, joint) = if body.revolute {
+                let (turn, spin) = split_turn(pool, &body.turn);
                 let q = pool.symbol(Symbol::Coordinate(body.coordinate));
                 let c = pool.call(crate::expr::Func::Cos, &[q]);
                 let s = pool.call(crate::expr::Func::Sin, &[q]);
-                (c, s)
-            });
+                // (cos, sin) of q + γ.
+                let joint = match spin {
+                    None => (c, s),
+                    Some((cg, sg)) => {
+                        let c2 = combination(pool, &[(cg, c), (sg, s)], &[false, true]);
+                        let s2 = combination(pool, &[(sg, c), (cg, s)], &[false, false]);
+                        (pool.shared(c2), pool.shared(s2))
+                    }
+                };
+                (turn, Some(joint))
+            } else {
+                (body.turn, None)
+            };
             Link {
                 parent: body.parent,
                 coordinate: body.coordinate,
                 revolute: body.revolute,
-                rotation: Rotation::turn(pool, body.turn, joint),
+                rotation: Rotation::turn(pool, turn, joint),
                 offset: local_offset(pool, body),
                 axis: ez,
                 inertia: body_inertia(pool, body),
@@ -345,4 +515,17 @@ pub(super) fn congruence(
         let (r, k) = (r.min(k), r.max(k));
         result[k][r]
     })
+}
+
+/// E B Eᵀ for a general B (row-major) and the map v ↦ E v.
+pub(super) fn general_congruence(
+    pool: &mut Pool,
+    b: &[ExprId; 9],
+    mut apply: impl FnMut(&mut Pool, [ExprId; 3]) -> [ExprId; 3],
+) -> [ExprId; 9] {
+    // Columns of E B, then the rows of (E B) Eᵀ are E applied to the rows of E B.
+    let columns = [0, 1, 2].map(|k| apply(pool, [b[k], b[3 + k], b[6 + k]]));
+    let rows = [0, 1, 2].map(|r| apply(pool, [columns[0][r], columns[1][r], columns[2][r]]));
+    // rows[r], E applied to row r of E B, is row r of (E B) Eᵀ = (E (E B)ᵀ)ᵀ.
+    std::array::from_fn(|k| rows[k / 3][k % 3])
 }
