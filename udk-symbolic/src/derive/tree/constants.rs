@@ -7,7 +7,9 @@
 //! joint and Kᵢ for a prismatic one, where Kᵢ = P_parentᵀ R_origin Pᵢ (P of the root is the
 //! identity): the rotation R_axis(q) about aᵢ = Pᵢ e_z equals Pᵢ Rz(q) Pᵢᵀ. Entries within 4 ulps
 //! of 0 or ±1 are snapped to those exact values, so that quarter turns and identities stay
-//! exact in the DAG and multiply out of the expressions.
+//! exact in the DAG and multiply out of the expressions. A frame may be spun about its joint
+//! axis at no cost, Pᵢ = axis_frame(aᵢ) Rz(φᵢ); φᵢ is chosen so that the turn to the first
+//! child is Rx(β) Rz(γ) (`spins`), which the recursions apply as two plane rotations.
 //!
 //! The recursions read the constants as DAG nodes ([`TreeConstants`]): numbers here, and
 //! expressions in the model's parameters for a tree recognized in a model's definitions
