@@ -499,33 +499,37 @@ pub(super) fn world_links(pool: &mut Pool, bodies: &[BodyConstants], poses: &[Po
         .collect()
 }
 
-/// E J Eᵀ for a symmetric J (row-major) and the map v ↦ E v: E applied to the columns of J,
-/// then to the rows of E J (E J Eᵀ = E (E J)ᵀ); the upper triangle mirrored, so that the
-/// result is exactly symmetric.
+/// E J Eᵀ for a symmetric J (row-major) and the map v ↦ E v ([`both_sides`]), the upper
+/// triangle mirrored, so that the result is exactly symmetric.
 pub(super) fn congruence(
     pool: &mut Pool,
     j: &[ExprId; 9],
-    mut apply: impl FnMut(&mut Pool, [ExprId; 3]) -> [ExprId; 3],
+    apply: impl FnMut(&mut Pool, [ExprId; 3]) -> [ExprId; 3],
 ) -> [ExprId; 9] {
-    let columns = [0, 1, 2].map(|k| apply(pool, [j[k], j[3 + k], j[6 + k]]));
-    // Row k of E J is (columns[0][k], columns[1][k], columns[2][k]).
-    let result = [0, 1, 2].map(|k| apply(pool, [columns[0][k], columns[1][k], columns[2][k]]));
+    let rows = both_sides(pool, j, apply);
     std::array::from_fn(|index| {
         let (r, k) = (index / 3, index % 3);
-        let (r, k) = (r.min(k), r.max(k));
-        result[k][r]
+        rows[r.max(k)][r.min(k)]
     })
 }
 
-/// E B Eᵀ for a general B (row-major) and the map v ↦ E v.
-pub(super) fn general_congruence(
+/// E B Eᵀ for a general B (row-major) and the map v ↦ E v ([`both_sides`]).
+fn general_congruence(
     pool: &mut Pool,
     b: &[ExprId; 9],
-    mut apply: impl FnMut(&mut Pool, [ExprId; 3]) -> [ExprId; 3],
+    apply: impl FnMut(&mut Pool, [ExprId; 3]) -> [ExprId; 3],
 ) -> [ExprId; 9] {
-    // Columns of E B, then the rows of (E B) Eᵀ are E applied to the rows of E B.
-    let columns = [0, 1, 2].map(|k| apply(pool, [b[k], b[3 + k], b[6 + k]]));
-    let rows = [0, 1, 2].map(|r| apply(pool, [columns[0][r], columns[1][r], columns[2][r]]));
-    // rows[r], E applied to row r of E B, is row r of (E B) Eᵀ = (E (E B)ᵀ)ᵀ.
+    let rows = both_sides(pool, b, apply);
     std::array::from_fn(|k| rows[k / 3][k % 3])
+}
+
+/// The rows of E M Eᵀ for a row-major M: E applied to the columns of M, then to the rows of
+/// E M (row r of (E M) Eᵀ = (E (E M)ᵀ)ᵀ is E applied to row r of E M).
+fn both_sides(
+    pool: &mut Pool,
+    m: &[ExprId; 9],
+    mut apply: impl FnMut(&mut Pool, [ExprId; 3]) -> [ExprId; 3],
+) -> [[ExprId; 3]; 3] {
+    let columns = [0, 1, 2].map(|k| apply(pool, [m[k], m[3 + k], m[6 + k]]));
+    [0, 1, 2].map(|r| apply(pool, [columns[0][r], columns[1][r], columns[2][r]]))
 }
