@@ -3,7 +3,8 @@
 # Cartesian and minimal coordinates), in one run on one machine. Prints three tables
 # (derivation time, time per acceleration call, DOP853 throughput) with udk/peer ratios, and
 # writes them to bench/out/tables.md (raw figures: bench/out/raw.json).
-# Then udk against Pinocchio (C++ and Python) on the URDF robots UR5, Panda and Romeo:
+# Then udk against Pinocchio (C++ and Python) on the URDF robots UR5, Panda and Romeo, and SO-100,
+# G1 and TIAGo Pro from the example-robot-data package (generic joint frames):
 # acceleration vs aba, M vs crba, bias vs rnea, derivation and build time (bench/robots.py;
 # bench/out/robots.md).
 # Then the tree chains (n = 2 … 60) on the O(n) articulated-body path against Pinocchio's C++ aba
@@ -28,15 +29,30 @@ grep -v '^\s*#' "$BENCH/requirements.txt" | grep -v '^\s*$' | while read -r requ
 done
 
 PARTS="${UDK_BENCH_PARTS:-chains robots trees}"
+PREFIX="$(ls -d "$VENV"/lib/python3*/site-packages/cmeel.prefix 2>/dev/null | head -n 1 || true)"
 FEATURE_LIST=()
 case "$PARTS" in *chains*|*trees*) FEATURE_LIST+=(large) ;; esac
-case "$PARTS" in *robots*) FEATURE_LIST+=(robots) ;; esac
+case "$PARTS" in *robots*)
+    FEATURE_LIST+=(robots)
+    # SO-100, G1 and TIAGo Pro (generic joint frames) are read from the installed
+    # example-robot-data package, never committed (TIAGo Pro's licence forbids it).
+    PACKAGE="$PREFIX/share/example-robot-data/robots"
+    COPIES="$BENCH/udk-bench/package-robots"
+    if [ -n "$PREFIX" ] && [ -d "$PACKAGE" ]; then
+        mkdir -p "$COPIES"
+        cp "$PACKAGE/so_arm_description/urdf/so100.urdf" \
+            "$PACKAGE/g1_description/urdf/g1_29dof_rev_1_0.urdf" \
+            "$PACKAGE/tiago_pro_description/robots/tiago_pro.urdf" "$COPIES/"
+        FEATURE_LIST+=(package-robots)
+    else
+        echo "no example-robot-data in the venv: no SO-100, G1 or TIAGo Pro" >&2
+    fi
+esac
 FEATURES="$(IFS=,; echo "${FEATURE_LIST[*]}")"
 echo "== udk (Rust): cargo build --release -p udk-bench --features $FEATURES" >&2
 (cd "$ROOT" && cargo build --release -p udk-bench --features "$FEATURES")
 
 echo "== Pinocchio in C++ against the pin wheel's headers and libraries" >&2
-PREFIX="$(ls -d "$VENV"/lib/python3*/site-packages/cmeel.prefix 2>/dev/null | head -n 1 || true)"
 rm -f "$OUT/pinocchio_aba" "$OUT/pinocchio_urdf"
 if [ -n "$PREFIX" ] && [ -d "$PREFIX/include/pinocchio" ] && [ -d "$PREFIX/include/eigen3" ]; then
     # The definitions are those of the wheel's pinocchio CMake target; -O3 as the Rust side (no

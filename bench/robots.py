@@ -1,4 +1,6 @@
-"""udk against Pinocchio on the URDF robots UR5, Panda and Romeo (robots/), in one run on one machine.
+"""udk against Pinocchio on URDF robots, in one run on one machine: UR5, Panda and Romeo (robots/,
+axis-aligned joint frames) and, from the installed example-robot-data package, SO-100, G1 (29
+dof) and TIAGo Pro (generic joint frames; read at bench time, not redistributed here).
 
 Run through bench/compare.sh (UDK_BENCH_PARTS=robots runs only this part), which creates the
 virtual environment, builds the Rust side with the `robots` feature and bench/pinocchio_urdf.cpp
@@ -29,8 +31,17 @@ import numpy as np
 
 from compare import empty, log, machine, ns_per_call, table
 
-# The robots: file stem under robots/ -> the struct name of its one-model crate (build_time).
-ROBOTS = {"ur5_robot": "Ur5", "panda": "Panda", "romeo_small": "RomeoSmall"}
+# The robots: name -> the struct name of its one-model crate (build_time). The first three are
+# robots/<name>.urdf; the others are read from example-robot-data (PACKAGE_ROBOTS), whose files
+# compare.sh copies into udk-bench/package-robots/ for the `package-robots` feature.
+ROBOTS = {"ur5_robot": "Ur5", "panda": "Panda", "romeo_small": "RomeoSmall",
+          "so100": "So100", "g1_29dof_rev_1_0": "G1", "tiago_pro": "TiagoPro"}
+# Path under example-robot-data's robots/ directory, and the kind of joint frames.
+FRAMES = {"ur5_robot": "axis-aligned", "panda": "axis-aligned", "romeo_small": "axis-aligned",
+          "so100": "generic", "g1_29dof_rev_1_0": "generic", "tiago_pro": "generic"}
+PACKAGE_ROBOTS = {"so100": "so_arm_description/urdf/so100.urdf",
+                  "g1_29dof_rev_1_0": "g1_description/urdf/g1_29dof_rev_1_0.urdf",
+                  "tiago_pro": "tiago_pro_description/robots/tiago_pro.urdf"}
 STATES = 16
 SEED = 20261122
 TOLERANCE = 1e-9
@@ -42,33 +53,57 @@ BENCH_BIN = os.path.join(TARGET, "release", "udk-bench")
 
 
 def urdf(robot):
+    if robot in PACKAGE_ROBOTS:
+        return os.path.join(HERE, "udk-bench", "package-robots", f"{robot}.urdf")
     return os.path.join(ROOT, "robots", f"{robot}.urdf")
 
 
-def make_workload(pin):
+def available():
+    """The robots of ROBOTS whose URDF file is there (the package robots only once compare.sh
+    has copied them)."""
+    return [robot for robot in ROBOTS if os.path.exists(urdf(robot))]
+
+
+def random_angles(model, rng):
+    """(q for udk, one angle per joint; q for Pinocchio, nq entries): within the URDF's position
+    limits, a continuous joint (Pinocchio's (cos θ, sin θ)) at θ in (−π, π)."""
+    angles, q = [], np.zeros(model.nq)
+    for joint in model.joints[1:]:
+        if joint.nv != 1:
+            sys.exit(f"joint {joint.shortname()} has {joint.nv} velocities: not supported here")
+        iq = joint.idx_q
+        if joint.nq == 2:
+            theta = rng.uniform(-np.pi, np.pi)
+            q[iq:iq + 2] = [np.cos(theta), np.sin(theta)]
+        else:
+            theta = rng.uniform(model.lowerPositionLimit[iq], model.upperPositionLimit[iq])
+            q[iq] = theta
+        angles.append(theta)
+    return angles, q.tolist()
+
+
+def make_workload(pin, robots):
     """Per robot: Pinocchio's joint names and STATES random (q, q̇, τ) within the URDF's
-    position, velocity and effort limits (one-dof joints only, nq = nv)."""
+    position, velocity and effort limits (one-dof joints only; `q_pinocchio` is Pinocchio's q)."""
     rng = np.random.default_rng(SEED)
-    robots = []
-    for robot in ROBOTS:
+    rows = []
+    for robot in robots:
         model = pin.buildModelFromUrdf(urdf(robot))
-        if model.nq != model.nv:
-            sys.exit(f"{robot}: a joint with nq != nv (continuous or multi-dof): not supported here")
-        low, high = model.lowerPositionLimit, model.upperPositionLimit
-        states = [
-            {
-                "q": rng.uniform(low, high).tolist(),
+        states = []
+        for _ in range(STATES):
+            q, q_pinocchio = random_angles(model, rng)
+            states.append({
+                "q": q,
+                "q_pinocchio": q_pinocchio,
                 "qd": rng.uniform(-model.velocityLimit, model.velocityLimit).tolist(),
                 "tau": rng.uniform(-model.effortLimit, model.effortLimit).tolist(),
-            }
-            for _ in range(STATES)
-        ]
-        robots.append({"name": robot, "coordinates": list(model.names[1:]), "states": states})
-    return {"seed": SEED, "robots": robots}
+            })
+        rows.append({"name": robot, "coordinates": list(model.names[1:]), "states": states})
+    return {"seed": SEED, "robots": rows}
 
 
 def arrays(robot):
-    return [(np.array(s["q"]), np.array(s["qd"]), np.array(s["tau"])) for s in robot["states"]]
+    return [(np.array(s["q_pinocchio"]), np.array(s["qd"]), np.array(s["tau"])) for s in robot["states"]]
 
 
 def rust(*args):
@@ -82,7 +117,7 @@ def pinocchio_cpp(binary, workload):
     for robot in workload["robots"]:
         lines += [urdf(robot["name"]), str(len(robot["states"]))]
         for s in robot["states"]:
-            lines += [" ".join(map(repr, s[key])) for key in ("q", "qd", "tau")]
+            lines += [" ".join(map(repr, s[key])) for key in ("q_pinocchio", "qd", "tau")]
     out = subprocess.run([binary], input="\n".join(lines) + "\n", check=True, capture_output=True, text=True)
     rows = [json.loads(line) for line in out.stdout.splitlines()]
     return {robot["name"]: row for robot, row in zip(workload["robots"], rows)}
@@ -161,7 +196,11 @@ def main():
     os.makedirs(OUT, exist_ok=True)
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
     machine_at_start = machine()
-    workload = make_workload(pin)
+    robots = available()
+    missing = [robot for robot in ROBOTS if robot not in robots]
+    if missing:
+        log(f"no URDF file for {', '.join(missing)} (compare.sh copies them from example-robot-data)")
+    workload = make_workload(pin, robots)
     workload_path = os.path.join(OUT, "robots_workload.json")
     with open(workload_path, "w") as f:
         json.dump(workload, f)
@@ -169,19 +208,19 @@ def main():
     log("udk: robots")
     udk = {row["name"]: row for row in rust("robots", workload_path)}
     log("udk: expand + generate")
-    derive = {row["name"]: row for row in rust("robot-derive", *ROBOTS)}
+    derive = {row["name"]: row for row in rust("robot-derive", *(f"{r}={urdf(r)}" for r in robots))}
     log("Pinocchio from C++")
     cpp = pinocchio_cpp(args.pinocchio_cpp, workload) if os.path.exists(args.pinocchio_cpp) else {}
     log("Pinocchio from Python")
     python = {robot["name"]: pinocchio_python(pin, robot) for robot in workload["robots"]}
     builds = {}
     if not args.skip_build_times:
-        for robot in ROBOTS:
+        for robot in robots:
             log(f"cargo build --release of a crate holding just {robot}")
             builds[robot] = build_time(robot)
 
     worst = {}
-    for robot in ROBOTS:
+    for robot in robots:
         worst[robot] = check_agreement(robot, udk[robot]["accelerations"], python[robot]["accelerations"],
                                        "Pinocchio (Python)")
         if robot in cpp:
@@ -191,7 +230,7 @@ def main():
     ns = lambda v: "—" if v is None else f"{v:,.0f}"
     ratio = lambda a, b: "—" if a is None or b is None else f"{a / b:.2f}"
     rows, ratios = [], []
-    for robot in ROBOTS:
+    for robot in robots:
         u, p, c = udk[robot], python[robot], cpp.get(robot, {})
         net = {k: p[k] - p[f"{k} overhead"] for k in ("aba", "crba", "rnea")}
         for what, ours, theirs in (("q̈: acceleration vs aba", "acceleration_ns", "aba"),
@@ -216,7 +255,7 @@ def main():
         "Robots: one exact Jacobian ∂q̈/∂(q, q̇, τ) in units of one acceleration (udk)",
         ["robot", "acceleration_jacobian / acceleration"], ratios))
     rows = []
-    for robot in ROBOTS:
+    for robot in robots:
         d = derive[robot]
         build = builds.get(robot)
         rows.append([robot, f"{d['expand_seconds'] * 1e3:.1f} ms", f"{d['generate_seconds'] * 1e3:.0f} ms",
@@ -225,6 +264,18 @@ def main():
         "Robots: derivation and build",
         ["robot", "udk_symbolic::urdf::expand (read + expand)", "udk_symbolic::generate",
          "cargo build --release of the one-model crate"],
+        rows))
+    rows = []
+    for robot in robots:
+        u, c, build = udk[robot], cpp.get(robot, {}), builds.get(robot)
+        aba, derivatives = c.get("aba_ns"), c.get("aba_derivatives_ns")
+        rows.append([robot, len(u["accelerations"][0]), FRAMES[robot], ns(u["acceleration_ns"]), ns(aba),
+                     ratio(aba, u["acceleration_ns"]), ns(u["jacobian_ns"]), ns(derivatives),
+                     ratio(derivatives, u["jacobian_ns"]), "—" if build is None else f"{build:.1f} s"])
+    out.insert(0, table(
+        "Robots: summary (ns per call; ratio = Pinocchio C++ / udk)",
+        ["robot", "n", "joint frames", "udk acceleration", "Pinocchio aba", "ratio",
+         "udk acceleration_jacobian", "Pinocchio computeABADerivatives", "ratio", "one-robot crate build"],
         rows))
     text = (f"Run of {started}; machine at the start: {machine_at_start}; at the end: {machine()}. "
             "The machine is shared with other jobs and noisy: compare ratios, not absolute times.\n\n")

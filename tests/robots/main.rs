@@ -12,6 +12,7 @@ mod mimic;
 mod model;
 mod panda;
 mod romeo;
+mod so100;
 mod ur5;
 
 use std::path::Path;

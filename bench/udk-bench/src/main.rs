@@ -8,7 +8,7 @@
 //! - `macro-source FORM N`: a `lib.rs` holding just that chain model under `#[lagrangian]`.
 //! - `robots WORKLOAD` (feature `robots`): q̈ of the URDF robots at the workload's states and
 //!   nanoseconds per call of their `acceleration`, `mass_matrix` and `generalized_forces`.
-//! - `robot-derive NAME...`: seconds of reading and expanding `robots/NAME.urdf`
+//! - `robot-derive NAME=PATH...`: seconds of reading and expanding the URDF file at PATH
 //!   (`udk_symbolic::urdf::expand`) and of `udk_symbolic::generate` on the expanded spec.
 
 use serde_json::{json, Value};
@@ -193,16 +193,18 @@ fn macro_source(form: Form, links: usize) -> String {
     )
 }
 
-/// Seconds to expand `robots/<name>.urdf` into a spec and to generate its code, per robot.
-fn robot_derive(names: &[&str]) -> Result<Value, Box<dyn Error>> {
+/// Seconds to expand a URDF file into a spec and to generate its code, per robot, each given
+/// as `NAME=PATH` (the path absolute or relative to the workspace root).
+fn robot_derive(robots: &[&str]) -> Result<Value, Box<dyn Error>> {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
     let mut rows = Vec::new();
-    for name in names {
+    for robot in robots {
+        let (name, path) = robot
+            .split_once('=')
+            .ok_or_else(|| format!("`{robot}` is not NAME=PATH"))?;
         let source = udk_symbolic::ModelSpec {
             name: "Robot".to_owned(),
-            urdf: Some(serde_json::from_value(json!(format!(
-                "robots/{name}.urdf"
-            )))?),
+            urdf: Some(serde_json::from_value(json!(path))?),
             ..udk_symbolic::ModelSpec::default()
         };
         let expand = || {
@@ -258,7 +260,7 @@ fn run(args: &[String]) -> Result<(), Box<dyn Error>> {
             print!("{}", macro_source(form(f)?, links.parse()?));
             return Ok(());
         }
-        _ => return Err("usage: udk-bench check|accel WORKLOAD | derive N... | tree N... | simulate WORKLOAD T_END TOL | macro-source cartesian|minimal N | robots WORKLOAD | robot-derive NAME...".into()),
+        _ => return Err("usage: udk-bench check|accel WORKLOAD | derive N... | tree N... | simulate WORKLOAD T_END TOL | macro-source cartesian|minimal N | robots WORKLOAD | robot-derive NAME=PATH...".into()),
     };
     println!("{output}");
     Ok(())

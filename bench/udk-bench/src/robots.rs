@@ -1,4 +1,5 @@
-//! The URDF robots of `robots/` (UR5, Panda, Romeo) as benchmark subjects, compiled by
+//! The URDF robots of `robots/` (UR5, Panda, Romeo) and, with the `package-robots` feature,
+//! SO-100, G1 and TIAGo Pro from the installed example-robot-data package, as benchmark subjects, compiled by
 //! `#[lagrangian(urdf = "...")]` as a user would: q̈ from the generated `acceleration` with the
 //! joint efforts τ as inputs, M alone from `mass_matrix`, the bias alone from
 //! `generalized_forces` at τ = 0, and ∂q̈/∂(q, q̇, τ) from `acceleration_jacobian`, on the states of a robot workload written by
@@ -23,10 +24,30 @@ pub struct Panda;
 #[udk::lagrangian(urdf = "../../robots/romeo_small.urdf")]
 pub struct RomeoSmall;
 
+/// SO-100 of example-robot-data (6 revolute joints, generic joint frames; Apache-2.0), copied
+/// from the installed package by `bench/compare.sh`.
+#[cfg(feature = "package-robots")]
+#[udk::lagrangian(urdf = "package-robots/so100.urdf")]
+pub struct So100;
+
+/// The Unitree G1 of example-robot-data (`g1_29dof_rev_1_0`, 29 revolute joints, generic
+/// joint frames, fixed base; BSD-3-Clause), copied from the installed package.
+#[cfg(feature = "package-robots")]
+#[udk::lagrangian(urdf = "package-robots/g1_29dof_rev_1_0.urdf")]
+pub struct G1;
+
+/// PAL's TIAGo Pro of example-robot-data (33 joints: revolute, continuous and a prismatic
+/// torso, generic joint frames). Its licence does not allow redistribution: the file is read
+/// from the installed package at bench time and never committed.
+#[cfg(feature = "package-robots")]
+#[udk::lagrangian(urdf = "package-robots/tiago_pro.urdf")]
+pub struct TiagoPro;
+
 /// One robot of the workload: its joints in Pinocchio's order and random states.
 #[derive(Clone, Debug, Deserialize)]
 pub struct RobotWorkload {
-    /// `ur5_robot`, `panda` or `romeo_small`: the file stem under `robots/`.
+    /// `ur5_robot`, `panda`, `romeo_small`, or with `package-robots` `so100`,
+    /// `g1_29dof_rev_1_0` or `tiago_pro`: the URDF file's stem.
     pub name: String,
     /// The movable joints' URDF names, in Pinocchio's order.
     pub coordinates: Vec<String>,
@@ -84,6 +105,12 @@ pub fn robots(workload: &RobotsWorkload) -> Result<Value, Box<dyn Error>> {
             "ur5_robot" => measure_model!(Ur5),
             "panda" => measure_model!(Panda),
             "romeo_small" => measure_model!(RomeoSmall),
+            #[cfg(feature = "package-robots")]
+            "so100" => measure_model!(So100),
+            #[cfg(feature = "package-robots")]
+            "g1_29dof_rev_1_0" => measure_model!(G1),
+            #[cfg(feature = "package-robots")]
+            "tiago_pro" => measure_model!(TiagoPro),
             other => return Err(format!("no generated model of robot `{other}`").into()),
         };
         rows.push(row);

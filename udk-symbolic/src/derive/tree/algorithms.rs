@@ -3,7 +3,7 @@
 //! linear parts of motions and forces, each in its body's working frame, moments about the
 //! frame's origin.
 
-use super::links::{congruence, sum3, Inertia, Link};
+use super::links::{sum3, Inertia, Link};
 use crate::derivation::ExprMatrix;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{add3, cross3, dot3, mat_vec, scale3, Matrix};
@@ -207,9 +207,7 @@ fn shift(pool: &mut Pool, link: &Link, inertia: &Inertia) -> Inertia {
     let m = inertia.mass;
     let r = link.offset;
     let h = link.rotation.to_parent(pool, inertia.first_moment);
-    let turned = congruence(pool, &inertia.rotational, |p, v| {
-        link.rotation.to_parent(p, v)
-    });
+    let turned = link.rotation.congruence(pool, &inertia.rotational);
     let r_dot_h = dot3(pool, r, h);
     let r_squared = dot3(pool, r, r);
     let two = pool.integer(2);

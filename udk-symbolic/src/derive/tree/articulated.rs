@@ -8,7 +8,7 @@
 //! symmetric), so that the force of a motion (ω, v) is (A ω + B v, Bᵀ ω + C v). A rigid
 //! body's is A = J, B = [h]×, C = m 1 (eq 2.63).
 
-use super::links::{congruence, sum3, Link};
+use super::links::{sum3, Link};
 use crate::derivation::ExprMatrix;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{add3, cross3, dot3, scale3};
@@ -341,10 +341,9 @@ fn sum_articulated(pool: &mut Pool, parts: &[Articulated]) -> Articulated {
 /// E (E A Eᵀ, E B Eᵀ, E C Eᵀ), then moved to the parent's origin by r:
 /// A' = A + K + Kᵀ + [r]× Pᵀ, B' = B + P, C' = C with K = [r]× Bᵀ and P = [r]× C.
 fn inertia_to_parent(pool: &mut Pool, link: &Link, inertia: &Articulated) -> Articulated {
-    let turn = |pool: &mut Pool, v: Vec3| link.rotation.to_parent(pool, v);
-    let a = congruence(pool, &inertia.a, turn);
-    let c = congruence(pool, &inertia.c, turn);
-    let b = general_congruence(pool, &inertia.b, turn);
+    let a = link.rotation.congruence(pool, &inertia.a);
+    let c = link.rotation.congruence(pool, &inertia.c);
+    let b = link.rotation.general_congruence(pool, &inertia.b);
     let r = link.offset;
     // Columns of [r]× Bᵀ are r × (rows of B); of [r]× C, r × (columns of C); of [r]× Pᵀ,
     // r × (rows of P).
@@ -372,19 +371,6 @@ fn inertia_to_parent(pool: &mut Pool, link: &Link, inertia: &Articulated) -> Art
         b: shifted_b,
         c,
     }
-}
-
-/// E B Eᵀ for a general (row-major) B and the map v ↦ E v.
-fn general_congruence(
-    pool: &mut Pool,
-    b: &Mat3,
-    mut apply: impl FnMut(&mut Pool, Vec3) -> Vec3,
-) -> Mat3 {
-    // Columns of E B, then the rows of (E B) Eᵀ are E applied to the rows of E B.
-    let columns = [0, 1, 2].map(|k| apply(pool, [b[k], b[3 + k], b[6 + k]]));
-    let rows = [0, 1, 2].map(|r| apply(pool, [columns[0][r], columns[1][r], columns[2][r]]));
-    // rows[r], E applied to row r of E B, is row r of (E B) Eᵀ = (E (E B)ᵀ)ᵀ.
-    std::array::from_fn(|k| rows[k / 3][k % 3])
 }
 
 /// Pass 2 for the forces (inwards) and pass 3 (outwards) of one solve: with u = τ − Sᵀpᴬ,

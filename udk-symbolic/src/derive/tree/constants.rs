@@ -7,7 +7,9 @@
 //! joint and Kᵢ for a prismatic one, where Kᵢ = P_parentᵀ R_origin Pᵢ (P of the root is the
 //! identity): the rotation R_axis(q) about aᵢ = Pᵢ e_z equals Pᵢ Rz(q) Pᵢᵀ. Entries within 4 ulps
 //! of 0 or ±1 are snapped to those exact values, so that quarter turns and identities stay
-//! exact in the DAG and multiply out of the expressions.
+//! exact in the DAG and multiply out of the expressions. A frame may be spun about its joint
+//! axis at no cost, Pᵢ = axis_frame(aᵢ) Rz(φᵢ); φᵢ is chosen so that the turn to the first
+//! child is Rx(β) Rz(γ) (`spins`), which the recursions apply as two plane rotations.
 //!
 //! The recursions read the constants as DAG nodes ([`TreeConstants`]): numbers here, and
 //! expressions in the model's parameters for a tree recognized in a model's definitions
@@ -78,6 +80,7 @@ pub(crate) fn body_constants(
             body: "gravity".to_owned(),
         });
     }
+    let spins = spins(tree);
     let mut used = vec![false; n];
     let mut frames: Vec<Mat3> = Vec::with_capacity(tree.bodies.len());
     let mut bodies = Vec::with_capacity(tree.bodies.len());
@@ -120,7 +123,7 @@ pub(crate) fn body_constants(
         if !is_rotation(&rotation) {
             return Err(TreeError::NotARotation { body: name() });
         }
-        let frame = axis_frame(axis.map(|a| a / norm));
+        let frame = mul(&axis_frame(axis.map(|a| a / norm)), &about_z(spins[index]));
         let parent_frame = body.parent.map_or(IDENTITY, |p| frames[p]);
         let turn = snap(mul(&mul(&transpose(&parent_frame), &rotation), &frame));
         let offset = mat_vec(&transpose(&parent_frame), body.origin.translation);
@@ -153,6 +156,53 @@ pub(crate) fn body_constants(
         bodies,
         gravity: numbers(pool, &tree.gravity),
     })
+}
+
+/// The joint axis of `body`, normalized; `None` for a zero or non-finite axis.
+fn unit_axis(body: &crate::tree::TreeBody) -> Option<[f64; 3]> {
+    let (TreeJoint::Revolute { axis, .. } | TreeJoint::Prismatic { axis, .. }) = body.joint;
+    let norm = dot(axis, axis).sqrt();
+    (norm > 0.0 && norm.is_finite()).then(|| axis.map(|a| a / norm))
+}
+
+/// For each body, the angle φ (rad) its turned frame is spun about its joint axis, Pᵢ =
+/// `axis_frame`(aᵢ) Rz(φᵢ): chosen so that the turn to its first child c is Rx(β) Rz(γ), whose
+/// first row and column are (1, 0, 0) up to the trailing Rz(γ), which joins the child's joint
+/// rotation Rz(q꜀). Any turn is Rz(α) Rx(β) Rz(γ) (z-x-z angles); φ = α removes the Rz(α),
+/// where G = axis_frame(a_parent)ᵀ R_origin axis_frame(a꜀) has third column
+/// (sin α sin β, −cos α sin β, cos β). 0 for a body without children, whose child's axis is
+/// parallel to its own (sin β = 0: nothing to remove), or with malformed data (the caller
+/// reports it).
+fn spins(tree: &RigidBodyTree) -> Vec<f64> {
+    let mut spins = vec![0.0; tree.bodies.len()];
+    let mut chosen = vec![false; tree.bodies.len()];
+    for (index, body) in tree.bodies.iter().enumerate() {
+        let Some(p) = body.parent.filter(|&p| p < index && !chosen[p]) else {
+            continue;
+        };
+        chosen[p] = true;
+        let (Some(child), Some(parent)) = (unit_axis(body), unit_axis(&tree.bodies[p])) else {
+            continue;
+        };
+        let rotation = body.origin.rotation;
+        if !rotation.as_flattened().iter().all(|x| x.is_finite()) {
+            continue;
+        }
+        let g = mul(
+            &mul(&transpose(&axis_frame(parent)), &rotation),
+            &axis_frame(child),
+        );
+        if g[0][2].hypot(g[1][2]) > 1e-9 {
+            spins[p] = g[0][2].atan2(-g[1][2]);
+        }
+    }
+    spins
+}
+
+/// Rz(φ), snapped: exact for quarter turns.
+fn about_z(phi: f64) -> Mat3 {
+    let (s, c) = phi.sin_cos();
+    snap([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
 }
 
 /// The identity matrix.

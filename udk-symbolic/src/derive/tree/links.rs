@@ -1,9 +1,9 @@
 //! The bodies of a tree as DAG nodes, with their quantities in body frames or in the world
 //! frame, and the poses (world rotation and origin) of the body frames.
 
-use super::constants::{numbers, BodyConstants};
+use super::constants::{numbers, snap_entry, BodyConstants};
 use crate::expr::{ExprId, Pool, Symbol};
-use crate::parse::{add3, axis_rotation, dot3, mat_mul, mat_vec, scale3, Matrix, Rates};
+use crate::parse::{add3, axis_rotation, dot3, mat_mul, mat_t_vec, mat_vec, scale3, Matrix, Rates};
 
 /// One body as the recursions see it, every vector in the body's working frame Fᵢ (its turned
 /// body frame, or the world frame).
@@ -49,20 +49,112 @@ pub(super) struct Inertia {
 pub(super) enum Rotation {
     /// The same frame (world-frame recursions).
     Identity,
-    /// K Rz(q) (revolute, with cos q and sin q) or K (prismatic), K constant.
+    /// K Rz(q) (revolute, with cos q and sin q) or K (prismatic), K constant, applied in two
+    /// steps: where K is a signed permutation or turns about one coordinate axis, that is no
+    /// dearer than one product with K Rz(q).
     Turn {
         /// K, row-major, constants.
         turn: [ExprId; 9],
         /// (cos q, sin q) of a revolute joint.
         joint: Option<(ExprId, ExprId)>,
     },
+    /// E = K Rz(q), row-major, composed once per body (each entry K₀ cos q + K₁ sin q, or a
+    /// constant of K, kept as one operand): for a generic K, one product with E costs
+    /// 9 multiplications and 6 additions where K then Rz(q) costs 13 and 8.
+    Composed([ExprId; 9]),
 }
 
 impl Rotation {
+    /// The rotation K Rz(q) (revolute, `joint` = (cos q, sin q)) or K (prismatic), in whichever
+    /// form takes fewer operations per product with a vector ([`product_cost`]): composed
+    /// when it is strictly cheaper, else in two steps.
+    pub fn turn(pool: &mut Pool, turn: [ExprId; 9], joint: Option<(ExprId, ExprId)>) -> Self {
+        let Some((c, s)) = joint else {
+            return Rotation::Turn { turn, joint };
+        };
+        // Column 0 of K Rz(q) is K₀ c + K₁ s, column 1 is K₁ c − K₀ s (Kⱼ column j of K).
+        let composed: [ExprId; 9] = std::array::from_fn(|k| {
+            let (r, j) = (k / 3, k % 3);
+            let (first, second) = (turn[3 * r], turn[3 * r + 1]);
+            let entry = match j {
+                0 => combination(pool, &[(first, c), (second, s)], &[false, false]),
+                1 => combination(pool, &[(second, c), (first, s)], &[false, true]),
+                _ => turn[3 * r + 2],
+            };
+            pool.shared(entry)
+        });
+        const JOINT_COST: usize = 6;
+        if product_cost(pool, &composed) < product_cost(pool, &turn) + JOINT_COST {
+            Rotation::Composed(composed)
+        } else {
+            Rotation::Turn { turn, joint }
+        }
+    }
+
+    /// E S Eᵀ for a symmetric S (row-major): a child-frame inertia in the parent's axes,
+    /// exactly symmetric. A rotation about a coordinate axis (the joint's Rz(q), or a constant
+    /// turn K = Rx(β), see [`split_turn`]) is applied by [`plane_congruence`].
+    pub fn congruence(&self, pool: &mut Pool, s: &[ExprId; 9]) -> [ExprId; 9] {
+        self.congruence_of(pool, s, true)
+    }
+
+    /// E B Eᵀ for a general B (row-major).
+    pub fn general_congruence(&self, pool: &mut Pool, b: &[ExprId; 9]) -> [ExprId; 9] {
+        self.congruence_of(pool, b, false)
+    }
+
+    /// [`Rotation::congruence`] (`symmetric`) or [`Rotation::general_congruence`].
+    fn congruence_of(&self, pool: &mut Pool, m: &[ExprId; 9], symmetric: bool) -> [ExprId; 9] {
+        let generic = |pool: &mut Pool, m: &[ExprId; 9], e: &Matrix| {
+            let apply = |pool: &mut Pool, v| mat_vec(pool, e, v);
+            if symmetric {
+                congruence(pool, m, apply)
+            } else {
+                general_congruence(pool, m, apply)
+            }
+        };
+        let (turn, joint) = match self {
+            Rotation::Identity => return *m,
+            Rotation::Composed(e) => return generic(pool, m, &Matrix::plain(*e)),
+            Rotation::Turn { turn, joint } => (turn, joint),
+        };
+        // The double-angle form pays off on a full x-y block; on a sparse one (planar
+        // motion) the plain products with Rz(q) multiply the zeros out.
+        let full = [0, 1, 3, 4].iter().all(|&k| !pool.is_zero(m[k]));
+        let m = match *joint {
+            Some((c, s)) if full => plane_congruence(pool, m, [0, 1], (c, s), symmetric),
+            Some((c, s)) => {
+                let zero = pool.zero();
+                let one = pool.one();
+                let minus_s = pool.neg(s);
+                let rz = Matrix::plain([c, minus_s, zero, s, c, zero, zero, zero, one]);
+                generic(pool, m, &rz)
+            }
+            None => *m,
+        };
+        let is = |pool: &Pool, k: usize, one: bool| {
+            pool.as_number(turn[k])
+                .is_some_and(|n| if one { n.is_one() } else { n.is_zero() })
+        };
+        // Rx(β) with cos β and sin β both nonzero (a quarter or half turn is a signed
+        // permutation, which the generic product multiplies out).
+        let about_x = is(pool, 0, true)
+            && [1, 2, 3, 6].iter().all(|&k| is(pool, k, false))
+            && !is(pool, 4, false)
+            && !is(pool, 7, false);
+        if about_x {
+            plane_congruence(pool, &m, [1, 2], (turn[4], turn[7]), symmetric)
+        } else {
+            generic(pool, &m, &Matrix::plain(*turn))
+        }
+    }
+
     /// E v: a child-frame vector in the parent's frame.
     pub fn to_parent(&self, pool: &mut Pool, v: [ExprId; 3]) -> [ExprId; 3] {
-        let Rotation::Turn { turn, joint } = self else {
-            return v;
+        let (turn, joint) = match self {
+            Rotation::Identity => return v,
+            Rotation::Composed(e) => return mat_vec(pool, &Matrix::plain(*e), v),
+            Rotation::Turn { turn, joint } => (turn, joint),
         };
         let v = match *joint {
             Some((c, s)) => {
@@ -77,10 +169,12 @@ impl Rotation {
 
     /// Eᵀ v: a parent-frame vector in the child's frame.
     pub fn to_child(&self, pool: &mut Pool, v: [ExprId; 3]) -> [ExprId; 3] {
-        let Rotation::Turn { turn, joint } = self else {
-            return v;
+        let (turn, joint) = match self {
+            Rotation::Identity => return v,
+            Rotation::Composed(e) => return mat_t_vec(pool, &Matrix::plain(*e), v),
+            Rotation::Turn { turn, joint } => (turn, joint),
         };
-        let v = crate::parse::mat_t_vec(pool, &Matrix::plain(*turn), v);
+        let v = mat_t_vec(pool, &Matrix::plain(*turn), v);
         match *joint {
             Some((c, s)) => {
                 let x = combination(pool, &[(c, v[0]), (s, v[1])], &[false, false]);
@@ -90,6 +184,88 @@ impl Rotation {
             None => v,
         }
     }
+}
+
+/// The operations of one product of the row-major 3 × 3 `m` with a generic vector: per row, a
+/// multiplication for each entry that is not 0 or ±1 and an addition for each nonzero entry
+/// after the first.
+fn product_cost(pool: &Pool, m: &[ExprId; 9]) -> usize {
+    (m.chunks(3))
+        .map(|row| {
+            let nonzero = row.iter().filter(|&&x| !pool.is_zero(x)).count();
+            let scaled = (row.iter())
+                .filter(|&&x| {
+                    pool.as_number(x)
+                        .is_none_or(|n| !n.is_zero() && !n.is_one() && !(-n).is_one())
+                })
+                .count();
+            scaled + nonzero.saturating_sub(1)
+        })
+        .sum()
+}
+
+/// Q M Qᵀ for the rotation Q by the angle θ (`cos_sin` = (cos θ, sin θ)) in the plane of the
+/// coordinate axes `plane` = [i, j] (Q eᵢ = cos θ eᵢ + sin θ eⱼ), each entry kept as one operand.
+/// The i-j block by the double angle: with m = (Mᵢᵢ + Mⱼⱼ)/2, u = (Mᵢᵢ − Mⱼⱼ)/2, h and k the
+/// symmetric and antisymmetric parts of Mᵢⱼ, w = u cos 2θ − h sin 2θ: Mᵢᵢ' = m + w,
+/// Mⱼⱼ' = m − w, Mᵢⱼ' = u sin 2θ + h cos 2θ + k, Mⱼᵢ' = the same − 2k; the third row and column
+/// turned as vectors; 18 operations for a symmetric M where three products with Q and three
+/// dot products take 33.
+fn plane_congruence(
+    pool: &mut Pool,
+    m: &[ExprId; 9],
+    [i, j]: [usize; 2],
+    (c, s): (ExprId, ExprId),
+    symmetric: bool,
+) -> [ExprId; 9] {
+    let k = 3 - i - j;
+    let at = |r: usize, c: usize| 3 * r + c;
+    let half = pool.rational(1, 2);
+    let two = pool.integer(2);
+    let squares = [pool.mul(&[c, c]), pool.mul(&[s, s])];
+    let cos2 = pool.sub(squares[0], squares[1]);
+    let cos2 = pool.shared(cos2);
+    let sin2 = pool.mul(&[two, c, s]);
+    let mean = pool.add(&[m[at(i, i)], m[at(j, j)]]);
+    let mean = pool.mul(&[half, mean]);
+    let mean = pool.shared(mean);
+    let difference = pool.sub(m[at(i, i)], m[at(j, j)]);
+    let u = pool.mul(&[half, difference]);
+    let (h, skew) = if symmetric {
+        (m[at(i, j)], None)
+    } else {
+        let sum = pool.add(&[m[at(i, j)], m[at(j, i)]]);
+        let difference = pool.sub(m[at(i, j)], m[at(j, i)]);
+        (pool.mul(&[half, sum]), Some(pool.mul(&[half, difference])))
+    };
+    let w = combination(pool, &[(u, cos2), (h, sin2)], &[false, true]);
+    let w = pool.shared(w);
+    let mut out = *m;
+    out[at(i, i)] = pool.shared_sum(&[mean, w]);
+    let minus_w = pool.neg(w);
+    out[at(j, j)] = pool.shared_sum(&[mean, minus_w]);
+    let off = combination(pool, &[(u, sin2), (h, cos2)], &[false, false]);
+    let off = pool.shared(off);
+    match skew {
+        None => (out[at(i, j)], out[at(j, i)]) = (off, off),
+        Some(k) => {
+            out[at(i, j)] = pool.shared_sum(&[off, k]);
+            let minus_k = pool.neg(k);
+            out[at(j, i)] = pool.shared_sum(&[off, minus_k]);
+        }
+    }
+    let turn = |pool: &mut Pool, x: ExprId, y: ExprId| {
+        let first = combination(pool, &[(c, x), (s, y)], &[false, true]);
+        let second = combination(pool, &[(s, x), (c, y)], &[false, false]);
+        (pool.shared(first), pool.shared(second))
+    };
+    (out[at(i, k)], out[at(j, k)]) = turn(pool, m[at(i, k)], m[at(j, k)]);
+    if symmetric {
+        (out[at(k, i)], out[at(k, j)]) = (out[at(i, k)], out[at(j, k)]);
+    } else {
+        (out[at(k, i)], out[at(k, j)]) = turn(pool, m[at(k, i)], m[at(k, j)]);
+    }
+    out
 }
 
 /// Σ ± aₖ bₖ, with − where `negative[k]`.
@@ -219,26 +395,71 @@ fn body_inertia(pool: &mut Pool, body: &BodyConstants) -> Option<Inertia> {
     })
 }
 
+/// A revolute body's constant turn K as L Rz(γ) with L = Rx(β), when K is made of numbers of
+/// that form: L and (cos γ, sin γ), so that Rz(γ) joins the joint rotation, E = L Rz(q + γ).
+/// `constants` spins each body's frame so that the turn to its first child has this form.
+/// Otherwise K itself and `None`.
+fn split_turn(pool: &mut Pool, turn: &[ExprId; 9]) -> ([ExprId; 9], Option<(ExprId, ExprId)>) {
+    let Some(k) = (turn.iter())
+        .map(|&x| pool.as_number(x).map(|n| n.to_f64()))
+        .collect::<Option<Vec<f64>>>()
+    else {
+        return (*turn, None);
+    };
+    // Row 2 of Rx(β) Rz(γ) is (sin β sin γ, sin β cos γ, cos β), column 2 (0, −sin β, cos β).
+    let sine = k[6].hypot(k[7]);
+    if k[2] != 0.0 || sine == 0.0 {
+        return (*turn, None);
+    }
+    let gamma = k[6].atan2(k[7]);
+    let (sg, cg) = gamma.sin_cos();
+    // L = K Rz(−γ), whose first column must be e_x.
+    let l: [f64; 9] = std::array::from_fn(|index| {
+        let (r, j) = (index / 3, index % 3);
+        match j {
+            0 => k[3 * r] * cg - k[3 * r + 1] * sg,
+            1 => k[3 * r] * sg + k[3 * r + 1] * cg,
+            _ => k[3 * r + 2],
+        }
+        .clamp(-1.0, 1.0)
+    })
+    .map(snap_entry);
+    if l[0] != 1.0 || l[3] != 0.0 || l[6] != 0.0 || l[1] != 0.0 {
+        return (*turn, None);
+    }
+    let spin = [cg, sg].map(|x| pool.number(snap_entry(x)));
+    (numbers(pool, &l), Some((spin[0], spin[1])))
+}
+
 /// The links with every quantity in its own turned body frame: constant inertias, constant
 /// axes e_z, and vectors passed between bodies through Kᵢ Rz(qᵢ).
 pub(super) fn body_links(pool: &mut Pool, bodies: &[BodyConstants]) -> Vec<Link> {
     let ez = numbers(pool, &[0.0, 0.0, 1.0]);
     (bodies.iter())
         .map(|body| {
-            let joint = body.revolute.then(|| {
+            let (turn, joint) = if body.revolute {
+                let (turn, spin) = split_turn(pool, &body.turn);
                 let q = pool.symbol(Symbol::Coordinate(body.coordinate));
                 let c = pool.call(crate::expr::Func::Cos, &[q]);
                 let s = pool.call(crate::expr::Func::Sin, &[q]);
-                (c, s)
-            });
+                // (cos, sin) of q + γ.
+                let joint = match spin {
+                    None => (c, s),
+                    Some((cg, sg)) => {
+                        let c2 = combination(pool, &[(cg, c), (sg, s)], &[false, true]);
+                        let s2 = combination(pool, &[(sg, c), (cg, s)], &[false, false]);
+                        (pool.shared(c2), pool.shared(s2))
+                    }
+                };
+                (turn, Some(joint))
+            } else {
+                (body.turn, None)
+            };
             Link {
                 parent: body.parent,
                 coordinate: body.coordinate,
                 revolute: body.revolute,
-                rotation: Rotation::Turn {
-                    turn: body.turn,
-                    joint,
-                },
+                rotation: Rotation::turn(pool, turn, joint),
                 offset: local_offset(pool, body),
                 axis: ez,
                 inertia: body_inertia(pool, body),
@@ -278,20 +499,37 @@ pub(super) fn world_links(pool: &mut Pool, bodies: &[BodyConstants], poses: &[Po
         .collect()
 }
 
-/// E J Eᵀ for a symmetric J (row-major) and the map v ↦ E v: E applied to the columns of J,
-/// then to the rows of E J (E J Eᵀ = E (E J)ᵀ); the upper triangle mirrored, so that the
-/// result is exactly symmetric.
+/// E J Eᵀ for a symmetric J (row-major) and the map v ↦ E v ([`both_sides`]), the upper
+/// triangle mirrored, so that the result is exactly symmetric.
 pub(super) fn congruence(
     pool: &mut Pool,
     j: &[ExprId; 9],
-    mut apply: impl FnMut(&mut Pool, [ExprId; 3]) -> [ExprId; 3],
+    apply: impl FnMut(&mut Pool, [ExprId; 3]) -> [ExprId; 3],
 ) -> [ExprId; 9] {
-    let columns = [0, 1, 2].map(|k| apply(pool, [j[k], j[3 + k], j[6 + k]]));
-    // Row k of E J is (columns[0][k], columns[1][k], columns[2][k]).
-    let result = [0, 1, 2].map(|k| apply(pool, [columns[0][k], columns[1][k], columns[2][k]]));
+    let rows = both_sides(pool, j, apply);
     std::array::from_fn(|index| {
         let (r, k) = (index / 3, index % 3);
-        let (r, k) = (r.min(k), r.max(k));
-        result[k][r]
+        rows[r.max(k)][r.min(k)]
     })
+}
+
+/// E B Eᵀ for a general B (row-major) and the map v ↦ E v ([`both_sides`]).
+fn general_congruence(
+    pool: &mut Pool,
+    b: &[ExprId; 9],
+    apply: impl FnMut(&mut Pool, [ExprId; 3]) -> [ExprId; 3],
+) -> [ExprId; 9] {
+    let rows = both_sides(pool, b, apply);
+    std::array::from_fn(|k| rows[k / 3][k % 3])
+}
+
+/// The rows of E M Eᵀ for a row-major M: E applied to the columns of M, then to the rows of
+/// E M (row r of (E M) Eᵀ = (E (E M)ᵀ)ᵀ is E applied to row r of E M).
+fn both_sides(
+    pool: &mut Pool,
+    m: &[ExprId; 9],
+    mut apply: impl FnMut(&mut Pool, [ExprId; 3]) -> [ExprId; 3],
+) -> [[ExprId; 3]; 3] {
+    let columns = [0, 1, 2].map(|k| apply(pool, [m[k], m[3 + k], m[6 + k]]));
+    [0, 1, 2].map(|r| apply(pool, [columns[0][r], columns[1][r], columns[2][r]]))
 }
