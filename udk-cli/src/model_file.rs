@@ -267,14 +267,7 @@ fn urdf_model(path: &Path) -> ModelSpec {
         .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
     ModelSpec {
         name,
-        urdf: Some(udk_symbolic::urdf::UrdfSource {
-            path: file,
-            gravity: None,
-            joint_damping: false,
-            mimic: false,
-            inertia: udk_symbolic::urdf::InertiaCheck::Strict,
-            span: Span::call_site(),
-        }),
+        urdf: Some(udk_symbolic::urdf::UrdfSource::new(file)),
         ..ModelSpec::default()
     }
 }

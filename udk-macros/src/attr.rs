@@ -286,12 +286,8 @@ fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
 /// The spec's URDF source, created (with no path yet, at `span`) by the first URDF key.
 fn urdf_source(spec: &mut ModelSpec, span: proc_macro2::Span) -> &mut UrdfSource {
     spec.urdf.get_or_insert_with(|| UrdfSource {
-        path: String::new(),
-        gravity: None,
-        joint_damping: false,
-        mimic: false,
-        inertia: InertiaCheck::Strict,
         span,
+        ..UrdfSource::new(String::new())
     })
 }
 

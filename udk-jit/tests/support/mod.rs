@@ -10,14 +10,7 @@ pub fn derive(path: &Path) -> Derivation {
     let mut spec: ModelSpec = if path.extension().is_some_and(|e| e == "urdf") {
         ModelSpec {
             name: "Robot".into(),
-            urdf: Some(UrdfSource {
-                path: path.file_name().unwrap().to_string_lossy().into_owned(),
-                gravity: None,
-                joint_damping: false,
-                mimic: false,
-                inertia: udk_symbolic::urdf::InertiaCheck::Strict,
-                span: proc_macro2::Span::call_site(),
-            }),
+            urdf: Some(UrdfSource::new(path.file_name().unwrap().to_string_lossy())),
             ..ModelSpec::default()
         }
     } else {

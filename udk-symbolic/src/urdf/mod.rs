@@ -94,6 +94,20 @@ impl InertiaCheck {
 }
 
 impl UrdfSource {
+    /// The file `path` (relative to the model file, or to `CARGO_MANIFEST_DIR` in the macro)
+    /// with the default options: gravity (0, 0, −9.81) m/s², no joint damping, independent
+    /// mimic joints, strict inertia checks; errors reported at the call site.
+    pub fn new(path: impl Into<String>) -> Self {
+        UrdfSource {
+            path: path.into(),
+            gravity: None,
+            joint_damping: false,
+            mimic: false,
+            inertia: InertiaCheck::Strict,
+            span: Span::call_site(),
+        }
+    }
+
     /// The file `path` names, relative to `base`.
     pub fn resolve(&self, base: &Path) -> PathBuf {
         base.join(&self.path)

@@ -12,12 +12,9 @@ const PENDULUM: &str = include_str!("../../../tests/urdf/double_pendulum.urdf");
 
 fn source(inertia: InertiaCheck, mimic: bool) -> UrdfSource {
     UrdfSource {
-        path: "pendulum.urdf".to_owned(),
-        gravity: None,
-        joint_damping: false,
         mimic,
         inertia,
-        span: Span::call_site(),
+        ..UrdfSource::new("pendulum.urdf")
     }
 }
 

@@ -11,17 +11,6 @@ use crate::{derive, Equations};
 
 const DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/urdf");
 
-fn source(path: &str) -> UrdfSource {
-    UrdfSource {
-        path: path.to_owned(),
-        gravity: None,
-        joint_damping: false,
-        mimic: false,
-        inertia: InertiaCheck::Strict,
-        span: Span::call_site(),
-    }
-}
-
 fn spec_of(source: UrdfSource) -> ModelSpec {
     ModelSpec {
         name: "Robot".to_owned(),
@@ -66,7 +55,7 @@ fn close(found: &[f64], expected: &[f64], tol: f64, what: &str) {
 fn double_pendulum_matches_its_closed_form() {
     let mut spec = spec_of(UrdfSource {
         joint_damping: true,
-        ..source("double_pendulum.urdf")
+        ..UrdfSource::new("double_pendulum.urdf")
     });
     expanded(&mut spec);
     assert_eq!(spec.coordinate_names, ["shoulder", "elbow"]);
@@ -106,7 +95,7 @@ fn double_pendulum_matches_its_closed_form() {
 #[test]
 fn branched_tree_merges_the_fixed_bracket() {
     let text = std::fs::read_to_string(format!("{DIR}/branched.urdf")).unwrap();
-    let robot = read(&text, &source("branched.urdf")).unwrap();
+    let robot = read(&text, &UrdfSource::new("branched.urdf")).unwrap();
     let names: Vec<&str> = robot.joints.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(names, ["turn", "arm-joint", "slide"]);
     let tree = &robot.tree;
@@ -240,7 +229,7 @@ fn numeric_m_and_gravity(tree: &RigidBodyTree, q: &[f64]) -> (Vec<f64>, Vec<f64>
 fn branched_tree_mass_matrix_and_gravity_match_finite_differences() {
     let mut spec = spec_of(UrdfSource {
         gravity: Some([0.5, -1.0, -9.0]),
-        ..source("branched.urdf")
+        ..UrdfSource::new("branched.urdf")
     });
     expanded(&mut spec);
     assert_eq!(spec.coordinate_names, ["turn", "arm-joint", "slide"]);
@@ -257,12 +246,12 @@ fn branched_tree_mass_matrix_and_gravity_match_finite_differences() {
 
 #[test]
 fn mimic_joints_become_constraints_only_when_asked() {
-    let mut plain = spec_of(source("branched.urdf"));
+    let mut plain = spec_of(UrdfSource::new("branched.urdf"));
     expanded(&mut plain);
     assert!(plain.holonomic.is_empty());
     let mut mimic = spec_of(UrdfSource {
         mimic: true,
-        ..source("branched.urdf")
+        ..UrdfSource::new("branched.urdf")
     });
     expanded(&mut mimic);
     assert_eq!(mimic.holonomic.len(), 1);
@@ -271,7 +260,7 @@ fn mimic_joints_become_constraints_only_when_asked() {
 
 #[test]
 fn link_functions_give_the_link_frames() {
-    let mut spec = spec_of(source("branched.urdf"));
+    let mut spec = spec_of(UrdfSource::new("branched.urdf"));
     spec.outputs = vec![
         NamedExpression {
             name: "bracket_point".parse().unwrap(),
@@ -310,19 +299,19 @@ fn error_of(spec: &mut ModelSpec) -> String {
 
 #[test]
 fn an_unknown_link_is_an_error_with_the_nearest_name() {
-    let mut spec = spec_of(source("branched.urdf"));
+    let mut spec = spec_of(UrdfSource::new("branched.urdf"));
     spec.holonomic = vec![r#"link_position("brackt").x()"#.parse().unwrap()];
     let message = error_of(&mut spec);
     assert!(message.contains("unknown link `brackt`"), "{message}");
     assert!(message.contains("did you mean `bracket`?"), "{message}");
-    let mut spec = spec_of(source("branched.urdf"));
+    let mut spec = spec_of(UrdfSource::new("branched.urdf"));
     spec.holonomic = vec!["link_rotation(turn).x()".parse().unwrap()];
     assert!(error_of(&mut spec).contains("takes one link name, as a string literal"));
 }
 
 #[test]
 fn keys_the_file_gives_are_errors() {
-    let mut spec = spec_of(source("branched.urdf"));
+    let mut spec = spec_of(UrdfSource::new("branched.urdf"));
     spec.coordinates = vec!["x".parse().unwrap()];
     spec.forces = vec!["1.0".parse().unwrap()];
     let message = error_of(&mut spec);
@@ -340,7 +329,10 @@ fn keys_the_file_gives_are_errors() {
 fn read_error(from: &str, to: &str) -> String {
     let text = std::fs::read_to_string(format!("{DIR}/double_pendulum.urdf")).unwrap();
     assert!(text.contains(from), "{from}");
-    match read(&text.replacen(from, to, 1), &source("pendulum.urdf")) {
+    match read(
+        &text.replacen(from, to, 1),
+        &UrdfSource::new("pendulum.urdf"),
+    ) {
         Ok(_) => panic!("expected an error for {to}"),
         Err(e) => e,
     }
@@ -408,7 +400,7 @@ fn bad_urdfs_are_errors_naming_the_element_and_line() {
 
 #[test]
 fn a_missing_file_is_an_error_at_the_source() {
-    let mut spec = spec_of(source("no_such_robot.urdf"));
+    let mut spec = spec_of(UrdfSource::new("no_such_robot.urdf"));
     let message = error_of(&mut spec);
     assert!(
         message.starts_with("no_such_robot.urdf: cannot read the URDF file"),
@@ -431,7 +423,7 @@ fn more_joints_than_the_limit_is_an_error() {
         })
         .collect();
     let text = format!("<robot name=\"long\">{links}{joints}</robot>");
-    let message = read(&text, &source("long.urdf")).unwrap_err();
+    let message = read(&text, &UrdfSource::new("long.urdf")).unwrap_err();
     assert_eq!(
         message,
         format!(
