@@ -237,12 +237,16 @@ impl Run<'_> {
             values: Vec::new(),
         };
         let observe = |sample: &Sample<N>| {
+            // Evaluated once a sample, for the plot, the CSV or both.
+            let values: &[f64] = if plotted || self.args.out.is_some() {
+                outputs.outputs(sample.q.as_slice(), sample.v.as_slice(), sample.t)
+            } else {
+                &[]
+            };
             if plotted {
-                let values = outputs.outputs(sample.q.as_slice(), sample.v.as_slice(), sample.t);
                 table.values.extend_from_slice(values);
             }
             if let Some(path) = &self.args.out {
-                let values = outputs.outputs(sample.q.as_slice(), sample.v.as_slice(), sample.t);
                 written = match &mut csv {
                     Some(csv) => Ok(csv),
                     None => CsvWriter::create_with_outputs(path, kind, N, &columns)

@@ -95,18 +95,8 @@ pub fn merge(
     check: InertiaCheck,
     warnings: &mut Vec<(String, String)>,
 ) -> Result<Option<SpatialInertia>, (String, String)> {
-    let about_origin = |i: &SpatialInertia| {
-        let c = i.com;
-        let c2: f64 = c.iter().map(|x| x * x).sum();
-        [0, 1, 2].map(|a| {
-            [0, 1, 2].map(|b| {
-                let identity = if a == b { c2 } else { 0.0 };
-                i.inertia[a][b] + i.mass * (identity - c[a] * c[b])
-            })
-        })
-    };
     let scale = (links.iter())
-        .flat_map(|l| about_origin(&l.inertia).into_iter().flatten())
+        .flat_map(|l| about(&l.inertia, [0.0; 3]).into_iter().flatten())
         .fold(0.0_f64, |m, x| m.max(x.abs()));
     let mut merged: Option<SpatialInertia> = None;
     for mut link in links {
@@ -202,9 +192,22 @@ fn transpose(a: &[[f64; 3]; 3]) -> [[f64; 3]; 3] {
     [0, 1, 2].map(|i| [0, 1, 2].map(|j| a[j][i]))
 }
 
+/// The rotational inertia of `body` about `point` (same frame), by the parallel-axis theorem:
+/// I_c + m (|d|² 1 − d dᵀ) with d = c − point.
+fn about(body: &SpatialInertia, point: [f64; 3]) -> [[f64; 3]; 3] {
+    let d = [0, 1, 2].map(|k| body.com[k] - point[k]);
+    let d2: f64 = d.iter().map(|x| x * x).sum();
+    [0, 1, 2].map(|i| {
+        [0, 1, 2].map(|j| {
+            let identity = if i == j { d2 } else { 0.0 };
+            body.inertia[i][j] + body.mass * (identity - d[i] * d[j])
+        })
+    })
+}
+
 /// The mass properties of two bodies joined rigidly (both in one frame): masses add, the
 /// centre of mass is their weighted mean (either's when both masses are 0), and the inertias
-/// are moved to it by the parallel-axis theorem, I = Σ Iₖ + mₖ (|dₖ|² 1 − dₖ dₖᵀ).
+/// are moved to it by [`about`].
 fn combine(a: &SpatialInertia, b: &SpatialInertia) -> SpatialInertia {
     let mass = a.mass + b.mass;
     let com = if mass > 0.0 {
@@ -212,17 +215,7 @@ fn combine(a: &SpatialInertia, b: &SpatialInertia) -> SpatialInertia {
     } else {
         a.com
     };
-    let shifted = |body: &SpatialInertia| {
-        let d = [0, 1, 2].map(|k| body.com[k] - com[k]);
-        let d2: f64 = d.iter().map(|x| x * x).sum();
-        [0, 1, 2].map(|i| {
-            [0, 1, 2].map(|j| {
-                let identity = if i == j { d2 } else { 0.0 };
-                body.inertia[i][j] + body.mass * (identity - d[i] * d[j])
-            })
-        })
-    };
-    let (ia, ib) = (shifted(a), shifted(b));
+    let (ia, ib) = (about(a, com), about(b, com));
     SpatialInertia {
         mass,
         com,
