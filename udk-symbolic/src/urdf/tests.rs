@@ -24,7 +24,7 @@ fn expanded(spec: &mut ModelSpec) {
 }
 
 /// M (row-major) and Q of `spec` at (q, q̇, u).
-fn m_and_q(spec: &ModelSpec, q: &[f64], v: &[f64], u: &[f64]) -> (Vec<f64>, Vec<f64>) {
+pub(super) fn m_and_q(spec: &ModelSpec, q: &[f64], v: &[f64], u: &[f64]) -> (Vec<f64>, Vec<f64>) {
     let d = derive(spec).unwrap_or_else(|e| panic!("{e}"));
     let Equations::Lagrangian(eq) = &d.equations else {
         panic!("a Lagrangian model")
