@@ -7,6 +7,8 @@ pub use udk_runtime::{
     Options,
 };
 
+pub mod guide;
+
 #[cfg(feature = "model")]
 pub mod model;
 #[cfg(feature = "model")]
