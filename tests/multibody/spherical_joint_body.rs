@@ -119,3 +119,32 @@ fn both_forms_give_the_same_motion_for_3_s() {
         );
     }
 }
+
+#[test]
+fn gimbal_lock_names_the_dependent_angles_and_suggests_euler_parameters() {
+    // At θ = π/2 the axes of ψ and φ line up: their columns of M are dependent, and M is
+    // singular with no constraint to restore the rank.
+    let angles = Vector3::new(0.3, std::f64::consts::FRAC_PI_2, -0.2);
+    let error = BodyZyx::EXAMPLE
+        .acceleration(&angles, &Vector3::new(0.1, 0.0, 0.2), 0.0)
+        .unwrap_err();
+    match &error {
+        udk::Error::NonUniqueAcceleration {
+            rank: 2,
+            n: 3,
+            free,
+        } => {
+            assert_eq!(free.indices(), [0, 2]);
+            assert_eq!(free.names(), ["psi", "phi"]);
+        }
+        other => panic!("expected a non-unique acceleration, got {other:?}"),
+    }
+    let message = error.to_string();
+    assert!(message.contains("free coordinates: psi, phi;"), "{message}");
+    assert!(message.contains("gimbal lock") && message.contains("quat_to_rot"));
+    // Away from the singularity the acceleration is unique.
+    let away = Vector3::new(0.3, 1.2, -0.2);
+    assert!(BodyZyx::EXAMPLE
+        .acceleration(&away, &Vector3::zeros(), 0.0)
+        .is_ok());
+}

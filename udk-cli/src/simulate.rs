@@ -11,9 +11,9 @@ use std::io::IsTerminal;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use udk_runtime::simulate::{
-    consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state, csv_header,
-    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, ConstraintLevel, CsvWriter,
-    DynamicHamiltonianSystem, DynamicHamiltonianTerms, DynamicLagrangianSystem,
+    consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
+    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, state_columns, ConstraintLevel,
+    CsvWriter, DynamicHamiltonianSystem, DynamicHamiltonianTerms, DynamicLagrangianSystem,
     DynamicLagrangianTerms, OutputError, OutputTable, OutputTimes, PlotOptions, Sample,
     SimulationError, SimulationOptions, StateKind, Summary, Trajectory, Violation,
 };
@@ -81,25 +81,35 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
     dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24)
 }
 
-/// Checks `--plot-columns` before the run: each a coordinate, a column of the CSV
-/// (`csv_header`) or an output column of the model.
-///
-/// # Errors
-/// [`Failure::BadInput`] naming every column that is none of those, with the choices.
-fn check_plot_columns(model: &Model, args: &SimulateArgs) -> Result<(), Failure> {
+/// The 2n state columns of the model's trajectory CSV, named after its coordinates (and
+/// momenta).
+fn model_state_columns(model: &Model) -> Vec<String> {
+    let d = &model.derivation;
     let kind = match model.is_hamiltonian() {
         true => StateKind::Momenta,
         false => StateKind::Velocities,
     };
+    state_columns(kind, &d.coordinate_names, &d.momenta, model.n())
+}
+
+/// Checks `--plot-columns` before the run: each a coordinate, a column of the CSV
+/// (`t`, [`model_state_columns`], the residuals, the energy) or an output column of the model.
+///
+/// # Errors
+/// [`Failure::BadInput`] naming every column that is none of those, with the choices.
+fn check_plot_columns(model: &Model, args: &SimulateArgs) -> Result<(), Failure> {
     let d = &model.derivation;
-    let columns = [csv_header(kind, model.n()), d.output_columns()].concat();
+    let mut columns = vec!["t".to_string()];
+    columns.extend(model_state_columns(model));
+    columns.extend(["position_residual", "velocity_residual", "energy"].map(String::from));
+    columns.extend(d.output_columns());
     let unknown: Vec<String> = (args.plot_columns.iter())
-        .filter(|c| !d.coordinates.contains(c) && !columns.contains(c))
+        .filter(|c| !columns.contains(c))
         .map(|c| {
             format!(
                 "--plot-columns {c}: neither a coordinate of `{}` ({}) nor a column ({})",
                 d.name,
-                d.coordinates.join(", "),
+                d.coordinate_names.join(", "),
                 columns.join(", ")
             )
         })
@@ -218,10 +228,7 @@ impl Run<'_> {
         v0: &[f64],
     ) -> Result<String, Failure> {
         let (t0, tf) = (self.t0, self.args.t_end);
-        let kind = match evaluator {
-            Evaluator::Lagrangian(_) => StateKind::Velocities,
-            Evaluator::Hamiltonian(_) => StateKind::Momenta,
-        };
+        let state = model_state_columns(self.model);
         // Created at the first sample, so that a refused start leaves no file behind; the
         // model's outputs follow the sample's columns, from a copy of the evaluator.
         let mut csv: Option<CsvWriter<std::fs::File>> = None;
@@ -249,7 +256,7 @@ impl Run<'_> {
             if let Some(path) = &self.args.out {
                 written = match &mut csv {
                     Some(csv) => Ok(csv),
-                    None => CsvWriter::create_with_outputs(path, kind, N, &columns)
+                    None => CsvWriter::create_with_columns(path, state.clone(), &columns)
                         .map(|created| csv.insert(created)),
                 }
                 .and_then(|csv| {
@@ -292,6 +299,7 @@ impl Run<'_> {
         match result {
             Ok(mut trajectory) => {
                 trajectory.outputs = table;
+                trajectory.state_columns = state;
                 self.plot(&trajectory)?;
                 let name = &self.model.derivation.name;
                 let summary = Summary {
@@ -368,14 +376,11 @@ impl Run<'_> {
         let Some(path) = &self.args.plot else {
             return Ok(());
         };
-        let names: Vec<&str> = (self.model.derivation.coordinates.iter())
-            .map(String::as_str)
-            .collect();
         let columns: Vec<&str> = self.args.plot_columns.iter().map(String::as_str).collect();
         let plot = PlotOptions {
             columns: &columns,
             energy_conserved: self.energy_conserved,
-            ..PlotOptions::new(&self.model.derivation.name, &names)
+            ..PlotOptions::new(&self.model.derivation.name, &[])
         };
         trajectory
             .plot_svg(path, &plot)

@@ -148,7 +148,11 @@ fn the_csv_keeps_what_a_failed_run_computed() {
         "{err}"
     );
     let (header, rows) = rows(&csv);
-    assert_eq!(header[..4], ["t", "q1", "q2", "q3"]);
+    // Named after the model's coordinates, so that pandas can index them by name.
+    assert_eq!(
+        header[..7],
+        ["t", "theta", "y", "x", "theta_dot", "y_dot", "x_dot"]
+    );
     assert_eq!(rows.len(), 1);
     assert_eq!(rows[0][0], 0.0);
 }
@@ -159,19 +163,26 @@ fn plot_columns_are_chosen_by_name() {
     let svg = dir.path().join("p.svg");
     let path = model("spherical_pendulum_lagrangian");
     let svg_arg = svg.to_str().unwrap();
-    let args = ["--t-end", "1", "--plot", svg_arg, "--plot-columns", "z,qd1"];
+    let args = [
+        "--t-end",
+        "1",
+        "--plot",
+        svg_arg,
+        "--plot-columns",
+        "z,x_dot",
+    ];
     simulate(&path, &args, 0);
     let text = std::fs::read_to_string(&svg).unwrap();
     // plotters writes each text on its own line.
     let texts: Vec<&str> = text.lines().map(str::trim).collect();
-    assert!(texts.contains(&"z") && texts.contains(&"qd1"), "legend");
+    assert!(texts.contains(&"z") && texts.contains(&"x_dot"), "legend");
     assert!(!texts.contains(&"x"), "x is not drawn");
     // A name that is no column is bad input, found before the run: no SVG is drawn.
     std::fs::remove_file(&svg).unwrap();
     let args = ["--t-end", "1", "--plot", svg_arg, "--plot-columns", "w,z"];
     let (_, err) = simulate(&path, &args, 2);
     assert!(
-        err.contains("--plot-columns w: neither a coordinate of `SphericalPendulumLagrangian` (x, y, z) nor a column (t, q1, q2, q3, qd1"),
+        err.contains("--plot-columns w: neither a coordinate of `SphericalPendulumLagrangian` (x, y, z) nor a column (t, x, y, z, x_dot, y_dot, z_dot, position_residual"),
         "{err}"
     );
     assert!(!svg.exists());

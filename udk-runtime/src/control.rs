@@ -34,6 +34,9 @@ pub trait ControlledLagrangianSystem<const N: usize, const M: usize, const K: us
     /// rows), as [`LagrangianSystem::holonomic_residual`].
     fn holonomic_residual(&self, q: &SVector<f64, N>, t: f64) -> SVector<f64, M>;
 
+    /// The names of the n coordinates, as [`LagrangianSystem::COORDINATE_NAMES`].
+    const COORDINATE_NAMES: &'static [&'static str] = &[];
+
     /// The columns of the model's outputs, as [`LagrangianSystem::OUTPUT_COLUMNS`].
     const OUTPUT_COLUMNS: &'static [&'static str] = &[];
 
@@ -182,6 +185,7 @@ where
 {
     const EQUATIONS: ModelEquations = S::EQUATIONS;
     const NUM_HOLONOMIC: usize = S::NUM_HOLONOMIC;
+    const COORDINATE_NAMES: &'static [&'static str] = S::COORDINATE_NAMES;
     const OUTPUT_COLUMNS: &'static [&'static str] = S::OUTPUT_COLUMNS;
 
     fn output_values(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64, out: &mut [f64]) {

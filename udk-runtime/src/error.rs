@@ -11,12 +11,14 @@ pub enum Error {
     /// [M; A] has rank `rank` < `n` (Udwadia & Phohomsiri 2006, Result 3 and Lemma 3.1).
     /// The minimum-norm solution is still available from
     /// [`reference_acceleration`](crate::reference_acceleration) (eq 2.14 with η = 0).
-    #[error("the constrained acceleration is not unique: rank [M; A] = {rank} < n = {n}")]
+    #[error("the constrained acceleration is not unique: rank [M; A] = {rank} < n = {n}; {free}")]
     NonUniqueAcceleration {
         /// Numerical rank of [M; A].
         rank: usize,
         /// Number of generalized coordinates.
         n: usize,
+        /// The coordinates whose acceleration the equations leave free.
+        free: FreeCoordinates,
     },
     /// A q̈ = b (or A_p ṗ = b_p) has no solution: the residual of the best (least-squares)
     /// candidate exceeds
@@ -130,4 +132,85 @@ pub enum Error {
         /// Why, e.g. `"an index is repeated"`.
         what: &'static str,
     },
+}
+
+impl Error {
+    /// The error with the model's coordinate names (n of them, in order) attached to a
+    /// [`Error::NonUniqueAcceleration`], so that its message names the free coordinates;
+    /// any other error, or names of the wrong count, is returned unchanged.
+    #[must_use]
+    pub fn with_coordinate_names<S: AsRef<str>>(self, names: &[S]) -> Self {
+        match self {
+            Error::NonUniqueAcceleration { rank, n, free } if names.len() == n => {
+                Error::NonUniqueAcceleration {
+                    rank,
+                    n,
+                    free: free.named(names),
+                }
+            }
+            other => other,
+        }
+    }
+}
+
+/// The coordinates whose acceleration a rank-deficient [M; A] leaves free: those with a
+/// nonzero diagonal entry in the projector I − 𝓜⁺𝓜 onto the null space of
+/// 𝓜 = [(I − A⁺A)M; A] (which has the null space of [M; A]; Udwadia & Phohomsiri 2006,
+/// Lemma 3.1). Adding a null vector to q̈ changes exactly these entries.
+///
+/// Shown as `free coordinates: psi, phi` (by name once the model's names are attached with
+/// [`Error::with_coordinate_names`], else `q3, q1`, one-based). With two or more, the message
+/// adds that angles of one rotation at a singularity (gimbal lock) give this, and that Euler
+/// parameters (`quat_to_rot`) have none.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct FreeCoordinates {
+    indices: Vec<usize>,
+    names: Vec<String>,
+}
+
+impl FreeCoordinates {
+    /// The free coordinates with zero-based `indices`, unnamed.
+    pub fn new(indices: Vec<usize>) -> Self {
+        Self {
+            indices,
+            names: Vec::new(),
+        }
+    }
+
+    /// Their zero-based indices, in increasing order.
+    pub fn indices(&self) -> &[usize] {
+        &self.indices
+    }
+
+    /// Their names, one per index, once attached; empty before.
+    pub fn names(&self) -> &[String] {
+        &self.names
+    }
+
+    /// Named by `coordinates`, the names of all n coordinates.
+    fn named<S: AsRef<str>>(self, coordinates: &[S]) -> Self {
+        let names = (self.indices.iter())
+            .filter_map(|&i| coordinates.get(i).map(|c| c.as_ref().to_string()))
+            .collect();
+        Self { names, ..self }
+    }
+}
+
+impl std::fmt::Display for FreeCoordinates {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let listed: Vec<String> = match self.names.len() == self.indices.len() {
+            true => self.names.clone(),
+            false => self.indices.iter().map(|i| format!("q{}", i + 1)).collect(),
+        };
+        match listed.len() {
+            0 => write!(f, "the free coordinates could not be told apart"),
+            1 => write!(f, "free coordinate: {}", listed[0]),
+            _ => write!(
+                f,
+                "free coordinates: {}; if these are angles of one rotation, it is at a \
+                 singularity (gimbal lock), which Euler parameters (`quat_to_rot`) do not have",
+                listed.join(", ")
+            ),
+        }
+    }
 }

@@ -265,6 +265,7 @@ where
         return Err(Error::NonUniqueAcceleration {
             rank: solution.rank,
             n: solution.n,
+            free: crate::FreeCoordinates::new(solution.free),
         });
     }
     let (n, _) = terms.mass_matrix.shape_generic();

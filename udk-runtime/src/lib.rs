@@ -79,7 +79,7 @@ mod without_inputs;
 
 pub use assemble::{consistent_hamiltonian_state, consistent_state, Assembly, AssemblyOptions};
 pub use control::{ClosedLoop, ControlledLagrangianSystem};
-pub use error::Error;
+pub use error::{Error, FreeCoordinates};
 pub use factored::{factored_acceleration_and_constraint_force, pivots_usable, FactoredView};
 pub use fundamental::{
     acceleration, acceleration_and_constraint_force, acceleration_and_constraint_force_dyn,

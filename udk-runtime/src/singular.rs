@@ -21,6 +21,9 @@ pub struct ReferenceSolution<V> {
     pub rank: usize,
     /// Number of generalized coordinates.
     pub n: usize,
+    /// The zero-based indices of the coordinates the solution leaves free (see
+    /// [`crate::FreeCoordinates`]); empty when the acceleration is unique.
+    pub free: Vec<usize>,
 }
 
 impl<V> ReferenceSolution<V> {
@@ -72,6 +75,7 @@ pub fn reference_acceleration_dyn(
         .copy_from(&(projector * mass_matrix * s));
     stacked.rows_mut(n, m).copy_from(&constraint_matrix);
     let (stacked_pinv, rank) = pinv_and_rank(&stacked, tolerance)?;
+    let free = free_coordinates(&stacked_pinv, &stacked, rank);
     // q̈ = 𝓜⁺[Q + C; 0] + 𝓜⁺[0; b]; the first term is the scale of the forced motion.
     let forced = stacked_pinv.columns(0, n) * &force;
     let acceleration = &forced + stacked_pinv.columns(n, m) * &constraint_rhs;
@@ -100,7 +104,29 @@ pub fn reference_acceleration_dyn(
         acceleration,
         rank,
         n,
+        free,
     })
+}
+
+/// A coordinate counts as free when its diagonal entry of the null-space projector exceeds
+/// this (the entries lie in [0, 1]; a null vector shared by k coordinates gives about 1/k).
+const FREE_DIAGONAL: f64 = 1e-6;
+
+/// The zero-based indices of the coordinates with a diagonal entry of I − 𝓜⁺𝓜 above
+/// [`FREE_DIAGONAL`]; none when 𝓜 has full column rank.
+fn free_coordinates(
+    stacked_pinv: &DMatrix<f64>,
+    stacked: &DMatrix<f64>,
+    rank: usize,
+) -> Vec<usize> {
+    let n = stacked.ncols();
+    if rank == n {
+        return Vec::new();
+    }
+    let range_projector = stacked_pinv * stacked;
+    (0..n)
+        .filter(|&i| 1.0 - range_projector[(i, i)] > FREE_DIAGONAL)
+        .collect()
 }
 
 /// [`reference_acceleration_dyn`] for fixed sizes (copies into dynamic storage; a
@@ -114,6 +140,7 @@ pub fn reference_acceleration<const N: usize, const M: usize>(
         acceleration: SVector::from_column_slice(s.acceleration.as_slice()),
         rank: s.rank,
         n: s.n,
+        free: s.free,
     })
 }
 

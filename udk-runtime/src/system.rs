@@ -75,6 +75,11 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
         self.holonomic_residual(q, t).norm()
     }
 
+    /// The names of the n coordinates, as written in the model (`coordinates(x, y)` gives
+    /// `["x", "y"]`); they name the trajectory's CSV columns and plot curves
+    /// (see `simulate::state_columns`). Empty (the default) for `q1`…`qn`.
+    const COORDINATE_NAMES: &'static [&'static str] = &[];
+
     /// The columns of the model's `outputs`, in order: `name` for a scalar output,
     /// `name.x`, `name.y`, `name.z` for a vector one. Empty for a model without outputs.
     const OUTPUT_COLUMNS: &'static [&'static str] = &[];
@@ -107,6 +112,7 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
         options: &Options,
     ) -> Result<SVector<f64, N>, Error> {
         crate::acceleration(self.terms(q, qd, t).view(), options)
+            .map_err(|e| e.with_coordinate_names(Self::COORDINATE_NAMES))
     }
 
     /// The constrained acceleration q̈ (n entries) with the default [`Options`].
@@ -183,6 +189,7 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
         t: f64,
     ) -> Result<SVector<f64, N>, Error> {
         crate::constraint_force(self.terms(q, qd, t).view(), &Options::default())
+            .map_err(|e| e.with_coordinate_names(Self::COORDINATE_NAMES))
     }
 }
 
@@ -227,6 +234,13 @@ pub trait HamiltonianSystem<const N: usize, const M: usize> {
     fn position_residual_norm(&self, q: &SVector<f64, N>, t: f64) -> f64 {
         self.holonomic_residual(q, t).norm()
     }
+
+    /// The names of the n coordinates, as [`LagrangianSystem::COORDINATE_NAMES`].
+    const COORDINATE_NAMES: &'static [&'static str] = &[];
+
+    /// The names of the n momenta, as written in the model (`momenta(px, py)`); empty (the
+    /// default) for `p1`…`pn`.
+    const MOMENTUM_NAMES: &'static [&'static str] = &[];
 
     /// The columns of the model's `outputs`, as [`LagrangianSystem::OUTPUT_COLUMNS`].
     const OUTPUT_COLUMNS: &'static [&'static str] = &[];

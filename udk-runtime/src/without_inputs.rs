@@ -19,6 +19,7 @@ where
 {
     const EQUATIONS: ModelEquations = S::EQUATIONS;
     const NUM_HOLONOMIC: usize = S::NUM_HOLONOMIC;
+    const COORDINATE_NAMES: &'static [&'static str] = S::COORDINATE_NAMES;
     const OUTPUT_COLUMNS: &'static [&'static str] = S::OUTPUT_COLUMNS;
 
     fn terms(

@@ -283,6 +283,10 @@ fn no_constraints_gives_unconstrained_acceleration() {
             LagrangianView::new(&Matrix2::new(1.0, 0.0, 0.0, 0.0), &q, &a, &b),
             &Options::default()
         ),
-        Err(Error::NonUniqueAcceleration { rank: 1, n: 2 })
+        Err(Error::NonUniqueAcceleration {
+            rank: 1,
+            n: 2,
+            free: udk_runtime::FreeCoordinates::new(vec![1])
+        })
     );
 }

@@ -6,7 +6,7 @@ use common::{assert_close, EXAMPLE_TOLERANCE};
 use nalgebra::{matrix, vector, Matrix2, Matrix3, SMatrix, SVector, Vector2, Vector3};
 use udk_runtime::{
     acceleration, acceleration_and_constraint_force, acceleration_dyn, mass_constraint_rank,
-    reference_acceleration, Error, LagrangianView, Options, Weighting,
+    reference_acceleration, Error, FreeCoordinates, LagrangianView, Options, Weighting,
 };
 
 /// Checks the fast kernel, the dynamic kernel and the eq 2.15 reference against `expected`,
@@ -102,9 +102,14 @@ fn zero_mass_particle_is_not_unique_eq_5_23() {
         let a = matrix![-r * alpha.sin(), 1.0, 0.0]; // eq 5.19
         let b = vector![0.0];
         let options = Options::default();
+        // The particle's x is the free coordinate (it has no mass and no constraint).
         assert_eq!(
             acceleration(LagrangianView::new(&m, &q, &a, &b), &options),
-            Err(Error::NonUniqueAcceleration { rank: 2, n: 3 })
+            Err(Error::NonUniqueAcceleration {
+                rank: 2,
+                n: 3,
+                free: FreeCoordinates::new(vec![2])
+            })
         );
         assert_eq!(mass_constraint_rank(&m, &a, &options).unwrap(), 2);
         let reference =
@@ -186,8 +191,13 @@ fn two_masses_case_5_2_without_extra_constraint_is_not_unique() {
     let q = Vector3::new(-k1 * x1, 0.0, -k2 * q2);
     let a = matrix![1.0, -1.0, 0.0];
     let b = vector![0.0];
+    // The null vector (1, 1, −1) moves all three coordinates.
     assert_eq!(
         acceleration(LagrangianView::new(&m, &q, &a, &b), &Options::default()),
-        Err(Error::NonUniqueAcceleration { rank: 2, n: 3 })
+        Err(Error::NonUniqueAcceleration {
+            rank: 2,
+            n: 3,
+            free: FreeCoordinates::new(vec![0, 1, 2])
+        })
     );
 }

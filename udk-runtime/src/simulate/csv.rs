@@ -1,6 +1,7 @@
 //! A trajectory as CSV (serde + csv): one row per sample,
-//! `t, q1…qn, qd1…qdn (or p1…pn), position_residual, velocity_residual, energy`, then the
-//! model's output columns, if any.
+//! `t`, the n coordinates, the n velocities (or momenta), `position_residual`,
+//! `velocity_residual`, `energy`, then the model's output columns, if any. The state columns
+//! carry the model's names ([`state_columns`]).
 //! Floats are written in the shortest form that reads back to the same bits.
 
 use super::{OutputTable, Sample, StateKind, Stats, Trajectory};
@@ -34,24 +35,72 @@ pub(super) fn create_parent(path: &Path) -> std::io::Result<()> {
     }
 }
 
-impl StateKind {
-    /// The CSV column prefix of the second half of the state: `qd` or `p`.
-    fn prefix(self) -> &'static str {
-        match self {
-            StateKind::Velocities => "qd",
-            StateKind::Momenta => "p",
-        }
-    }
+/// The CSV header of a trajectory of `kind` with n unnamed coordinates: `t`, `q1`…`qn`,
+/// `qd1`…`qdn` or `p1`…`pn`, `position_residual`, `velocity_residual`, `energy`.
+pub fn csv_header(kind: StateKind, n: usize) -> Vec<String> {
+    header(state_columns::<&str, &str>(kind, &[], &[], n))
 }
 
-/// The CSV header of a trajectory of `kind` with n coordinates: `t`, `q1`…`qn`, `qd1`…`qdn`
-/// or `p1`…`pn`, `position_residual`, `velocity_residual`, `energy`.
-pub fn csv_header(kind: StateKind, n: usize) -> Vec<String> {
+/// `t`, the state columns, then the three check columns.
+fn header(state: Vec<String>) -> Vec<String> {
     let mut header = vec!["t".to_string()];
-    header.extend((1..=n).map(|i| format!("q{i}")));
-    header.extend((1..=n).map(|i| format!("{}{i}", kind.prefix())));
-    header.extend(["position_residual", "velocity_residual", "energy"].map(String::from));
+    header.extend(state);
+    header.extend(CHECK_COLUMNS.map(String::from));
     header
+}
+
+/// The columns after the state.
+const CHECK_COLUMNS: [&str; 3] = ["position_residual", "velocity_residual", "energy"];
+
+/// The 2n names of a trajectory's state columns, so that a CSV reader (pandas, polars) can
+/// index a column by the model's own names:
+/// - coordinates: the model's names (`coordinates(theta, x)` gives `theta`, `x`), or
+///   `q1`…`qn` when `coordinates` is empty;
+/// - velocities ([`StateKind::Velocities`]): each coordinate's name with `_dot` (`theta_dot`),
+///   or `qd1`…`qdn` for unnamed coordinates;
+/// - momenta ([`StateKind::Momenta`]): the model's momentum names (`momenta(p_theta, p_x)`),
+///   or `p1`…`pn` when `momenta` is empty.
+///
+/// A `coordinates` or `momenta` list that is neither empty nor of length n is ignored (the
+/// default names are used).
+pub fn state_columns<C: AsRef<str>, P: AsRef<str>>(
+    kind: StateKind,
+    coordinates: &[C],
+    momenta: &[P],
+    n: usize,
+) -> Vec<String> {
+    let named = |names: &[C]| names.len() == n;
+    let mut columns: Vec<String> = match named(coordinates) {
+        true => coordinates.iter().map(|c| c.as_ref().to_string()).collect(),
+        false => (1..=n).map(|i| format!("q{i}")).collect(),
+    };
+    let second: Vec<String> = match kind {
+        StateKind::Velocities if named(coordinates) => (coordinates.iter())
+            .map(|c| format!("{}_dot", c.as_ref()))
+            .collect(),
+        StateKind::Velocities => (1..=n).map(|i| format!("qd{i}")).collect(),
+        StateKind::Momenta if momenta.len() == n => {
+            momenta.iter().map(|p| p.as_ref().to_string()).collect()
+        }
+        StateKind::Momenta => (1..=n).map(|i| format!("p{i}")).collect(),
+    };
+    columns.extend(second);
+    columns
+}
+
+/// The header made of `state` and `outputs`, refused when two columns share a name (a reader
+/// indexing by name would get the wrong one).
+fn unique_header(state: Vec<String>, outputs: &[String]) -> Result<Vec<String>, OutputError> {
+    let mut header = header(state);
+    header.extend(outputs.iter().cloned());
+    let mut seen = std::collections::HashSet::new();
+    match header.iter().find(|c| !seen.insert(c.as_str())) {
+        Some(twice) => Err(OutputError::Format(format!(
+            "two columns of the trajectory are named `{twice}` (a coordinate, velocity or \
+             momentum name clashes with another column); rename one"
+        ))),
+        None => Ok(header),
+    }
 }
 
 /// A trajectory CSV written one sample at a time, so that a run can write its samples as it
@@ -62,8 +111,8 @@ pub struct CsvWriter<W: Write> {
 }
 
 impl<W: Write> CsvWriter<W> {
-    /// Writes the header of a trajectory of `kind` with n = `n` coordinates ([`csv_header`])
-    /// to `writer`.
+    /// Writes the header of a trajectory of `kind` with n = `n` unnamed coordinates
+    /// ([`csv_header`]) to `writer`.
     ///
     /// # Errors
     /// [`OutputError::Csv`] or [`OutputError::Io`].
@@ -74,16 +123,37 @@ impl<W: Write> CsvWriter<W> {
     /// As [`CsvWriter::new`], with the model's output columns (`outputs`) after `energy`.
     ///
     /// # Errors
-    /// [`OutputError::Csv`] or [`OutputError::Io`].
+    /// As [`CsvWriter::with_columns`].
     pub fn with_outputs(
         writer: W,
         kind: StateKind,
         n: usize,
         outputs: &[String],
     ) -> Result<Self, OutputError> {
+        Self::with_columns(
+            writer,
+            state_columns::<&str, &str>(kind, &[], &[], n),
+            outputs,
+        )
+    }
+
+    /// Writes the header `t`, the 2n `state` columns (from [`state_columns`]),
+    /// `position_residual`, `velocity_residual`, `energy` and the `outputs` to `writer`.
+    ///
+    /// # Errors
+    /// [`OutputError::Format`] when two columns share a name, before anything is written;
+    /// [`OutputError::Csv`] or [`OutputError::Io`].
+    pub fn with_columns(
+        writer: W,
+        state: Vec<String>,
+        outputs: &[String],
+    ) -> Result<Self, OutputError> {
+        Self::from_header(writer, &unique_header(state, outputs)?)
+    }
+
+    /// Writes a header already checked by [`unique_header`].
+    fn from_header(writer: W, header: &[String]) -> Result<Self, OutputError> {
         let mut csv = ::csv::Writer::from_writer(writer);
-        let mut header = csv_header(kind, n);
-        header.extend(outputs.iter().cloned());
         csv.write_record(header)?;
         Ok(Self { csv })
     }
@@ -145,15 +215,35 @@ impl CsvWriter<std::fs::File> {
         n: usize,
         outputs: &[String],
     ) -> Result<Self, OutputError> {
+        Self::create_with_columns(
+            path,
+            state_columns::<&str, &str>(kind, &[], &[], n),
+            outputs,
+        )
+    }
+
+    /// As [`CsvWriter::with_columns`], into the file `path` (and its directory), created only
+    /// once the header is known to be valid.
+    ///
+    /// # Errors
+    /// As [`CsvWriter::with_columns`], and [`OutputError::Io`] when the file cannot be created.
+    pub fn create_with_columns(
+        path: &Path,
+        state: Vec<String>,
+        outputs: &[String],
+    ) -> Result<Self, OutputError> {
+        let header = unique_header(state, outputs)?;
         create_parent(path)?;
-        Self::with_outputs(std::fs::File::create(path)?, kind, n, outputs)
+        Self::from_header(std::fs::File::create(path)?, &header)
     }
 }
 
 impl<const N: usize> Trajectory<N> {
-    /// The CSV header of this trajectory: [`csv_header`], then its output columns.
+    /// The CSV header of this trajectory: `t`, its [`Trajectory::state_columns`] (the
+    /// default names when it does not hold 2n),
+    /// `position_residual`, `velocity_residual`, `energy`, then its output columns.
     pub fn csv_header(&self) -> Vec<String> {
-        let mut header = csv_header(self.kind, N);
+        let mut header = header(self.state_names());
         header.extend(self.outputs.columns.iter().cloned());
         header
     }
@@ -161,27 +251,49 @@ impl<const N: usize> Trajectory<N> {
     /// Writes the samples as CSV to `writer`, with the model's outputs as the last columns.
     ///
     /// # Errors
+    /// [`OutputError::Format`] when two columns share a name (nothing is written);
     /// [`OutputError::Csv`] or [`OutputError::Io`].
     pub fn write_csv_to<W: Write>(&self, writer: W) -> Result<(), OutputError> {
-        let mut csv = CsvWriter::with_outputs(writer, self.kind, N, &self.outputs.columns)?;
+        let header = unique_header(self.state_names(), &self.outputs.columns)?;
+        self.write_rows(CsvWriter::from_header(writer, &header)?)
+    }
+
+    /// [`Trajectory::state_columns`], or the default names ([`csv_header`]) when it does not
+    /// hold 2n names.
+    fn state_names(&self) -> Vec<String> {
+        match self.state_columns.len() == 2 * N {
+            true => self.state_columns.clone(),
+            false => state_columns::<&str, &str>(self.kind, &[], &[], N),
+        }
+    }
+
+    /// Writes every sample with its outputs, then flushes.
+    fn write_rows<W: Write>(&self, mut csv: CsvWriter<W>) -> Result<(), OutputError> {
         for (i, sample) in self.samples.iter().enumerate() {
             csv.write_with_outputs(sample, self.outputs.row(i))?;
         }
         csv.flush()
     }
 
-    /// Writes the samples as CSV to the file `path`, creating its directory if needed.
+    /// Writes the samples as CSV to the file `path`, creating its directory if needed; a
+    /// header with a repeated name is refused before the file is created.
     ///
     /// # Errors
     /// As [`Trajectory::write_csv_to`].
     pub fn write_csv(&self, path: impl AsRef<Path>) -> Result<(), OutputError> {
-        let path = path.as_ref();
-        create_parent(path)?;
-        self.write_csv_to(std::fs::File::create(path)?)
+        let csv = CsvWriter::create_with_columns(
+            path.as_ref(),
+            self.state_names(),
+            &self.outputs.columns,
+        )?;
+        self.write_rows(csv)
     }
 
-    /// Reads a trajectory with n = `N` coordinates written by [`Trajectory::write_csv_to`];
-    /// the header tells velocities from momenta. [`Trajectory::stats`] is zero.
+    /// Reads a trajectory with n = `N` coordinates written by [`Trajectory::write_csv_to`]:
+    /// `t`, 2n state columns of any names, `position_residual`, `velocity_residual`, `energy`,
+    /// then output columns. The state holds velocities when its second n columns are `qd1`…
+    /// or the coordinates' names with `_dot`, and momenta otherwise. [`Trajectory::stats`] is
+    /// zero.
     ///
     /// # Errors
     /// [`OutputError::Format`] for a header or row of the wrong shape, [`OutputError::Csv`]
@@ -189,18 +301,27 @@ impl<const N: usize> Trajectory<N> {
     pub fn read_csv_from<R: Read>(reader: R) -> Result<Self, OutputError> {
         let mut csv = ::csv::Reader::from_reader(reader);
         let header = csv.headers()?.clone();
-        let kind = [StateKind::Velocities, StateKind::Momenta]
-            .into_iter()
-            .find(|&kind| {
-                let columns = csv_header(kind, N);
-                header.len() >= columns.len() && header.iter().zip(&columns).all(|(a, b)| a == b)
-            })
-            .ok_or_else(|| {
-                OutputError::Format(format!(
-                    "expected the header of a trajectory with {N} coordinates, found {header:?}"
-                ))
-            })?;
-        let columns: Vec<String> = header.iter().skip(2 * N + 4).map(String::from).collect();
+        let names: Vec<String> = header.iter().map(String::from).collect();
+        let shaped = names.len() >= 2 * N + 4
+            && names[0] == "t"
+            && names[2 * N + 1..2 * N + 4] == CHECK_COLUMNS;
+        if !shaped {
+            return Err(OutputError::Format(format!(
+                "expected the header of a trajectory with {N} coordinates (t, {N} coordinates, \
+                 {N} velocities or momenta, {}), found {header:?}",
+                CHECK_COLUMNS.join(", ")
+            )));
+        }
+        let state = names[1..=2 * N].to_vec();
+        let velocities = [
+            state_columns::<&str, &str>(StateKind::Velocities, &[], &[], N),
+            state_columns::<_, &str>(StateKind::Velocities, &state[..N], &[], N),
+        ];
+        let kind = match velocities.iter().any(|v| v[N..] == state[N..]) {
+            true => StateKind::Velocities,
+            false => StateKind::Momenta,
+        };
+        let columns: Vec<String> = names[2 * N + 4..].to_vec();
         let width = 2 * N + 4 + columns.len();
         let mut samples = Vec::new();
         let mut values = Vec::new();
@@ -224,6 +345,7 @@ impl<const N: usize> Trajectory<N> {
         }
         Ok(Trajectory {
             kind,
+            state_columns: state,
             samples,
             stats: Stats::default(),
             events: Vec::new(),

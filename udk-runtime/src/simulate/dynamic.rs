@@ -61,6 +61,11 @@ pub trait DynamicLagrangianSystem {
     fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64>;
     /// ḟ on the holonomic rows, φ(q, q̇, t) on the others, m entries.
     fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64>;
+    /// The names of the n coordinates for the trajectory's columns
+    /// ([`super::state_columns`]); empty (the default) for `q1`…`qn`.
+    fn coordinate_names(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// H_p, H_q, H_pp, A_p and b_p of a Hamiltonian system at one state.
@@ -90,6 +95,14 @@ pub trait DynamicHamiltonianSystem {
     fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64>;
     /// φ(q, p, t), m entries.
     fn constraint_residual(&self, q: &[f64], p: &[f64], t: f64) -> DVector<f64>;
+    /// The names of the n coordinates, as [`DynamicLagrangianSystem::coordinate_names`].
+    fn coordinate_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// The names of the n momenta; empty (the default) for `p1`…`pn`.
+    fn momentum_names(&self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// [`super::simulate_lagrangian`] for a system of run-time size, with n = `N`; `observe` is
@@ -256,6 +269,15 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
 {
     const KIND: StateKind = StateKind::Velocities;
 
+    fn state_columns(&self) -> Vec<String> {
+        super::state_columns::<_, &str>(
+            StateKind::Velocities,
+            &self.system.coordinate_names(),
+            &[],
+            N,
+        )
+    }
+
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
         finite(x, "state (q, q̇)")?;
         let (q, qd) = halves(x);
@@ -320,6 +342,11 @@ impl<S: DynamicHamiltonianSystem, const N: usize> Dynamics<N>
     for WithOptions<'_, S, DynamicHamilton>
 {
     const KIND: StateKind = StateKind::Momenta;
+
+    fn state_columns(&self) -> Vec<String> {
+        let (coordinates, momenta) = (self.system.coordinate_names(), self.system.momentum_names());
+        super::state_columns(StateKind::Momenta, &coordinates, &momenta, N)
+    }
 
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
         finite(x, "state (q, p)")?;

@@ -37,6 +37,9 @@ pub(crate) trait Dynamics<const N: usize> {
     /// The residuals and energy of x at t.
     fn sample(&self, t: f64, x: &State<N>) -> Sample<N>;
 
+    /// The 2n names of the state's columns, q then v ([`super::state_columns`]).
+    fn state_columns(&self) -> Vec<String>;
+
     /// The names of the model's output columns (none by default).
     fn output_columns(&self) -> &'static [&'static str] {
         &[]
@@ -106,6 +109,10 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
 {
     const KIND: StateKind = StateKind::Velocities;
 
+    fn state_columns(&self) -> Vec<String> {
+        super::state_columns::<_, &str>(Self::KIND, S::COORDINATE_NAMES, &[], N)
+    }
+
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
         finite(x, "state (q, q̇)")?;
         let (q, qd) = split(x);
@@ -127,6 +134,7 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
                     },
                     self.kernel,
                 )
+                .map_err(|e| e.with_coordinate_names(S::COORDINATE_NAMES))
             },
         )?;
         let xd = join(&qd, &qdd);
@@ -196,6 +204,10 @@ impl<S: HamiltonianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     for Hamiltonian<'_, S, N, M>
 {
     const KIND: StateKind = StateKind::Momenta;
+
+    fn state_columns(&self) -> Vec<String> {
+        super::state_columns(Self::KIND, S::COORDINATE_NAMES, S::MOMENTUM_NAMES, N)
+    }
 
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
         finite(x, "state (q, p)")?;

@@ -307,6 +307,7 @@ impl<D: Dynamics<N>, const N: usize> Recorder<'_, '_, D, N> {
         }
         Box::new(Trajectory {
             kind: D::KIND,
+            state_columns: self.dynamics.state_columns(),
             samples: self.samples.clone(),
             stats,
             events: self.events.clone(),

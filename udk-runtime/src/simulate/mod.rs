@@ -44,7 +44,7 @@ mod stabilization;
 mod summary;
 mod trajectory;
 
-pub use self::csv::{csv_header, CsvWriter, OutputError};
+pub use self::csv::{csv_header, state_columns, CsvWriter, OutputError};
 pub use dynamic::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, DynamicHamiltonianSystem,

@@ -1,7 +1,7 @@
 //! A trajectory as an SVG figure (plotters, SVG backend only: no bitmap or font dependencies)
-//! with three panels against time: the chosen columns (by default the coordinates), the
-//! constraint violation (log scale), and the relative energy error (or the energy itself when
-//! it is not conserved).
+//! with panels against time: the chosen columns (by default the coordinates, grouped by scale
+//! into at most four panels), the constraint violation (log scale), and the relative energy
+//! error (or the energy itself when it is not conserved).
 
 use super::csv::create_parent;
 use super::{OutputError, Trajectory};
@@ -26,12 +26,13 @@ struct Curve {
 pub struct PlotOptions<'a> {
     /// The title of the figure.
     pub title: &'a str,
-    /// The names of the coordinates: n of them, or none for `q1`…`qn`; any other count is an
-    /// error of [`Trajectory::plot_svg`].
+    /// The names of the coordinates: n of them, or none for the trajectory's own
+    /// ([`Trajectory::state_columns`]); any other count is an error of
+    /// [`Trajectory::plot_svg`].
     pub labels: &'a [&'a str],
     /// The curves of the top panel: coordinate names from `labels`, or CSV column names
-    /// ([`super::csv_header`]: `q2`, `qd1` or `p1`, `position_residual`, `energy`, ...).
-    /// Empty: every coordinate.
+    /// ([`Trajectory::csv_header`]: `theta`, `theta_dot` or a momentum, `position_residual`,
+    /// `energy`, an output, ...). Empty: every coordinate, in panels grouped by scale.
     pub columns: &'a [&'a str],
     /// Whether the energy (the Jacobi integral or H) is conserved: then the bottom panel is
     /// the relative energy error (see [`Trajectory::relative_energy_errors`]), a check of the
@@ -90,6 +91,51 @@ fn y_range(curves: &[Curve]) -> (f64, f64) {
         let pad = 0.05 * (hi - lo);
         (lo - pad, hi + pad)
     }
+}
+
+/// At most this many panels of coordinates.
+const MAX_GROUPS: usize = 4;
+
+/// Curves whose peak |y| differ by more than this factor go to different panels.
+const SCALE_GAP: f64 = 20.0;
+
+/// The curves split into at most [`MAX_GROUPS`] panels by scale, largest first, so that a
+/// wheel angle of 7000 rad does not flatten a quaternion into a line: sorted by their peak
+/// |y|, a new panel starts where a peak is more than [`SCALE_GAP`] below the panel's largest,
+/// and while there are too many panels the two neighbours closest in scale are merged.
+fn scale_groups(curves: Vec<Curve>) -> Vec<Vec<Curve>> {
+    let peak = |c: &Curve| {
+        (c.points.iter())
+            .map(|p| p.1.abs())
+            .filter(|y| y.is_finite())
+            .fold(f64::MIN_POSITIVE, f64::max)
+    };
+    let mut curves: Vec<(f64, Curve)> = curves.into_iter().map(|c| (peak(&c), c)).collect();
+    curves.sort_by(|a, b| b.0.total_cmp(&a.0));
+    // Each group: (its largest peak, its smallest peak, its curves).
+    let mut groups: Vec<(f64, f64, Vec<Curve>)> = Vec::new();
+    for (peak, curve) in curves {
+        match groups.last_mut() {
+            Some((high, low, members)) if *high <= SCALE_GAP * peak => {
+                *low = peak;
+                members.push(curve);
+            }
+            _ => groups.push((peak, peak, vec![curve])),
+        }
+    }
+    while groups.len() > MAX_GROUPS {
+        let closest = (1..groups.len())
+            .min_by(|&i, &j| {
+                let gap = |k: usize| groups[k - 1].1 / groups[k].0;
+                gap(i).total_cmp(&gap(j))
+            })
+            .expect("more than one group");
+        let (_, low, members) = groups.remove(closest);
+        let previous = &mut groups[closest - 1];
+        previous.1 = low;
+        previous.2.extend(members);
+    }
+    groups.into_iter().map(|(_, _, members)| members).collect()
 }
 
 /// Draws one panel; `log` draws y on a log₁₀ axis.
@@ -159,14 +205,13 @@ fn panel(
 }
 
 impl<const N: usize> Trajectory<N> {
-    /// The values of the CSV column `name` ([`super::csv_header`]: `t`, `q1`…, `qd1`… or
-    /// `p1`…, `position_residual`, `velocity_residual`, `energy`, then the model's output
-    /// columns), one per sample; `None` for a name that is not a column.
+    /// The values of the CSV column `name` ([`Trajectory::csv_header`]: `t`, the state
+    /// columns such as `theta` and `theta_dot`, `position_residual`, `velocity_residual`,
+    /// `energy`, then the model's output columns), one per sample; `None` for a name that is
+    /// not a column.
     pub fn column(&self, name: &str) -> Option<Vec<f64>> {
-        let Some(index) = super::csv_header(self.kind, N)
-            .iter()
-            .position(|c| c == name)
-        else {
+        let header = self.csv_header();
+        let Some(index) = header[..2 * N + 4].iter().position(|c| c == name) else {
             return self.outputs.column(name);
         };
         let value = |s: &super::Sample<N>| match index {
@@ -180,14 +225,13 @@ impl<const N: usize> Trajectory<N> {
         Some(self.samples.iter().map(value).collect())
     }
 
-    /// The curves of the top panel: `options.columns` resolved as coordinate labels or CSV
+    /// The curves of the top panels: `options.columns` resolved as coordinate labels or CSV
     /// columns, or every coordinate.
     fn selected_columns(&self, options: &PlotOptions) -> Result<Vec<Curve>, OutputError> {
-        let label = |i: usize| {
-            options
-                .labels
-                .get(i)
-                .map_or(format!("q{}", i + 1), |s| s.to_string())
+        let label = |i: usize| match (options.labels.get(i), self.state_columns.get(i)) {
+            (Some(label), _) => label.to_string(),
+            (None, Some(name)) if self.state_columns.len() == 2 * N => name.clone(),
+            _ => format!("q{}", i + 1),
         };
         let times: Vec<f64> = self.samples.iter().map(|s| s.t).collect();
         let curve = |label: String, values: Vec<f64>| Curve {
@@ -217,7 +261,8 @@ impl<const N: usize> Trajectory<N> {
     }
 
     /// Draws the trajectory to the SVG file `path` (its directory is created if needed): the
-    /// chosen columns against time (see [`PlotOptions::columns`]), the constraint violations
+    /// chosen columns against time (see [`PlotOptions::columns`]; by default the coordinates,
+    /// in up to four panels of similar scale), the constraint violations
     /// ‖f‖ and ‖(ḟ, φ)‖ against time (log scale, a labelled tick at each power of ten), and
     /// the relative energy error (see [`Trajectory::relative_energy_errors`]) or, when
     /// [`PlotOptions::energy_conserved`] is false, the energy against time.
@@ -276,18 +321,33 @@ impl<const N: usize> Trajectory<N> {
             label: energy_label.into(),
             points: energy,
         }];
-        let top_label = if options.columns.is_empty() { "q" } else { "" };
-        let top_caption = if options.columns.is_empty() {
-            "coordinates"
-        } else {
-            "columns"
+        let (top_label, top) = match options.columns.is_empty() {
+            true => ("q", scale_groups(columns)),
+            false => ("", vec![columns]),
+        };
+        let caption = |group: &[Curve]| match (options.columns.is_empty(), top.len()) {
+            (false, _) => "columns".to_string(),
+            (true, 1) => "coordinates".to_string(),
+            (true, _) => format!(
+                "coordinates: {}",
+                group
+                    .iter()
+                    .map(|c| c.label.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
         };
 
-        let root = SVGBackend::new(path, SIZE).into_drawing_area();
+        let rows = top.len() + 2;
+        let size = (SIZE.0, SIZE.1 / 3 * rows as u32);
+        let root = SVGBackend::new(path, size).into_drawing_area();
         root.fill(&WHITE).map_err(plot_error)?;
         let root = (root.titled(options.title, ("sans-serif", 24))).map_err(plot_error)?;
-        let areas = root.split_evenly((3, 1));
-        panel(&areas[0], top_caption, top_label, span, &columns, false)?;
+        let areas = root.split_evenly((rows, 1));
+        for (area, group) in areas.iter().zip(&top) {
+            panel(area, &caption(group), top_label, span, group, false)?;
+        }
+        let areas = &areas[top.len() - 1..];
         panel(
             &areas[1],
             "constraint violation",
@@ -330,6 +390,7 @@ mod tests {
             .collect();
         Trajectory {
             kind: StateKind::Velocities,
+            state_columns: vec!["q1".into(), "qd1".into()],
             samples,
             stats: Stats::default(),
             outputs: Default::default(),
@@ -399,6 +460,51 @@ mod tests {
         assert!(!path.exists());
     }
 
+    /// A curve of the constant `y` at t = 0, 1.
+    fn flat(label: &str, y: f64) -> Curve {
+        Curve {
+            label: label.into(),
+            points: vec![(0.0, y), (1.0, -y)],
+        }
+    }
+
+    /// The labels of each group.
+    fn labels(groups: &[Vec<Curve>]) -> Vec<Vec<&str>> {
+        (groups.iter())
+            .map(|g| g.iter().map(|c| c.label.as_str()).collect())
+            .collect()
+    }
+
+    #[test]
+    fn coordinates_are_grouped_by_scale_into_at_most_four_panels() {
+        // A wheel angle of 7000 rad beside the entries of a unit quaternion.
+        let wheel = ["e0", "e1", "e2", "e3", "spin"].map(|name| match name {
+            "spin" => flat(name, 7000.0),
+            _ => flat(name, 0.5),
+        });
+        let groups = scale_groups(wheel.into_iter().collect());
+        assert_eq!(
+            labels(&groups),
+            [vec!["spin"], vec!["e0", "e1", "e2", "e3"]]
+        );
+        // Within a factor of 20 of a panel's largest peak: one panel; zero joins the smallest.
+        let near = vec![flat("a", 1.0), flat("b", 19.0), flat("c", 0.0)];
+        assert_eq!(labels(&scale_groups(near)), [vec!["b", "a"], vec!["c"]]);
+        // Six scales, 1e6 … 1e-9: merged into four, the closest neighbours first (1e6 with
+        // 1e4 and 1 with 1e-2, gaps of 100, before the gaps of 1e3 and 1e4).
+        let six = [1e6, 1e4, 1.0, 1e-2, 1e-5, 1e-9];
+        let curves = six.iter().map(|&y| flat(&format!("{y:e}"), y)).collect();
+        assert_eq!(
+            labels(&scale_groups(curves)),
+            [
+                vec!["1e6", "1e4"],
+                vec!["1e0", "1e-2"],
+                vec!["1e-5"],
+                vec!["1e-9"]
+            ]
+        );
+    }
+
     #[test]
     fn labels_must_name_every_coordinate_or_none() {
         let run = trajectory([0.0; 3], [1.0, 2.0, 3.0]);
@@ -413,5 +519,19 @@ mod tests {
         let none = PlotOptions::new("t", &[]);
         let curves = run.selected_columns(&none).unwrap();
         assert_eq!(curves[0].label, "q1");
+        let named = Trajectory {
+            state_columns: vec!["theta".into(), "theta_dot".into()],
+            ..run
+        };
+        assert_eq!(named.selected_columns(&none).unwrap()[0].label, "theta");
+        assert_eq!(named.column("theta_dot"), Some(vec![1.0; 3]));
+        assert_eq!(named.column("q1"), None);
+        // Names of the wrong count fall back to the default ones, never a panic.
+        let unnamed = Trajectory {
+            state_columns: Vec::new(),
+            ..named
+        };
+        assert_eq!(unnamed.column("qd1"), Some(vec![1.0; 3]));
+        assert_eq!(unnamed.csv_header()[..3], ["t", "q1", "qd1"]);
     }
 }

@@ -52,6 +52,10 @@ pub struct Stats {
 pub struct Trajectory<const N: usize> {
     /// Whether [`Sample::v`] holds velocities or momenta.
     pub kind: StateKind,
+    /// The names of the 2n state columns, q then v ([`super::state_columns`]): the model's
+    /// coordinate names and `name_dot` (or its momenta's names), or `q1`…, `qd1`… (`p1`…);
+    /// any other count of names is written as the default names.
+    pub state_columns: Vec<String>,
     /// One sample per output time; the first is at t₀.
     pub samples: Vec<Sample<N>>,
     /// Steps and right-hand-side evaluations of the run (zero for a trajectory read from CSV).

@@ -13,7 +13,8 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
     let (m_count, h_count) = (eq.constraints.len(), eq.holonomic.len());
     let m = Literal::usize_unsuffixed(m_count);
     let q = code.coordinate_names();
-    let p = format!("({})", code.derivation.momenta.join(", "));
+    let momenta = &code.derivation.momenta;
+    let p = format!("({})", momenta.join(", "));
     let vec_n = vector_type(n_count);
     let vec_m = vector_type(m_count);
     let runtime = quote!(::udk::__private::udk_runtime);
@@ -177,6 +178,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
             }
 
             #holonomic_residual
+            const MOMENTUM_NAMES: &'static [&'static str] = &[#(#momenta),*];
 
             #output_values
 

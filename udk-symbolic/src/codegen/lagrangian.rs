@@ -141,6 +141,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
                         #runtime::jacobian::acceleration_jacobian(terms.view(), options, |qdd, lambda| {
                             Self::residual_jacobians(self, q, qd, #u_arg t, qdd, lambda)
                         })
+                        .map_err(|e| e.with_coordinate_names(&Self::COORDINATE_NAMES))
                     }
 
                     fn velocity_residual_jacobian(&self, q: &#vec_n, qd: &#vec_n, #u t: f64)
@@ -232,7 +233,8 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
                 #statements
                 if !#runtime::pivots_usable(#pivots.as_slice()) {
                     let terms = Self::terms(self, q, qd, #u_arg t);
-                    return #runtime::acceleration_and_constraint_force(terms.view(), options);
+                    return #runtime::acceleration_and_constraint_force(terms.view(), options)
+                        .map_err(|e| e.with_coordinate_names(&Self::COORDINATE_NAMES));
                 }
                 #runtime::factored_acceleration_and_constraint_force(
                     #runtime::FactoredView {

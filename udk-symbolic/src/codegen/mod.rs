@@ -276,7 +276,7 @@ struct Shared {
     constants: TokenStream,
     /// The inherent `position_residual(q, t)`: the holonomic constraints f(q, t).
     position_residual: TokenStream,
-    /// `NUM_HOLONOMIC` and `holonomic_residual` of the system trait impl.
+    /// `NUM_HOLONOMIC`, `holonomic_residual` and `COORDINATE_NAMES` of the system trait impl.
     holonomic_residual: TokenStream,
     /// `OUTPUT_COLUMNS` and `output_values` of the system trait impl (nothing for a model
     /// without outputs, which keeps the trait's defaults).
@@ -363,6 +363,7 @@ impl Code<'_> {
             },
             holonomic_residual: quote! {
                 const NUM_HOLONOMIC: usize = #h;
+                const COORDINATE_NAMES: &'static [&'static str] = &[#(#coordinate_names),*];
 
                 fn holonomic_residual(&self, q: &#vec_n, t: f64) -> #vec_m {
                     let mut rows = #vec_m::zeros();
