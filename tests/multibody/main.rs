@@ -10,6 +10,7 @@ mod cartpole;
 mod four_bar;
 mod rolling_disk;
 mod spherical_joint_body;
+mod stewart_platform;
 mod ur5_arm;
 
 use std::path::Path;

@@ -40,6 +40,10 @@ mod spiral_particle;
 mod swarm_robots;
 
 #[allow(dead_code)]
+#[path = "../../examples/stewart_platform.rs"]
+mod stewart_platform;
+
+#[allow(dead_code)]
 #[path = "../../examples/two_masses_springs.rs"]
 mod two_masses_springs;
 
@@ -199,6 +203,30 @@ fn simulated_csv_has_the_outputs() {
         rows += 1;
     }
     assert!(rows > 10, "{rows} rows");
+}
+
+#[test]
+fn stewart_platform_written_with_repeat() {
+    // The file's [[repeat]] block expands as the macro's `for` block: the same code, byte for
+    // byte, and the same q̈ under the leg forces that hold the plate still (q̈ = 0).
+    expand_matches("stewart_platform", "StewartPlatform");
+    let plate = stewart_platform::StewartPlatform::EXAMPLE;
+    let (_, q0, qd0) = initial("stewart_platform");
+    let q = vector::<7>(&q0);
+    let u = plate.holding_forces(&q).expect("a regular pose");
+    let lifted = 1.1 * u;
+    let states = [serde_json::json!({ "q": q0, "qd": qd0, "u": lifted.as_slice() })];
+    let report = &eval_json("stewart_platform", &states)[0];
+    let expected = plate
+        .acceleration(&q, &vector::<7>(&qd0), &lifted, 0.0)
+        .unwrap();
+    close(
+        &numbers(&report["acceleration"]),
+        expected.as_slice(),
+        1e-12,
+        "q̈",
+    );
+    assert!((expected[2] - 0.1 * plate.g).abs() < 1e-12, "{expected}");
 }
 
 #[test]

@@ -130,19 +130,26 @@ impl Kind {
             .filter(|key| key.accepted_by(self))
             .map(|key| key.syntax())
             .collect();
-        format!("`let NAME = ..`, {}", keys.join(", "))
+        format!(
+            "`let NAME = ..`, {}, `for i in 0..n {{ .. }}`",
+            keys.join(", ")
+        )
     }
 }
 
-/// One entry of the attribute: a definition `let NAME = EXPR` or a key.
+/// One entry of the attribute: a definition `let NAME = EXPR`, a key, or a repeated block
+/// `for i in 0..n { .. }`.
 enum Entry {
     Definition(NamedExpression),
     Key(Meta),
+    Repeat(udk_symbolic::repeat::Repeat),
 }
 
 impl Parse for Entry {
     fn parse(input: ParseStream) -> syn::Result<Self> {
-        if input.peek(Token![let]) {
+        if input.peek(Token![for]) {
+            crate::repeat::parse(input).map(Entry::Repeat)
+        } else if input.peek(Token![let]) {
             input.parse::<Token![let]>()?;
             let name: Ident = input.parse()?;
             input.parse::<Token![=]>()?;
@@ -183,6 +190,13 @@ pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut
         let meta = match entry {
             Entry::Definition(definition) => {
                 spec.definitions.push(definition);
+                continue;
+            }
+            Entry::Repeat(block) => {
+                spec.repeat.push(udk_symbolic::repeat::Repeat {
+                    definitions_at: Some(spec.definitions.len()),
+                    ..block
+                });
                 continue;
             }
             Entry::Key(meta) => meta,

@@ -14,6 +14,7 @@
 mod attr;
 mod expand_dir;
 mod fields;
+mod repeat;
 mod urdf;
 
 use attr::Kind;

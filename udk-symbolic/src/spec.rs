@@ -77,6 +77,11 @@ pub struct ModelSpec {
     /// Named outputs: kinematic quantities of (q, q̇, u, t), scalars or 3-vectors.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<NamedExpression>,
+    /// Blocks of entries repeated over an integer range (`for i in 0..6 { .. }` in the macro,
+    /// `[[repeat]]` in a file), expanded before the derivation with the indexed names and
+    /// sums of every expression ([`crate::repeat`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub repeat: Vec<crate::repeat::Repeat>,
     /// The kinematic tree of a robot model (set by the URDF front end, never written by hand):
     /// the derivation then also forms M by the composite-rigid-body algorithm and Q by
     /// recursive Newton–Euler, and keeps the smallest form.

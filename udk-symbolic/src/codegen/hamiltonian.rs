@@ -166,6 +166,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &HamiltonianEquations) -> 
             #position_residual
         }
 
+        #allow
         impl #system for #name {
             const EQUATIONS: #runtime::ModelEquations = Self::EQUATIONS;
 

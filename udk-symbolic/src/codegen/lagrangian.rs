@@ -346,6 +346,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
             }
         }
 
+        #allow
         impl #system for #name {
             const EQUATIONS: #runtime::ModelEquations = Self::EQUATIONS;
 

@@ -48,6 +48,8 @@ use proc_macro2::Span;
 ///   velocity, or a Hamiltonian constraint φ(q, p, t) with no momentum (each would be
 ///   differentiated once too few), at the constraint's span.
 pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
+    let expanded = crate::repeat::expand(spec)?;
+    let spec = &expanded;
     let mut errors = Errors::default();
     let kind = check::check_spec(spec, &mut errors);
     let mut scope = check::scope(spec, &mut errors);
