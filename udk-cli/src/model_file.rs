@@ -47,6 +47,21 @@ struct Positions {
     forces: Vec<Spanned<String>>,
     #[serde(default)]
     nonideal: Vec<Spanned<String>>,
+    #[serde(default)]
+    events: Vec<EventPosition>,
+}
+
+/// Where the expressions of an `[[events]]` table are.
+#[derive(Debug, Default, Deserialize)]
+struct EventPosition {
+    guard: Option<Spanned<String>>,
+    when: Option<Spanned<String>>,
+    #[serde(default)]
+    impact: Vec<Spanned<String>>,
+    #[serde(default)]
+    q: Vec<Spanned<String>>,
+    #[serde(default)]
+    qd: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -237,6 +252,35 @@ impl ModelFile {
             for (i, expr) in exprs.iter().enumerate() {
                 let key = format!("{key}[{i}]");
                 sites.push(Site::new(key, expr.span(), expr.to_string(), values.get(i)));
+            }
+        }
+        let no_event = EventPosition::default();
+        for (i, event) in spec.events.iter().enumerate() {
+            let pos = pos.events.get(i).unwrap_or(&no_event);
+            let scalars = [
+                ("guard", Some(&event.guard), &pos.guard),
+                ("when", event.when.as_ref(), &pos.when),
+            ];
+            for (key, expr, value) in scalars {
+                if let Some(expr) = expr {
+                    let key = format!("events[{i}].{key}");
+                    sites.push(Site::new(
+                        key,
+                        expr.span(),
+                        expr.to_string(),
+                        value.as_ref(),
+                    ));
+                }
+            }
+            for (key, exprs, values) in [
+                ("impact", &event.impact, &pos.impact),
+                ("q", &event.q, &pos.q),
+                ("qd", &event.qd, &pos.qd),
+            ] {
+                for (j, expr) in exprs.iter().enumerate() {
+                    let key = format!("events[{i}].{key}[{j}]");
+                    sites.push(Site::new(key, expr.span(), expr.to_string(), values.get(j)));
+                }
             }
         }
         sites

@@ -1,0 +1,358 @@
+//! `[[events]]` in model files, run by `udk simulate`, and `udk limit-cycle`: the bouncing ball
+//! against its closed-form impact times, the rimless wheel against its closed-form fixed point
+//! and multiplier, the compass gait against the SciPy fixture of
+//! `tests/fixtures/make_compass_gait.py`; bad events located in the file.
+
+mod common;
+
+use common::{close, fixture, json_output, model, numbers, udk, Json};
+use std::path::{Path, PathBuf};
+
+/// A ball dropped from h = 1 m onto the ground y = 0, e = 0.8, with a record event at the apex
+/// (ẏ falling through 0).
+const BALL: &str = r#"name = "Ball"
+coordinates = ["y"]
+parameters = [{ name = "m", value = 1.0 }, { name = "g", value = 9.81 }, { name = "e", value = 0.8 }]
+lagrangian = "0.5 * m * dot(y).powi(2) - m * g * y"
+
+[[events]]
+name = "ground"
+guard = "y"
+direction = "falling"
+impact = ["y"]
+restitution = 0.8
+
+[[events]]
+name = "apex"
+guard = "dot(y)"
+direction = "falling"
+
+[initial]
+q0 = [1.0]
+qd0 = [0.0]
+"#;
+
+fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The multipliers of a `udk limit-cycle` report as (re, im) pairs.
+fn multipliers(report: &Json) -> Vec<(f64, f64)> {
+    (report["multipliers"].as_array().unwrap().iter())
+        .map(|z| {
+            let z = numbers(z);
+            (z[0], z[1])
+        })
+        .collect()
+}
+
+#[test]
+fn a_bouncing_ball_model_file_logs_its_impacts_at_the_closed_form_times() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "ball.toml", BALL);
+    let log = dir.path().join("events.csv");
+    let output = udk()
+        .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
+        .args(["2.5".as_ref(), "--events".as_ref(), log.as_os_str()])
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8(output).unwrap();
+    let csv = std::fs::read_to_string(&log).unwrap();
+    let rows: Vec<Vec<&str>> = csv
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').collect())
+        .collect();
+    assert_eq!(
+        csv.lines().next().unwrap(),
+        "t,event,y_before,y_dot_before,y_after,y_dot_after"
+    );
+    // Impact k at t_k = √(2h/g)(1 + 2(e + … + e^(k−1))), apexes halfway between, then the stop.
+    let (g, e, h) = (9.81_f64, 0.8_f64, 1.0_f64);
+    let t1 = (2.0 * h / g).sqrt();
+    let mut expected = Vec::new();
+    let mut t = t1;
+    for k in 1..=4 {
+        expected.push(("ground", t));
+        let flight = 2.0 * e.powi(k) * (2.0 * g * h).sqrt() / g;
+        if t + flight / 2.0 < 2.5 {
+            expected.push(("apex", t + flight / 2.0));
+        }
+        t += flight;
+    }
+    expected.retain(|(_, t)| *t < 2.5);
+    assert_eq!(rows.len(), expected.len(), "{csv}");
+    for (row, (name, t)) in rows.iter().zip(&expected) {
+        assert_eq!(row[1], *name, "{csv}");
+        let time: f64 = row[0].parse().unwrap();
+        assert!((time - t).abs() < 1e-11, "{name}: {time} against {t}");
+    }
+    // The first impact: ẏ⁻ = −√(2gh), ẏ⁺ = e√(2gh), the position unchanged.
+    let first: Vec<f64> = rows[0][2..].iter().map(|x| x.parse().unwrap()).collect();
+    let speed = (2.0 * g * h).sqrt();
+    close(
+        &first,
+        &[0.0, -speed, 0.0, e * speed],
+        1e-10,
+        "first impact",
+    );
+    // The log is printed too.
+    assert!(
+        text.contains(&format!("events: {}", expected.len())),
+        "{text}"
+    );
+    assert!(text.contains("ground") && text.contains("apex"), "{text}");
+}
+
+#[test]
+fn a_stop_event_ends_the_run_at_its_closed_form_time() {
+    // The ball rises through y = 1/2 after its first bounce, at t₁ + (v − √(v² − g))/g with
+    // v = e√(2gh), and the run stops there.
+    let stop = "\n[[events]]\nname = \"half\"\nguard = \"y - 0.5\"\ndirection = \"rising\"\naction = \"stop\"\n";
+    let text = BALL.replace("\n[initial]", &format!("{stop}\n[initial]"));
+    let dir = tempfile::tempdir().unwrap();
+    let path = write(dir.path(), "ball.toml", &text);
+    let log = dir.path().join("events.csv");
+    let out = dir.path().join("run.csv");
+    udk()
+        .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
+        .args(["6".as_ref(), "--events".as_ref(), log.as_os_str()])
+        .args(["--out".as_ref(), out.as_os_str()])
+        .assert()
+        .success();
+    let (g, e) = (9.81_f64, 0.8_f64);
+    let v = e * (2.0 * g).sqrt();
+    let t = (2.0 / g).sqrt() + (v - (v * v - g).sqrt()) / g;
+    let csv = std::fs::read_to_string(&log).unwrap();
+    let last = csv.lines().last().unwrap();
+    assert_eq!(csv.lines().count(), 3, "{csv}");
+    assert!(last.split(',').nth(1) == Some("half"), "{csv}");
+    let time: f64 = last.split(',').next().unwrap().parse().unwrap();
+    assert!((time - t).abs() < 1e-11, "{time} against {t}");
+    // The trajectory ends there.
+    let samples = std::fs::read_to_string(&out).unwrap();
+    let end: f64 = (samples.lines().last().unwrap().split(',').next().unwrap())
+        .parse()
+        .unwrap();
+    assert!((end - t).abs() < 1e-11, "{end} against {t}");
+}
+
+#[test]
+fn rimless_wheel_limit_cycle_has_the_closed_form_fixed_point_and_multiplier() {
+    for (spokes, slope) in [(8.0_f64, 0.08_f64), (10.0, 0.1)] {
+        let sets = [format!("spokes={spokes}"), format!("slope={slope}")];
+        let args = ["--set", &sets[0], "--set", &sets[1]];
+        let report = json_output("limit-cycle", &model("rimless_wheel"), &args);
+        let (g, l) = (9.81, 1.0);
+        let alpha = std::f64::consts::PI / spokes;
+        let omega = (4.0 * g / l * alpha.sin() * slope.sin()).sqrt() / (2.0 * alpha).tan();
+        let state = numbers(&report["state"]);
+        close(
+            &state,
+            &[0.0, 0.0, slope - alpha, 0.0, 0.0, omega],
+            1e-10,
+            "state",
+        );
+        // The step from θ = γ − α to γ + α at the fixed point: the period of an inverted
+        // pendulum started at ω*, t = ∫ dθ / √(ω*² + 2(g/l)(cos(γ−α) − cos θ)), by Simpson.
+        let speed = |theta: f64| {
+            (omega * omega + 2.0 * g / l * ((slope - alpha).cos() - theta.cos())).sqrt()
+        };
+        let steps = 2000;
+        let width = 2.0 * alpha / steps as f64;
+        let period: f64 = (0..=steps)
+            .map(|k| {
+                let weight = match k {
+                    0 => 1.0,
+                    k if k == steps => 1.0,
+                    k if k % 2 == 1 => 4.0,
+                    _ => 2.0,
+                };
+                weight / speed(slope - alpha + k as f64 * width)
+            })
+            .sum::<f64>()
+            * width
+            / 3.0;
+        let found = report["period"].as_f64().unwrap();
+        assert!((found - period).abs() < 1e-10, "{found} against {period}");
+        let multipliers = multipliers(&report);
+        let expected = (2.0 * alpha).cos().powi(2);
+        assert!(
+            (multipliers[0].0 - expected).abs() < 1e-6 && multipliers[0].1 == 0.0,
+            "{multipliers:?} against {expected}"
+        );
+        // The reset's image is the line x = y = ẋ = ẏ = 0, θ = γ − α: the others vanish.
+        assert!(multipliers[1..].iter().all(|z| z.0.hypot(z.1) < 1e-9));
+    }
+}
+
+#[test]
+fn compass_gait_limit_cycle_agrees_with_scipy() {
+    let reference = fixture("compass_gait");
+    for gait in reference["gaits"].as_array().unwrap() {
+        let slope = gait["slope"].as_f64().unwrap();
+        let set = format!("slope={slope}");
+        let report = json_output("limit-cycle", &model("compass_gait"), &["--set", &set]);
+        close(
+            &numbers(&report["state"]),
+            &numbers(&gait["state"]),
+            1e-9,
+            "state",
+        );
+        let period = report["period"].as_f64().unwrap();
+        let expected = gait["period"].as_f64().unwrap();
+        assert!(
+            (period - expected).abs() < 1e-9,
+            "{period} against {expected}"
+        );
+        let found = multipliers(&report);
+        let expected: Vec<(f64, f64)> = multipliers(gait);
+        // SciPy's come from differences of the 4-state return map; udk's from the 8-state
+        // monodromy matrix, whose other four vanish (the pinned foot's coordinates).
+        for (z, w) in found.iter().zip(&expected) {
+            let matched = expected.iter().any(|w| (z.0 - w.0).hypot(z.1 - w.1) < 1e-6);
+            assert!(matched, "{z:?} against {expected:?} (paired with {w:?})");
+        }
+        assert!(
+            found[3..].iter().all(|z| z.0.hypot(z.1) < 1e-9),
+            "{found:?}"
+        );
+    }
+}
+
+#[test]
+fn a_compass_gait_walks_step_after_step_on_its_limit_cycle() {
+    let report = json_output("limit-cycle", &model("compass_gait"), &[]);
+    let state = numbers(&report["state"]);
+    let period = report["period"].as_f64().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(model("compass_gait")).unwrap();
+    let start = text.find("[initial]").unwrap();
+    let walker = format!(
+        "{}[initial]\nq0 = {:?}\nqd0 = {:?}\n",
+        &text[..start],
+        &state[..4],
+        &state[4..]
+    );
+    let path = write(dir.path(), "walker.toml", &walker);
+    let log = dir.path().join("steps.csv");
+    let t_end = format!("{}", 5.5 * period);
+    udk()
+        .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
+        .args([t_end.as_ref(), "--events".as_ref(), log.as_os_str()])
+        .assert()
+        .success();
+    let csv = std::fs::read_to_string(&log).unwrap();
+    let rows: Vec<Vec<f64>> = (csv.lines().skip(1))
+        .map(|l| {
+            (l.split(',').enumerate())
+                .filter(|(i, _)| *i != 1)
+                .map(|(_, x)| x.parse().unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), 5, "{csv}");
+    for (k, row) in rows.iter().enumerate() {
+        let t = (k + 1) as f64 * period;
+        assert!(
+            (row[0] - t).abs() < 1e-8,
+            "step {k}: {} against {t}",
+            row[0]
+        );
+        // After each strike the state is back on the cycle.
+        let after: Vec<f64> = row[9..17].to_vec();
+        close(&after, &state, 1e-8, "state after the strike");
+    }
+}
+
+#[test]
+fn bad_events_are_located_in_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            BALL.replace("guard = \"y\"", "guard = \"t - 1.0 + 0.0 * y\""),
+            "not a function of the state",
+            "(in `events[0].guard`",
+        ),
+        (
+            BALL.replace("guard = \"y\"", "guard = \"z\""),
+            "unknown",
+            "(in `events[0].guard`",
+        ),
+        (
+            BALL.replace(
+                "impact = [\"y\"]",
+                "impact = [\"y\"]\nrelease = [\"holonomic[0]\"]",
+            ),
+            "release `holonomic[0]`",
+            "event `ground`",
+        ),
+        (
+            BALL.replace("impact = [\"y\"]", "q = [\"y\", \"y\"]"),
+            "`q` has 2 entries",
+            "event `ground`",
+        ),
+        (
+            BALL.replace("restitution = 0.8", "restitution = -1.0"),
+            "restitution",
+            "event `ground`",
+        ),
+        (
+            BALL.replace(
+                "guard = \"dot(y)\"",
+                "guard = \"dot(y)\"\naction = \"reset\"",
+            ),
+            "a reset needs",
+            "event `apex`",
+        ),
+    ];
+    for (text, message, location) in cases {
+        let path = write(dir.path(), "bad.toml", &text);
+        let output = udk()
+            .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
+            .arg("1")
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(output).unwrap();
+        assert!(err.contains(message), "{message}: {err}");
+        assert!(err.contains(location), "{location}: {err}");
+        assert!(err.contains("bad.toml"), "{err}");
+    }
+}
+
+#[test]
+fn limit_cycle_refuses_a_model_without_a_reset_or_an_unknown_section() {
+    let dir = tempfile::tempdir().unwrap();
+    let records = BALL.replace("impact = [\"y\"]\nrestitution = 0.8", "action = \"record\"");
+    let path = write(dir.path(), "records.toml", &records);
+    let output = udk()
+        .args(["limit-cycle".as_ref(), path.as_os_str()])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(output).unwrap();
+    assert!(err.contains("no [[events]] with a reset"), "{err}");
+    let output = udk()
+        .args(["limit-cycle".as_ref(), model("rimless_wheel").as_os_str()])
+        .args(["--section", "heel"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(output).unwrap();
+    assert!(
+        err.contains("--section heel") && err.contains("strike"),
+        "{err}"
+    );
+}
