@@ -30,6 +30,7 @@
 //! # Ok::<(), udk::runtime::simulate::SimulationError<1>>(())
 //! ```
 
+mod contact;
 mod csv;
 mod dynamic;
 mod dynamics;
@@ -45,6 +46,7 @@ mod summary;
 mod trajectory;
 
 pub use self::csv::{csv_header, CsvWriter, OutputError};
+pub use contact::{Contact, ContactForce, ContactGeometry, ContactMode, ContactSet, Geometry};
 pub use dynamic::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian,
