@@ -12,11 +12,15 @@ use crate::model::{list, Model, Monitor};
 use nalgebra::{DMatrix, DVector, SVector};
 use std::cell::RefCell;
 use std::fmt::Write as _;
-use udk_runtime::simulate::{Action, Direction, DynamicLagrangianSystem, Event, EventRecord};
+use udk_runtime::simulate::{
+    Action, Contact, ContactGeometry, Direction, DynamicLagrangianSystem, Event, EventRecord,
+};
 use udk_runtime::{impact, Options};
 use udk_symbolic::emit::{compile_tape, TapeInputs};
 use udk_symbolic::expr::{ExprId, Symbol};
-use udk_symbolic::{Errors, EventAction, EventDirection, EventSpec, Expression};
+use udk_symbolic::{
+    Coefficient, ContactSpec, Errors, EventAction, EventDirection, EventSpec, Expression,
+};
 
 /// A row of an impact: the gradient ∂φ/∂q of a gap function (its offset in the reset tape's
 /// outputs), or a row of the model's constraint matrix A.
@@ -53,11 +57,22 @@ struct Compiled {
     reset: Option<Reset>,
 }
 
-/// The events of a model file, compiled into tapes, with the parameter values and inputs they
-/// are evaluated with.
+/// A contact of a model file, compiled: its tape gives φ, ∂φ/∂q (n), b of φ̈ = (∂φ/∂q) q̈ − b,
+/// then the same three for the slip coordinate s (zeros without one).
+#[derive(Debug)]
+struct CompiledContact {
+    name: String,
+    restitution: f64,
+    friction: f64,
+    tape: RefCell<Monitor>,
+}
+
+/// The events and contacts of a model file, compiled into tapes, with the parameter values
+/// and inputs they are evaluated with.
 #[derive(Debug)]
 pub struct Events {
     events: Vec<Compiled>,
+    contacts: Vec<CompiledContact>,
     params: Vec<f64>,
     inputs: Vec<f64>,
     n: usize,
@@ -88,9 +103,9 @@ impl Events {
         let file = &model.file;
         let specs = &file.spec.events;
         let n = model.n();
-        if !specs.is_empty() && model.is_hamiltonian() {
+        if !(specs.is_empty() && file.spec.contacts.is_empty()) && model.is_hamiltonian() {
             return Err(Failure::bad_input(format!(
-                "{}: [[events]] need a Lagrangian model (the impact acts on q̇)",
+                "{}: [[events]] and [[contacts]] need a Lagrangian model (the impact acts on q̇)",
                 file.name()
             )));
         }
@@ -141,7 +156,12 @@ impl Events {
                     )));
                 }
             }
-            if !(spec.restitution.is_finite() && spec.restitution >= 0.0) {
+            let restitution = coefficient(model, &mut pool, params, &spec.restitution)
+                .unwrap_or_else(|errors| {
+                    problems.extend(file.locate(&errors).lines());
+                    0.0
+                });
+            if !(restitution.is_finite() && restitution >= 0.0) {
                 problems.push(at("the restitution must be finite and non-negative"));
             }
             let resets = !(spec.impact.is_empty() && spec.q.is_empty() && spec.qd.is_empty());
@@ -165,7 +185,7 @@ impl Events {
                             .filter(|r| !released.contains(r) && !impact.contains(&Row::Model(*r)))
                             .collect(),
                         impact: impact.clone(),
-                        restitution: spec.restitution,
+                        restitution,
                         map: (!spec.q.is_empty()).then_some((reset.1, reset.1 + n)),
                         velocities: (!spec.qd.is_empty()).then_some(reset.2),
                         tape: RefCell::new(reset.0),
@@ -186,9 +206,37 @@ impl Events {
                 Err(errors) => problems.extend(file.locate(&errors).lines()),
             }
         }
+        let mut contacts = Vec::with_capacity(file.spec.contacts.len());
+        for spec in &file.spec.contacts {
+            let mut value = |c| {
+                coefficient(model, &mut pool, params, c).unwrap_or_else(|errors| {
+                    problems.extend(file.locate(&errors).lines());
+                    0.0
+                })
+            };
+            let (restitution, friction) = (value(&spec.restitution), value(&spec.friction));
+            let valid = |x: f64| x.is_finite() && x >= 0.0;
+            if !(valid(restitution) && valid(friction)) {
+                problems.push(format!(
+                    "{}: contact `{}`: the restitution and friction must be finite and non-negative",
+                    file.name(),
+                    spec.name
+                ));
+            }
+            match compile_contact(model, &mut pool, spec) {
+                Ok(tape) => contacts.push(CompiledContact {
+                    name: spec.name.clone(),
+                    restitution,
+                    friction,
+                    tape: RefCell::new(tape),
+                }),
+                Err(errors) => problems.extend(file.locate(&errors).lines()),
+            }
+        }
         match problems.is_empty() {
             true => Ok(Events {
                 events,
+                contacts,
                 params: params.to_vec(),
                 inputs: inputs.to_vec(),
                 n,
@@ -197,9 +245,30 @@ impl Events {
         }
     }
 
-    /// Whether the file has no events.
-    pub fn is_empty(&self) -> bool {
-        self.events.is_empty()
+    /// The file's contacts, for a [`ContactSet`](udk_runtime::simulate::ContactSet).
+    pub fn contacts(&self) -> Vec<Contact<'_>> {
+        let n = self.n;
+        (self.contacts.iter())
+            .map(|c| {
+                Contact::new(
+                    c.name.clone(),
+                    c.restitution,
+                    c.friction,
+                    move |q, qd, t| {
+                        let inputs = self.inputs(t, q, qd);
+                        let mut tape = c.tape.borrow_mut();
+                        let v = tape.values(&inputs);
+                        ContactGeometry {
+                            gap: v[0],
+                            normal: DVector::from_column_slice(&v[1..=n]),
+                            normal_rhs: v[n + 1],
+                            tangent: DVector::from_column_slice(&v[n + 3..2 * n + 3]),
+                            tangent_rhs: v[2 * n + 3],
+                        }
+                    },
+                )
+            })
+            .collect()
     }
 
     /// The index of the event named `name`.
@@ -403,6 +472,80 @@ fn compile(
             velocities_at,
         ),
     ))
+}
+
+/// The value of a coefficient with parameter values `params`.
+///
+/// # Errors
+/// The errors of its expression; an expression that depends on more than the parameters.
+fn coefficient(
+    model: &Model,
+    pool: &mut udk_symbolic::expr::Pool,
+    params: &[f64],
+    value: &Coefficient,
+) -> Result<f64, Errors> {
+    let expression = match value {
+        Coefficient::Number(x) => return Ok(*x),
+        Coefficient::Expression(e) => e,
+    };
+    let id = udk_symbolic::derive::lower(&model.file.spec, pool, &[expression])?[0];
+    if pool.depends_on(id, &|s| !matches!(s, Symbol::Parameter(_))) {
+        let mut errors = Errors::default();
+        errors.push(
+            expression.span(),
+            "a coefficient is a constant: a number or an expression of the parameters",
+        );
+        return Err(errors);
+    }
+    Ok(pool.eval(id, &|s| match s {
+        Symbol::Parameter(i) => params[i],
+        _ => f64::NAN,
+    }))
+}
+
+/// The tape of a contact: φ, ∂φ/∂q, b of φ̈ = (∂φ/∂q) q̈ − b, then s, ∂s/∂q and b of s̈ (or
+/// zeros without a slip coordinate).
+///
+/// # Errors
+/// The errors of the expressions; a gap or slip that depends on q̇, or a gap that does not
+/// depend on q.
+fn compile_contact(
+    model: &Model,
+    pool: &mut udk_symbolic::expr::Pool,
+    spec: &ContactSpec,
+) -> Result<Monitor, Errors> {
+    let n = model.n();
+    let mut expressions = vec![&spec.gap];
+    expressions.extend(&spec.slip);
+    let lowered = udk_symbolic::derive::lower(&model.file.spec, pool, &expressions)?;
+    let mut errors = Errors::default();
+    let velocity = |s: Symbol| matches!(s, Symbol::Velocity(_) | Symbol::Input(_));
+    let coordinate = |s: Symbol| matches!(s, Symbol::Coordinate(_));
+    for (expr, &id) in expressions.iter().zip(&lowered) {
+        if pool.depends_on(id, &velocity) {
+            errors.push(
+                expr.span(),
+                "a gap or slip coordinate is a function of (q, t) only",
+            );
+        }
+    }
+    if !pool.depends_on(lowered[0], &coordinate) {
+        errors.push(spec.gap.span(), "the gap depends on no coordinate");
+    }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    let mut outputs = Vec::with_capacity(2 * n + 4);
+    for &f in &lowered {
+        let rate = pool.time_derivative(f);
+        let drift = pool.convective_derivative(rate);
+        outputs.push(f);
+        outputs.extend((0..n).map(|j| pool.diff(f, Symbol::Coordinate(j))));
+        outputs.push(pool.neg(drift));
+    }
+    let zero = pool.zero();
+    outputs.resize(2 * n + 4, zero);
+    Ok(Monitor::new(compile_tape(pool, &outputs)))
 }
 
 /// The event log of a run as text: a header and one line per event, at most `limit` of them.

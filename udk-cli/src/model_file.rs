@@ -49,6 +49,15 @@ struct Positions {
     nonideal: Vec<Spanned<String>>,
     #[serde(default)]
     events: Vec<EventPosition>,
+    #[serde(default)]
+    contacts: Vec<ContactPosition>,
+}
+
+/// Where the expressions of a `[[contacts]]` table are.
+#[derive(Debug, Default, Deserialize)]
+struct ContactPosition {
+    gap: Option<Spanned<String>>,
+    slip: Option<Spanned<String>>,
 }
 
 /// Where the expressions of an `[[events]]` table are.
@@ -280,6 +289,24 @@ impl ModelFile {
                 for (j, expr) in exprs.iter().enumerate() {
                     let key = format!("events[{i}].{key}[{j}]");
                     sites.push(Site::new(key, expr.span(), expr.to_string(), values.get(j)));
+                }
+            }
+        }
+        let no_contact = ContactPosition::default();
+        for (i, contact) in spec.contacts.iter().enumerate() {
+            let pos = pos.contacts.get(i).unwrap_or(&no_contact);
+            for (key, expr, value) in [
+                ("gap", Some(&contact.gap), &pos.gap),
+                ("slip", contact.slip.as_ref(), &pos.slip),
+            ] {
+                if let Some(expr) = expr {
+                    let key = format!("contacts[{i}].{key}");
+                    sites.push(Site::new(
+                        key,
+                        expr.span(),
+                        expr.to_string(),
+                        value.as_ref(),
+                    ));
                 }
             }
         }

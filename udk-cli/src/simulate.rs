@@ -14,9 +14,10 @@ use std::time::{Duration, Instant};
 use udk_runtime::simulate::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state, csv_header,
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian_with_events, ConstraintLevel,
-    CsvWriter, DynamicHamiltonianSystem, DynamicHamiltonianTerms, DynamicLagrangianSystem,
-    DynamicLagrangianTerms, OutputError, OutputTable, OutputTimes, PlotOptions, Sample,
-    SimulationError, SimulationOptions, StateKind, Summary, Trajectory, Violation,
+    ContactSet, CsvWriter, DynamicHamiltonianSystem, DynamicHamiltonianTerms,
+    DynamicLagrangianSystem, DynamicLagrangianTerms, OutputError, OutputTable, OutputTimes,
+    PlotOptions, Sample, SimulationError, SimulationOptions, StateKind, Summary, Trajectory,
+    Violation,
 };
 use udk_runtime::{Assembly, AssemblyOptions};
 
@@ -268,16 +269,25 @@ impl Run<'_> {
             }
         };
         let start = Instant::now();
+        let file = self.model.file.name();
         let (assembled, result) = match evaluator {
             Evaluator::Lagrangian(evaluator) => {
                 let system = self.tape(evaluator);
                 let (q0, v0, assembled) = self.start::<N>(q0, v0, |q, v, options| {
                     consistent_dynamic_lagrangian_state(&system, q, v, t0, options)
                 })?;
-                let events = self.events.events::<N>(&system);
+                let contacts = ContactSet::new(&system, self.events.contacts())
+                    .and_then(|set| {
+                        let tolerance = self.options.constraint_tolerance;
+                        set.settle(q0.as_slice(), v0.as_slice(), t0, tolerance)
+                            .map(|()| set)
+                    })
+                    .map_err(|e| Failure::bad_input(format!("{file}: [[contacts]]: {e}")))?;
+                let mut events = self.events.events::<N>(&contacts);
+                events.extend(contacts.events::<N>());
                 let (state, times) = ((&q0, &v0), (t0, tf));
                 let result = simulate_dynamic_lagrangian_with_events(
-                    &system,
+                    &contacts,
                     state,
                     times,
                     &self.options,
@@ -301,7 +311,6 @@ impl Run<'_> {
         if let (Err(e), Some(path)) = (written, &self.args.out) {
             return Err(output(path, &e));
         }
-        let file = self.model.file.name();
         match result {
             Ok(mut trajectory) => {
                 trajectory.outputs = table;

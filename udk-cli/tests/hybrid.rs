@@ -356,3 +356,75 @@ fn limit_cycle_refuses_a_model_without_a_reset_or_an_unknown_section() {
         "{err}"
     );
 }
+
+#[test]
+fn a_block_thrown_up_an_incline_stops_then_sticks_or_slides_back() {
+    let (g, beta, v0, tf) = (9.81_f64, 0.3_f64, 3.0, 2.0);
+    let dir = tempfile::tempdir().unwrap();
+    for mu in [0.5_f64, 0.2] {
+        let (log, out) = (dir.path().join("events.csv"), dir.path().join("run.csv"));
+        let set = format!("mu={mu}");
+        udk()
+            .args(["simulate".as_ref(), model("sliding_block").as_os_str()])
+            .args(["--t-end", "2", "--set", &set])
+            .args([
+                "--events".as_ref(),
+                log.as_os_str(),
+                "--out".as_ref(),
+                out.as_os_str(),
+            ])
+            .assert()
+            .success();
+        let t1 = v0 / (g * (beta.sin() + mu * beta.cos()));
+        let s1 = 0.5 * v0 * t1;
+        let s = match mu >= beta.tan() {
+            true => s1,
+            false => s1 - 0.5 * g * (beta.sin() - mu * beta.cos()) * (tf - t1).powi(2),
+        };
+        let events = std::fs::read_to_string(&log).unwrap();
+        let rows: Vec<&str> = events.lines().skip(1).collect();
+        assert_eq!(rows.len(), 1, "{events}");
+        assert!(rows[0].contains(",ground stick,"), "{events}");
+        let t: f64 = rows[0].split(',').next().unwrap().parse().unwrap();
+        assert!((t - t1).abs() < 1e-12, "{t} against {t1}");
+        let samples = std::fs::read_to_string(&out).unwrap();
+        let last: Vec<f64> = (samples.lines().last().unwrap().split(','))
+            .map(|x| x.parse().unwrap())
+            .collect();
+        close(
+            &last[..3],
+            &[tf, s * beta.cos(), s * beta.sin()],
+            1e-12,
+            "final state",
+        );
+    }
+}
+
+#[test]
+fn a_contact_whose_gap_reads_velocities_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = std::fs::read_to_string(model("sliding_block")).unwrap();
+    for (bad, message) in [
+        (
+            "gap = \"-x * beta.sin() + dot(y)\"",
+            "a function of (q, t) only",
+        ),
+        ("gap = \"beta\"", "depends on no coordinate"),
+    ] {
+        let text = text.replace("gap = \"-x * beta.sin() + y * beta.cos()\"", bad);
+        let path = write(dir.path(), "block.toml", &text);
+        let output = udk()
+            .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
+            .arg("1")
+            .assert()
+            .code(2)
+            .get_output()
+            .stderr
+            .clone();
+        let err = String::from_utf8(output).unwrap();
+        assert!(
+            err.contains(message) && err.contains("contacts[0].gap"),
+            "{err}"
+        );
+    }
+}

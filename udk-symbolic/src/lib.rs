@@ -48,7 +48,7 @@ pub use derivation::{
 pub use derive::derive;
 pub use error::{Error, Errors};
 pub use spec::{
-    EventAction, EventDirection, EventSpec, Expression, InitialState, ModelSpec, Name,
-    NamedExpression, Parameter,
+    Coefficient, ContactSpec, EventAction, EventDirection, EventSpec, Expression, InitialState,
+    ModelSpec, Name, NamedExpression, Parameter,
 };
 pub use tree::{RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint};

@@ -104,6 +104,50 @@ pub struct ModelSpec {
     /// derivation ignores them, `udk simulate` and `udk limit-cycle` run them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<EventSpec>,
+    /// Unilateral contacts of a simulation (model files only; the derivation ignores them,
+    /// `udk simulate` runs them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contacts: Vec<ContactSpec>,
+}
+
+/// A coefficient of a model file (a restitution, a friction coefficient): a number, or an
+/// expression of the parameters, so that `--set` reaches it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Coefficient {
+    /// A number.
+    Number(f64),
+    /// An expression of the parameters, such as `"mu"`.
+    Expression(Expression),
+}
+
+impl Default for Coefficient {
+    fn default() -> Self {
+        Coefficient::Number(0.0)
+    }
+}
+
+/// A unilateral contact of a model file (`[[contacts]]`): a gap φ(q, t) ≥ 0 and, for friction,
+/// a slip coordinate s(q, t) along the surface, with a restitution e and a Coulomb friction
+/// coefficient μ. Closed, it adds φ = 0 (and ṡ = 0 while sticking) to the constraints; sliding,
+/// the friction force −μ|λₙ| sgn(ṡ) ∂s/∂q.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactSpec {
+    /// The contact's name: its forces are `<name>.normal` and `<name>.tangent`.
+    pub name: String,
+    /// The gap φ(q, t), positive apart (m).
+    pub gap: Expression,
+    /// The slip coordinate s(q, t) along the surface; without it the contact has no friction
+    /// direction and never slides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slip: Option<Expression>,
+    /// The coefficient of restitution e ≥ 0 of a touchdown (0: plastic, the contact closes).
+    #[serde(default)]
+    pub restitution: Coefficient,
+    /// The Coulomb friction coefficient μ ≥ 0.
+    #[serde(default)]
+    pub friction: Coefficient,
 }
 
 /// An event of a model file's simulation (`[[events]]`): a guard g(t, q, q̇) whose zero
@@ -136,7 +180,7 @@ pub struct EventSpec {
     pub impact: Vec<Expression>,
     /// The coefficient of restitution e ≥ 0 of the impacting rows (0: plastic).
     #[serde(default)]
-    pub restitution: f64,
+    pub restitution: Coefficient,
     /// Model rows (`holonomic[i]`, `nonholonomic[i]`) that do not persist through the impact.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub release: Vec<String>,

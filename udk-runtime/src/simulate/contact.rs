@@ -180,7 +180,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     /// # Errors
     /// A failed solve of the fundamental equation.
     pub fn forces(&self, q: &[f64], qd: &[f64], t: f64) -> Result<Vec<ContactForce>, Error> {
-        let solved = self.solve(q, qd, t, &self.modes())?;
+        let solved = self.solve((q, qd, t), &self.modes(), true)?;
         let modes = self.modes();
         let mut forces = Vec::new();
         for (i, contact) in self.contacts.iter().enumerate() {
@@ -208,8 +208,14 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         geometry.tangent.dot(&DVector::from_column_slice(qd))
     }
 
-    /// The system's terms with the rows and friction of `modes`, and the multipliers.
-    fn solve(&self, q: &[f64], qd: &[f64], t: f64, modes: &[ContactMode]) -> Result<Solved, Error> {
+    /// The system's terms with the rows and friction of `modes`, and the multipliers (zeros
+    /// unless `multipliers` or a contact slides).
+    fn solve(
+        &self,
+        (q, qd, t): (&[f64], &[f64], f64),
+        modes: &[ContactMode],
+        multipliers: bool,
+    ) -> Result<Solved, Error> {
         let base = self.system.terms(q, qd, t);
         let n = q.len();
         let geometry: Vec<ContactGeometry> = (self.contacts.iter())
@@ -243,7 +249,12 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         };
         let given = terms.nonideal_force.clone();
         let mut lambda = DVector::zeros(rows.len());
-        for _ in 0..if sliding { 3 } else { 1 } {
+        let passes = match (sliding, multipliers) {
+            (true, _) => 3,
+            (false, true) => 1,
+            (false, false) => 0,
+        };
+        for _ in 0..passes {
             let (_, force) = acceleration_and_constraint_force_dyn(terms.view(), &self.kernel)?;
             lambda = pinv(&terms.constraint_matrix.transpose(), None)? * force;
             if !sliding {
@@ -277,7 +288,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     ) -> Result<ContactMode, Error> {
         let mut modes = self.modes();
         modes[i] = ContactMode::Sticking;
-        let solved = self.solve(q, qd, t, &modes)?;
+        let solved = self.solve((q, qd, t), &modes, true)?;
         let (Some(normal), Some(tangent)) = solved.rows[i] else {
             return Ok(ContactMode::Sticking);
         };
@@ -295,7 +306,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     fn guard(&self, kind: Switch, i: usize, q: &[f64], qd: &[f64], t: f64) -> f64 {
         let mode = self.modes.borrow()[i];
         let forces = || {
-            self.solve(q, qd, t, &self.modes()).map(|s| {
+            self.solve((q, qd, t), &self.modes(), true).map(|s| {
                 let (normal, tangent) = s.rows[i];
                 let at = |row: Option<usize>| row.map_or(0.0, |r| s.lambda[r]);
                 (at(normal), at(tangent))
@@ -326,7 +337,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         let mode = match kind {
             Switch::Touchdown => {
                 let modes = self.modes();
-                let solved = self.solve(q, qd, t, &modes)?;
+                let solved = self.solve((q, qd, t), &modes, false)?;
                 let contact = &self.contacts[i];
                 let normal = solved.geometry[i].normal.transpose();
                 let a = &solved.terms.constraint_matrix;
@@ -355,7 +366,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             }
             Switch::LiftOff => ContactMode::Open,
             Switch::Slip => {
-                let solved = self.solve(q, qd, t, &self.modes())?;
+                let solved = self.solve((q, qd, t), &self.modes(), true)?;
                 let tangent = solved.rows[i].1.map_or(0.0, |r| solved.lambda[r]);
                 ContactMode::Sliding(-tangent.signum())
             }
@@ -421,7 +432,10 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
     /// friction in C. A failed solve of λₙ leaves C without the friction (the simulator's own
     /// solve then reports the error).
     fn terms(&self, q: &[f64], qd: &[f64], t: f64) -> DynamicLagrangianTerms {
-        match self.solve(q, qd, t, &self.modes()) {
+        if self.contacts.is_empty() {
+            return self.system.terms(q, qd, t);
+        }
+        match self.solve((q, qd, t), &self.modes(), false) {
             Ok(solved) => solved.terms,
             Err(_) => self.system.terms(q, qd, t),
         }
