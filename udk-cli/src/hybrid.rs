@@ -64,6 +64,7 @@ struct CompiledContact {
     name: String,
     restitution: f64,
     friction: f64,
+    rest_speed: f64,
     tape: RefCell<Monitor>,
 }
 
@@ -215,10 +216,11 @@ impl Events {
                 })
             };
             let (restitution, friction) = (value(&spec.restitution), value(&spec.friction));
+            let rest_speed = value(&spec.rest_speed);
             let valid = |x: f64| x.is_finite() && x >= 0.0;
-            if !(valid(restitution) && valid(friction)) {
+            if !(valid(restitution) && valid(friction) && valid(rest_speed)) {
                 problems.push(format!(
-                    "{}: contact `{}`: the restitution and friction must be finite and non-negative",
+                    "{}: contact `{}`: the restitution, friction and rest speed must be finite and non-negative",
                     file.name(),
                     spec.name
                 ));
@@ -228,6 +230,7 @@ impl Events {
                     name: spec.name.clone(),
                     restitution,
                     friction,
+                    rest_speed,
                     tape: RefCell::new(tape),
                 }),
                 Err(errors) => problems.extend(file.locate(&errors).lines()),
@@ -267,6 +270,7 @@ impl Events {
                         }
                     },
                 )
+                .resting_below(c.rest_speed)
             })
             .collect()
     }

@@ -428,3 +428,88 @@ fn a_contact_whose_gap_reads_velocities_is_refused() {
         );
     }
 }
+
+/// A ball on the contact `ground` (gap y), e = 0.8.
+const BALL_CONTACT: &str = r#"name = "Ball"
+coordinates = ["y"]
+parameters = [{ name = "m", value = 1.0 }, { name = "g", value = 9.81 }]
+lagrangian = "0.5 * m * dot(y).powi(2) - m * g * y"
+
+[[contacts]]
+name = "ground"
+gap = "y"
+restitution = 0.8
+
+[initial]
+q0 = [1.0]
+qd0 = [0.0]
+"#;
+
+#[test]
+fn a_bouncing_contact_ends_as_zeno_at_the_accumulation_time_or_comes_to_rest() {
+    let dir = tempfile::tempdir().unwrap();
+    let (g, e, h) = (9.81_f64, 0.8_f64, 1.0_f64);
+    let accumulation = (2.0 * h / g).sqrt() * (1.0 + e) / (1.0 - e);
+    // Without a rest speed: the bound on events in a row ends the run, naming the event.
+    let path = write(dir.path(), "ball.toml", BALL_CONTACT);
+    let output = udk()
+        .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
+        .arg("6")
+        .assert()
+        .code(3)
+        .get_output()
+        .stderr
+        .clone();
+    let err = String::from_utf8(output).unwrap();
+    assert!(
+        err.contains("'ground touchdown'") && err.contains("Zeno"),
+        "{err}"
+    );
+    let at: f64 = (err
+        .split("at t = ")
+        .nth(1)
+        .unwrap()
+        .split(' ')
+        .next()
+        .unwrap())
+    .parse()
+    .unwrap();
+    assert!(
+        (at - accumulation).abs() < 1e-8,
+        "{at} against {accumulation}"
+    );
+    // With rest_speed = 0.01 m/s: impact k meets the ball at e^(k−1)√(2gh); it rests at the
+    // first k whose rebound e^k√(2gh) is below 0.01, and stays on the ground.
+    let text = BALL_CONTACT.replace("restitution = 0.8", "restitution = 0.8\nrest_speed = 0.01");
+    let path = write(dir.path(), "resting.toml", &text);
+    let (log, out) = (dir.path().join("events.csv"), dir.path().join("run.csv"));
+    udk()
+        .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
+        .args(["6".as_ref(), "--events".as_ref(), log.as_os_str()])
+        .args(["--out".as_ref(), out.as_os_str()])
+        .assert()
+        .success();
+    let speed = (2.0 * g * h).sqrt();
+    let closing = (1..200).find(|k| e.powi(*k) * speed < 0.01).unwrap();
+    let events = std::fs::read_to_string(&log).unwrap();
+    let rows: Vec<Vec<f64>> = (events.lines().skip(1))
+        .map(|l| {
+            (l.split(',').enumerate())
+                .filter(|(i, _)| *i != 1)
+                .map(|(_, x)| x.parse().unwrap())
+                .collect()
+        })
+        .collect();
+    assert_eq!(rows.len(), closing as usize, "{events}");
+    let t_k = (2.0 * h / g).sqrt() * (1.0 + 2.0 * (e - e.powi(closing)) / (1.0 - e));
+    let rest = rows.last().unwrap();
+    assert!((rest[0] - t_k).abs() < 1e-10, "{} against {t_k}", rest[0]);
+    assert_eq!(rest[4], 0.0, "{events}");
+    let samples = std::fs::read_to_string(&out).unwrap();
+    for line in samples.lines().skip(1) {
+        let values: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+        if values[0] > rest[0] {
+            assert!(values[1].abs() < 1e-12 && values[2].abs() < 1e-12, "{line}");
+        }
+    }
+}

@@ -148,6 +148,10 @@ pub struct ContactSpec {
     /// The Coulomb friction coefficient μ ≥ 0.
     #[serde(default)]
     pub friction: Coefficient,
+    /// A touchdown that would rebound slower than this (m/s) is plastic and closes the
+    /// contact, so that a bouncing body comes to rest; 0 by default.
+    #[serde(default)]
+    pub rest_speed: Coefficient,
 }
 
 /// An event of a model file's simulation (`[[events]]`): a guard g(t, q, q̇) whose zero

@@ -12,7 +12,8 @@
 //!   are M-orthogonal, as for a block on a plane).
 //! - Touchdown (φ falls through 0 while open) is an impact on the normal row, with the
 //!   persistent rows (the system's, the other closed contacts'), by [`crate::impact`]; a plastic
-//!   one (e = 0) closes the contact. The impact is frictionless.
+//!   one (e = 0, or a rebound slower than the contact's rest speed) closes the contact. The
+//!   impact is frictionless.
 //! - Lift-off: a closed contact opens when λₙ falls through 0 (it would become tensile).
 //! - Stick to slip: μ|λₙ| − |λₜ| falls through 0; the contact slides against λₜ.
 //! - Slip to stick: ṡ reaches 0; the contact sticks where μ|λₙ| ≥ |λₜ| holds there, else it
@@ -51,6 +52,7 @@ pub struct Contact<'a> {
     geometry: Box<Geometry<'a>>,
     restitution: f64,
     friction: f64,
+    rest_speed: f64,
 }
 
 impl<'a> Contact<'a> {
@@ -67,6 +69,17 @@ impl<'a> Contact<'a> {
             geometry: Box::new(geometry),
             restitution,
             friction,
+            rest_speed: 0.0,
+        }
+    }
+
+    /// The same contact, coming to rest (a plastic touchdown that closes it) when the speed
+    /// it would rebound with, e|φ̇⁻|, is below `speed` (m/s for a gap in metres): a bouncing
+    /// body then rests at the accumulation of its impacts instead of ending the run as Zeno.
+    pub fn resting_below(self, speed: f64) -> Self {
+        Self {
+            rest_speed: speed,
+            ..self
         }
     }
 }
@@ -124,12 +137,12 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     /// `InvalidOption` for a negative or non-finite restitution or friction.
     pub fn new(system: &'a S, contacts: Vec<Contact<'a>>) -> Result<Self, Error> {
         let valid = |x: f64| x.is_finite() && x >= 0.0;
-        if !contacts
-            .iter()
-            .all(|c| valid(c.restitution) && valid(c.friction))
-        {
+        let contact =
+            |c: &Contact| valid(c.restitution) && valid(c.friction) && valid(c.rest_speed);
+        if !contacts.iter().all(contact) {
             return Err(Error::InvalidOption {
-                what: "every contact's restitution and friction must be finite and non-negative",
+                what: "every contact's restitution, friction and rest speed must be finite and \
+                       non-negative",
             });
         }
         let modes = RefCell::new(vec![ContactMode::Open; contacts.len()]);
@@ -346,14 +359,17 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                         .chain(a.row_iter().map(|r| r.into_owned()))
                         .collect::<Vec<_>>(),
                 );
+                let approach = solved.geometry[i].normal.dot(&velocity).abs();
+                let rests = contact.restitution * approach < contact.rest_speed;
+                let restitution = if rests { 0.0 } else { contact.restitution };
                 let e = DVector::from_fn(rows.nrows(), |r, _| match r {
-                    0 => contact.restitution,
+                    0 => restitution,
                     _ => 0.0,
                 });
                 let options = &self.kernel;
                 velocity =
                     impact(&solved.terms.mass_matrix, &rows, &e, &velocity, options)?.velocity;
-                match contact.restitution == 0.0 {
+                match restitution == 0.0 {
                     true => {
                         let slip = solved.geometry[i].tangent.dot(&velocity);
                         match slip == 0.0 {
