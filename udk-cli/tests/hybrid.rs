@@ -513,3 +513,61 @@ fn a_bouncing_contact_ends_as_zeno_at_the_accumulation_time_or_comes_to_rest() {
         }
     }
 }
+
+#[test]
+fn a_rod_dropped_at_an_angle_touches_down_by_the_closed_form_and_comes_to_rest_flat() {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, out) = (dir.path().join("events.csv"), dir.path().join("run.csv"));
+    udk()
+        .args(["simulate".as_ref(), model("falling_rod").as_os_str()])
+        .args(["--t-end", "1", "--dt-out", "0.01"])
+        .args([
+            "--events".as_ref(),
+            log.as_os_str(),
+            "--out".as_ref(),
+            out.as_os_str(),
+        ])
+        .assert()
+        .success();
+    let events = std::fs::read_to_string(&log).unwrap();
+    let names: Vec<&str> = (events.lines().skip(1))
+        .map(|l| l.split(',').nth(1).unwrap())
+        .collect();
+    assert_eq!(names[0], "end_a touchdown", "{events}");
+    assert!(names.contains(&"end_b touchdown"), "{events}");
+    // Free fall of the lower end from 0.6 − ½ sin 0.5, then a frictionless plastic impact:
+    // the impulse P = v / (1/m + (L/2)² cos²θ / I) at the end, I = mL²/12.
+    let (g, m, l, theta) = (9.81_f64, 1.0, 1.0, 0.5_f64);
+    let drop = 0.6 - 0.5 * l * theta.sin();
+    let t = (2.0 * drop / g).sqrt();
+    let v = g * t;
+    let inertia = m * l * l / 12.0;
+    let arm = 0.5 * l * theta.cos();
+    let impulse = v / (1.0 / m + arm * arm / inertia);
+    let first: Vec<f64> = (events.lines().nth(1).unwrap().split(','))
+        .enumerate()
+        .filter(|(i, _)| *i != 1)
+        .map(|(_, x)| x.parse().unwrap())
+        .collect();
+    assert!((first[0] - t).abs() < 1e-12, "{} against {t}", first[0]);
+    let after = [0.0, -v + impulse / m, -arm * impulse / inertia];
+    close(
+        &first[10..13],
+        &after,
+        1e-12,
+        "velocities after the touchdown",
+    );
+    // Neither end goes through the table; the energy never rises; the rod ends flat at rest.
+    let samples = std::fs::read_to_string(&out).unwrap();
+    let mut energy = f64::INFINITY;
+    let mut last = Vec::new();
+    for line in samples.lines().skip(1) {
+        let s: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+        let lowest = s[2] - 0.5 * l * s[3].sin().abs();
+        assert!(lowest > -1e-9, "{line}");
+        assert!(s[9] <= energy + 1e-9, "{line}");
+        energy = s[9];
+        last = s;
+    }
+    close(&last[2..7], &[0.0; 5], 1e-9, "at rest, flat");
+}
