@@ -3,7 +3,7 @@
 //! [`udk_runtime::simulate::Event`]s, and the event log of a run.
 //!
 //! A reset applies the impact of its rows by the fundamental equation at velocity level
-//! ([`udk_runtime::impact`]: q̇⁺ = q̇⁻ + M^-½ (Ĵ M^-½)⁺ (b̂ − Ĵ q̇⁻), with Ĵ the impacting rows,
+//! ([`udk_runtime::impact()`]: q̇⁺ = q̇⁻ + M^-½ (Ĵ M^-½)⁺ (b̂ − Ĵ q̇⁻), with Ĵ the impacting rows,
 //! restitution e, stacked on the model's persistent constraint rows), then the map of the
 //! coordinates q⁺ = R(t, q) with q̇⁺ = (∂R/∂q) q̇ (or the file's own q̇⁺).
 
@@ -490,7 +490,7 @@ fn coefficient(
 ) -> Result<f64, Errors> {
     let expression = match value {
         Coefficient::Number(x) => return Ok(*x),
-        Coefficient::Expression(e) => e,
+        Coefficient::Expression(e) => e.as_ref(),
     };
     let id = udk_symbolic::derive::lower(&model.file.spec, pool, &[expression])?[0];
     if pool.depends_on(id, &|s| !matches!(s, Symbol::Parameter(_))) {

@@ -38,6 +38,63 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     path
 }
 
+/// One event of a log: its name, and its row's numbers (t, then q⁻, q̇⁻, q⁺, q̇⁺).
+struct Logged {
+    name: String,
+    values: Vec<f64>,
+}
+
+/// The rows of a CSV file after its header, as numbers.
+fn rows(csv: &str) -> Vec<Vec<f64>> {
+    (csv.lines().skip(1))
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect()
+}
+
+/// `udk simulate path --t-end t_end extra… --events … --out …`, which must succeed: standard
+/// output, the event log, and the trajectory's rows (t, q, q̇, residuals, energy).
+fn simulate(path: &Path, t_end: &str, extra: &[&str]) -> (String, Vec<Logged>, Vec<Vec<f64>>) {
+    let dir = tempfile::tempdir().unwrap();
+    let (log, out) = (dir.path().join("events.csv"), dir.path().join("run.csv"));
+    let output = udk()
+        .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
+        .args([t_end.as_ref(), "--events".as_ref(), log.as_os_str()])
+        .args(["--out".as_ref(), out.as_os_str()])
+        .args(extra)
+        .assert()
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let csv = std::fs::read_to_string(&log).unwrap();
+    let logged = (csv.lines().skip(1))
+        .map(|line| {
+            let (t, rest) = line.split_once(',').unwrap();
+            let (name, values) = rest.split_once(',').unwrap();
+            let numbers = std::iter::once(t).chain(values.split(','));
+            Logged {
+                name: name.to_string(),
+                values: numbers.map(|x| x.parse().unwrap()).collect(),
+            }
+        })
+        .collect();
+    let samples = rows(&std::fs::read_to_string(&out).unwrap());
+    (String::from_utf8(output).unwrap(), logged, samples)
+}
+
+/// `udk command path args…`, which must fail with exit code `code`: standard error.
+fn fails(command: &str, path: &Path, args: &[&str], code: i32) -> String {
+    let output = udk()
+        .args([command.as_ref(), path.as_os_str()])
+        .args(args)
+        .assert()
+        .code(code)
+        .get_output()
+        .stderr
+        .clone();
+    String::from_utf8(output).unwrap()
+}
+
 /// The multipliers of a `udk limit-cycle` report as (re, im) pairs.
 fn multipliers(report: &Json) -> Vec<(f64, f64)> {
     (report["multipliers"].as_array().unwrap().iter())
@@ -52,55 +109,28 @@ fn multipliers(report: &Json) -> Vec<(f64, f64)> {
 fn a_bouncing_ball_model_file_logs_its_impacts_at_the_closed_form_times() {
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "ball.toml", BALL);
-    let log = dir.path().join("events.csv");
-    let output = udk()
-        .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
-        .args(["2.5".as_ref(), "--events".as_ref(), log.as_os_str()])
-        .assert()
-        .success()
-        .get_output()
-        .stdout
-        .clone();
-    let text = String::from_utf8(output).unwrap();
-    let csv = std::fs::read_to_string(&log).unwrap();
-    let rows: Vec<Vec<&str>> = csv
-        .lines()
-        .skip(1)
-        .map(|l| l.split(',').collect())
-        .collect();
-    assert_eq!(
-        csv.lines().next().unwrap(),
-        "t,event,y_before,y_dot_before,y_after,y_dot_after"
-    );
-    // Impact k at t_k = √(2h/g)(1 + 2(e + … + e^(k−1))), apexes halfway between, then the stop.
+    let (text, logged, _) = simulate(&path, "2.5", &[]);
+    // Impact k at t_k = √(2h/g)(1 + 2(e + … + e^(k−1))), apexes halfway between.
     let (g, e, h) = (9.81_f64, 0.8_f64, 1.0_f64);
-    let t1 = (2.0 * h / g).sqrt();
     let mut expected = Vec::new();
-    let mut t = t1;
+    let mut t = (2.0 * h / g).sqrt();
     for k in 1..=4 {
         expected.push(("ground", t));
         let flight = 2.0 * e.powi(k) * (2.0 * g * h).sqrt() / g;
-        if t + flight / 2.0 < 2.5 {
-            expected.push(("apex", t + flight / 2.0));
-        }
+        expected.push(("apex", t + flight / 2.0));
         t += flight;
     }
     expected.retain(|(_, t)| *t < 2.5);
-    assert_eq!(rows.len(), expected.len(), "{csv}");
-    for (row, (name, t)) in rows.iter().zip(&expected) {
-        assert_eq!(row[1], *name, "{csv}");
-        let time: f64 = row[0].parse().unwrap();
+    assert_eq!(logged.len(), expected.len());
+    for (event, (name, t)) in logged.iter().zip(&expected) {
+        assert_eq!(event.name, *name);
+        let time = event.values[0];
         assert!((time - t).abs() < 1e-11, "{name}: {time} against {t}");
     }
     // The first impact: ẏ⁻ = −√(2gh), ẏ⁺ = e√(2gh), the position unchanged.
-    let first: Vec<f64> = rows[0][2..].iter().map(|x| x.parse().unwrap()).collect();
     let speed = (2.0 * g * h).sqrt();
-    close(
-        &first,
-        &[0.0, -speed, 0.0, e * speed],
-        1e-10,
-        "first impact",
-    );
+    let first = &logged[0].values[1..];
+    close(first, &[0.0, -speed, 0.0, e * speed], 1e-10, "first impact");
     // The log is printed too.
     assert!(
         text.contains(&format!("events: {}", expected.len())),
@@ -113,32 +143,20 @@ fn a_bouncing_ball_model_file_logs_its_impacts_at_the_closed_form_times() {
 fn a_stop_event_ends_the_run_at_its_closed_form_time() {
     // The ball rises through y = 1/2 after its first bounce, at t₁ + (v − √(v² − g))/g with
     // v = e√(2gh), and the run stops there.
-    let stop = "\n[[events]]\nname = \"half\"\nguard = \"y - 0.5\"\ndirection = \"rising\"\naction = \"stop\"\n";
-    let text = BALL.replace("\n[initial]", &format!("{stop}\n[initial]"));
+    let stop = "[[events]]\nname = \"half\"\nguard = \"y - 0.5\"\ndirection = \"rising\"\naction = \"stop\"\n";
+    let text = BALL.replace("[initial]", &format!("{stop}\n[initial]"));
     let dir = tempfile::tempdir().unwrap();
     let path = write(dir.path(), "ball.toml", &text);
-    let log = dir.path().join("events.csv");
-    let out = dir.path().join("run.csv");
-    udk()
-        .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
-        .args(["6".as_ref(), "--events".as_ref(), log.as_os_str()])
-        .args(["--out".as_ref(), out.as_os_str()])
-        .assert()
-        .success();
+    let (_, logged, samples) = simulate(&path, "6", &[]);
     let (g, e) = (9.81_f64, 0.8_f64);
     let v = e * (2.0 * g).sqrt();
     let t = (2.0 / g).sqrt() + (v - (v * v - g).sqrt()) / g;
-    let csv = std::fs::read_to_string(&log).unwrap();
-    let last = csv.lines().last().unwrap();
-    assert_eq!(csv.lines().count(), 3, "{csv}");
-    assert!(last.split(',').nth(1) == Some("half"), "{csv}");
-    let time: f64 = last.split(',').next().unwrap().parse().unwrap();
+    let names: Vec<&str> = logged.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["ground", "half"]);
+    let time = logged[1].values[0];
     assert!((time - t).abs() < 1e-11, "{time} against {t}");
     // The trajectory ends there.
-    let samples = std::fs::read_to_string(&out).unwrap();
-    let end: f64 = (samples.lines().last().unwrap().split(',').next().unwrap())
-        .parse()
-        .unwrap();
+    let end = samples.last().unwrap()[0];
     assert!((end - t).abs() < 1e-11, "{end} against {t}");
 }
 
@@ -240,33 +258,14 @@ fn a_compass_gait_walks_step_after_step_on_its_limit_cycle() {
         &state[4..]
     );
     let path = write(dir.path(), "walker.toml", &walker);
-    let log = dir.path().join("steps.csv");
-    let t_end = format!("{}", 5.5 * period);
-    udk()
-        .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
-        .args([t_end.as_ref(), "--events".as_ref(), log.as_os_str()])
-        .assert()
-        .success();
-    let csv = std::fs::read_to_string(&log).unwrap();
-    let rows: Vec<Vec<f64>> = (csv.lines().skip(1))
-        .map(|l| {
-            (l.split(',').enumerate())
-                .filter(|(i, _)| *i != 1)
-                .map(|(_, x)| x.parse().unwrap())
-                .collect()
-        })
-        .collect();
-    assert_eq!(rows.len(), 5, "{csv}");
-    for (k, row) in rows.iter().enumerate() {
+    let (_, logged, _) = simulate(&path, &format!("{}", 5.5 * period), &[]);
+    assert_eq!(logged.len(), 5);
+    for (k, step) in logged.iter().enumerate() {
         let t = (k + 1) as f64 * period;
-        assert!(
-            (row[0] - t).abs() < 1e-8,
-            "step {k}: {} against {t}",
-            row[0]
-        );
+        let found = step.values[0];
+        assert!((found - t).abs() < 1e-8, "step {k}: {found} against {t}");
         // After each strike the state is back on the cycle.
-        let after: Vec<f64> = row[9..17].to_vec();
-        close(&after, &state, 1e-8, "state after the strike");
+        close(&step.values[9..17], &state, 1e-8, "state after the strike");
     }
 }
 
@@ -313,15 +312,7 @@ fn bad_events_are_located_in_the_file() {
     ];
     for (text, message, location) in cases {
         let path = write(dir.path(), "bad.toml", &text);
-        let output = udk()
-            .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
-            .arg("1")
-            .assert()
-            .code(2)
-            .get_output()
-            .stderr
-            .clone();
-        let err = String::from_utf8(output).unwrap();
+        let err = fails("simulate", &path, &["--t-end", "1"], 2);
         assert!(err.contains(message), "{message}: {err}");
         assert!(err.contains(location), "{location}: {err}");
         assert!(err.contains("bad.toml"), "{err}");
@@ -333,24 +324,14 @@ fn limit_cycle_refuses_a_model_without_a_reset_or_an_unknown_section() {
     let dir = tempfile::tempdir().unwrap();
     let records = BALL.replace("impact = [\"y\"]\nrestitution = 0.8", "action = \"record\"");
     let path = write(dir.path(), "records.toml", &records);
-    let output = udk()
-        .args(["limit-cycle".as_ref(), path.as_os_str()])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(output).unwrap();
+    let err = fails("limit-cycle", &path, &[], 2);
     assert!(err.contains("no [[events]] with a reset"), "{err}");
-    let output = udk()
-        .args(["limit-cycle".as_ref(), model("rimless_wheel").as_os_str()])
-        .args(["--section", "heel"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(output).unwrap();
+    let err = fails(
+        "limit-cycle",
+        &model("rimless_wheel"),
+        &["--section", "heel"],
+        2,
+    );
     assert!(
         err.contains("--section heel") && err.contains("strike"),
         "{err}"
@@ -360,37 +341,20 @@ fn limit_cycle_refuses_a_model_without_a_reset_or_an_unknown_section() {
 #[test]
 fn a_block_thrown_up_an_incline_stops_then_sticks_or_slides_back() {
     let (g, beta, v0, tf) = (9.81_f64, 0.3_f64, 3.0, 2.0);
-    let dir = tempfile::tempdir().unwrap();
     for mu in [0.5_f64, 0.2] {
-        let (log, out) = (dir.path().join("events.csv"), dir.path().join("run.csv"));
         let set = format!("mu={mu}");
-        udk()
-            .args(["simulate".as_ref(), model("sliding_block").as_os_str()])
-            .args(["--t-end", "2", "--set", &set])
-            .args([
-                "--events".as_ref(),
-                log.as_os_str(),
-                "--out".as_ref(),
-                out.as_os_str(),
-            ])
-            .assert()
-            .success();
+        let (_, logged, samples) = simulate(&model("sliding_block"), "2", &["--set", &set]);
         let t1 = v0 / (g * (beta.sin() + mu * beta.cos()));
         let s1 = 0.5 * v0 * t1;
         let s = match mu >= beta.tan() {
             true => s1,
             false => s1 - 0.5 * g * (beta.sin() - mu * beta.cos()) * (tf - t1).powi(2),
         };
-        let events = std::fs::read_to_string(&log).unwrap();
-        let rows: Vec<&str> = events.lines().skip(1).collect();
-        assert_eq!(rows.len(), 1, "{events}");
-        assert!(rows[0].contains(",ground stick,"), "{events}");
-        let t: f64 = rows[0].split(',').next().unwrap().parse().unwrap();
+        assert_eq!(logged.len(), 1);
+        assert_eq!(logged[0].name, "ground stick");
+        let t = logged[0].values[0];
         assert!((t - t1).abs() < 1e-12, "{t} against {t1}");
-        let samples = std::fs::read_to_string(&out).unwrap();
-        let last: Vec<f64> = (samples.lines().last().unwrap().split(','))
-            .map(|x| x.parse().unwrap())
-            .collect();
+        let last = samples.last().unwrap();
         close(
             &last[..3],
             &[tf, s * beta.cos(), s * beta.sin()],
@@ -413,15 +377,7 @@ fn a_contact_whose_gap_reads_velocities_is_refused() {
     ] {
         let text = text.replace("gap = \"-x * beta.sin() + y * beta.cos()\"", bad);
         let path = write(dir.path(), "block.toml", &text);
-        let output = udk()
-            .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
-            .arg("1")
-            .assert()
-            .code(2)
-            .get_output()
-            .stderr
-            .clone();
-        let err = String::from_utf8(output).unwrap();
+        let err = fails("simulate", &path, &["--t-end", "1"], 2);
         assert!(
             err.contains(message) && err.contains("contacts[0].gap"),
             "{err}"
@@ -452,15 +408,7 @@ fn a_bouncing_contact_ends_as_zeno_at_the_accumulation_time_or_comes_to_rest() {
     let accumulation = (2.0 * h / g).sqrt() * (1.0 + e) / (1.0 - e);
     // Without a rest speed: the bound on events in a row ends the run, naming the event.
     let path = write(dir.path(), "ball.toml", BALL_CONTACT);
-    let output = udk()
-        .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
-        .arg("6")
-        .assert()
-        .code(3)
-        .get_output()
-        .stderr
-        .clone();
-    let err = String::from_utf8(output).unwrap();
+    let err = fails("simulate", &path, &["--t-end", "6"], 3);
     assert!(
         err.contains("'ground touchdown'") && err.contains("Zeno"),
         "{err}"
@@ -482,59 +430,28 @@ fn a_bouncing_contact_ends_as_zeno_at_the_accumulation_time_or_comes_to_rest() {
     // first k whose rebound e^k√(2gh) is below 0.01, and stays on the ground.
     let text = BALL_CONTACT.replace("restitution = 0.8", "restitution = 0.8\nrest_speed = 0.01");
     let path = write(dir.path(), "resting.toml", &text);
-    let (log, out) = (dir.path().join("events.csv"), dir.path().join("run.csv"));
-    udk()
-        .args(["simulate".as_ref(), path.as_os_str(), "--t-end".as_ref()])
-        .args(["6".as_ref(), "--events".as_ref(), log.as_os_str()])
-        .args(["--out".as_ref(), out.as_os_str()])
-        .assert()
-        .success();
+    let (_, logged, samples) = simulate(&path, "6", &[]);
     let speed = (2.0 * g * h).sqrt();
     let closing = (1..200).find(|k| e.powi(*k) * speed < 0.01).unwrap();
-    let events = std::fs::read_to_string(&log).unwrap();
-    let rows: Vec<Vec<f64>> = (events.lines().skip(1))
-        .map(|l| {
-            (l.split(',').enumerate())
-                .filter(|(i, _)| *i != 1)
-                .map(|(_, x)| x.parse().unwrap())
-                .collect()
-        })
-        .collect();
-    assert_eq!(rows.len(), closing as usize, "{events}");
+    assert_eq!(logged.len(), closing as usize);
     let t_k = (2.0 * h / g).sqrt() * (1.0 + 2.0 * (e - e.powi(closing)) / (1.0 - e));
-    let rest = rows.last().unwrap();
+    let rest = &logged.last().unwrap().values;
     assert!((rest[0] - t_k).abs() < 1e-10, "{} against {t_k}", rest[0]);
-    assert_eq!(rest[4], 0.0, "{events}");
-    let samples = std::fs::read_to_string(&out).unwrap();
-    for line in samples.lines().skip(1) {
-        let values: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
-        if values[0] > rest[0] {
-            assert!(values[1].abs() < 1e-12 && values[2].abs() < 1e-12, "{line}");
-        }
+    assert_eq!(rest[4], 0.0);
+    for sample in samples.iter().filter(|s| s[0] > rest[0]) {
+        assert!(
+            sample[1].abs() < 1e-12 && sample[2].abs() < 1e-12,
+            "{sample:?}"
+        );
     }
 }
 
 #[test]
 fn a_rod_dropped_at_an_angle_touches_down_by_the_closed_form_and_comes_to_rest_flat() {
-    let dir = tempfile::tempdir().unwrap();
-    let (log, out) = (dir.path().join("events.csv"), dir.path().join("run.csv"));
-    udk()
-        .args(["simulate".as_ref(), model("falling_rod").as_os_str()])
-        .args(["--t-end", "1", "--dt-out", "0.01"])
-        .args([
-            "--events".as_ref(),
-            log.as_os_str(),
-            "--out".as_ref(),
-            out.as_os_str(),
-        ])
-        .assert()
-        .success();
-    let events = std::fs::read_to_string(&log).unwrap();
-    let names: Vec<&str> = (events.lines().skip(1))
-        .map(|l| l.split(',').nth(1).unwrap())
-        .collect();
-    assert_eq!(names[0], "end_a touchdown", "{events}");
-    assert!(names.contains(&"end_b touchdown"), "{events}");
+    let (_, logged, samples) = simulate(&model("falling_rod"), "1", &["--dt-out", "0.01"]);
+    let names: Vec<&str> = logged.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names[0], "end_a touchdown", "{names:?}");
+    assert!(names.contains(&"end_b touchdown"), "{names:?}");
     // Free fall of the lower end from 0.6 − ½ sin 0.5, then a frictionless plastic impact:
     // the impulse P = v / (1/m + (L/2)² cos²θ / I) at the end, I = mL²/12.
     let (g, m, l, theta) = (9.81_f64, 1.0, 1.0, 0.5_f64);
@@ -544,11 +461,7 @@ fn a_rod_dropped_at_an_angle_touches_down_by_the_closed_form_and_comes_to_rest_f
     let inertia = m * l * l / 12.0;
     let arm = 0.5 * l * theta.cos();
     let impulse = v / (1.0 / m + arm * arm / inertia);
-    let first: Vec<f64> = (events.lines().nth(1).unwrap().split(','))
-        .enumerate()
-        .filter(|(i, _)| *i != 1)
-        .map(|(_, x)| x.parse().unwrap())
-        .collect();
+    let first = &logged[0].values;
     assert!((first[0] - t).abs() < 1e-12, "{} against {t}", first[0]);
     let after = [0.0, -v + impulse / m, -arm * impulse / inertia];
     close(
@@ -558,16 +471,13 @@ fn a_rod_dropped_at_an_angle_touches_down_by_the_closed_form_and_comes_to_rest_f
         "velocities after the touchdown",
     );
     // Neither end goes through the table; the energy never rises; the rod ends flat at rest.
-    let samples = std::fs::read_to_string(&out).unwrap();
     let mut energy = f64::INFINITY;
-    let mut last = Vec::new();
-    for line in samples.lines().skip(1) {
-        let s: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+    for s in &samples {
         let lowest = s[2] - 0.5 * l * s[3].sin().abs();
-        assert!(lowest > -1e-9, "{line}");
-        assert!(s[9] <= energy + 1e-9, "{line}");
+        assert!(lowest > -1e-9, "{s:?}");
+        assert!(s[9] <= energy + 1e-9, "{s:?}");
         energy = s[9];
-        last = s;
     }
+    let last = samples.last().unwrap();
     close(&last[2..7], &[0.0; 5], 1e-9, "at rest, flat");
 }

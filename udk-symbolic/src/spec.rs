@@ -118,7 +118,7 @@ pub enum Coefficient {
     /// A number.
     Number(f64),
     /// An expression of the parameters, such as `"mu"`.
-    Expression(Expression),
+    Expression(Box<Expression>),
 }
 
 impl Default for Coefficient {

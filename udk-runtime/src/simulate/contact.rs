@@ -1,26 +1,4 @@
-//! Unilateral contacts with Coulomb friction on a system of run-time size: gaps φ(q, t) ≥ 0,
-//! each with a restitution e and a friction coefficient μ, run by the one simulator as a
-//! [`DynamicLagrangianSystem`] whose constraint set follows the contacts' modes, and the events
-//! that switch the modes.
-//!
-//! - A closed contact adds φ = 0 to A q̈ = b (its row ∂φ/∂q); a sticking one also adds its
-//!   tangential row, ṡ = 0 for its slip coordinate s(q).
-//! - A sliding contact adds the non-ideal constraint force C = −μ|λₙ| sgn(ṡ) (∂s/∂q)ᵀ (Udwadia
-//!   & Kalaba 1993; Udwadia & Phohomsiri 2006, eq 2.14, with the sliding friction of Coulomb's
-//!   law), λₙ the contact's normal multiplier. λₙ depends on C, so the two are iterated to a
-//!   fixed point (three passes; exact at the first when the normal and tangential directions
-//!   are M-orthogonal, as for a block on a plane).
-//! - Touchdown (φ falls through 0 while open) is an impact on the normal row, with the
-//!   persistent rows (the system's, the other closed contacts'), by [`crate::impact`]; a plastic
-//!   one (e = 0, or a rebound slower than the contact's rest speed) closes the contact. The
-//!   impact is frictionless.
-//! - Lift-off: a closed contact opens when λₙ falls through 0 (it would become tensile).
-//! - Stick to slip: μ|λₙ| − |λₜ| falls through 0; the contact slides against λₜ.
-//! - Slip to stick: ṡ reaches 0; the contact sticks where μ|λₙ| ≥ |λₜ| holds there, else it
-//!   slides back.
-//!
-//! The multipliers are λ = (Aᵀ)⁺ Qᶜ of the ideal constraint force Qᶜ = Aᵀλ, with Ĵ rows in
-//! the order: the system's, then each closed contact's normal and (sticking) tangential rows.
+//! Unilateral contacts with Coulomb friction on a system of run-time size ([`ContactSet`]).
 
 use super::dynamic::{DynamicLagrangianSystem, DynamicLagrangianTerms};
 use super::events::{Action, Direction, Event};
@@ -106,8 +84,29 @@ pub struct ContactForce {
     pub value: f64,
 }
 
-/// A system with unilateral contacts: `system`'s terms plus the rows and friction forces of
-/// the contacts as their modes say. See the [module docs](self).
+/// Unilateral contacts with Coulomb friction on a system of run-time size: gaps φ(q, t) ≥ 0,
+/// each with a restitution e and a friction coefficient μ, run by the one simulator as a
+/// [`DynamicLagrangianSystem`] whose constraint set follows the contacts' modes, and the events
+/// that switch the modes.
+///
+/// - A closed contact adds φ = 0 to A q̈ = b (its row ∂φ/∂q); a sticking one also adds its
+///   tangential row, ṡ = 0 for its slip coordinate s(q).
+/// - A sliding contact adds the non-ideal constraint force C = −μ|λₙ| sgn(ṡ) (∂s/∂q)ᵀ (Udwadia
+///   & Kalaba 1993; Udwadia & Phohomsiri 2006, eq 2.14, with the sliding friction of Coulomb's
+///   law), λₙ the contact's normal multiplier. λₙ depends on C, so the two are iterated to a
+///   fixed point (three passes; exact at the first when the normal and tangential directions
+///   are M-orthogonal, as for a block on a plane).
+/// - Touchdown (φ falls through 0 while open) is an impact on the normal row, with the
+///   persistent rows (the system's, the other closed contacts'), by [`crate::impact()`]; a plastic
+///   one (e = 0, or a rebound slower than the contact's rest speed) closes the contact. The
+///   impact is frictionless.
+/// - Lift-off: a closed contact opens when λₙ falls through 0 (it would become tensile).
+/// - Stick to slip: μ|λₙ| − |λₜ| falls through 0; the contact slides against λₜ.
+/// - Slip to stick: ṡ reaches 0; the contact sticks where μ|λₙ| ≥ |λₜ| holds there, else it
+///   slides back.
+///
+/// The multipliers are λ = (Aᵀ)⁺ Qᶜ of the ideal constraint force Qᶜ = Aᵀλ, with the rows of A in
+/// the order: the system's, then each closed contact's normal and (sticking) tangential rows.
 pub struct ContactSet<'a, S> {
     system: &'a S,
     contacts: Vec<Contact<'a>>,
