@@ -112,6 +112,18 @@ impl Events {
         }
         let holonomic = file.spec.holonomic.len();
         let rows = holonomic + file.spec.nonholonomic.len();
+        let empty = Events {
+            events: Vec::new(),
+            contacts: Vec::new(),
+            params: params.to_vec(),
+            inputs: inputs.to_vec(),
+            n,
+        };
+        if specs.is_empty() && file.spec.contacts.is_empty() {
+            return Ok(empty);
+        }
+        // The expressions are lowered into a copy of the derivation's pool, so that the
+        // definitions they use are the same nodes.
         let mut pool = model.derivation.pool.clone();
         let mut problems = Vec::new();
         let mut events = Vec::with_capacity(specs.len());
@@ -240,9 +252,7 @@ impl Events {
             true => Ok(Events {
                 events,
                 contacts,
-                params: params.to_vec(),
-                inputs: inputs.to_vec(),
-                n,
+                ..empty
             }),
             false => Err(Failure::BadInput(problems)),
         }
