@@ -1,6 +1,9 @@
 //! The events of a model file (`[[events]]`, [`udk_symbolic::EventSpec`]): their guards,
 //! conditions and resets lowered into tapes and handed to the simulator as
-//! [`udk_runtime::simulate::Event`]s, and the event log of a run.
+//! [`udk_runtime::simulate::Event`]s, and the event log of a run; its contacts
+//! (`[[contacts]]`, [`udk_symbolic::ContactSpec`]) as the
+//! [`Contact`](udk_runtime::simulate::Contact)s of a
+//! [`ContactSet`](udk_runtime::simulate::ContactSet).
 //!
 //! A reset applies the impact of its rows by the fundamental equation at velocity level
 //! ([`udk_runtime::impact()`]: q̇⁺ = q̇⁻ + M^-½ (Ĵ M^-½)⁺ (b̂ − Ĵ q̇⁻), with Ĵ the impacting rows,
@@ -92,12 +95,15 @@ fn named_row(text: &str) -> Option<(bool, usize)> {
 }
 
 impl Events {
-    /// The events of `model`'s file, with parameter values `params` and inputs `inputs`.
+    /// The events and contacts of `model`'s file, with parameter values `params` and inputs
+    /// `inputs`.
     ///
     /// # Errors
     /// [`Failure::BadInput`], located in the file: an expression that does not parse or uses
     /// an unknown name; a guard that depends on neither q nor q̇ (not a function of the
-    /// state); events in a Hamiltonian model; a map `q` or `qd` without n entries; a negative
+    /// state); a gap or slip coordinate that reads q̇, a gap that depends on no coordinate; a
+    /// coefficient that is not a constant of the parameters, or is negative; events or
+    /// contacts in a Hamiltonian model; a map `q` or `qd` without n entries; a negative
     /// restitution; a `release` or impact row that names no row of the model; a reset action
     /// with nothing to apply, or reset keys on a stop or record.
     pub fn new(model: &Model, params: &[f64], inputs: &[f64]) -> Result<Self, Failure> {

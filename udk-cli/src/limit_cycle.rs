@@ -69,7 +69,9 @@ pub fn run(args: &LimitCycleArgs) -> Result<String, Failure> {
         ..OrbitOptions::default()
     };
     let Evaluator::Lagrangian(evaluator) = model.evaluator(params, inputs) else {
-        unreachable!("Events::new refuses the events of a Hamiltonian model");
+        return Err(Failure::bad_input(format!(
+            "{name}: udk limit-cycle needs a Lagrangian model"
+        )));
     };
     let search = Search {
         events: &events,
