@@ -2,8 +2,8 @@
 //! conditions and resets lowered into tapes and handed to the simulator as
 //! [`udk_runtime::simulate::Event`]s, and the event log of a run; its contacts
 //! (`[[contacts]]`, [`udk_symbolic::ContactSpec`]) as the
-//! [`Contact`](udk_runtime::simulate::Contact)s of a
-//! [`ContactSet`](udk_runtime::simulate::ContactSet).
+//! [`udk_runtime::simulate::Contact`]s of a
+//! [`udk_runtime::simulate::ContactSet`].
 //!
 //! A reset applies the impact of its rows by the fundamental equation at velocity level
 //! ([`udk_runtime::impact()`]: q̇⁺ = q̇⁻ + M^-½ (Ĵ M^-½)⁺ (b̂ − Ĵ q̇⁻), with Ĵ the impacting rows,
@@ -264,7 +264,7 @@ impl Events {
         }
     }
 
-    /// The file's contacts, for a [`ContactSet`](udk_runtime::simulate::ContactSet).
+    /// The file's contacts, for a [`udk_runtime::simulate::ContactSet`].
     pub fn contacts(&self) -> Vec<Contact<'_>> {
         let n = self.n;
         (self.contacts.iter())
