@@ -51,6 +51,34 @@ pub enum Command {
     /// imaginary part. Exit code 2 for a point off the constraints (naming the row), 3 where
     /// the derivative does not exist.
     Linearize(LinearizeArgs),
+    /// Find a periodic orbit through the section of a reset event (a walker's heel strike)
+    /// from the file's initial guess, by Newton's method on the return map, and print JSON
+    /// `{"state": [q…, q̇…], "period": T, "multipliers": [[re, im], …], "iterations": k}`: the
+    /// state on the section just after the reset, the Floquet multipliers by decreasing
+    /// magnitude.
+    LimitCycle(LimitCycleArgs),
+}
+
+/// Arguments of `udk limit-cycle`.
+#[derive(Debug, clap::Args)]
+pub struct LimitCycleArgs {
+    /// The model file; its `[initial]` table is the guess on the section.
+    pub model: PathBuf,
+    /// The event whose reset is the section (default: the file's only reset event).
+    #[arg(long)]
+    pub section: Option<String>,
+    /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
+    #[arg(long = "set", value_name = "NAME=VALUE")]
+    pub set: Vec<String>,
+    /// Relative tolerance of the integrator (DOP853).
+    #[arg(long, default_value_t = 1e-12)]
+    pub rtol: f64,
+    /// Absolute tolerance of the integrator.
+    #[arg(long, default_value_t = 1e-14)]
+    pub atol: f64,
+    /// A return must reach the section within this time (s).
+    #[arg(long, default_value_t = 100.0)]
+    pub max_period: f64,
 }
 
 /// Arguments of `udk linearize`.
@@ -185,6 +213,10 @@ pub struct SimulateArgs {
     /// so that an interrupted run keeps what it computed).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// Write the event log of the model's `[[events]]` as CSV: t, the event, then q and q̇
+    /// before and after it.
+    #[arg(long)]
+    pub events: Option<PathBuf>,
     /// Plot the trajectory as SVG.
     #[arg(long)]
     pub plot: Option<PathBuf>,

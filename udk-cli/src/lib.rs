@@ -9,12 +9,16 @@
 //! - [`simulate`]: `udk simulate`, the udk-runtime simulator run on the tapes;
 //! - [`jacobian`]: `udk jacobian`, the exact Jacobian of the motion at a state as JSON;
 //! - [`linearize`]: `udk linearize`, the linearized motion about an operating point as JSON;
+//! - [`hybrid`]: the `[[events]]` of a model file, run by `udk simulate`;
+//! - [`limit_cycle`]: `udk limit-cycle`, a periodic orbit through an event's reset as JSON;
 //! - [`args`]: the command line; [`run`] runs it.
 
 pub mod args;
 pub mod eval;
 mod failure;
+pub mod hybrid;
 pub mod jacobian;
+pub mod limit_cycle;
 pub mod linearize;
 pub mod model;
 pub mod model_file;
@@ -60,6 +64,7 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         Command::Simulate(simulate_args) => print(&simulate::run(simulate_args)?),
         Command::Jacobian(jacobian_args) => print(&jacobian::run(jacobian_args)?),
         Command::Linearize(linearize_args) => print(&linearize::run(linearize_args)?),
+        Command::LimitCycle(limit_cycle_args) => print(&limit_cycle::run(limit_cycle_args)?),
     }
 }
 

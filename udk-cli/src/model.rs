@@ -217,14 +217,14 @@ impl Evaluator {
 /// A tape of a scalar (energy or H), the holonomic constraints f(q, t), and the constraints at
 /// velocity level (Lagrangian) or φ(q, p, t) (Hamiltonian), with its buffers.
 #[derive(Debug, Clone)]
-struct Monitor {
+pub(crate) struct Monitor {
     tape: Tape,
     regs: Vec<f64>,
     out: Vec<f64>,
 }
 
 impl Monitor {
-    fn new(tape: Tape) -> Self {
+    pub(crate) fn new(tape: Tape) -> Self {
         Monitor {
             regs: vec![0.0; tape.registers()],
             out: vec![0.0; tape.outputs()],
@@ -233,7 +233,7 @@ impl Monitor {
     }
 
     /// The tape's outputs at `inputs`.
-    fn values(&mut self, inputs: &TapeInputs) -> &[f64] {
+    pub(crate) fn values(&mut self, inputs: &TapeInputs) -> &[f64] {
         self.tape
             .eval(inputs, &mut self.regs, &mut self.out)
             .expect("inputs of n entries and buffers sized for the tape");

@@ -12,7 +12,7 @@ use serde::Deserialize;
 use std::ops::Range;
 use std::path::{Path, PathBuf};
 use toml::Spanned;
-use udk_symbolic::{Errors, ModelSpec};
+use udk_symbolic::{Errors, Expression, ModelSpec};
 
 /// A model file, read and parsed.
 #[derive(Debug)]
@@ -47,6 +47,30 @@ struct Positions {
     forces: Vec<Spanned<String>>,
     #[serde(default)]
     nonideal: Vec<Spanned<String>>,
+    #[serde(default)]
+    events: Vec<EventPosition>,
+    #[serde(default)]
+    contacts: Vec<ContactPosition>,
+}
+
+/// Where the expressions of a `[[contacts]]` table are.
+#[derive(Debug, Default, Deserialize)]
+struct ContactPosition {
+    gap: Option<Spanned<String>>,
+    slip: Option<Spanned<String>>,
+}
+
+/// Where the expressions of an `[[events]]` table are.
+#[derive(Debug, Default, Deserialize)]
+struct EventPosition {
+    guard: Option<Spanned<String>>,
+    when: Option<Spanned<String>>,
+    #[serde(default)]
+    impact: Vec<Spanned<String>>,
+    #[serde(default)]
+    q: Vec<Spanned<String>>,
+    #[serde(default)]
+    qd: Vec<Spanned<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -213,20 +237,18 @@ impl ModelFile {
             let key = format!("parameters[{i}].name");
             sites.push(Site::new(key, p.name.span(), p.name.as_string(), value));
         }
-        for (key, expr, value) in [
-            ("lagrangian", &spec.lagrangian, &pos.lagrangian),
-            ("hamiltonian", &spec.hamiltonian, &pos.hamiltonian),
-        ] {
-            if let Some(expr) = expr {
-                let key = key.to_owned();
-                sites.push(Site::new(
-                    key,
-                    expr.span(),
-                    expr.to_string(),
-                    value.as_ref(),
-                ));
-            }
-        }
+        push_one(
+            &mut sites,
+            "lagrangian".into(),
+            spec.lagrangian.as_ref(),
+            pos.lagrangian.as_ref(),
+        );
+        push_one(
+            &mut sites,
+            "hamiltonian".into(),
+            spec.hamiltonian.as_ref(),
+            pos.hamiltonian.as_ref(),
+        );
         for (key, exprs, values) in [
             ("holonomic", &spec.holonomic, &pos.holonomic),
             ("nonholonomic", &spec.nonholonomic, &pos.nonholonomic),
@@ -234,12 +256,60 @@ impl ModelFile {
             ("forces", &spec.forces, &pos.forces),
             ("nonideal", &spec.nonideal, &pos.nonideal),
         ] {
-            for (i, expr) in exprs.iter().enumerate() {
-                let key = format!("{key}[{i}]");
-                sites.push(Site::new(key, expr.span(), expr.to_string(), values.get(i)));
-            }
+            push_many(&mut sites, key, exprs, values);
+        }
+        let no_event = EventPosition::default();
+        for (i, event) in spec.events.iter().enumerate() {
+            let pos = pos.events.get(i).unwrap_or(&no_event);
+            let key = |k: &str| format!("events[{i}].{k}");
+            push_one(
+                &mut sites,
+                key("guard"),
+                Some(&event.guard),
+                pos.guard.as_ref(),
+            );
+            push_one(
+                &mut sites,
+                key("when"),
+                event.when.as_ref(),
+                pos.when.as_ref(),
+            );
+            push_many(&mut sites, &key("impact"), &event.impact, &pos.impact);
+            push_many(&mut sites, &key("q"), &event.q, &pos.q);
+            push_many(&mut sites, &key("qd"), &event.qd, &pos.qd);
+        }
+        let no_contact = ContactPosition::default();
+        for (i, contact) in spec.contacts.iter().enumerate() {
+            let pos = pos.contacts.get(i).unwrap_or(&no_contact);
+            let key = |k: &str| format!("contacts[{i}].{k}");
+            push_one(&mut sites, key("gap"), Some(&contact.gap), pos.gap.as_ref());
+            push_one(
+                &mut sites,
+                key("slip"),
+                contact.slip.as_ref(),
+                pos.slip.as_ref(),
+            );
         }
         sites
+    }
+}
+
+/// Pushes the site of `expr`, if any, under `key`, at `value` in a TOML file.
+fn push_one(
+    sites: &mut Vec<Site>,
+    key: String,
+    expr: Option<&Expression>,
+    value: Option<&Spanned<String>>,
+) {
+    if let Some(expr) = expr {
+        sites.push(Site::new(key, expr.span(), expr.to_string(), value));
+    }
+}
+
+/// Pushes the sites of `exprs` under `key[i]`, at `values[i]` in a TOML file.
+fn push_many(sites: &mut Vec<Site>, key: &str, exprs: &[Expression], values: &[Spanned<String>]) {
+    for (i, expr) in exprs.iter().enumerate() {
+        push_one(sites, format!("{key}[{i}]"), Some(expr), values.get(i));
     }
 }
 

@@ -3,6 +3,7 @@
 
 use crate::args::{Method, SimulateArgs};
 use crate::failure::Failure;
+use crate::hybrid::{self, Events};
 use crate::model::{Evaluator, Model, TapeEvaluator, TapeTerms};
 use indicatif::{HumanDuration, ProgressBar, ProgressStyle};
 use nalgebra::{DVector, SVector};
@@ -12,10 +13,11 @@ use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use udk_runtime::simulate::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
-    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, state_columns, ConstraintLevel,
-    CsvWriter, DynamicHamiltonianSystem, DynamicHamiltonianTerms, DynamicLagrangianSystem,
-    DynamicLagrangianTerms, OutputError, OutputTable, OutputTimes, PlotOptions, Sample,
-    SimulationError, SimulationOptions, StateKind, Summary, Trajectory, Violation,
+    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian_with_events, state_columns,
+    ConstraintLevel, ContactSet, CsvWriter, DynamicHamiltonianSystem, DynamicHamiltonianTerms,
+    DynamicLagrangianSystem, DynamicLagrangianTerms, OutputError, OutputTable, OutputTimes,
+    PlotOptions, Sample, SimulationError, SimulationOptions, StateKind, Summary, Trajectory,
+    Violation,
 };
 use udk_runtime::{Assembly, AssemblyOptions};
 
@@ -54,7 +56,9 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
     let fixed = coordinate_indices(&model, "--fixed", &args.fixed)?;
     check_plot_columns(&model, args)?;
     let inputs = model.input_values("", Some(&args.u))?;
+    let events = Events::new(&model, &params, &inputs)?;
     let run = Run {
+        events: &events,
         model: &model,
         args,
         options: options(args, initial.t0)?,
@@ -210,6 +214,8 @@ fn violations(model: &Model, violations: &[Violation], tolerance: f64) -> Failur
 /// One run: the model, the command line and the simulator's options.
 struct Run<'a> {
     model: &'a Model,
+    /// The model file's `[[events]]`.
+    events: &'a Events,
     args: &'a SimulateArgs,
     options: SimulationOptions,
     assembly: AssemblyOptions,
@@ -270,14 +276,31 @@ impl Run<'_> {
             }
         };
         let start = Instant::now();
+        let file = self.model.file.name();
         let (assembled, result) = match evaluator {
             Evaluator::Lagrangian(evaluator) => {
                 let system = self.tape(evaluator);
                 let (q0, v0, assembled) = self.start::<N>(q0, v0, |q, v, options| {
                     consistent_dynamic_lagrangian_state(&system, q, v, t0, options)
                 })?;
-                let result =
-                    simulate_dynamic_lagrangian(&system, &q0, &v0, t0, tf, &self.options, observe);
+                let contacts = ContactSet::new(&system, self.events.contacts())
+                    .and_then(|set| {
+                        let tolerance = self.options.constraint_tolerance;
+                        set.settle(q0.as_slice(), v0.as_slice(), t0, tolerance)
+                            .map(|()| set)
+                    })
+                    .map_err(|e| Failure::bad_input(format!("{file}: [[contacts]]: {e}")))?;
+                let mut events = self.events.events::<N>(&contacts);
+                events.extend(contacts.events::<N>());
+                let (state, times) = ((&q0, &v0), (t0, tf));
+                let result = simulate_dynamic_lagrangian_with_events(
+                    &contacts,
+                    state,
+                    times,
+                    &self.options,
+                    &events,
+                    observe,
+                );
                 (assembled, result)
             }
             Evaluator::Hamiltonian(evaluator) => {
@@ -295,7 +318,6 @@ impl Run<'_> {
         if let (Err(e), Some(path)) = (written, &self.args.out) {
             return Err(output(path, &e));
         }
-        let file = self.model.file.name();
         match result {
             Ok(mut trajectory) => {
                 trajectory.outputs = table;
@@ -306,7 +328,18 @@ impl Run<'_> {
                     energy_conserved: self.energy_conserved,
                     ..Summary::new(name, self.options.method, &trajectory, wall)
                 };
-                Ok(format!("{assembled}{}\n{summary}\n", Summary::header()))
+                if let Some(path) = &self.args.events {
+                    hybrid::write_log(
+                        path,
+                        &trajectory.events,
+                        &self.model.derivation.coordinates,
+                    )?;
+                }
+                let log = hybrid::log(&trajectory.events, 20);
+                Ok(format!(
+                    "{assembled}{}\n{summary}\n{log}",
+                    Summary::header()
+                ))
             }
             Err(SimulationError::InconsistentStart {
                 violations: found,
@@ -329,7 +362,7 @@ impl Run<'_> {
     fn tape<T>(&self, evaluator: TapeEvaluator<T>) -> Tape<'_, T> {
         Tape {
             evaluator: RefCell::new(evaluator),
-            progress: &self.progress,
+            progress: Some(&self.progress),
         }
     }
 
@@ -397,7 +430,7 @@ fn output(path: &std::path::Path, e: &dyn std::fmt::Display) -> Failure {
 /// error is a terminal (so that redirected output is never garbled) and the run has lasted half
 /// a second; fed with the time of each right-hand-side evaluation. It redraws itself on a timer,
 /// so it shows even while t creeps forward by less than a pixel.
-struct Progress {
+pub(crate) struct Progress {
     t0: f64,
     tf: f64,
     start: Instant,
@@ -472,15 +505,18 @@ impl Progress {
 
 /// A model file's tapes as a system for the simulator: a [`DynamicLagrangianSystem`] for
 /// Lagrangian terms, a [`DynamicHamiltonianSystem`] for Hamiltonian ones.
-struct Tape<'a, T> {
-    evaluator: RefCell<TapeEvaluator<T>>,
-    progress: &'a RefCell<Progress>,
+pub(crate) struct Tape<'a, T> {
+    pub(crate) evaluator: RefCell<TapeEvaluator<T>>,
+    /// The progress bar of `udk simulate`, if any.
+    pub(crate) progress: Option<&'a RefCell<Progress>>,
 }
 
 impl<T: TapeTerms + Clone> Tape<'_, T> {
     /// The terms at (q, v, t), reporting t to the progress bar.
     fn terms(&self, q: &[f64], v: &[f64], t: f64) -> T {
-        self.progress.borrow_mut().update(t);
+        if let Some(progress) = self.progress {
+            progress.borrow_mut().update(t);
+        }
         self.evaluator.borrow_mut().terms(q, v, t).clone()
     }
 

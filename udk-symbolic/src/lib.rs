@@ -48,5 +48,8 @@ pub use derivation::{
 };
 pub use derive::derive;
 pub use error::{Error, Errors};
-pub use spec::{Expression, InitialState, ModelSpec, Name, NamedExpression, Parameter};
+pub use spec::{
+    Coefficient, ContactSpec, EventAction, EventDirection, EventSpec, Expression, InitialState,
+    ModelSpec, Name, NamedExpression, Parameter,
+};
 pub use tree::{RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint};

@@ -105,6 +105,126 @@ pub struct ModelSpec {
     /// Initial conditions for a simulation (model files only; the derivation ignores them).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub initial: Option<InitialState>,
+    /// Events of a simulation: guards, their directions and actions (model files only; the
+    /// derivation ignores them, `udk simulate` and `udk limit-cycle` run them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub events: Vec<EventSpec>,
+    /// Unilateral contacts of a simulation (model files only; the derivation ignores them,
+    /// `udk simulate` runs them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub contacts: Vec<ContactSpec>,
+}
+
+/// A coefficient of a model file (a restitution, a friction coefficient): a number, or an
+/// expression of the parameters, so that `--set` reaches it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Coefficient {
+    /// A number.
+    Number(f64),
+    /// An expression of the parameters, such as `"mu"`.
+    Expression(Box<Expression>),
+}
+
+impl Default for Coefficient {
+    fn default() -> Self {
+        Coefficient::Number(0.0)
+    }
+}
+
+/// A unilateral contact of a model file (`[[contacts]]`): a gap φ(q, t) ≥ 0 and, for friction,
+/// a slip coordinate s(q, t) along the surface, with a restitution e and a Coulomb friction
+/// coefficient μ. Closed, it adds φ = 0 (and ṡ = 0 while sticking) to the constraints; sliding,
+/// the friction force −μ|λₙ| sgn(ṡ) ∂s/∂q.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ContactSpec {
+    /// The contact's name: its forces are `<name>.normal` and `<name>.tangent`.
+    pub name: String,
+    /// The gap φ(q, t), positive apart (m).
+    pub gap: Expression,
+    /// The slip coordinate s(q, t) along the surface; without it the contact has no friction
+    /// direction and never slides.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slip: Option<Expression>,
+    /// The coefficient of restitution e ≥ 0 of a touchdown (0: plastic, the contact closes).
+    #[serde(default)]
+    pub restitution: Coefficient,
+    /// The Coulomb friction coefficient μ ≥ 0.
+    #[serde(default)]
+    pub friction: Coefficient,
+    /// A touchdown that would rebound slower than this (m/s) is plastic and closes the
+    /// contact, so that a bouncing body comes to rest; 0 by default.
+    #[serde(default)]
+    pub rest_speed: Coefficient,
+}
+
+/// An event of a model file's simulation (`[[events]]`): a guard g(t, q, q̇) whose zero
+/// crossings in `direction` fire it where `when` (if given) is positive, and what it does.
+///
+/// A reset applies, in order: the impact (when `impact` is not empty) of the rows `impact`
+/// (gap functions φ(q, t), their rows ∂φ/∂q, or model rows named `holonomic[i]` or
+/// `nonholonomic[i]`) with restitution `restitution`, together with the model's other
+/// constraint rows except those named in `release` (Udwadia & Kalaba 1993, eq 17 at velocity
+/// level); then the map `q` of the coordinates, q⁺ = R(t, q), with q̇⁺ = `qd` when given, else
+/// q̇⁺ = (∂R/∂q) q̇ (a change of coordinates, such as a swap of legs).
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct EventSpec {
+    /// The event's name, for the event log and messages.
+    pub name: String,
+    /// The guard g(t, q, q̇); it must depend on q or q̇.
+    pub guard: Expression,
+    /// Which crossings fire it: `rising`, `falling` or `both` (the default).
+    #[serde(default)]
+    pub direction: EventDirection,
+    /// A condition c(t, q, q̇): the event fires only at crossings where c > 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<Expression>,
+    /// `stop`, `record` or `reset`; by default `reset` when a reset is given, else `record`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub action: Option<EventAction>,
+    /// The impacting rows: gap functions φ(q, t), or `holonomic[i]` / `nonholonomic[i]`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub impact: Vec<Expression>,
+    /// The coefficient of restitution e ≥ 0 of the impacting rows (0: plastic).
+    #[serde(default)]
+    pub restitution: Coefficient,
+    /// Model rows (`holonomic[i]`, `nonholonomic[i]`) that do not persist through the impact.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub release: Vec<String>,
+    /// The map of the coordinates q⁺ = R(t, q), n entries or none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub q: Vec<Expression>,
+    /// The velocities after the reset q̇⁺(t, q, q̇) (of the state after the impact, before the
+    /// map), n entries or none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub qd: Vec<Expression>,
+}
+
+/// Which zero crossings of a guard fire its event.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventDirection {
+    /// From negative to zero or positive.
+    Rising,
+    /// From positive to zero or negative.
+    Falling,
+    /// Either.
+    #[default]
+    Both,
+}
+
+/// What an event does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EventAction {
+    /// End the run.
+    Stop,
+    /// Log the event and go on.
+    Record,
+    /// Apply the reset and go on.
+    Reset,
 }
 
 /// The initial state of a model file's simulation: t₀, q₀ and q̇₀ (Lagrangian models) or p₀

@@ -12,6 +12,7 @@
 //! write the trajectory as it goes.
 
 use super::dynamics::{finite, join, Dynamics, State, WithOptions};
+use super::events::Event;
 use super::integrate::run;
 use super::stabilization::solve_stabilized;
 use super::{Projection, Sample, SimulationError, SimulationOptions, StateKind, Trajectory};
@@ -119,6 +120,23 @@ pub fn simulate_dynamic_lagrangian<S: DynamicLagrangianSystem, const N: usize>(
     t0: f64,
     tf: f64,
     options: &SimulationOptions,
+    observe: impl FnMut(&Sample<N>) -> ControlFlow<()>,
+) -> Result<Trajectory<N>, SimulationError<N>> {
+    simulate_dynamic_lagrangian_with_events(system, (q0, qd0), (t0, tf), options, &[], observe)
+}
+
+/// [`simulate_dynamic_lagrangian`] with `events`, run as
+/// [`super::simulate_lagrangian_with_events`] runs them, from (q₀, q̇₀) at t₀ to t_f.
+///
+/// # Errors
+/// As [`super::simulate_lagrangian_with_events`]; [`SimulationError::Interrupted`] when
+/// `observe` stops the run.
+pub fn simulate_dynamic_lagrangian_with_events<S: DynamicLagrangianSystem, const N: usize>(
+    system: &S,
+    (q0, qd0): (&SVector<f64, N>, &SVector<f64, N>),
+    (t0, tf): (f64, f64),
+    options: &SimulationOptions,
+    events: &[Event<'_, N>],
     mut observe: impl FnMut(&Sample<N>) -> ControlFlow<()>,
 ) -> Result<Trajectory<N>, SimulationError<N>> {
     let dynamics: WithOptions<_, DynamicLagrange> = WithOptions::new(system, options);
@@ -126,7 +144,7 @@ pub fn simulate_dynamic_lagrangian<S: DynamicLagrangianSystem, const N: usize>(
         &dynamics,
         (join(q0, qd0), t0, tf),
         options,
-        &[],
+        events,
         &mut observe,
     )
 }
@@ -262,7 +280,7 @@ fn halves<const N: usize>(x: &State<N>) -> (&[f64], &[f64]) {
 }
 
 /// Marker of a [`DynamicLagrangianSystem`] in [`WithOptions`].
-struct DynamicLagrange;
+pub(super) struct DynamicLagrange;
 
 impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
     for WithOptions<'_, S, DynamicLagrange>

@@ -30,6 +30,7 @@
 //! # Ok::<(), udk::runtime::simulate::SimulationError<1>>(())
 //! ```
 
+mod contact;
 mod csv;
 mod dynamic;
 mod dynamics;
@@ -45,10 +46,12 @@ mod summary;
 mod trajectory;
 
 pub use self::csv::{csv_header, state_columns, CsvWriter, OutputError};
+pub use contact::{Contact, ContactForce, ContactGeometry, ContactMode, ContactSet, Geometry};
 pub use dynamic::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
-    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, DynamicHamiltonianSystem,
-    DynamicHamiltonianTerms, DynamicLagrangianSystem, DynamicLagrangianTerms,
+    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian,
+    simulate_dynamic_lagrangian_with_events, DynamicHamiltonianSystem, DynamicHamiltonianTerms,
+    DynamicLagrangianSystem, DynamicLagrangianTerms,
 };
 pub use error::{ConstraintLevel, FailedState, SimulationError, Violation};
 pub use events::{
@@ -56,7 +59,9 @@ pub use events::{
 };
 pub use integrate::{simulate_hamiltonian, simulate_lagrangian, simulate_lagrangian_with_events};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
-pub use periodic::{periodic_orbit, OrbitError, OrbitOptions, PeriodicOrbit};
+pub use periodic::{
+    periodic_dynamic_orbit, periodic_orbit, OrbitError, OrbitOptions, PeriodicOrbit,
+};
 pub use plot::PlotOptions;
 pub use summary::{Report, Showcase, Summary};
 pub use trajectory::{OutputTable, Sample, StateKind, Stats, Trajectory};

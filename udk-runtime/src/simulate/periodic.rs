@@ -2,12 +2,15 @@
 //! event, its fixed point by Newton's method, and the Floquet multipliers of the orbit from the
 //! state transition matrix of the flow and the saltation matrix of the reset.
 
+use super::dynamic::{DynamicLagrange, DynamicLagrangianSystem};
+use super::dynamics::{join, split, Dynamics, Lagrangian, WithOptions};
 use super::events::{Action, Event};
-use super::{simulate_lagrangian, simulate_lagrangian_with_events, SimulationError};
-use super::{OutputTimes, SimulationOptions};
+use super::integrate::run;
+use super::{OutputTimes, SimulationError, SimulationOptions, Trajectory};
 use crate::linearize::sorted_eigenvalues;
 use crate::{pinv, Error, LagrangianSystem};
 use nalgebra::{Complex, DMatrix, DVector, SVector};
+use std::ops::ControlFlow;
 
 /// Options of [`periodic_orbit`].
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -85,9 +88,9 @@ struct Return {
     after: DVector<f64>,
 }
 
-/// The return map and its Jacobians for one system and event.
-struct ReturnMap<'s, S, const N: usize, const M: usize> {
-    system: &'s S,
+/// The return map and its Jacobians for one system (in first-order form) and event.
+struct ReturnMap<'s, D, const N: usize> {
+    dynamics: &'s D,
     event: &'s Event<'s, N>,
     options: SimulationOptions,
     orbit: OrbitOptions,
@@ -105,7 +108,22 @@ fn halves<const N: usize>(x: &DVector<f64>) -> (SVector<f64, N>, SVector<f64, N>
     )
 }
 
-impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> ReturnMap<'_, S, N, M> {
+impl<D: Dynamics<N>, const N: usize> ReturnMap<'_, D, N> {
+    /// A run of the flow from x at t = 0 to `tf` with `events`.
+    fn run(
+        &self,
+        x: &DVector<f64>,
+        tf: f64,
+        options: &SimulationOptions,
+        events: &[Event<'_, N>],
+    ) -> Result<Trajectory<N>, SimulationError<N>> {
+        let (q, v) = halves::<N>(x);
+        let start = (join(&q, &v), 0.0, tf);
+        run(self.dynamics, start, options, events, &mut |_| {
+            ControlFlow::Continue(())
+        })
+    }
+
     /// Integrates from x⁺ at t = 0 to the first firing of the event.
     fn step(&self, x: &DVector<f64>) -> Result<Return, OrbitError<N>> {
         let event = self.event;
@@ -116,17 +134,8 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> ReturnMap<'_, S,
             Action::Stop,
         )
         .when(|t, q, v| event.holds(t, q, v));
-        let (q, v) = halves::<N>(x);
         let max_period = self.orbit.max_period;
-        let run = simulate_lagrangian_with_events(
-            self.system,
-            &q,
-            &v,
-            0.0,
-            max_period,
-            &self.options,
-            &[stop],
-        )?;
+        let run = self.run(x, max_period, &self.options, &[stop])?;
         let fired = run
             .events
             .first()
@@ -152,9 +161,7 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> ReturnMap<'_, S,
     /// ẋ = (q̇, q̈) at x (on the constraint manifold, where stabilization changes nothing).
     fn flow(&self, t: f64, x: &DVector<f64>) -> Result<DVector<f64>, Error> {
         let (q, v) = halves::<N>(x);
-        let a = self
-            .system
-            .acceleration_with(&q, &v, t, &self.options.kernel)?;
+        let (v, a) = split(&self.dynamics.derivative(t, &join(&q, &v))?);
         Ok(stack(&v, &a))
     }
 
@@ -187,8 +194,7 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> ReturnMap<'_, S,
             ..self.options.clone()
         };
         let transition = self.differences(x, |x| {
-            let (q, v) = halves::<N>(x);
-            let run = simulate_lagrangian(self.system, &q, &v, 0.0, tau, &options)?;
+            let run = self.run(x, tau, &options, &[])?;
             let last = run
                 .samples
                 .last()
@@ -244,23 +250,57 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> ReturnMap<'_, S,
 pub fn periodic_orbit<S, const N: usize, const M: usize>(
     system: &S,
     event: &Event<'_, N>,
-    (q, v): (&SVector<f64, N>, &SVector<f64, N>),
+    start: (&SVector<f64, N>, &SVector<f64, N>),
     options: &SimulationOptions,
     orbit: &OrbitOptions,
 ) -> Result<PeriodicOrbit<N>, OrbitError<N>>
 where
     S: LagrangianSystem<N, M>,
 {
+    let dynamics: Lagrangian<_, N, M> = WithOptions::new(system, options);
+    find_orbit(&dynamics, event, start, options, orbit)
+}
+
+/// [`periodic_orbit`] for a Lagrangian system of run-time size with n = `N` (a model file's
+/// tapes, as `udk limit-cycle` runs them).
+///
+/// # Errors
+/// As [`periodic_orbit`].
+pub fn periodic_dynamic_orbit<S: DynamicLagrangianSystem, const N: usize>(
+    system: &S,
+    event: &Event<'_, N>,
+    start: (&SVector<f64, N>, &SVector<f64, N>),
+    options: &SimulationOptions,
+    orbit: &OrbitOptions,
+) -> Result<PeriodicOrbit<N>, OrbitError<N>> {
+    let dynamics: WithOptions<_, DynamicLagrange> = WithOptions::new(system, options);
+    find_orbit(&dynamics, event, start, options, orbit)
+}
+
+/// Newton's method of [`periodic_orbit`] on any system in first-order form.
+fn find_orbit<D: Dynamics<N>, const N: usize>(
+    dynamics: &D,
+    event: &Event<'_, N>,
+    (q, v): (&SVector<f64, N>, &SVector<f64, N>),
+    options: &SimulationOptions,
+    orbit: &OrbitOptions,
+) -> Result<PeriodicOrbit<N>, OrbitError<N>> {
     let valid = |x: f64| x.is_finite() && x > 0.0;
     if !(valid(orbit.tolerance) && valid(orbit.step) && valid(orbit.max_period)) {
         return Err(OrbitError::Kernel(Error::InvalidOption {
             what: "the orbit tolerance, step and max_period must be finite and positive",
         }));
     }
+    // The differences and Newton's iterates start off the constraints by their steps: the
+    // runs do not check the start (Baumgarte stabilization brings them back).
+    let options = SimulationOptions {
+        constraint_tolerance: f64::MAX,
+        ..options.clone()
+    };
     let map = ReturnMap {
-        system,
+        dynamics,
         event,
-        options: options.clone(),
+        options,
         orbit: *orbit,
     };
     let mut x = stack(q, v);

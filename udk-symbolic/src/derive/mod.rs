@@ -109,6 +109,32 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
     }
 }
 
+/// Lowers `expressions` of the Lagrangian model `spec`, scalars of (q, q̇, u, t) with its
+/// parameters and definitions in scope, into `pool` (the derivation's, or a copy of it): the
+/// expressions of a model file that the equations of motion do not use, such as the guards and
+/// reset maps of its events.
+///
+/// # Errors
+/// Every error of the expressions (see [`crate::parse`]) and of the spec's names and
+/// definitions, each at its span.
+pub fn lower(
+    spec: &ModelSpec,
+    pool: &mut Pool,
+    expressions: &[&Expression],
+) -> Result<Vec<ExprId>, Errors> {
+    let mut errors = Errors::default();
+    let mut scope = check::scope(spec, &mut errors);
+    let context = Context::LAGRANGIAN_DEFINITION;
+    define(spec, context, pool, &mut scope, &mut errors);
+    let ids = (expressions.iter())
+        .map(|e| parse_expr(pool, &scope, context, &e.0, &mut errors))
+        .collect();
+    match errors.is_empty() {
+        true => Ok(ids),
+        false => Err(errors),
+    }
+}
+
 /// Parses the definitions of `spec` in order into `scope`, each in `context`; returns them.
 /// A name that is reserved or already bound is an error at the name; a definition with an
 /// error is bound to 0, so that its uses report nothing more.

@@ -1,0 +1,499 @@
+//! Unilateral contacts with Coulomb friction on a system of run-time size ([`ContactSet`]).
+
+use super::dynamic::{DynamicLagrangianSystem, DynamicLagrangianTerms};
+use super::events::{Action, Direction, Event};
+use crate::{acceleration_and_constraint_force_dyn, impact, pinv, Error, Options};
+use nalgebra::{DMatrix, DVector, SVector};
+use std::cell::RefCell;
+
+/// The geometry of one contact at a state, n coordinates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactGeometry {
+    /// The gap φ(q, t) (m), positive apart.
+    pub gap: f64,
+    /// The normal row ∂φ/∂q (n entries): φ̇ = normal · q̇.
+    pub normal: DVector<f64>,
+    /// b of φ̈ = normal · q̈ − b.
+    pub normal_rhs: f64,
+    /// The tangent row ∂s/∂q of the slip coordinate s (n entries): ṡ = tangent · q̇.
+    pub tangent: DVector<f64>,
+    /// b of s̈ = tangent · q̈ − b.
+    pub tangent_rhs: f64,
+}
+
+/// The geometry of a contact at (q, q̇, t) (slices of n entries).
+pub type Geometry<'a> = dyn Fn(&[f64], &[f64], f64) -> ContactGeometry + 'a;
+
+/// One unilateral contact: a name, its geometry, restitution e ≥ 0 and friction μ ≥ 0.
+pub struct Contact<'a> {
+    name: String,
+    geometry: Box<Geometry<'a>>,
+    restitution: f64,
+    friction: f64,
+    rest_speed: f64,
+}
+
+impl<'a> Contact<'a> {
+    /// A contact named `name` with restitution `restitution` and friction coefficient
+    /// `friction`, whose gap, normal and tangent rows at (q, q̇, t) `geometry` gives.
+    pub fn new(
+        name: impl Into<String>,
+        restitution: f64,
+        friction: f64,
+        geometry: impl Fn(&[f64], &[f64], f64) -> ContactGeometry + 'a,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            geometry: Box::new(geometry),
+            restitution,
+            friction,
+            rest_speed: 0.0,
+        }
+    }
+
+    /// The same contact, coming to rest (a plastic touchdown that closes it) when the speed
+    /// it would rebound with, e|φ̇⁻|, is below `speed` (m/s for a gap in metres): a bouncing
+    /// body then rests at the accumulation of its impacts instead of ending the run as Zeno.
+    pub fn resting_below(self, speed: f64) -> Self {
+        Self {
+            rest_speed: speed,
+            ..self
+        }
+    }
+}
+
+/// The mode of a contact.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ContactMode {
+    /// Apart: no row.
+    Open,
+    /// Closed and sticking: the normal and tangential rows.
+    Sticking,
+    /// Closed and sliding with ṡ of this sign (±1): the normal row and C.
+    Sliding(f64),
+}
+
+/// The force of one contact row, by name: `"<contact>.normal"` (λₙ, N for a gap in metres,
+/// compressive positive) or `"<contact>.tangent"` (λₜ along +s: the sticking multiplier, or
+/// the sliding friction −μ|λₙ| sgn ṡ).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactForce {
+    /// `<contact>.normal` or `<contact>.tangent`.
+    pub name: String,
+    /// The force (N for rows in metres).
+    pub value: f64,
+}
+
+/// Unilateral contacts with Coulomb friction on a system of run-time size: gaps φ(q, t) ≥ 0,
+/// each with a restitution e and a friction coefficient μ, run by the one simulator as a
+/// [`DynamicLagrangianSystem`] whose constraint set follows the contacts' modes, and the events
+/// that switch the modes.
+///
+/// - A closed contact adds φ = 0 to A q̈ = b (its row ∂φ/∂q); a sticking one also adds its
+///   tangential row, ṡ = 0 for its slip coordinate s(q).
+/// - A sliding contact adds the non-ideal constraint force C = −μ|λₙ| sgn(ṡ) (∂s/∂q)ᵀ (Udwadia
+///   & Kalaba 1993; Udwadia & Phohomsiri 2006, eq 2.14, with the sliding friction of Coulomb's
+///   law), λₙ the contact's normal multiplier. λₙ depends on C, so the two are iterated to a
+///   fixed point (three passes; exact at the first when the normal and tangential directions
+///   are M-orthogonal, as for a block on a plane).
+/// - Touchdown (φ falls through 0 while open) is an impact on the normal row, with the
+///   persistent rows (the system's, the other closed contacts'), by [`crate::impact()`]; a plastic
+///   one (e = 0, or a rebound slower than the contact's rest speed) closes the contact. The
+///   impact is frictionless.
+/// - Lift-off: a closed contact opens when λₙ falls through 0 (it would become tensile).
+/// - Stick to slip: μ|λₙ| − |λₜ| falls through 0; the contact slides against λₜ.
+/// - Slip to stick: ṡ reaches 0; the contact sticks where μ|λₙ| ≥ |λₜ| holds there, else it
+///   slides back.
+///
+/// The multipliers are λ = (Aᵀ)⁺ Qᶜ of the ideal constraint force Qᶜ = Aᵀλ, with the rows of A in
+/// the order: the system's, then each closed contact's normal and (sticking) tangential rows.
+pub struct ContactSet<'a, S> {
+    system: &'a S,
+    contacts: Vec<Contact<'a>>,
+    modes: RefCell<Vec<ContactMode>>,
+    kernel: Options,
+}
+
+/// The terms of a contact set at one state, and its multipliers.
+struct Solved {
+    terms: DynamicLagrangianTerms,
+    geometry: Vec<ContactGeometry>,
+    /// λ of every row (the system's, then the contacts').
+    lambda: DVector<f64>,
+    /// For each contact, the index in `lambda` of its normal row and tangential row.
+    rows: Vec<(Option<usize>, Option<usize>)>,
+}
+
+/// Whether the contact of `mode` is closed.
+fn closed(mode: ContactMode) -> bool {
+    mode != ContactMode::Open
+}
+
+impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
+    /// `system` with `contacts`, all open.
+    ///
+    /// # Errors
+    /// `InvalidOption` for a negative or non-finite restitution or friction.
+    pub fn new(system: &'a S, contacts: Vec<Contact<'a>>) -> Result<Self, Error> {
+        let valid = |x: f64| x.is_finite() && x >= 0.0;
+        let contact =
+            |c: &Contact| valid(c.restitution) && valid(c.friction) && valid(c.rest_speed);
+        if !contacts.iter().all(contact) {
+            return Err(Error::InvalidOption {
+                what: "every contact's restitution, friction and rest speed must be finite and \
+                       non-negative",
+            });
+        }
+        let modes = RefCell::new(vec![ContactMode::Open; contacts.len()]);
+        Ok(Self {
+            system,
+            contacts,
+            modes,
+            kernel: Options::default(),
+        })
+    }
+
+    /// The modes of the contacts, in order.
+    pub fn modes(&self) -> Vec<ContactMode> {
+        self.modes.borrow().clone()
+    }
+
+    /// Closes the contacts whose gap and normal velocity are within `tolerance` of 0 at
+    /// (q, q̇, t), each sliding or sticking as its tangential velocity and forces say; opens
+    /// the others. For a start at rest on a surface.
+    ///
+    /// # Errors
+    /// A failed solve of the fundamental equation.
+    pub fn settle(&self, q: &[f64], qd: &[f64], t: f64, tolerance: f64) -> Result<(), Error> {
+        for (i, contact) in self.contacts.iter().enumerate() {
+            let geometry = (contact.geometry)(q, qd, t);
+            let touching = geometry.gap.abs() <= tolerance
+                && geometry.normal.dot(&DVector::from_column_slice(qd)).abs() <= tolerance;
+            self.modes.borrow_mut()[i] = match touching {
+                true => ContactMode::Sticking,
+                false => ContactMode::Open,
+            };
+        }
+        for i in 0..self.contacts.len() {
+            if closed(self.modes.borrow()[i]) {
+                let slip = self.contact_rates(q, qd, t, i);
+                let mode = match slip.abs() > tolerance {
+                    true => ContactMode::Sliding(slip.signum()),
+                    false => self.stick_or_slide(q, qd, t, i)?,
+                };
+                self.modes.borrow_mut()[i] = mode;
+            }
+        }
+        Ok(())
+    }
+
+    /// The forces of the closed contacts at (q, q̇, t), by name.
+    ///
+    /// # Errors
+    /// A failed solve of the fundamental equation.
+    pub fn forces(&self, q: &[f64], qd: &[f64], t: f64) -> Result<Vec<ContactForce>, Error> {
+        let solved = self.solve((q, qd, t), &self.modes(), true)?;
+        let modes = self.modes();
+        let mut forces = Vec::new();
+        for (i, contact) in self.contacts.iter().enumerate() {
+            let (normal, tangent) = solved.rows[i];
+            let Some(normal) = normal else { continue };
+            let lambda_n = solved.lambda[normal];
+            let tangential = match (modes[i], tangent) {
+                (ContactMode::Sliding(sign), _) => -contact.friction * lambda_n.abs() * sign,
+                (_, Some(row)) => solved.lambda[row],
+                _ => 0.0,
+            };
+            for (kind, value) in [("normal", lambda_n), ("tangent", tangential)] {
+                forces.push(ContactForce {
+                    name: format!("{}.{kind}", contact.name),
+                    value,
+                });
+            }
+        }
+        Ok(forces)
+    }
+
+    /// ṡ of contact i at (q, q̇, t).
+    fn contact_rates(&self, q: &[f64], qd: &[f64], t: f64, i: usize) -> f64 {
+        let geometry = (self.contacts[i].geometry)(q, qd, t);
+        geometry.tangent.dot(&DVector::from_column_slice(qd))
+    }
+
+    /// The system's terms with the rows and friction of `modes`, and the multipliers (zeros
+    /// unless `multipliers` or a contact slides).
+    fn solve(
+        &self,
+        (q, qd, t): (&[f64], &[f64], f64),
+        modes: &[ContactMode],
+        multipliers: bool,
+    ) -> Result<Solved, Error> {
+        let base = self.system.terms(q, qd, t);
+        let n = q.len();
+        let geometry: Vec<ContactGeometry> = (self.contacts.iter())
+            .map(|c| (c.geometry)(q, qd, t))
+            .collect();
+        let mut rows: Vec<(DVector<f64>, f64)> = (0..base.constraint_rhs.len())
+            .map(|r| {
+                let row = base.constraint_matrix.row(r).transpose();
+                (row, base.constraint_rhs[r])
+            })
+            .collect();
+        let mut indices = Vec::with_capacity(modes.len());
+        for (mode, g) in modes.iter().zip(&geometry) {
+            let normal = closed(*mode).then(|| {
+                rows.push((g.normal.clone(), g.normal_rhs));
+                rows.len() - 1
+            });
+            let tangent = (*mode == ContactMode::Sticking).then(|| {
+                rows.push((g.tangent.clone(), g.tangent_rhs));
+                rows.len() - 1
+            });
+            indices.push((normal, tangent));
+        }
+        let a = DMatrix::from_fn(rows.len(), n, |i, j| rows[i].0[j]);
+        let b = DVector::from_fn(rows.len(), |i, _| rows[i].1);
+        let sliding = modes.iter().any(|m| matches!(m, ContactMode::Sliding(_)));
+        let mut terms = DynamicLagrangianTerms {
+            constraint_matrix: a,
+            constraint_rhs: b,
+            ..base
+        };
+        let given = terms.nonideal_force.clone();
+        let mut lambda = DVector::zeros(rows.len());
+        let passes = match (sliding, multipliers) {
+            (true, _) => 3,
+            (false, true) => 1,
+            (false, false) => 0,
+        };
+        for _ in 0..passes {
+            let (_, force) = acceleration_and_constraint_force_dyn(terms.view(), &self.kernel)?;
+            lambda = pinv(&terms.constraint_matrix.transpose(), None)? * force;
+            if !sliding {
+                break;
+            }
+            let mut friction = given.clone().unwrap_or_else(|| DVector::zeros(n));
+            for (i, mode) in modes.iter().enumerate() {
+                if let (ContactMode::Sliding(sign), Some(normal)) = (mode, indices[i].0) {
+                    let magnitude = self.contacts[i].friction * lambda[normal].abs();
+                    friction -= &geometry[i].tangent * (magnitude * sign);
+                }
+            }
+            terms.nonideal_force = Some(friction);
+        }
+        Ok(Solved {
+            terms,
+            geometry,
+            lambda,
+            rows: indices,
+        })
+    }
+
+    /// The mode of closed contact i at a state where ṡ = 0: sticking where the friction cone
+    /// holds it, else sliding against its sticking force.
+    fn stick_or_slide(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: f64,
+        i: usize,
+    ) -> Result<ContactMode, Error> {
+        let mut modes = self.modes();
+        modes[i] = ContactMode::Sticking;
+        let solved = self.solve((q, qd, t), &modes, true)?;
+        let (Some(normal), Some(tangent)) = solved.rows[i] else {
+            return Ok(ContactMode::Sticking);
+        };
+        let (lambda_n, lambda_t) = (solved.lambda[normal], solved.lambda[tangent]);
+        Ok(
+            match self.contacts[i].friction * lambda_n.abs() >= lambda_t.abs() {
+                true => ContactMode::Sticking,
+                false => ContactMode::Sliding(-lambda_t.signum()),
+            },
+        )
+    }
+
+    /// The guard of event `kind` of contact i at (q, q̇, t): 1 where the contact's mode does
+    /// not watch it.
+    fn guard(&self, kind: Switch, i: usize, q: &[f64], qd: &[f64], t: f64) -> f64 {
+        let mode = self.modes.borrow()[i];
+        let forces = || {
+            self.solve((q, qd, t), &self.modes(), true).map(|s| {
+                let (normal, tangent) = s.rows[i];
+                let at = |row: Option<usize>| row.map_or(0.0, |r| s.lambda[r]);
+                (at(normal), at(tangent))
+            })
+        };
+        match (kind, mode) {
+            (Switch::Touchdown, ContactMode::Open) => (self.contacts[i].geometry)(q, qd, t).gap,
+            (Switch::LiftOff, m) if closed(m) => forces().map_or(f64::NAN, |(n, _)| n),
+            (Switch::Slip, ContactMode::Sticking) => forces()
+                .map_or(f64::NAN, |(n, tangential)| {
+                    self.contacts[i].friction * n.abs() - tangential.abs()
+                }),
+            (Switch::Stick, ContactMode::Sliding(sign)) => sign * self.contact_rates(q, qd, t, i),
+            _ => 1.0,
+        }
+    }
+
+    /// The new state and modes after event `kind` of contact i at (t, q, q̇).
+    fn switch(
+        &self,
+        kind: Switch,
+        i: usize,
+        t: f64,
+        q: &[f64],
+        qd: &[f64],
+    ) -> Result<DVector<f64>, Error> {
+        let mut velocity = DVector::from_column_slice(qd);
+        let mode = match kind {
+            Switch::Touchdown => {
+                let modes = self.modes();
+                let solved = self.solve((q, qd, t), &modes, false)?;
+                let contact = &self.contacts[i];
+                let normal = solved.geometry[i].normal.transpose();
+                let a = &solved.terms.constraint_matrix;
+                let rows = DMatrix::from_rows(
+                    &std::iter::once(normal)
+                        .chain(a.row_iter().map(|r| r.into_owned()))
+                        .collect::<Vec<_>>(),
+                );
+                let approach = solved.geometry[i].normal.dot(&velocity).abs();
+                let rests = contact.restitution * approach < contact.rest_speed;
+                let restitution = if rests { 0.0 } else { contact.restitution };
+                let e = DVector::from_fn(rows.nrows(), |r, _| match r {
+                    0 => restitution,
+                    _ => 0.0,
+                });
+                let options = &self.kernel;
+                velocity =
+                    impact(&solved.terms.mass_matrix, &rows, &e, &velocity, options)?.velocity;
+                match restitution == 0.0 {
+                    true => {
+                        let slip = solved.geometry[i].tangent.dot(&velocity);
+                        match slip == 0.0 {
+                            true => self.stick_or_slide(q, velocity.as_slice(), t, i)?,
+                            false => ContactMode::Sliding(slip.signum()),
+                        }
+                    }
+                    false => ContactMode::Open,
+                }
+            }
+            Switch::LiftOff => ContactMode::Open,
+            Switch::Slip => {
+                let solved = self.solve((q, qd, t), &self.modes(), true)?;
+                let tangent = solved.rows[i].1.map_or(0.0, |r| solved.lambda[r]);
+                ContactMode::Sliding(-tangent.signum())
+            }
+            Switch::Stick => self.stick_or_slide(q, qd, t, i)?,
+        };
+        self.modes.borrow_mut()[i] = mode;
+        Ok(velocity)
+    }
+
+    /// The events that switch the contacts' modes, four a contact (`<name> touchdown`,
+    /// `<name> lift-off`, `<name> slip`, `<name> stick`), for a run of this set with n = `N`.
+    pub fn events<const N: usize>(&'a self) -> Vec<Event<'a, N>> {
+        let mut events = Vec::with_capacity(4 * self.contacts.len());
+        for (i, contact) in self.contacts.iter().enumerate() {
+            for kind in [
+                Switch::Touchdown,
+                Switch::LiftOff,
+                Switch::Slip,
+                Switch::Stick,
+            ] {
+                let guard = move |t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>| {
+                    self.guard(kind, i, q.as_slice(), v.as_slice(), t)
+                };
+                let reset = move |t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>| {
+                    let after = self.switch(kind, i, t, q.as_slice(), v.as_slice())?;
+                    Ok((*q, SVector::from_column_slice(after.as_slice())))
+                };
+                let name = format!("{} {}", contact.name, kind.name());
+                let action = Action::Reset(Box::new(reset));
+                events.push(Event::new(name, Direction::Falling, guard, action));
+            }
+        }
+        events
+    }
+}
+
+/// A switch of a contact's mode.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Switch {
+    Touchdown,
+    LiftOff,
+    Slip,
+    Stick,
+}
+
+impl Switch {
+    fn name(self) -> &'static str {
+        match self {
+            Switch::Touchdown => "touchdown",
+            Switch::LiftOff => "lift-off",
+            Switch::Slip => "slip",
+            Switch::Stick => "stick",
+        }
+    }
+}
+
+impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
+    fn num_holonomic(&self) -> usize {
+        self.system.num_holonomic()
+    }
+
+    /// The system's terms with the rows of the closed contacts after its own, and the sliding
+    /// friction in C. A failed solve of λₙ leaves C without the friction (the simulator's own
+    /// solve then reports the error).
+    fn terms(&self, q: &[f64], qd: &[f64], t: f64) -> DynamicLagrangianTerms {
+        if self.contacts.is_empty() {
+            return self.system.terms(q, qd, t);
+        }
+        match self.solve((q, qd, t), &self.modes(), false) {
+            Ok(solved) => solved.terms,
+            Err(_) => self.system.terms(q, qd, t),
+        }
+    }
+
+    fn energy(&self, q: &[f64], qd: &[f64], t: f64) -> f64 {
+        self.system.energy(q, qd, t)
+    }
+
+    /// The system's f followed by zeros for the contacts' rows (held at velocity level).
+    fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
+        let f = self.system.holonomic_residual(q, t);
+        let rows = f.len() + self.extra_rows();
+        f.resize_vertically(rows, 0.0)
+    }
+
+    /// The system's residuals, then φ̇ of each closed contact and ṡ of each sticking one.
+    fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
+        let r = self.system.velocity_residual(q, qd, t);
+        let v = DVector::from_column_slice(qd);
+        let mut rows: Vec<f64> = r.iter().copied().collect();
+        for (contact, mode) in self.contacts.iter().zip(self.modes()) {
+            let geometry = (contact.geometry)(q, qd, t);
+            if closed(mode) {
+                rows.push(geometry.normal.dot(&v));
+            }
+            if mode == ContactMode::Sticking {
+                rows.push(geometry.tangent.dot(&v));
+            }
+        }
+        DVector::from_vec(rows)
+    }
+}
+
+impl<S> ContactSet<'_, S> {
+    /// The rows the contacts add in their present modes.
+    fn extra_rows(&self) -> usize {
+        (self.modes.borrow().iter())
+            .map(|m| match m {
+                ContactMode::Open => 0,
+                ContactMode::Sliding(_) => 1,
+                ContactMode::Sticking => 2,
+            })
+            .sum()
+    }
+}
