@@ -1,0 +1,302 @@
+//! Control by constraints: the inputs u that make a system follow its servo (task)
+//! constraints, by the fundamental equation (review paper, Zhao, Chen, Zhao & Dong 2018,
+//! section 8.3; Udwadia 2003, "A new perspective on the tracking control of nonlinear
+//! structural and mechanical systems"; Chen 2009, "Constraint-following servo control design
+//! for mechanical systems").
+//!
+//! A model with `servo(holonomic(..), nonholonomic(..))` and inputs u entering Q + C as
+//! Q₀ + C₀ + B u implements [`ServoSystem`]: at a state it gives M, Q₀, C₀, B and the stacked
+//! constraints [A; A_s] q̈ = [b; b_s], the m physical rows first, then the s = r − m servo rows,
+//! with the servo errors e (holonomic rows) and β = ė or φ (all rows).
+//!
+//! [`control`] computes, with n coordinates and k inputs:
+//! 1. q̈* by the fundamental equation on all r rows (Udwadia & Kalaba 1993, eq 17), with the
+//!    servo right-hand side changed by the [`Convergence`] law when the state is off the task;
+//! 2. q̈₀, the motion under the physical constraints alone at u = 0, and the servo part of the
+//!    constraint force Qᶜ_s = M (q̈* − q̈₀) = Qᶜ(all rows) − Qᶜ(physical rows); without
+//!    physical constraints it is the Qᶜ of the servo constraints, the paper's Fᶜ (eq 71);
+//! 3. u minimizing Gauss's measure ‖M^½ (q̈(u) − q̈*)‖ of the motion q̈(u) = q̈₀ + G B u, with
+//!    G = M⁻¹ − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺AM⁻¹ the map from an applied force to the acceleration under
+//!    the physical constraints: the normal equations (BᵀGB) u = Bᵀ(q̈* − q̈₀), by Cholesky when
+//!    BᵀGB is positive definite, else by its pseudoinverse (minimum-norm u). When Qᶜ_s is
+//!    realizable, B u = Qᶜ_s up to forces the physical constraints absorb and the task holds
+//!    exactly; when it is not (an underactuated system), u is the least-squares input and
+//!    [`ServoControl::unrealized_force`] and [`ServoControl::task_residual`] say what is
+//!    missing. They are always computed, never dropped.
+//!
+//! M must be positive definite (the controller needs M⁻¹); a singular M is
+//! `Error::NotPositiveDefinite`.
+
+use crate::cholesky::Cholesky;
+use crate::control::{ClosedLoop, ControlledLagrangianSystem};
+use crate::fundamental::{solve, solve_factored};
+use crate::projection::FACTOR_TOLERANCE;
+use crate::{pinv, pinv_symmetric, Error, LagrangianView, Options};
+use nalgebra::{SMatrix, SVector};
+
+/// The terms of a servo-controlled system at one state (q, q̇, t), with n = `N` coordinates,
+/// r = `R` constraint rows (the m physical ones first, then the servo ones) and k = `K` inputs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ServoTerms<const N: usize, const R: usize, const K: usize> {
+    /// Mass matrix M(q, t), n × n.
+    pub mass_matrix: SMatrix<f64, N, N>,
+    /// Generalized force at u = 0, Q₀(q, q̇, t), n entries.
+    pub generalized_force: SVector<f64, N>,
+    /// Non-ideal constraint force at u = 0, C₀, n entries; `None` for ideal constraints.
+    pub nonideal_force: Option<SVector<f64, N>>,
+    /// Input matrix B = ∂(Q + C)/∂u, n × k.
+    pub input_matrix: SMatrix<f64, N, K>,
+    /// [A; A_s], r × n: the physical rows, then the servo rows.
+    pub constraint_matrix: SMatrix<f64, R, N>,
+    /// [b; b_s], r entries.
+    pub constraint_rhs: SVector<f64, R>,
+    /// The holonomic constraints f(q, t) and e(q, t) in their rows, 0 in the others.
+    pub position_residual: SVector<f64, R>,
+    /// All r constraints at velocity level (ḟ or φ, then ė or φ_s); the servo rows are the
+    /// error β of the review paper, eq 72.
+    pub velocity_residual: SVector<f64, R>,
+}
+
+/// A [`ControlledLagrangianSystem`] with servo constraints, as `#[lagrangian]` generates it for
+/// a model with `servo(..)`: n = `N` coordinates, m = `M` physical constraint rows, r = `R`
+/// rows in all (s = r − m servo rows) and k = `K` inputs.
+pub trait ServoSystem<const N: usize, const M: usize, const R: usize, const K: usize>:
+    ControlledLagrangianSystem<N, M, K>
+{
+    /// The terms the controller needs at (q, q̇, t), computed together in one program.
+    fn servo_terms(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64)
+        -> ServoTerms<N, R, K>;
+}
+
+/// How the controller drives a state that violates the servo constraints back onto them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Convergence {
+    /// None: only A_s q̈ = b_s, which keeps the error where it is (ë = 0, β̇ = 0).
+    None,
+    /// The review paper's eq 72: u = Fᶜ − M A_sᵀ(A_s A_sᵀ)⁻¹ P⁻¹ β with P = `p` I (s), which
+    /// makes β̇ = −β/P when there are no physical constraints (the paper writes D, the link
+    /// inertia, for M). `p` > 0 is a time constant in seconds.
+    Paper {
+        /// P, the time constant (s) of the error β.
+        p: f64,
+    },
+    /// The task-space law ë = −K_d ė − K_p e in the holonomic servo rows and β̇ = −K_d β in
+    /// the nonholonomic ones (computed-torque form; Siciliano et al. 2009, Robotics, eq 8.114;
+    /// Baumgarte 1972 for the same terms on physical constraints): the servo rows of b become
+    /// b_s − K_d β − K_p e.
+    TaskSpace {
+        /// K_p (s⁻²), ≥ 0.
+        stiffness: f64,
+        /// K_d (s⁻¹), ≥ 0.
+        damping: f64,
+    },
+}
+
+/// What [`control`] returns at one state, with n = `N` coordinates, r = `R`
+/// constraint rows and k = `K` inputs.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ServoControl<const N: usize, const R: usize, const K: usize> {
+    /// The input u, k entries.
+    pub input: SVector<f64, K>,
+    /// The acceleration q̈ under u and the physical constraints, n entries.
+    pub acceleration: SVector<f64, N>,
+    /// The servo part of the constraint force with the convergence term, Qᶜ_s = M (q̈* − q̈₀),
+    /// n entries: the generalized force the inputs should supply.
+    pub servo_force: SVector<f64, N>,
+    /// M (q̈* − q̈(u)), n entries: the part of Qᶜ_s the inputs cannot supply (0 when the task
+    /// is realizable).
+    pub unrealized_force: SVector<f64, N>,
+    /// A q̈(u) − b* in every row, r entries, with b* the servo right-hand side of the
+    /// convergence law: 0 in the physical rows, and in the servo rows the task acceleration the
+    /// inputs miss.
+    pub task_residual: SVector<f64, R>,
+}
+
+impl<const N: usize, const R: usize, const K: usize> ServoControl<N, R, K> {
+    /// Whether the servo force is realized by the inputs to `tolerance` relative to its size:
+    /// ‖unrealized force‖ ≤ `tolerance` · max(1, ‖Qᶜ_s‖).
+    pub fn realized(&self, tolerance: f64) -> bool {
+        self.unrealized_force.norm() <= tolerance * self.servo_force.norm().max(1.0)
+    }
+}
+
+/// The input that realizes the servo constraints of `terms` (m = `M` physical rows first),
+/// under the law `convergence`, with the kernels' `options`. See the module documentation for
+/// the method.
+///
+/// # Errors
+/// The kernel's errors for the motion on all rows or on the physical ones
+/// ([`crate::acceleration`]): inconsistent constraints, a non-finite term...;
+/// `NotPositiveDefinite` when M is singular; `InvalidOption` for a negative or non-finite gain
+/// or `p` ≤ 0; `NonFinite` when the result is not finite.
+pub fn control<const N: usize, const M: usize, const R: usize, const K: usize>(
+    terms: &ServoTerms<N, R, K>,
+    convergence: Convergence,
+    options: &Options,
+) -> Result<ServoControl<N, R, K>, Error> {
+    if M > R {
+        return Err(Error::DimensionMismatch {
+            what: "physical rows m against all rows r",
+            expected: (R, 1),
+            found: (M, 1),
+        });
+    }
+    let mut rhs = terms.constraint_rhs;
+    match convergence {
+        Convergence::None | Convergence::Paper { .. } => {}
+        Convergence::TaskSpace { stiffness, damping } => {
+            if !(stiffness >= 0.0 && damping >= 0.0 && stiffness.is_finite() && damping.is_finite())
+            {
+                return Err(Error::InvalidOption {
+                    what: "servo stiffness K_p and damping K_d must be finite and ≥ 0",
+                });
+            }
+            for i in M..R {
+                rhs[i] -=
+                    damping * terms.velocity_residual[i] + stiffness * terms.position_residual[i];
+            }
+        }
+    }
+    let mass = &terms.mass_matrix;
+    let all = LagrangianView {
+        mass_matrix: mass,
+        generalized_force: &terms.generalized_force,
+        constraint_matrix: &terms.constraint_matrix,
+        constraint_rhs: &rhs,
+        nonideal_force: terms.nonideal_force.as_ref(),
+    };
+    let ((target, _), factor) = solve_factored(all, options, false)?;
+    let factor = factor
+        .or_else(|| Cholesky::new(*mass, FACTOR_TOLERANCE))
+        .ok_or(Error::NotPositiveDefinite {
+            what: "the mass matrix (the servo controller needs M⁻¹)",
+        })?;
+    // q̈₀ and G·x for the physical rows.
+    let physical: SMatrix<f64, M, N> = terms.constraint_matrix.fixed_rows::<M>(0).into_owned();
+    let mut free_force = terms.generalized_force;
+    if let Some(c) = &terms.nonideal_force {
+        free_force += c;
+    }
+    let (rest, projector) = if M == 0 {
+        (factor.solve(&free_force), None)
+    } else {
+        let physical_rhs: SVector<f64, M> = rhs.fixed_rows::<M>(0).into_owned();
+        let view = LagrangianView {
+            mass_matrix: mass,
+            generalized_force: &terms.generalized_force,
+            constraint_matrix: &physical,
+            constraint_rhs: &physical_rhs,
+            nonideal_force: terms.nonideal_force.as_ref(),
+        };
+        let (rest, _) = solve(view, options, false)?;
+        let mut inverse_mass_at = physical.transpose();
+        factor.solve_scaled_mut(&mut inverse_mass_at, 1.0);
+        let gram = physical * inverse_mass_at;
+        let multiplier = pinv_symmetric(&gram, None)?;
+        (rest, Some((inverse_mass_at, multiplier)))
+    };
+    // G x = M⁻¹x − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺A M⁻¹x, for x already multiplied by M⁻¹.
+    let constrain = |x: &mut SMatrix<f64, N, K>| {
+        if let Some((w, k)) = &projector {
+            *x -= w * (k * (physical * &*x));
+        }
+    };
+    let mut wanted = target - rest;
+    if let Convergence::Paper { p } = convergence {
+        if !(p > 0.0 && p.is_finite()) {
+            return Err(Error::InvalidOption {
+                what: "the gain P of eq 72 must be positive and finite",
+            });
+        }
+        // −M A_sᵀ(A_s A_sᵀ)⁻¹ P⁻¹ β, applied through G (M⁻¹ of it is −A_sᵀ(A_s A_sᵀ)⁺β/P).
+        let mut correction = SVector::<f64, N>::zeros();
+        if R > M {
+            let servo = terms.constraint_matrix.rows(M, R - M);
+            let beta = terms.velocity_residual.rows(M, R - M);
+            let gram = servo * servo.transpose();
+            let gram_pinv = pinv(&gram.into_owned(), None)?;
+            correction = -(servo.transpose() * (gram_pinv * beta)) / p;
+        }
+        if let Some((w, k)) = &projector {
+            correction -= w * (k * (physical * correction));
+        }
+        wanted += correction;
+    }
+    let servo_force = mass * wanted;
+    let input_matrix = &terms.input_matrix;
+    let mut response = *input_matrix;
+    factor.solve_scaled_mut(&mut response, 1.0);
+    constrain(&mut response);
+    let normal = input_matrix.transpose() * response;
+    let normal = (normal + normal.transpose()) * 0.5;
+    let projected = input_matrix.transpose() * wanted;
+    let input = match Cholesky::new(normal, FACTOR_TOLERANCE) {
+        Some(normal_factor) => normal_factor.solve(&projected),
+        None => pinv_symmetric(&normal, None)? * projected,
+    };
+    let achieved = response * input;
+    let acceleration = rest + achieved;
+    let missing = wanted - achieved;
+    let unrealized_force = mass * missing;
+    let mut task_residual = SVector::<f64, R>::zeros();
+    for i in M..R {
+        task_residual[i] = -terms.constraint_matrix.row(i).dot(&missing.transpose());
+    }
+    for (value, what) in [
+        (input.iter().all(|x| x.is_finite()), "servo input u"),
+        (
+            unrealized_force.iter().all(|x| x.is_finite()),
+            "unrealized servo force",
+        ),
+    ] {
+        if !value {
+            return Err(Error::NonFinite { what });
+        }
+    }
+    Ok(ServoControl {
+        input,
+        acceleration,
+        servo_force,
+        unrealized_force,
+        task_residual,
+    })
+}
+
+/// The servo input of `system` at (q, q̇, t) under `convergence` ([`control`] on
+/// [`ServoSystem::servo_terms`]).
+///
+/// # Errors
+/// As [`control`].
+pub fn servo_control<S, const N: usize, const M: usize, const R: usize, const K: usize>(
+    system: &S,
+    q: &SVector<f64, N>,
+    qd: &SVector<f64, N>,
+    t: f64,
+    convergence: Convergence,
+    options: &Options,
+) -> Result<ServoControl<N, R, K>, Error>
+where
+    S: ServoSystem<N, M, R, K> + ?Sized,
+{
+    control::<N, M, R, K>(&system.servo_terms(q, qd, t), convergence, options)
+}
+
+/// `system` closed by its servo controller: the [`ClosedLoop`] whose law is the input of
+/// [`servo_control`] at each state, a `LagrangianSystem` for the simulator.
+///
+/// Where the controller fails (a singular M, inconsistent constraints), the law returns NaN
+/// inputs, and the simulator stops the run there with its `NonFinite` dynamics error: no
+/// sample after it is recorded.
+pub fn servo_loop<S, const N: usize, const M: usize, const R: usize, const K: usize>(
+    system: &S,
+    convergence: Convergence,
+    options: Options,
+) -> ClosedLoop<'_, S, impl Fn(f64, &SVector<f64, N>, &SVector<f64, N>) -> SVector<f64, K> + '_, K>
+where
+    S: ServoSystem<N, M, R, K>,
+{
+    system.closed_loop(move |t, q, qd| {
+        servo_control::<S, N, M, R, K>(system, q, qd, t, convergence, &options)
+            .map_or_else(|_| SVector::repeat(f64::NAN), |c| c.input)
+    })
+}
