@@ -3,3 +3,6 @@
 
 #[path = "servo/flexible_joint.rs"]
 mod flexible_joint;
+
+#[path = "servo/ur5_circle.rs"]
+mod ur5_circle;
