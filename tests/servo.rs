@@ -6,3 +6,6 @@ mod flexible_joint;
 
 #[path = "servo/ur5_circle.rs"]
 mod ur5_circle;
+
+#[path = "servo/cartpole.rs"]
+mod cartpole;

@@ -23,6 +23,10 @@
 //!    exactly; when it is not (an underactuated system), u is the least-squares input and
 //!    [`ServoControl::unrealized_force`] and [`ServoControl::task_residual`] say what is
 //!    missing. They are always computed, never dropped.
+//!    With [`Realization::Task`] u instead meets the task rows, A_s q̈(u) = A_s q̈*, in least
+//!    squares (minimum-norm u): an underactuated system can often meet a task with a force
+//!    that is not the ideal Qᶜ_s (a cart-pole's cart force moves the pole), at the price of a
+//!    motion that differs from q̈* outside the task.
 //!
 //! M must be positive definite (the controller needs M⁻¹); a singular M is
 //! `Error::NotPositiveDefinite`.
@@ -92,6 +96,40 @@ pub enum Convergence {
     },
 }
 
+/// Which least-squares problem gives u when the servo force is not in range(B) (they agree
+/// when it is).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Realization {
+    /// u minimizes ‖M^½ (q̈(u) − q̈*)‖, Gauss's measure of the distance to the servo motion:
+    /// B u is the least-squares image of Qᶜ_s (in the M⁻¹ metric). The default.
+    #[default]
+    Force,
+    /// u minimizes ‖A_s (q̈(u) − q̈*)‖, the task acceleration error, with the smallest ‖u‖
+    /// among the minimizers. A task direction whose gain through the inputs, a singular value
+    /// of A_s G B, is at most 1e-8 ‖A_s‖ ‖G B‖ (Frobenius norms) counts as unreachable: the
+    /// inputs leave it alone instead of growing without bound near a singular state.
+    Task,
+}
+
+/// The controller's law: how the servo error converges and how u is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ServoLaw {
+    /// The convergence term for a state off the servo constraints.
+    pub convergence: Convergence,
+    /// The least-squares problem for u.
+    pub realization: Realization,
+}
+
+impl From<Convergence> for ServoLaw {
+    /// `convergence` with [`Realization::Force`].
+    fn from(convergence: Convergence) -> Self {
+        Self {
+            convergence,
+            realization: Realization::Force,
+        }
+    }
+}
+
 /// What [`control`] returns at one state, with n = `N` coordinates, r = `R`
 /// constraint rows and k = `K` inputs.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -121,7 +159,7 @@ impl<const N: usize, const R: usize, const K: usize> ServoControl<N, R, K> {
 }
 
 /// The input that realizes the servo constraints of `terms` (m = `M` physical rows first),
-/// under the law `convergence`, with the kernels' `options`. See the module documentation for
+/// under `law` (a [`Convergence`] alone takes [`Realization::Force`]), with the kernels' `options`. See the module documentation for
 /// the method.
 ///
 /// # Errors
@@ -131,9 +169,13 @@ impl<const N: usize, const R: usize, const K: usize> ServoControl<N, R, K> {
 /// or `p` ≤ 0; `NonFinite` when the result is not finite.
 pub fn control<const N: usize, const M: usize, const R: usize, const K: usize>(
     terms: &ServoTerms<N, R, K>,
-    convergence: Convergence,
+    law: impl Into<ServoLaw>,
     options: &Options,
 ) -> Result<ServoControl<N, R, K>, Error> {
+    let ServoLaw {
+        convergence,
+        realization,
+    } = law.into();
     if M > R {
         return Err(Error::DimensionMismatch {
             what: "physical rows m against all rows r",
@@ -227,12 +269,22 @@ pub fn control<const N: usize, const M: usize, const R: usize, const K: usize>(
     let mut response = *input_matrix;
     factor.solve_scaled_mut(&mut response, 1.0);
     constrain(&mut response);
-    let normal = input_matrix.transpose() * response;
-    let normal = (normal + normal.transpose()) * 0.5;
-    let projected = input_matrix.transpose() * wanted;
-    let input = match Cholesky::new(normal, FACTOR_TOLERANCE) {
-        Some(normal_factor) => normal_factor.solve(&projected),
-        None => pinv_symmetric(&normal, None)? * projected,
+    let input = match realization {
+        Realization::Force => {
+            let normal = input_matrix.transpose() * response;
+            let normal = (normal + normal.transpose()) * 0.5;
+            let projected = input_matrix.transpose() * wanted;
+            match Cholesky::new(normal, FACTOR_TOLERANCE) {
+                Some(normal_factor) => normal_factor.solve(&projected),
+                None => pinv_symmetric(&normal, None)? * projected,
+            }
+        }
+        Realization::Task => {
+            let servo = terms.constraint_matrix.rows(M, R - M);
+            let task = (servo * response).into_owned();
+            let cutoff = FACTOR_TOLERANCE * servo.norm() * response.norm();
+            pinv(&task, Some(cutoff))? * (servo * wanted)
+        }
     };
     let achieved = response * input;
     let acceleration = rest + achieved;
@@ -262,7 +314,7 @@ pub fn control<const N: usize, const M: usize, const R: usize, const K: usize>(
     })
 }
 
-/// The servo input of `system` at (q, q̇, t) under `convergence` ([`control`] on
+/// The servo input of `system` at (q, q̇, t) under `law` ([`control`] on
 /// [`ServoSystem::servo_terms`]).
 ///
 /// # Errors
@@ -272,13 +324,13 @@ pub fn servo_control<S, const N: usize, const M: usize, const R: usize, const K:
     q: &SVector<f64, N>,
     qd: &SVector<f64, N>,
     t: f64,
-    convergence: Convergence,
+    law: impl Into<ServoLaw>,
     options: &Options,
 ) -> Result<ServoControl<N, R, K>, Error>
 where
     S: ServoSystem<N, M, R, K> + ?Sized,
 {
-    control::<N, M, R, K>(&system.servo_terms(q, qd, t), convergence, options)
+    control::<N, M, R, K>(&system.servo_terms(q, qd, t), law, options)
 }
 
 /// `system` closed by its servo controller: the [`ClosedLoop`] whose law is the input of
@@ -289,14 +341,15 @@ where
 /// sample after it is recorded.
 pub fn servo_loop<S, const N: usize, const M: usize, const R: usize, const K: usize>(
     system: &S,
-    convergence: Convergence,
+    law: impl Into<ServoLaw>,
     options: Options,
 ) -> ClosedLoop<'_, S, impl Fn(f64, &SVector<f64, N>, &SVector<f64, N>) -> SVector<f64, K> + '_, K>
 where
     S: ServoSystem<N, M, R, K>,
 {
+    let law = law.into();
     system.closed_loop(move |t, q, qd| {
-        servo_control::<S, N, M, R, K>(system, q, qd, t, convergence, &options)
+        servo_control::<S, N, M, R, K>(system, q, qd, t, law, &options)
             .map_or_else(|_| SVector::repeat(f64::NAN), |c| c.input)
     })
 }

@@ -94,8 +94,8 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     ));
     let doc_control = doc(&format!(
         "The inputs u ({k_count}) that make the motion satisfy the servo and physical constraints, with the servo force, \
-         the part of it the inputs cannot supply and the task residual (`udk::runtime::servo::control`), under the law \
-         `convergence` with the default options.\n\n{state}\n\n# Errors\nAs `udk::runtime::servo::control`.",
+         the part of it the inputs cannot supply and the task residual (`udk::runtime::servo::control`), under `law` \
+         (a `Convergence`, or a `ServoLaw` that also chooses the realization) with the default options.\n\n{state}\n\n# Errors\nAs `udk::runtime::servo::control`.",
         k_count = code.k
     ));
     let s_lit = Literal::usize_unsuffixed(s_count);
@@ -111,11 +111,11 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
             }
 
             #doc_control
-            pub fn servo_control(&self, q: &#vec_n, qd: &#vec_n, t: f64, convergence: #runtime::servo::Convergence)
+            pub fn servo_control(&self, q: &#vec_n, qd: &#vec_n, t: f64, law: impl ::core::convert::Into<#runtime::servo::ServoLaw>)
                 -> ::core::result::Result<#runtime::servo::ServoControl<#n, #r, #k>, #runtime::Error> {
                 #runtime::servo::control::<#n, #m, #r, #k>(
                     &Self::servo_terms(self, q, qd, t),
-                    convergence,
+                    law,
                     &#runtime::Options::default(),
                 )
             }
