@@ -9,3 +9,6 @@ mod ur5_circle;
 
 #[path = "servo/cartpole.rs"]
 mod cartpole;
+
+#[path = "servo/swarm.rs"]
+mod swarm;
