@@ -45,7 +45,9 @@ fn the_task_is_met_by_the_cart_force_unless_the_pole_is_horizontal() {
     let cart = CartPole::EXAMPLE;
     let qd = Vector2::new(-0.2, 0.4);
     let q = Vector2::new(0.1, 0.3);
-    let control = cart.servo_control(&q, &qd, 0.0, task(Realization::Task)).unwrap();
+    let control = cart
+        .servo_control(&q, &qd, 0.0, task(Realization::Task))
+        .unwrap();
     let qdd = cart.acceleration(&q, &qd, &control.input, 0.0).unwrap();
     // θ̈ = −K_d θ̇ − K_p θ through the cart alone.
     assert!((qdd[1] + 10.0 * qd[1] + 25.0 * q[1]).abs() < 1e-12, "{qdd}");
@@ -53,10 +55,15 @@ fn the_task_is_met_by_the_cart_force_unless_the_pole_is_horizontal() {
     // Horizontal pole: the cart force does not reach θ̈; the missed task acceleration is
     // reported, the input stays finite.
     let q = Vector2::new(0.1, std::f64::consts::FRAC_PI_2);
-    let control = cart.servo_control(&q, &qd, 0.0, task(Realization::Task)).unwrap();
+    let control = cart
+        .servo_control(&q, &qd, 0.0, task(Realization::Task))
+        .unwrap();
     let qdd = cart.acceleration(&q, &qd, &control.input, 0.0).unwrap();
     assert!(control.input.iter().all(|u| u.is_finite()));
     let missed = qdd[1] - (-10.0 * qd[1] - 25.0 * q[1]);
     assert!(missed.abs() > 1.0);
-    assert!((control.task_residual[0] - missed).abs() < 1e-9, "{control:?} {missed}");
+    assert!(
+        (control.task_residual[0] - missed).abs() < 1e-9,
+        "{control:?} {missed}"
+    );
 }
