@@ -31,35 +31,47 @@
 //! M must be positive definite (the controller needs M⁻¹); a singular M is
 //! `Error::NotPositiveDefinite`.
 
+use crate::allocator::KernelAllocator;
 use crate::cholesky::Cholesky;
 use crate::control::{ClosedLoop, ControlledLagrangianSystem};
 use crate::fundamental::{solve, solve_factored};
 use crate::projection::FACTOR_TOLERANCE;
 use crate::{pinv, pinv_symmetric, Error, LagrangianView, Options};
-use nalgebra::{SMatrix, SVector};
+use nalgebra::allocator::Allocator;
+use nalgebra::{Const, DefaultAllocator, Dim, Dyn, OMatrix, OVector, SVector, U1};
 
-/// The terms of a servo-controlled system at one state (q, q̇, t), with n = `N` coordinates,
-/// r = `R` constraint rows (the m physical ones first, then the servo ones) and k = `K` inputs.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ServoTerms<const N: usize, const R: usize, const K: usize> {
+/// The terms of a servo-controlled system at one state (q, q̇, t), with n coordinates,
+/// r constraint rows (the m physical ones first, then the servo ones) and k inputs, for any
+/// nalgebra dimensions (`DVector` ones for a run-time model); [`ServoTerms`] for fixed sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenericServoTerms<N: Dim, R: Dim, K: Dim>
+where
+    DefaultAllocator:
+        Allocator<N, N> + Allocator<N> + Allocator<N, K> + Allocator<R, N> + Allocator<R>,
+{
     /// Mass matrix M(q, t), n × n.
-    pub mass_matrix: SMatrix<f64, N, N>,
+    pub mass_matrix: OMatrix<f64, N, N>,
     /// Generalized force at u = 0, Q₀(q, q̇, t), n entries.
-    pub generalized_force: SVector<f64, N>,
+    pub generalized_force: OVector<f64, N>,
     /// Non-ideal constraint force at u = 0, C₀, n entries; `None` for ideal constraints.
-    pub nonideal_force: Option<SVector<f64, N>>,
+    pub nonideal_force: Option<OVector<f64, N>>,
     /// Input matrix B = ∂(Q + C)/∂u, n × k.
-    pub input_matrix: SMatrix<f64, N, K>,
+    pub input_matrix: OMatrix<f64, N, K>,
     /// [A; A_s], r × n: the physical rows, then the servo rows.
-    pub constraint_matrix: SMatrix<f64, R, N>,
+    pub constraint_matrix: OMatrix<f64, R, N>,
     /// [b; b_s], r entries.
-    pub constraint_rhs: SVector<f64, R>,
+    pub constraint_rhs: OVector<f64, R>,
     /// The holonomic constraints f(q, t) and e(q, t) in their rows, 0 in the others.
-    pub position_residual: SVector<f64, R>,
+    pub position_residual: OVector<f64, R>,
     /// All r constraints at velocity level (ḟ or φ, then ė or φ_s); the servo rows are the
     /// error β of the review paper, eq 72.
-    pub velocity_residual: SVector<f64, R>,
+    pub velocity_residual: OVector<f64, R>,
 }
+
+/// [`GenericServoTerms`] with n = `N` coordinates, r = `R` rows and k = `K` inputs, as
+/// `#[lagrangian]` generates them (`servo_terms`).
+pub type ServoTerms<const N: usize, const R: usize, const K: usize> =
+    GenericServoTerms<Const<N>, Const<R>, Const<K>>;
 
 /// A [`ControlledLagrangianSystem`] with servo constraints, as `#[lagrangian]` generates it for
 /// a model with `servo(..)`: n = `N` coordinates, m = `M` physical constraint rows, r = `R`
@@ -85,9 +97,9 @@ pub enum Convergence {
         p: f64,
     },
     /// The task-space law ë = −K_d ė − K_p e in the holonomic servo rows and β̇ = −K_d β in
-    /// the nonholonomic ones (computed-torque form; Siciliano et al. 2009, Robotics, eq 8.114;
-    /// Baumgarte 1972 for the same terms on physical constraints): the servo rows of b become
-    /// b_s − K_d β − K_p e.
+    /// the nonholonomic ones (the computed-torque law of task-space control; Siciliano,
+    /// Sciavicco, Villani & Oriolo 2009, Robotics, eq 8.114; Baumgarte 1972 for the same terms
+    /// on physical constraints): the servo rows of b become b_s − K_d β − K_p e.
     TaskSpace {
         /// K_p (s⁻²), ≥ 0.
         stiffness: f64,
@@ -130,27 +142,37 @@ impl From<Convergence> for ServoLaw {
     }
 }
 
-/// What [`control`] returns at one state, with n = `N` coordinates, r = `R`
-/// constraint rows and k = `K` inputs.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ServoControl<const N: usize, const R: usize, const K: usize> {
+/// What [`control`] returns at one state, with n coordinates, r constraint rows and k inputs,
+/// for any nalgebra dimensions; [`ServoControl`] for fixed sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenericServoControl<N: Dim, R: Dim, K: Dim>
+where
+    DefaultAllocator: Allocator<N> + Allocator<R> + Allocator<K>,
+{
     /// The input u, k entries.
-    pub input: SVector<f64, K>,
+    pub input: OVector<f64, K>,
     /// The acceleration q̈ under u and the physical constraints, n entries.
-    pub acceleration: SVector<f64, N>,
+    pub acceleration: OVector<f64, N>,
     /// The servo part of the constraint force with the convergence term, Qᶜ_s = M (q̈* − q̈₀),
     /// n entries: the generalized force the inputs should supply.
-    pub servo_force: SVector<f64, N>,
+    pub servo_force: OVector<f64, N>,
     /// M (q̈* − q̈(u)), n entries: the part of Qᶜ_s the inputs cannot supply (0 when the task
     /// is realizable).
-    pub unrealized_force: SVector<f64, N>,
+    pub unrealized_force: OVector<f64, N>,
     /// A q̈(u) − b* in every row, r entries, with b* the servo right-hand side of the
     /// convergence law: 0 in the physical rows, and in the servo rows the task acceleration the
     /// inputs miss.
-    pub task_residual: SVector<f64, R>,
+    pub task_residual: OVector<f64, R>,
 }
 
-impl<const N: usize, const R: usize, const K: usize> ServoControl<N, R, K> {
+/// [`GenericServoControl`] with n = `N` coordinates, r = `R` rows and k = `K` inputs.
+pub type ServoControl<const N: usize, const R: usize, const K: usize> =
+    GenericServoControl<Const<N>, Const<R>, Const<K>>;
+
+impl<N: Dim, R: Dim, K: Dim> GenericServoControl<N, R, K>
+where
+    DefaultAllocator: Allocator<N> + Allocator<R> + Allocator<K>,
+{
     /// Whether the servo force is realized by the inputs to `tolerance` relative to its size:
     /// ‖unrealized force‖ ≤ `tolerance` · max(1, ‖Qᶜ_s‖).
     pub fn realized(&self, tolerance: f64) -> bool {
@@ -158,34 +180,106 @@ impl<const N: usize, const R: usize, const K: usize> ServoControl<N, R, K> {
     }
 }
 
-/// The input that realizes the servo constraints of `terms` (m = `M` physical rows first),
-/// under `law` (a [`Convergence`] alone takes [`Realization::Force`]), with the kernels' `options`. See the module documentation for
-/// the method.
+/// The input that realizes the servo constraints of `terms` (m = `M` physical rows first)
+/// under `law` (a [`Convergence`] alone takes [`Realization::Force`]), with the kernels'
+/// `options`, for fixed sizes; [`control_dyn`] for dynamic ones. See the module documentation
+/// for the method.
 ///
 /// # Errors
 /// The kernel's errors for the motion on all rows or on the physical ones
 /// ([`crate::acceleration`]): inconsistent constraints, a non-finite term...;
-/// `NotPositiveDefinite` when M is singular; `InvalidOption` for a negative or non-finite gain
-/// or `p` ≤ 0; `NonFinite` when the result is not finite.
+/// `DimensionMismatch` when m > r or the shapes disagree; `NotPositiveDefinite` when M is
+/// singular; `InvalidOption` for a negative or non-finite gain or `p` ≤ 0; `NonFinite` when
+/// the result is not finite.
 pub fn control<const N: usize, const M: usize, const R: usize, const K: usize>(
     terms: &ServoTerms<N, R, K>,
     law: impl Into<ServoLaw>,
     options: &Options,
 ) -> Result<ServoControl<N, R, K>, Error> {
+    control_generic(terms, Const::<M>, law, options)
+}
+
+/// [`control`] for dynamic sizes, as a run-time model (the `udk` command line) holds its
+/// terms: n = `terms.mass_matrix.nrows()` coordinates, r = `terms.constraint_rhs.len()` rows
+/// of which the first `physical` (m) are the physical constraints, k =
+/// `terms.input_matrix.ncols()` inputs.
+///
+/// # Errors
+/// As [`control`].
+pub fn control_dyn(
+    terms: &GenericServoTerms<Dyn, Dyn, Dyn>,
+    physical: usize,
+    law: impl Into<ServoLaw>,
+    options: &Options,
+) -> Result<GenericServoControl<Dyn, Dyn, Dyn>, Error> {
+    control_generic(terms, Dyn(physical), law, options)
+}
+
+/// The controller for any nalgebra dimensions, behind [`control`] and [`control_dyn`]: n
+/// coordinates, r rows of which the first `physical` (m) are the physical constraints, k
+/// inputs.
+///
+/// # Errors
+/// The kernel's errors for the motion on all rows or on the physical ones
+/// ([`crate::acceleration`]): inconsistent constraints, a non-finite term...;
+/// `DimensionMismatch` when m > r or the shapes disagree; `NotPositiveDefinite` when M is
+/// singular; `InvalidOption` for a negative or non-finite gain or `p` ≤ 0; `NonFinite` when
+/// the result is not finite.
+pub(crate) fn control_generic<N: Dim, P: Dim, R: Dim, K: Dim>(
+    terms: &GenericServoTerms<N, R, K>,
+    physical: P,
+    law: impl Into<ServoLaw>,
+    options: &Options,
+) -> Result<GenericServoControl<N, R, K>, Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>
+        + KernelAllocator<N, P>
+        + KernelAllocator<N, K>
+        + KernelAllocator<R, K>
+        + KernelAllocator<P, K>
+        + Allocator<K, R>
+        + Allocator<U1, N>,
+{
     let ServoLaw {
         convergence,
         realization,
     } = law.into();
-    if M > R {
-        return Err(Error::DimensionMismatch {
-            what: "physical rows m against all rows r",
-            expected: (R, 1),
-            found: (M, 1),
-        });
+    let (n, r, k, m) = (
+        terms.mass_matrix.nrows(),
+        terms.constraint_matrix.nrows(),
+        terms.input_matrix.ncols(),
+        physical.value(),
+    );
+    let shapes = [
+        ("physical rows m", (m, 1), (m.min(r), 1)),
+        ("input matrix B", terms.input_matrix.shape(), (n, k)),
+        (
+            "constraint matrix [A; A_s]",
+            terms.constraint_matrix.shape(),
+            (r, n),
+        ),
+        ("position residual", terms.position_residual.shape(), (r, 1)),
+        ("velocity residual", terms.velocity_residual.shape(), (r, 1)),
+    ];
+    for (what, found, expected) in shapes {
+        if found != expected {
+            return Err(Error::DimensionMismatch {
+                what,
+                expected,
+                found,
+            });
+        }
     }
-    let mut rhs = terms.constraint_rhs;
+    let mut rhs = terms.constraint_rhs.clone();
     match convergence {
-        Convergence::None | Convergence::Paper { .. } => {}
+        Convergence::None => {}
+        Convergence::Paper { p } => {
+            if !(p > 0.0 && p.is_finite()) {
+                return Err(Error::InvalidOption {
+                    what: "the gain P of eq 72 must be positive and finite",
+                });
+            }
+        }
         Convergence::TaskSpace { stiffness, damping } => {
             if !(stiffness >= 0.0 && damping >= 0.0 && stiffness.is_finite() && damping.is_finite())
             {
@@ -193,7 +287,7 @@ pub fn control<const N: usize, const M: usize, const R: usize, const K: usize>(
                     what: "servo stiffness K_p and damping K_d must be finite and ≥ 0",
                 });
             }
-            for i in M..R {
+            for i in m..r {
                 rhs[i] -=
                     damping * terms.velocity_residual[i] + stiffness * terms.position_residual[i];
             }
@@ -209,105 +303,90 @@ pub fn control<const N: usize, const M: usize, const R: usize, const K: usize>(
     };
     let ((target, _), factor) = solve_factored(all, options, false)?;
     let factor = factor
-        .or_else(|| Cholesky::new(*mass, FACTOR_TOLERANCE))
+        .or_else(|| Cholesky::new(mass.clone(), FACTOR_TOLERANCE))
         .ok_or(Error::NotPositiveDefinite {
             what: "the mass matrix (the servo controller needs M⁻¹)",
         })?;
-    // q̈₀ and G·x for the physical rows.
-    let physical: SMatrix<f64, M, N> = terms.constraint_matrix.fixed_rows::<M>(0).into_owned();
-    let mut free_force = terms.generalized_force;
-    if let Some(c) = &terms.nonideal_force {
-        free_force += c;
-    }
-    let (rest, projector) = if M == 0 {
+    // The servo rows alone: [A; A_s] with the physical rows zeroed, so that every product
+    // keeps the fixed sizes (the zero rows add nothing to a product or a pseudoinverse).
+    let mut servo = terms.constraint_matrix.clone();
+    servo.rows_mut(0, m).fill(0.0);
+    // q̈₀ and, with physical rows, what G = M⁻¹ − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺AM⁻¹ needs.
+    let rows: OMatrix<f64, P, N> = terms
+        .constraint_matrix
+        .rows_generic(0, physical)
+        .into_owned();
+    let (rest, projector) = if m == 0 {
+        let mut free_force = terms.generalized_force.clone();
+        if let Some(c) = &terms.nonideal_force {
+            free_force += c;
+        }
         (factor.solve(&free_force), None)
     } else {
-        let physical_rhs: SVector<f64, M> = rhs.fixed_rows::<M>(0).into_owned();
+        let physical_rhs: OVector<f64, P> = rhs.rows_generic(0, physical).into_owned();
         let view = LagrangianView {
             mass_matrix: mass,
             generalized_force: &terms.generalized_force,
-            constraint_matrix: &physical,
+            constraint_matrix: &rows,
             constraint_rhs: &physical_rhs,
             nonideal_force: terms.nonideal_force.as_ref(),
         };
         let (rest, _) = solve(view, options, false)?;
-        let mut inverse_mass_at = physical.transpose();
+        let mut inverse_mass_at = rows.transpose();
         factor.solve_scaled_mut(&mut inverse_mass_at, 1.0);
-        let gram = physical * inverse_mass_at;
+        let gram = &rows * &inverse_mass_at;
         let multiplier = pinv_symmetric(&gram, None)?;
         (rest, Some((inverse_mass_at, multiplier)))
     };
-    // G x = M⁻¹x − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺A M⁻¹x, for x already multiplied by M⁻¹.
-    let constrain = |x: &mut SMatrix<f64, N, K>| {
-        if let Some((w, k)) = &projector {
-            *x -= w * (k * (physical * &*x));
-        }
-    };
-    let mut wanted = target - rest;
+    let mut wanted = target - &rest;
     if let Convergence::Paper { p } = convergence {
-        if !(p > 0.0 && p.is_finite()) {
-            return Err(Error::InvalidOption {
-                what: "the gain P of eq 72 must be positive and finite",
-            });
-        }
-        // −M A_sᵀ(A_s A_sᵀ)⁻¹ P⁻¹ β, applied through G (M⁻¹ of it is −A_sᵀ(A_s A_sᵀ)⁺β/P).
-        let mut correction = SVector::<f64, N>::zeros();
-        if R > M {
-            let servo = terms.constraint_matrix.rows(M, R - M);
-            let beta = terms.velocity_residual.rows(M, R - M);
-            let gram = servo * servo.transpose();
-            let gram_pinv = pinv(&gram.into_owned(), None)?;
-            correction = -(servo.transpose() * (gram_pinv * beta)) / p;
-        }
-        if let Some((w, k)) = &projector {
-            correction -= w * (k * (physical * correction));
+        // −M A_sᵀ(A_s A_sᵀ)⁻¹ P⁻¹ β applied through G: M⁻¹ of it is −A_sᵀ(A_s A_sᵀ)⁺β/P.
+        let mut beta = terms.velocity_residual.clone();
+        beta.rows_mut(0, m).fill(0.0);
+        let gram = &servo * servo.transpose();
+        let mut correction = -(servo.tr_mul(&(pinv(&gram, None)? * beta))) / p;
+        if let Some((w, multiplier)) = &projector {
+            correction -= w * (multiplier * (&rows * &correction));
         }
         wanted += correction;
     }
-    let servo_force = mass * wanted;
+    let servo_force = mass * &wanted;
     let input_matrix = &terms.input_matrix;
-    let mut response = *input_matrix;
+    // G B.
+    let mut response = input_matrix.clone();
     factor.solve_scaled_mut(&mut response, 1.0);
-    constrain(&mut response);
+    if let Some((w, multiplier)) = &projector {
+        response -= w * (multiplier * (&rows * &response));
+    }
     let input = match realization {
         Realization::Force => {
-            let normal = input_matrix.transpose() * response;
-            let normal = (normal + normal.transpose()) * 0.5;
-            let projected = input_matrix.transpose() * wanted;
-            match Cholesky::new(normal, FACTOR_TOLERANCE) {
+            let normal = input_matrix.tr_mul(&response);
+            let normal = (&normal + normal.transpose()) * 0.5;
+            let projected = input_matrix.tr_mul(&wanted);
+            match Cholesky::new(normal.clone(), FACTOR_TOLERANCE) {
                 Some(normal_factor) => normal_factor.solve(&projected),
                 None => pinv_symmetric(&normal, None)? * projected,
             }
         }
         Realization::Task => {
-            let servo = terms.constraint_matrix.rows(M, R - M);
-            let task = (servo * response).into_owned();
+            let task = &servo * &response;
             let cutoff = FACTOR_TOLERANCE * servo.norm() * response.norm();
-            pinv(&task, Some(cutoff))? * (servo * wanted)
+            pinv(&task, Some(cutoff))? * (&servo * &wanted)
         }
     };
-    let achieved = response * input;
-    let acceleration = rest + achieved;
-    let missing = wanted - achieved;
-    let unrealized_force = mass * missing;
-    let mut task_residual = SVector::<f64, R>::zeros();
-    for i in M..R {
-        task_residual[i] = -terms.constraint_matrix.row(i).dot(&missing.transpose());
+    let achieved = &response * &input;
+    let missing = wanted - &achieved;
+    let unrealized_force = mass * &missing;
+    let task_residual = -(&servo * &missing);
+    let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
+    if !finite(input.as_slice()) || !finite(unrealized_force.as_slice()) {
+        return Err(Error::NonFinite {
+            what: "servo input u or its unrealized force",
+        });
     }
-    for (value, what) in [
-        (input.iter().all(|x| x.is_finite()), "servo input u"),
-        (
-            unrealized_force.iter().all(|x| x.is_finite()),
-            "unrealized servo force",
-        ),
-    ] {
-        if !value {
-            return Err(Error::NonFinite { what });
-        }
-    }
-    Ok(ServoControl {
+    Ok(GenericServoControl {
         input,
-        acceleration,
+        acceleration: rest + achieved,
         servo_force,
         unrealized_force,
         task_residual,
