@@ -18,6 +18,7 @@ pub mod jacobian;
 pub mod linearize;
 pub mod model;
 pub mod model_file;
+mod servo;
 pub mod simulate;
 
 pub use args::{Args, Command};

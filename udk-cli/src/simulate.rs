@@ -53,7 +53,11 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
     model.check_length(&context, key, v0)?;
     let fixed = coordinate_indices(&model, "--fixed", &args.fixed)?;
     check_plot_columns(&model, args)?;
-    let inputs = model.input_values("", Some(&args.u))?;
+    let servo = crate::servo::law(&model, args)?;
+    let inputs = match servo {
+        Some(_) => vec![0.0; model.derivation.inputs.len()],
+        None => model.input_values("", Some(&args.u))?,
+    };
     let run = Run {
         model: &model,
         args,
@@ -65,6 +69,9 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
         t0: initial.t0,
         progress: RefCell::new(Progress::new(initial.t0, args.t_end)),
         energy_conserved: model.derivation.conserves_energy(&params, &inputs),
+        servo: servo
+            .and_then(|law| crate::servo::Controller::new(&model, &params, law))
+            .map(RefCell::new),
     };
     let evaluator = model.evaluator(params, inputs);
     let n = model.n();
@@ -208,6 +215,8 @@ struct Run<'a> {
     /// Whether the energy is conserved ([`udk_symbolic::Derivation::conserves_energy`]): the
     /// summary shows the drift in parentheses and the plot the energy itself when it is not.
     energy_conserved: bool,
+    /// The servo controller that drives the inputs of a model with `servo` constraints.
+    servo: Option<RefCell<crate::servo::Controller>>,
 }
 
 impl Run<'_> {
@@ -269,8 +278,32 @@ impl Run<'_> {
                 let (q0, v0, assembled) = self.start::<N>(q0, v0, |q, v, options| {
                     consistent_dynamic_lagrangian_state(&system, q, v, t0, options)
                 })?;
-                let result =
-                    simulate_dynamic_lagrangian(&system, &q0, &v0, t0, tf, &self.options, observe);
+                let result = match &self.servo {
+                    Some(controller) => {
+                        let closed = crate::servo::ServoLoop {
+                            system: &system,
+                            controller,
+                        };
+                        simulate_dynamic_lagrangian(
+                            &closed,
+                            &q0,
+                            &v0,
+                            t0,
+                            tf,
+                            &self.options,
+                            observe,
+                        )
+                    }
+                    None => simulate_dynamic_lagrangian(
+                        &system,
+                        &q0,
+                        &v0,
+                        t0,
+                        tf,
+                        &self.options,
+                        observe,
+                    ),
+                };
                 (assembled, result)
             }
             Evaluator::Hamiltonian(evaluator) => {
@@ -497,6 +530,12 @@ impl<T: TapeTerms + Clone> Tape<'_, T> {
     /// The m constraints at velocity level.
     fn velocity_residual(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
         DVector::from_vec(self.evaluator.borrow_mut().residuals(q, v, t).2)
+    }
+}
+
+impl crate::servo::HeldInputs for Tape<'_, DynamicLagrangianTerms> {
+    fn hold_inputs(&self, u: &[f64]) {
+        self.evaluator.borrow_mut().set_inputs(u);
     }
 }
 

@@ -301,12 +301,17 @@ where
         constraint_rhs: &rhs,
         nonideal_force: terms.nonideal_force.as_ref(),
     };
-    let ((target, _), factor) = solve_factored(all, options, false)?;
+    let ((target, constraint_force), factor) = solve_factored(all, options, m == 0)?;
     let factor = factor
         .or_else(|| Cholesky::new(mass.clone(), FACTOR_TOLERANCE))
         .ok_or(Error::NotPositiveDefinite {
             what: "the mass matrix (the servo controller needs M⁻¹)",
         })?;
+    if let (Some(force), true) = (constraint_force, m == 0 && k == n) {
+        if let Some(control) = fully_actuated(terms, convergence, &factor, &target, force)? {
+            return Ok(control);
+        }
+    }
     // The servo rows alone: [A; A_s] with the physical rows zeroed, so that every product
     // keeps the fixed sizes (the zero rows add nothing to a product or a pseudoinverse).
     let mut servo = terms.constraint_matrix.clone();
@@ -393,6 +398,64 @@ where
     })
 }
 
+/// The controller of a system without physical constraints whose input matrix B is square and
+/// invertible (fully actuated), where both realizations give u = B⁻¹Qᶜ_s: Qᶜ_s is the
+/// kernel's constraint force `force` (C + A_sᵀλ) less C₀, plus the eq 72 term, so that no
+/// other solve with M is needed than the residuals'; u = (BᵀB)⁻¹BᵀQᶜ_s. `None` when B is
+/// singular or nearly so (a pivot ratio of BᵀB at most 1e-8), for the general path.
+fn fully_actuated<N: Dim, R: Dim, K: Dim>(
+    terms: &GenericServoTerms<N, R, K>,
+    convergence: Convergence,
+    factor: &Cholesky<N>,
+    target: &OVector<f64, N>,
+    force: OVector<f64, N>,
+) -> Result<Option<GenericServoControl<N, R, K>>, Error>
+where
+    DefaultAllocator:
+        KernelAllocator<N, R> + KernelAllocator<N, K> + KernelAllocator<R, K> + Allocator<U1, N>,
+{
+    let input_matrix = &terms.input_matrix;
+    let Some(gram) = Cholesky::new(input_matrix.tr_mul(input_matrix), FACTOR_TOLERANCE) else {
+        return Ok(None);
+    };
+    let mut servo_force = force;
+    if let Some(c) = &terms.nonideal_force {
+        servo_force -= c;
+    }
+    let servo = &terms.constraint_matrix;
+    let mut shift = None;
+    if let Convergence::Paper { p } = convergence {
+        // −M A_sᵀ(A_s A_sᵀ)⁻¹ P⁻¹ β, and M⁻¹ of it for the acceleration.
+        let gram = servo * servo.transpose();
+        let step = -(servo.tr_mul(&(pinv(&gram, None)? * &terms.velocity_residual))) / p;
+        servo_force += &terms.mass_matrix * &step;
+        shift = Some(step);
+    }
+    let input = gram.solve(&input_matrix.tr_mul(&servo_force));
+    let unrealized_force = &servo_force - input_matrix * &input;
+    let missing = factor.solve(&unrealized_force);
+    let mut acceleration = target - &missing;
+    if let Some(step) = shift {
+        acceleration += step;
+    }
+    if !input
+        .iter()
+        .chain(unrealized_force.iter())
+        .all(|x| x.is_finite())
+    {
+        return Err(Error::NonFinite {
+            what: "servo input u or its unrealized force",
+        });
+    }
+    Ok(Some(GenericServoControl {
+        input,
+        acceleration,
+        servo_force,
+        task_residual: -(servo * &missing),
+        unrealized_force,
+    }))
+}
+
 /// The servo input of `system` at (q, q̇, t) under `law` ([`control`] on
 /// [`ServoSystem::servo_terms`]).
 ///
@@ -431,4 +494,78 @@ where
         servo_control::<S, N, M, R, K>(system, q, qd, t, law, &options)
             .map_or_else(|_| SVector::repeat(f64::NAN), |c| c.input)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{matrix, vector, Matrix2x3, SMatrix};
+
+    /// A planar point of mass diag(2, 3) with the servo rows x = 0 (holonomic) and ẏ = 1.
+    fn terms<const K: usize>(input_matrix: SMatrix<f64, 2, K>) -> ServoTerms<2, 2, K> {
+        ServoTerms {
+            mass_matrix: matrix![2.0, 0.0; 0.0, 3.0],
+            generalized_force: vector![0.5, -9.81 * 3.0],
+            nonideal_force: None,
+            input_matrix,
+            constraint_matrix: matrix![1.0, 0.0; 0.0, 1.0],
+            constraint_rhs: vector![0.0, 0.0],
+            position_residual: vector![0.2, 0.0],
+            velocity_residual: vector![-0.1, 0.4],
+        }
+    }
+
+    #[test]
+    fn the_fully_actuated_path_agrees_with_the_general_one() {
+        let laws = [
+            Convergence::None,
+            Convergence::Paper { p: 0.5 },
+            Convergence::TaskSpace {
+                stiffness: 4.0,
+                damping: 3.0,
+            },
+        ];
+        for law in laws {
+            // B square: the fast path; B with a third, idle column: the general one.
+            let b = matrix![1.0, 0.5; 0.0, 2.0];
+            let fast = control::<2, 0, 2, 2>(&terms(b), law, &Options::default()).unwrap();
+            let wide = Matrix2x3::new(b[(0, 0)], b[(0, 1)], 0.0, b[(1, 0)], b[(1, 1)], 0.0);
+            let general = control::<2, 0, 2, 3>(&terms(wide), law, &Options::default()).unwrap();
+            assert!(
+                (fast.input - general.input.rows(0, 2)).norm() < 1e-12,
+                "{law:?}"
+            );
+            assert!(general.input[2].abs() < 1e-12);
+            for (x, y) in [
+                (fast.acceleration, general.acceleration),
+                (fast.servo_force, general.servo_force),
+                (fast.unrealized_force, general.unrealized_force),
+            ] {
+                assert!((x - y).norm() < 1e-12, "{law:?}: {x} against {y}");
+            }
+            assert!(fast.realized(1e-12) && general.realized(1e-12));
+            // The servo rows under u: ẍ = −K_d ẋ − K_p x and ÿ = −K_d (ẏ − 1) for the
+            // task-space law.
+            if let Convergence::TaskSpace { stiffness, damping } = law {
+                let expected = vector![-damping * -0.1 - stiffness * 0.2, -damping * 0.4];
+                assert!((fast.acceleration - expected).norm() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_gains_are_refused() {
+        let t = terms(matrix![1.0, 0.0; 0.0, 1.0]);
+        for law in [
+            Convergence::Paper { p: 0.0 },
+            Convergence::Paper { p: f64::NAN },
+            Convergence::TaskSpace {
+                stiffness: -1.0,
+                damping: 0.0,
+            },
+        ] {
+            let error = control::<2, 0, 2, 2>(&t, law, &Options::default()).unwrap_err();
+            assert!(matches!(error, Error::InvalidOption { .. }), "{error}");
+        }
+    }
 }
