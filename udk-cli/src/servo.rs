@@ -18,7 +18,8 @@ use udk_symbolic::{Equations, ExprMatrix};
 ///
 /// # Errors
 /// [`Failure::BadInput`] when a servo flag is given to a model without servo constraints,
-/// `--servo-gain` is given with a task-space gain, or `--u` is given to a model whose inputs
+/// `--servo-gain` is given with a task-space gain, a gain is negative, zero (P) or not
+/// finite, or `--u` is given to a model whose inputs
 /// the servo constraints drive.
 pub(crate) fn law(model: &Model, args: &SimulateArgs) -> Result<Option<ServoLaw>, Failure> {
     let name = model.file.name();
@@ -48,11 +49,24 @@ pub(crate) fn law(model: &Model, args: &SimulateArgs) -> Result<Option<ServoLaw>
                  two laws: give one",
             ))
         }
-        (Some(p), false) => Convergence::Paper { p },
-        (None, true) => Convergence::TaskSpace {
-            stiffness: args.servo_stiffness.unwrap_or(0.0),
-            damping: args.servo_damping.unwrap_or(0.0),
-        },
+        (Some(p), false) if p > 0.0 && p.is_finite() => Convergence::Paper { p },
+        (Some(p), false) => {
+            return Err(Failure::bad_input(format!(
+                "--servo-gain {p}: the gain P of eq 72 is a time constant, positive and finite"
+            )))
+        }
+        (None, true) => {
+            let (stiffness, damping) = (
+                args.servo_stiffness.unwrap_or(0.0),
+                args.servo_damping.unwrap_or(0.0),
+            );
+            if !(stiffness >= 0.0 && damping >= 0.0 && (stiffness + damping).is_finite()) {
+                return Err(Failure::bad_input(
+                    "--servo-stiffness and --servo-damping must be finite and ≥ 0",
+                ));
+            }
+            Convergence::TaskSpace { stiffness, damping }
+        }
         (None, false) => Convergence::None,
     };
     Ok(Some(convergence.into()))

@@ -68,7 +68,7 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
         },
         t0: initial.t0,
         progress: RefCell::new(Progress::new(initial.t0, args.t_end)),
-        energy_conserved: model.derivation.conserves_energy(&params, &inputs),
+        energy_conserved: servo.is_none() && model.derivation.conserves_energy(&params, &inputs),
         servo: servo
             .and_then(|law| crate::servo::Controller::new(&model, &params, law))
             .map(RefCell::new),

@@ -21,14 +21,16 @@
 //!    BᵀGB is positive definite, else by its pseudoinverse (minimum-norm u). When Qᶜ_s is
 //!    realizable, B u = Qᶜ_s up to forces the physical constraints absorb and the task holds
 //!    exactly; when it is not (an underactuated system), u is the least-squares input and
-//!    [`ServoControl::unrealized_force`] and [`ServoControl::task_residual`] say what is
-//!    missing. They are always computed, never dropped.
+//!    [`GenericServoControl::unrealized_force`] and [`GenericServoControl::task_residual`]
+//!    say what is missing. They are always computed, never dropped.
 //!    With [`Realization::Task`] u instead meets the task rows, A_s q̈(u) = A_s q̈*, in least
 //!    squares (minimum-norm u): an underactuated system can often meet a task with a force
 //!    that is not the ideal Qᶜ_s (a cart-pole's cart force moves the pole), at the price of a
 //!    motion that differs from q̈* outside the task.
 //!
-//! M must be positive definite (the controller needs M⁻¹); a singular M is
+//! Without physical constraints and with B square and invertible (a fully actuated arm), both
+//! realizations give u = B⁻¹Qᶜ_s, taken from the constraint force of step 1 with no further
+//! factorization. M must be positive definite (the controller needs M⁻¹); a singular M is
 //! `Error::NotPositiveDefinite`.
 
 use crate::allocator::KernelAllocator;
