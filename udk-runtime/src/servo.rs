@@ -483,6 +483,8 @@ where
 /// Where the controller fails (a singular M, inconsistent constraints), the law returns NaN
 /// inputs, and the simulator stops the run there with its `NonFinite` dynamics error: no
 /// sample after it is recorded.
+// The law's type is a closure: it can only be named as `impl Fn(..)`, inside the ClosedLoop.
+#[allow(clippy::type_complexity)]
 pub fn servo_loop<S, const N: usize, const M: usize, const R: usize, const K: usize>(
     system: &S,
     law: impl Into<ServoLaw>,
