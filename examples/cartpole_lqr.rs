@@ -17,7 +17,9 @@ use udk::runtime::simulate::{simulate_lagrangian, Showcase, SimulationOptions, S
 use udk::runtime::ControlledLagrangianSystem;
 
 /// Cart mass `mc` (kg), pole mass `m` (kg) at the pole's end, pole length `l` (m), gravity
-/// `g` (m/s²). Input: the horizontal force u on the cart (N).
+/// `g` (m/s²). Input: the horizontal force u on the cart (N). Servo constraint: the pole
+/// upright, th = 0 (`servo_control`; not realizable by the cart force alone as an ideal
+/// constraint force, and not at all where the pole is horizontal: `tests/servo/cartpole.rs`).
 #[lagrangian(
     coordinates(x, th),
     inputs(u),
@@ -25,6 +27,7 @@ use udk::runtime::ControlledLagrangianSystem;
         + 0.5 * m * l.powi(2) * dot(th).powi(2)
         - m * g * l * th.cos(),
     forces(u, 0.0),
+    servo(holonomic(th)),
 )]
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CartPole {

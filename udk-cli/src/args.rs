@@ -224,6 +224,16 @@ pub struct SimulateArgs {
     /// columns (`q2`, `qd1` or `p1`, `energy`, ...). Default: every coordinate.
     #[arg(long, value_delimiter = ',', num_args = 1, requires = "plot")]
     pub plot_columns: Vec<String>,
+    /// A model with `servo` constraints: the gain P (s) of the review paper's eq 72, which
+    /// drives the servo error β as β̇ = −β/P (see the guide's "Control by constraints").
+    #[arg(long)]
+    pub servo_gain: Option<f64>,
+    /// A model with `servo` constraints: K_p (s⁻²) of the task-space law ë = −K_d ė − K_p e.
+    #[arg(long)]
+    pub servo_stiffness: Option<f64>,
+    /// A model with `servo` constraints: K_d (s⁻¹) of the task-space law.
+    #[arg(long)]
+    pub servo_damping: Option<f64>,
 }
 
 /// The integrators of the simulator.

@@ -22,6 +22,7 @@ pub mod limit_cycle;
 pub mod linearize;
 pub mod model;
 pub mod model_file;
+mod servo;
 pub mod simulate;
 
 pub use args::{Args, Command};

@@ -13,11 +13,11 @@ use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use udk_runtime::simulate::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
-    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian_with_events, state_columns,
-    ConstraintLevel, ContactSet, CsvWriter, DynamicHamiltonianSystem, DynamicHamiltonianTerms,
-    DynamicLagrangianSystem, DynamicLagrangianTerms, OutputError, OutputTable, OutputTimes,
-    PlotOptions, Sample, SimulationError, SimulationOptions, StateKind, Summary, Trajectory,
-    Violation,
+    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian,
+    simulate_dynamic_lagrangian_with_events, state_columns, ConstraintLevel, ContactSet, CsvWriter,
+    DynamicHamiltonianSystem, DynamicHamiltonianTerms, DynamicLagrangianSystem,
+    DynamicLagrangianTerms, OutputError, OutputTable, OutputTimes, PlotOptions, Sample,
+    SimulationError, SimulationOptions, StateKind, Summary, Trajectory, Violation,
 };
 use udk_runtime::{Assembly, AssemblyOptions};
 
@@ -55,7 +55,18 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
     model.check_length(&context, key, v0)?;
     let fixed = coordinate_indices(&model, "--fixed", &args.fixed)?;
     check_plot_columns(&model, args)?;
-    let inputs = model.input_values("", Some(&args.u))?;
+    let servo = crate::servo::law(&model, args)?;
+    let inputs = match servo {
+        Some(_) => vec![0.0; model.derivation.inputs.len()],
+        None => model.input_values("", Some(&args.u))?,
+    };
+    let spec = &model.file.spec;
+    if servo.is_some() && !(spec.events.is_empty() && spec.contacts.is_empty()) {
+        return Err(Failure::bad_input(format!(
+            "{name}: servo constraints together with [[events]] or [[contacts]] are not \
+             supported yet: simulate the servo model without them"
+        )));
+    }
     let events = Events::new(&model, &params, &inputs)?;
     let run = Run {
         events: &events,
@@ -68,7 +79,10 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
         },
         t0: initial.t0,
         progress: RefCell::new(Progress::new(initial.t0, args.t_end)),
-        energy_conserved: model.derivation.conserves_energy(&params, &inputs),
+        energy_conserved: servo.is_none() && model.derivation.conserves_energy(&params, &inputs),
+        servo: servo
+            .and_then(|law| crate::servo::Controller::new(&model, &params, law))
+            .map(RefCell::new),
     };
     let evaluator = model.evaluator(params, inputs);
     let n = model.n();
@@ -224,6 +238,8 @@ struct Run<'a> {
     /// Whether the energy is conserved ([`udk_symbolic::Derivation::conserves_energy`]): the
     /// summary shows the drift in parentheses and the plot the energy itself when it is not.
     energy_conserved: bool,
+    /// The servo controller that drives the inputs of a model with `servo` constraints.
+    servo: Option<RefCell<crate::servo::Controller>>,
 }
 
 impl Run<'_> {
@@ -283,24 +299,45 @@ impl Run<'_> {
                 let (q0, v0, assembled) = self.start::<N>(q0, v0, |q, v, options| {
                     consistent_dynamic_lagrangian_state(&system, q, v, t0, options)
                 })?;
-                let contacts = ContactSet::new(&system, self.events.contacts())
-                    .and_then(|set| {
-                        let tolerance = self.options.constraint_tolerance;
-                        set.settle(q0.as_slice(), v0.as_slice(), t0, tolerance)
-                            .map(|()| set)
-                    })
-                    .map_err(|e| Failure::bad_input(format!("{file}: [[contacts]]: {e}")))?;
-                let mut events = self.events.events::<N>(&contacts);
-                events.extend(contacts.events::<N>());
-                let (state, times) = ((&q0, &v0), (t0, tf));
-                let result = simulate_dynamic_lagrangian_with_events(
-                    &contacts,
-                    state,
-                    times,
-                    &self.options,
-                    &events,
-                    observe,
-                );
+                let result = match &self.servo {
+                    Some(controller) => {
+                        let closed = crate::servo::ServoLoop {
+                            system: &system,
+                            controller,
+                        };
+                        simulate_dynamic_lagrangian(
+                            &closed,
+                            &q0,
+                            &v0,
+                            t0,
+                            tf,
+                            &self.options,
+                            observe,
+                        )
+                    }
+                    None => {
+                        let contacts = ContactSet::new(&system, self.events.contacts())
+                            .and_then(|set| {
+                                let tolerance = self.options.constraint_tolerance;
+                                set.settle(q0.as_slice(), v0.as_slice(), t0, tolerance)
+                                    .map(|()| set)
+                            })
+                            .map_err(|e| {
+                                Failure::bad_input(format!("{file}: [[contacts]]: {e}"))
+                            })?;
+                        let mut events = self.events.events::<N>(&contacts);
+                        events.extend(contacts.events::<N>());
+                        let (state, times) = ((&q0, &v0), (t0, tf));
+                        simulate_dynamic_lagrangian_with_events(
+                            &contacts,
+                            state,
+                            times,
+                            &self.options,
+                            &events,
+                            observe,
+                        )
+                    }
+                };
                 (assembled, result)
             }
             Evaluator::Hamiltonian(evaluator) => {
@@ -538,6 +575,12 @@ impl<T: TapeTerms + Clone> Tape<'_, T> {
     /// The m constraints at velocity level.
     fn velocity_residual(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
         DVector::from_vec(self.evaluator.borrow_mut().residuals(q, v, t).2)
+    }
+}
+
+impl crate::servo::HeldInputs for Tape<'_, DynamicLagrangianTerms> {
+    fn hold_inputs(&self, u: &[f64]) {
+        self.evaluator.borrow_mut().set_inputs(u);
     }
 }
 

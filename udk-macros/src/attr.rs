@@ -33,6 +33,7 @@ enum Key {
     Inputs,
     Loads,
     Outputs,
+    Servo,
     Urdf,
     Gravity,
     JointDamping,
@@ -41,7 +42,7 @@ enum Key {
 }
 
 impl Key {
-    const ALL: [Key; 17] = [
+    const ALL: [Key; 18] = [
         Key::Coordinates,
         Key::Momenta,
         Key::Lagrangian,
@@ -54,6 +55,7 @@ impl Key {
         Key::Inputs,
         Key::Loads,
         Key::Outputs,
+        Key::Servo,
         Key::Urdf,
         Key::Gravity,
         Key::JointDamping,
@@ -75,6 +77,7 @@ impl Key {
             Key::Inputs => "inputs",
             Key::Loads => "loads",
             Key::Outputs => "outputs",
+            Key::Servo => "servo",
             Key::Urdf => "urdf",
             Key::Gravity => "gravity",
             Key::JointDamping => "joint_damping",
@@ -93,6 +96,7 @@ impl Key {
             | Key::Nonideal
             | Key::Inputs
             | Key::Loads
+            | Key::Servo
             | Key::Urdf
             | Key::Gravity
             | Key::JointDamping
@@ -252,6 +256,7 @@ fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
         Key::Inputs => spec.inputs = names(&meta, name)?,
         Key::Loads => spec.loads = expressions(&meta, name)?,
         Key::Outputs => spec.outputs = named_expressions(&meta, name)?,
+        Key::Servo => spec.servo = expressions(&meta, name)?,
         Key::Urdf => {
             let literal = match string_literal(&meta) {
                 Some(literal) => literal.clone(),

@@ -37,6 +37,7 @@ use udk_symbolic::{Errors, ModelSpec};
 ///     loads(force(F, p), torque(T, R)),  // world-frame forces at points, torques on bodies
 ///     nonideal(C1, ..., Cn),             // non-ideal constraint force C
 ///     outputs(name = EXPR, ...),         // named scalars or 3-vectors, one function each
+///     servo(holonomic(e1, ..), nonholonomic(phi1, ..)), // task constraints the inputs realize
 /// )]
 /// pub struct Model { pub parameter: f64, ... }
 /// ```
@@ -69,7 +70,9 @@ use udk_symbolic::{Errors, ModelSpec};
 /// `nonideal_force`, `terms`, `acceleration`, `constraint_force`, `energy`,
 /// `position_residual`, `velocity_residual` and one function per output, and implements
 /// `udk::LagrangianSystem<n, m>` (with inputs, `udk::runtime::ControlledLagrangianSystem<n, m,
-/// k>`, whose functions take `u` after `qd`). Every mistake is a compile error at its culprit.
+/// k>`, whose functions take `u` after `qd`). With `servo(..)` it also adds `NUM_SERVO`,
+/// `servo_terms` and `servo_control` and implements `udk::runtime::servo::ServoSystem` (see
+/// `udk::runtime::servo`). Every mistake is a compile error at its culprit.
 /// See the `udk` crate and its README ("Writing a model") for the whole language, shapes and
 /// runnable examples.
 ///
@@ -82,7 +85,7 @@ use udk_symbolic::{Errors, ModelSpec};
 ///     joint_damping = false,             // true: −d q̇ from each joint's <dynamics damping>
 ///     mimic = false,                     // true: <mimic> joints become holonomic constraints
 ///     inertia = "strict",                // "repair": project indefinite inertia tensors
-///     holonomic(..), nonholonomic(..), nonideal(..), forces(..), loads(..), outputs(..), let ..
+///     holonomic(..), nonholonomic(..), nonideal(..), forces(..), loads(..), outputs(..), servo(..), let ..
 /// )]
 /// pub struct Ur5;                        // or a struct of f64 parameters
 /// ```

@@ -50,6 +50,7 @@
 //! 10. [`linearize`] (state-space matrices and eigenvalues about an operating point),
 //!     [`lqr`] (the regulator gain of a linearization).
 //! 11. [`simulate`] (integrators over the traits).
+//! 12. [`servo`] (control by servo constraints: the inputs that realize a task).
 
 mod allocator;
 mod assemble;
@@ -69,6 +70,7 @@ mod pinv;
 mod projection;
 mod residual;
 mod scaling;
+pub mod servo;
 #[cfg(feature = "simulate")]
 pub mod simulate;
 mod singular;

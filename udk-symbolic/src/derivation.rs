@@ -63,6 +63,36 @@ pub struct LagrangianEquations {
     /// of q̈; `None` for a model beyond
     /// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
     pub jacobians: Option<LagrangianJacobians>,
+    /// The servo constraints and the input matrix, for a model with `servo`; `None` without.
+    pub servo: Option<ServoEquations>,
+}
+
+/// The servo (task) constraints of a Lagrangian model with n coordinates, k inputs and s
+/// servo rows (holonomic first), and what the controller of `udk_runtime::servo` needs to
+/// realize them through the inputs (review paper, section 8.3; Udwadia 2003).
+///
+/// The inputs enter Q + C affinely, Q + C = (Q + C)|u=0 + B u; the derivation checks it.
+#[derive(Clone, Debug)]
+pub struct ServoEquations {
+    /// A_s = ∂(servo constraint, differentiated)/∂q̈, s × n, as
+    /// [`LagrangianEquations::constraint_matrix`].
+    pub constraint_matrix: ExprMatrix,
+    /// b_s, s entries, so that the servo constraints hold when A_s q̈ = b_s.
+    pub constraint_rhs: Vec<ExprId>,
+    /// The holonomic servo constraints e(q, t) as written (the first servo rows).
+    pub holonomic: Vec<ExprId>,
+    /// The holonomic residuals of all m + s rows, physical then servo: f(q, t) and e(q, t) in
+    /// the holonomic rows, 0 in the nonholonomic ones.
+    pub position_residual: Vec<ExprId>,
+    /// The servo constraints at velocity level, s entries: ė for each holonomic one, then
+    /// φ(q, q̇, t); the error β of the review paper, eq 72.
+    pub velocity_constraints: Vec<ExprId>,
+    /// The input matrix B = ∂(Q + C)/∂u, n × k, free of u.
+    pub input_matrix: ExprMatrix,
+    /// Q at u = 0, n entries.
+    pub generalized_force: Vec<ExprId>,
+    /// C at u = 0, n entries.
+    pub nonideal_force: Vec<ExprId>,
 }
 
 /// The Jacobians of the two residuals of a Lagrangian model with n coordinates, m

@@ -44,7 +44,7 @@ pub mod urdf;
 pub use codegen::generate;
 pub use derivation::{
     ArticulatedEquations, Derivation, Equations, ExprMatrix, HamiltonianEquations,
-    LagrangianEquations, MassMatrixForm, NamedValue,
+    LagrangianEquations, MassMatrixForm, NamedValue, ServoEquations,
 };
 pub use derive::derive;
 pub use error::{Error, Errors};

@@ -121,6 +121,7 @@ fn expressions_mut(spec: &mut ModelSpec) -> impl Iterator<Item = &mut Expression
         &mut spec.forces,
         &mut spec.nonideal,
         &mut spec.loads,
+        &mut spec.servo,
     ];
     let named = (spec.definitions.iter_mut())
         .chain(spec.outputs.iter_mut())

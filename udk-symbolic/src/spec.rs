@@ -24,10 +24,13 @@ use std::fmt;
 ///   `loads` and `nonideal` only;
 /// - `loads`: `force(F, p)` and `torque(T, R)` entries, world-frame forces at points and
 ///   torques on bodies, added to Q as F·∂ṗ/∂q̇ and T·∂ω/∂q̇;
-/// - `outputs`: named kinematic quantities (scalars or 3-vectors) to compute and plot.
+/// - `outputs`: named kinematic quantities (scalars or 3-vectors) to compute and plot;
+/// - `servo`: servo (task) constraints, each `holonomic(e1, ...)` (e(q, t) = 0, differentiated
+///   twice) or `nonholonomic(φ1, ...)` (φ(q, q̇, t) = 0, differentiated once), realized by the
+///   inputs rather than by the environment (review paper, section 8.3; Udwadia 2003).
 ///
 /// A Lagrangian model takes `holonomic`, `nonholonomic`, `forces`, `nonideal`, `inputs`,
-/// `loads` and `outputs`; a Hamiltonian model takes `momenta`, `holonomic`, `constraints` and
+/// `loads`, `outputs` and `servo`; a Hamiltonian model takes `momenta`, `holonomic`, `constraints` and
 /// `outputs` (its equations have no place for forces or C). Both take `definitions`.
 /// [`derive`](crate::derive()) reports any other field that is set, at its span.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -82,6 +85,13 @@ pub struct ModelSpec {
     /// sums of every expression ([`crate::repeat`]).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub repeat: Vec<crate::repeat::Repeat>,
+    /// Servo constraints (Lagrangian models with inputs): each entry is `holonomic(e1, ...)`
+    /// or `nonholonomic(φ1, ...)`, written as the physical constraints are; in a model file
+    /// `servo = ["holonomic(x - 0.1 * t)", "nonholonomic(dot(q2) + dot(q4))"]`. They are
+    /// kept apart from `holonomic` and `nonholonomic`: the motion satisfies them only under
+    /// the inputs that `udk_runtime::servo` computes.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub servo: Vec<Expression>,
     /// The kinematic tree of a robot model (set by the URDF front end, never written by hand):
     /// the derivation then also forms M by the composite-rigid-body algorithm and Q by
     /// recursive Newton–Euler, and keeps the smallest form.

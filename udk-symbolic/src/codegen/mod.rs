@@ -14,6 +14,7 @@
 mod expansion;
 mod hamiltonian;
 mod lagrangian;
+mod servo;
 #[cfg(test)]
 mod tests;
 
@@ -65,7 +66,11 @@ fn model_name(spec: &ModelSpec) -> Result<Ident, Errors> {
 fn emit(name: &Ident, derivation: &Derivation) -> TokenStream {
     let code = Code::new(derivation);
     match &derivation.equations {
-        Equations::Lagrangian(equations) => lagrangian::generate(name, &code, equations),
+        Equations::Lagrangian(equations) => {
+            let mut items = lagrangian::generate(name, &code, equations);
+            items.extend(servo::generate(name, &code, equations));
+            items
+        }
         Equations::Hamiltonian(equations) => hamiltonian::generate(name, &code, equations),
     }
 }

@@ -75,6 +75,7 @@ pub(super) fn check_spec<'a>(spec: &'a ModelSpec, errors: &mut Errors) -> Option
                 ),
                 ("nonideal", &spec.nonideal, "use a Lagrangian model"),
                 ("loads", &spec.loads, "use a Lagrangian model"),
+                ("servo", &spec.servo, "use a Lagrangian model with inputs"),
             ] {
                 if let Some(e) = entries.first() {
                     errors.push(

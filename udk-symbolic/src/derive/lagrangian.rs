@@ -202,6 +202,15 @@ pub(super) fn derive(
     };
     let jacobians =
         jacobian::lagrangian(pool, &residuals, spec.inputs.len(), &velocity_constraints);
+    let servo = super::servo::derive(
+        spec,
+        scope,
+        pool,
+        &generalized_force,
+        &nonideal_force,
+        (&holonomic, velocity_constraints.len()),
+        errors,
+    );
 
     errors.is_empty().then_some(LagrangianEquations {
         mass_matrix_form: chosen,
@@ -217,6 +226,7 @@ pub(super) fn derive(
         holonomic,
         velocity_constraints,
         jacobians,
+        servo,
     })
 }
 
@@ -414,7 +424,7 @@ fn add_loads(pool: &mut Pool, n: usize, forces: &[ExprId], loads: &[Load]) -> Ve
 
 /// An error at each constraint that depends on no coordinate or velocity, and at each
 /// nonholonomic constraint with no velocity (it would be differentiated once only).
-fn check_constraints(
+pub(super) fn check_constraints(
     pool: &Pool,
     holonomic: &[(ExprId, Span)],
     nonholonomic: &[(ExprId, Span)],

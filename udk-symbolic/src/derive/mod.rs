@@ -16,6 +16,7 @@ mod energy;
 mod hamiltonian;
 mod jacobian;
 mod lagrangian;
+mod servo;
 pub mod tree;
 
 use crate::derivation::{Derivation, ExprMatrix, NamedValue};

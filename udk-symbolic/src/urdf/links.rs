@@ -51,6 +51,7 @@ pub fn rewrite(spec: &mut ModelSpec, robot: &Robot, names: &LinkNames, errors: &
         .chain(&mut spec.forces)
         .chain(&mut spec.nonideal)
         .chain(&mut spec.loads)
+        .chain(&mut spec.servo)
         .chain(spec.definitions.iter_mut().map(|d| &mut d.value))
         .chain(spec.outputs.iter_mut().map(|o| &mut o.value));
     for Expression(expr) in expressions {

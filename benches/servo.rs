@@ -1,0 +1,51 @@
+//! One servo-controller evaluation on the UR5 circle (`examples/ur5_circle.rs`: the torques
+//! u from the state, by `servo_control` with the task-space law) against one `acceleration`
+//! of the same model (q̈ from the state and the torques, by the articulated-body algorithm).
+//! The target: the controller within 2× the acceleration.
+//!
+//! Run with `cargo bench --bench servo`.
+
+#[allow(dead_code)]
+#[path = "../examples/ur5_circle.rs"]
+mod ur5_circle;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use std::hint::black_box;
+use udk::nalgebra::SVector;
+use ur5_circle::Ur5Circle;
+
+fn servo(c: &mut Criterion) {
+    let arm = Ur5Circle::EXAMPLE;
+    let q = SVector::<f64, 6>::from([0.32, -1.18, 1.63, -1.87, -1.52, 0.21]);
+    let qd = SVector::<f64, 6>::from([0.1, -0.2, 0.3, 0.05, -0.1, 0.2]);
+    let t = 0.3;
+    let tau = arm
+        .servo_control(&q, &qd, t, Ur5Circle::GAINS)
+        .expect("M is positive definite")
+        .input;
+    let mut group = c.benchmark_group("ur5_circle");
+    group.bench_function("servo_control", |b| {
+        b.iter(|| {
+            arm.servo_control(
+                black_box(&q),
+                black_box(&qd),
+                black_box(t),
+                Ur5Circle::GAINS,
+            )
+            .expect("M is positive definite")
+        })
+    });
+    group.bench_function("acceleration", |b| {
+        b.iter(|| {
+            arm.acceleration(black_box(&q), black_box(&qd), black_box(&tau), black_box(t))
+                .expect("unique")
+        })
+    });
+    group.bench_function("servo_terms", |b| {
+        b.iter(|| arm.servo_terms(black_box(&q), black_box(&qd), black_box(t)))
+    });
+    group.finish();
+}
+
+criterion_group!(benches, servo);
+criterion_main!(benches);

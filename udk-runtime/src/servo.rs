@@ -1,0 +1,575 @@
+//! Control by constraints: the inputs u that make a system follow its servo (task)
+//! constraints, by the fundamental equation (review paper, Zhao, Chen, Zhao & Dong 2018,
+//! section 8.3; Udwadia 2003, "A new perspective on the tracking control of nonlinear
+//! structural and mechanical systems"; Chen 2009, "Constraint-following servo control design
+//! for mechanical systems").
+//!
+//! A model with `servo(holonomic(..), nonholonomic(..))` and inputs u entering Q + C as
+//! Q₀ + C₀ + B u implements [`ServoSystem`]: at a state it gives M, Q₀, C₀, B and the stacked
+//! constraints [A; A_s] q̈ = [b; b_s], the m physical rows first, then the s = r − m servo rows,
+//! with the servo errors e (holonomic rows) and β = ė or φ (all rows).
+//!
+//! [`control`] computes, with n coordinates and k inputs:
+//! 1. q̈* by the fundamental equation on all r rows (Udwadia & Kalaba 1993, eq 17), with the
+//!    servo right-hand side changed by the [`Convergence`] law when the state is off the task;
+//! 2. q̈₀, the motion under the physical constraints alone at u = 0, and the servo part of the
+//!    constraint force Qᶜ_s = M (q̈* − q̈₀) = Qᶜ(all rows) − Qᶜ(physical rows); without
+//!    physical constraints it is the Qᶜ of the servo constraints, the paper's Fᶜ (eq 71);
+//! 3. u minimizing Gauss's measure ‖M^½ (q̈(u) − q̈*)‖ of the motion q̈(u) = q̈₀ + G B u, with
+//!    G = M⁻¹ − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺AM⁻¹ the map from an applied force to the acceleration under
+//!    the physical constraints: the normal equations (BᵀGB) u = Bᵀ(q̈* − q̈₀), by Cholesky when
+//!    BᵀGB is positive definite, else by its pseudoinverse (minimum-norm u). When Qᶜ_s is
+//!    realizable, B u = Qᶜ_s up to forces the physical constraints absorb and the task holds
+//!    exactly; when it is not (an underactuated system), u is the least-squares input and
+//!    [`GenericServoControl::unrealized_force`] and [`GenericServoControl::task_residual`]
+//!    say what is missing. They are always computed, never dropped.
+//!    With [`Realization::Task`] u instead meets the task rows, A_s q̈(u) = A_s q̈*, in least
+//!    squares (minimum-norm u): an underactuated system can often meet a task with a force
+//!    that is not the ideal Qᶜ_s (a cart-pole's cart force moves the pole), at the price of a
+//!    motion that differs from q̈* outside the task.
+//!
+//! Without physical constraints and with B square and invertible (a fully actuated arm), both
+//! realizations give u = B⁻¹Qᶜ_s, taken from the constraint force of step 1 with no further
+//! factorization. M must be positive definite (the controller needs M⁻¹); a singular M is
+//! `Error::NotPositiveDefinite`.
+
+use crate::allocator::KernelAllocator;
+use crate::cholesky::Cholesky;
+use crate::control::{ClosedLoop, ControlledLagrangianSystem};
+use crate::fundamental::{solve, solve_factored};
+use crate::projection::FACTOR_TOLERANCE;
+use crate::{pinv, pinv_symmetric, Error, LagrangianView, Options};
+use nalgebra::allocator::Allocator;
+use nalgebra::{Const, DefaultAllocator, Dim, Dyn, OMatrix, OVector, SVector, U1};
+
+/// The terms of a servo-controlled system at one state (q, q̇, t), with n coordinates,
+/// r constraint rows (the m physical ones first, then the servo ones) and k inputs, for any
+/// nalgebra dimensions (`DVector` ones for a run-time model); [`ServoTerms`] for fixed sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenericServoTerms<N: Dim, R: Dim, K: Dim>
+where
+    DefaultAllocator:
+        Allocator<N, N> + Allocator<N> + Allocator<N, K> + Allocator<R, N> + Allocator<R>,
+{
+    /// Mass matrix M(q, t), n × n.
+    pub mass_matrix: OMatrix<f64, N, N>,
+    /// Generalized force at u = 0, Q₀(q, q̇, t), n entries.
+    pub generalized_force: OVector<f64, N>,
+    /// Non-ideal constraint force at u = 0, C₀, n entries; `None` for ideal constraints.
+    pub nonideal_force: Option<OVector<f64, N>>,
+    /// Input matrix B = ∂(Q + C)/∂u, n × k.
+    pub input_matrix: OMatrix<f64, N, K>,
+    /// [A; A_s], r × n: the physical rows, then the servo rows.
+    pub constraint_matrix: OMatrix<f64, R, N>,
+    /// [b; b_s], r entries.
+    pub constraint_rhs: OVector<f64, R>,
+    /// The holonomic constraints f(q, t) and e(q, t) in their rows, 0 in the others.
+    pub position_residual: OVector<f64, R>,
+    /// All r constraints at velocity level (ḟ or φ, then ė or φ_s); the servo rows are the
+    /// error β of the review paper, eq 72.
+    pub velocity_residual: OVector<f64, R>,
+}
+
+/// [`GenericServoTerms`] with n = `N` coordinates, r = `R` rows and k = `K` inputs, as
+/// `#[lagrangian]` generates them (`servo_terms`).
+pub type ServoTerms<const N: usize, const R: usize, const K: usize> =
+    GenericServoTerms<Const<N>, Const<R>, Const<K>>;
+
+/// A [`ControlledLagrangianSystem`] with servo constraints, as `#[lagrangian]` generates it for
+/// a model with `servo(..)`: n = `N` coordinates, m = `M` physical constraint rows, r = `R`
+/// rows in all (s = r − m servo rows) and k = `K` inputs.
+pub trait ServoSystem<const N: usize, const M: usize, const R: usize, const K: usize>:
+    ControlledLagrangianSystem<N, M, K>
+{
+    /// The terms the controller needs at (q, q̇, t), computed together in one program.
+    fn servo_terms(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64)
+        -> ServoTerms<N, R, K>;
+}
+
+/// How the controller drives a state that violates the servo constraints back onto them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Convergence {
+    /// None: only A_s q̈ = b_s, which keeps the error where it is (ë = 0, β̇ = 0).
+    None,
+    /// The review paper's eq 72: u = Fᶜ − M A_sᵀ(A_s A_sᵀ)⁻¹ P⁻¹ β with P = `p` I (s), which
+    /// makes β̇ = −β/P when there are no physical constraints (the paper writes D, the link
+    /// inertia, for M). `p` > 0 is a time constant in seconds.
+    Paper {
+        /// P, the time constant (s) of the error β.
+        p: f64,
+    },
+    /// The task-space law ë = −K_d ė − K_p e in the holonomic servo rows and β̇ = −K_d β in
+    /// the nonholonomic ones (the computed-torque law of task-space control; Siciliano,
+    /// Sciavicco, Villani & Oriolo 2009, Robotics, eq 8.114; Baumgarte 1972 for the same terms
+    /// on physical constraints): the servo rows of b become b_s − K_d β − K_p e.
+    TaskSpace {
+        /// K_p (s⁻²), ≥ 0.
+        stiffness: f64,
+        /// K_d (s⁻¹), ≥ 0.
+        damping: f64,
+    },
+}
+
+/// Which least-squares problem gives u when the servo force is not in range(B) (they agree
+/// when it is).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Realization {
+    /// u minimizes ‖M^½ (q̈(u) − q̈*)‖, Gauss's measure of the distance to the servo motion:
+    /// B u is the least-squares image of Qᶜ_s (in the M⁻¹ metric). The default.
+    #[default]
+    Force,
+    /// u minimizes ‖A_s (q̈(u) − q̈*)‖, the task acceleration error, with the smallest ‖u‖
+    /// among the minimizers. A task direction whose gain through the inputs, a singular value
+    /// of A_s G B, is at most 1e-8 ‖A_s‖ ‖G B‖ (Frobenius norms) counts as unreachable: the
+    /// inputs leave it alone instead of growing without bound near a singular state.
+    Task,
+}
+
+/// The controller's law: how the servo error converges and how u is chosen.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ServoLaw {
+    /// The convergence term for a state off the servo constraints.
+    pub convergence: Convergence,
+    /// The least-squares problem for u.
+    pub realization: Realization,
+}
+
+impl From<Convergence> for ServoLaw {
+    /// `convergence` with [`Realization::Force`].
+    fn from(convergence: Convergence) -> Self {
+        Self {
+            convergence,
+            realization: Realization::Force,
+        }
+    }
+}
+
+/// What [`control`] returns at one state, with n coordinates, r constraint rows and k inputs,
+/// for any nalgebra dimensions; [`ServoControl`] for fixed sizes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GenericServoControl<N: Dim, R: Dim, K: Dim>
+where
+    DefaultAllocator: Allocator<N> + Allocator<R> + Allocator<K>,
+{
+    /// The input u, k entries.
+    pub input: OVector<f64, K>,
+    /// The acceleration q̈ under u and the physical constraints, n entries.
+    pub acceleration: OVector<f64, N>,
+    /// The servo part of the constraint force with the convergence term, Qᶜ_s = M (q̈* − q̈₀),
+    /// n entries: the generalized force the inputs should supply.
+    pub servo_force: OVector<f64, N>,
+    /// M (q̈* − q̈(u)), n entries: the part of Qᶜ_s the inputs cannot supply (0 when the task
+    /// is realizable).
+    pub unrealized_force: OVector<f64, N>,
+    /// A q̈(u) − b* in every row, r entries, with b* the servo right-hand side of the
+    /// convergence law: 0 in the physical rows, and in the servo rows the task acceleration the
+    /// inputs miss.
+    pub task_residual: OVector<f64, R>,
+}
+
+/// [`GenericServoControl`] with n = `N` coordinates, r = `R` rows and k = `K` inputs.
+pub type ServoControl<const N: usize, const R: usize, const K: usize> =
+    GenericServoControl<Const<N>, Const<R>, Const<K>>;
+
+impl<N: Dim, R: Dim, K: Dim> GenericServoControl<N, R, K>
+where
+    DefaultAllocator: Allocator<N> + Allocator<R> + Allocator<K>,
+{
+    /// Whether the servo force is realized by the inputs to `tolerance` relative to its size:
+    /// ‖unrealized force‖ ≤ `tolerance` · max(1, ‖Qᶜ_s‖).
+    pub fn realized(&self, tolerance: f64) -> bool {
+        self.unrealized_force.norm() <= tolerance * self.servo_force.norm().max(1.0)
+    }
+}
+
+/// The input that realizes the servo constraints of `terms` (m = `M` physical rows first)
+/// under `law` (a [`Convergence`] alone takes [`Realization::Force`]), with the kernels'
+/// `options`, for fixed sizes; [`control_dyn`] for dynamic ones. See the module documentation
+/// for the method.
+///
+/// # Errors
+/// The kernel's errors for the motion on all rows or on the physical ones
+/// ([`crate::acceleration`]): inconsistent constraints, a non-finite term...;
+/// `DimensionMismatch` when m > r or the shapes disagree; `NotPositiveDefinite` when M is
+/// singular; `InvalidOption` for a negative or non-finite gain or `p` ≤ 0; `NonFinite` when
+/// the result is not finite.
+pub fn control<const N: usize, const M: usize, const R: usize, const K: usize>(
+    terms: &ServoTerms<N, R, K>,
+    law: impl Into<ServoLaw>,
+    options: &Options,
+) -> Result<ServoControl<N, R, K>, Error> {
+    control_generic(terms, Const::<M>, law, options)
+}
+
+/// [`control`] for dynamic sizes, as a run-time model (the `udk` command line) holds its
+/// terms: n = `terms.mass_matrix.nrows()` coordinates, r = `terms.constraint_rhs.len()` rows
+/// of which the first `physical` (m) are the physical constraints, k =
+/// `terms.input_matrix.ncols()` inputs.
+///
+/// # Errors
+/// As [`control`].
+pub fn control_dyn(
+    terms: &GenericServoTerms<Dyn, Dyn, Dyn>,
+    physical: usize,
+    law: impl Into<ServoLaw>,
+    options: &Options,
+) -> Result<GenericServoControl<Dyn, Dyn, Dyn>, Error> {
+    control_generic(terms, Dyn(physical), law, options)
+}
+
+/// The controller for any nalgebra dimensions, behind [`control`] and [`control_dyn`]: n
+/// coordinates, r rows of which the first `physical` (m) are the physical constraints, k
+/// inputs.
+///
+/// # Errors
+/// The kernel's errors for the motion on all rows or on the physical ones
+/// ([`crate::acceleration`]): inconsistent constraints, a non-finite term...;
+/// `DimensionMismatch` when m > r or the shapes disagree; `NotPositiveDefinite` when M is
+/// singular; `InvalidOption` for a negative or non-finite gain or `p` ≤ 0; `NonFinite` when
+/// the result is not finite.
+pub(crate) fn control_generic<N: Dim, P: Dim, R: Dim, K: Dim>(
+    terms: &GenericServoTerms<N, R, K>,
+    physical: P,
+    law: impl Into<ServoLaw>,
+    options: &Options,
+) -> Result<GenericServoControl<N, R, K>, Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>
+        + KernelAllocator<N, P>
+        + KernelAllocator<N, K>
+        + KernelAllocator<R, K>
+        + KernelAllocator<P, K>
+        + Allocator<K, R>
+        + Allocator<U1, N>,
+{
+    let ServoLaw {
+        convergence,
+        realization,
+    } = law.into();
+    let (n, r, k, m) = (
+        terms.mass_matrix.nrows(),
+        terms.constraint_matrix.nrows(),
+        terms.input_matrix.ncols(),
+        physical.value(),
+    );
+    let shapes = [
+        ("physical rows m", (m, 1), (m.min(r), 1)),
+        ("input matrix B", terms.input_matrix.shape(), (n, k)),
+        (
+            "constraint matrix [A; A_s]",
+            terms.constraint_matrix.shape(),
+            (r, n),
+        ),
+        ("position residual", terms.position_residual.shape(), (r, 1)),
+        ("velocity residual", terms.velocity_residual.shape(), (r, 1)),
+    ];
+    for (what, found, expected) in shapes {
+        if found != expected {
+            return Err(Error::DimensionMismatch {
+                what,
+                expected,
+                found,
+            });
+        }
+    }
+    let mut rhs = terms.constraint_rhs.clone();
+    match convergence {
+        Convergence::None => {}
+        Convergence::Paper { p } => {
+            if !(p > 0.0 && p.is_finite()) {
+                return Err(Error::InvalidOption {
+                    what: "the gain P of eq 72 must be positive and finite",
+                });
+            }
+        }
+        Convergence::TaskSpace { stiffness, damping } => {
+            if !(stiffness >= 0.0 && damping >= 0.0 && stiffness.is_finite() && damping.is_finite())
+            {
+                return Err(Error::InvalidOption {
+                    what: "servo stiffness K_p and damping K_d must be finite and ≥ 0",
+                });
+            }
+            for i in m..r {
+                rhs[i] -=
+                    damping * terms.velocity_residual[i] + stiffness * terms.position_residual[i];
+            }
+        }
+    }
+    let mass = &terms.mass_matrix;
+    let all = LagrangianView {
+        mass_matrix: mass,
+        generalized_force: &terms.generalized_force,
+        constraint_matrix: &terms.constraint_matrix,
+        constraint_rhs: &rhs,
+        nonideal_force: terms.nonideal_force.as_ref(),
+    };
+    let ((target, constraint_force), factor) = solve_factored(all, options, m == 0)?;
+    let factor = factor
+        .or_else(|| Cholesky::new(mass.clone(), FACTOR_TOLERANCE))
+        .ok_or(Error::NotPositiveDefinite {
+            what: "the mass matrix (the servo controller needs M⁻¹)",
+        })?;
+    if let (Some(force), true) = (constraint_force, m == 0 && k == n) {
+        if let Some(control) = fully_actuated(terms, convergence, &factor, &target, force)? {
+            return Ok(control);
+        }
+    }
+    // The servo rows alone: [A; A_s] with the physical rows zeroed, so that every product
+    // keeps the fixed sizes (the zero rows add nothing to a product or a pseudoinverse).
+    let mut servo = terms.constraint_matrix.clone();
+    servo.rows_mut(0, m).fill(0.0);
+    // q̈₀ and, with physical rows, what G = M⁻¹ − M⁻¹Aᵀ(AM⁻¹Aᵀ)⁺AM⁻¹ needs.
+    let rows: OMatrix<f64, P, N> = terms
+        .constraint_matrix
+        .rows_generic(0, physical)
+        .into_owned();
+    let (rest, projector) = if m == 0 {
+        let mut free_force = terms.generalized_force.clone();
+        if let Some(c) = &terms.nonideal_force {
+            free_force += c;
+        }
+        (factor.solve(&free_force), None)
+    } else {
+        let physical_rhs: OVector<f64, P> = rhs.rows_generic(0, physical).into_owned();
+        let view = LagrangianView {
+            mass_matrix: mass,
+            generalized_force: &terms.generalized_force,
+            constraint_matrix: &rows,
+            constraint_rhs: &physical_rhs,
+            nonideal_force: terms.nonideal_force.as_ref(),
+        };
+        let (rest, _) = solve(view, options, false)?;
+        let mut inverse_mass_at = rows.transpose();
+        factor.solve_scaled_mut(&mut inverse_mass_at, 1.0);
+        let gram = &rows * &inverse_mass_at;
+        let multiplier = pinv_symmetric(&gram, None)?;
+        (rest, Some((inverse_mass_at, multiplier)))
+    };
+    let mut wanted = target - &rest;
+    if let Convergence::Paper { p } = convergence {
+        // −M A_sᵀ(A_s A_sᵀ)⁻¹ P⁻¹ β applied through G: M⁻¹ of it is −A_sᵀ(A_s A_sᵀ)⁺β/P.
+        let mut beta = terms.velocity_residual.clone();
+        beta.rows_mut(0, m).fill(0.0);
+        let gram = &servo * servo.transpose();
+        let mut correction = -(servo.tr_mul(&(pinv(&gram, None)? * beta))) / p;
+        if let Some((w, multiplier)) = &projector {
+            correction -= w * (multiplier * (&rows * &correction));
+        }
+        wanted += correction;
+    }
+    let servo_force = mass * &wanted;
+    let input_matrix = &terms.input_matrix;
+    // G B.
+    let mut response = input_matrix.clone();
+    factor.solve_scaled_mut(&mut response, 1.0);
+    if let Some((w, multiplier)) = &projector {
+        response -= w * (multiplier * (&rows * &response));
+    }
+    let input = match realization {
+        Realization::Force => {
+            let normal = input_matrix.tr_mul(&response);
+            let normal = (&normal + normal.transpose()) * 0.5;
+            let projected = input_matrix.tr_mul(&wanted);
+            match Cholesky::new(normal.clone(), FACTOR_TOLERANCE) {
+                Some(normal_factor) => normal_factor.solve(&projected),
+                None => pinv_symmetric(&normal, None)? * projected,
+            }
+        }
+        Realization::Task => {
+            let task = &servo * &response;
+            let cutoff = FACTOR_TOLERANCE * servo.norm() * response.norm();
+            pinv(&task, Some(cutoff))? * (&servo * &wanted)
+        }
+    };
+    let achieved = &response * &input;
+    let missing = wanted - &achieved;
+    let unrealized_force = mass * &missing;
+    let task_residual = -(&servo * &missing);
+    let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
+    if !finite(input.as_slice()) || !finite(unrealized_force.as_slice()) {
+        return Err(Error::NonFinite {
+            what: "servo input u or its unrealized force",
+        });
+    }
+    Ok(GenericServoControl {
+        input,
+        acceleration: rest + achieved,
+        servo_force,
+        unrealized_force,
+        task_residual,
+    })
+}
+
+/// The controller of a system without physical constraints whose input matrix B is square and
+/// invertible (fully actuated), where both realizations give u = B⁻¹Qᶜ_s: Qᶜ_s is the
+/// kernel's constraint force `force` (C + A_sᵀλ) less C₀, plus the eq 72 term, so that no
+/// other solve with M is needed than the residuals'; u = (BᵀB)⁻¹BᵀQᶜ_s. `None` when B is
+/// singular or nearly so (a pivot ratio of BᵀB at most 1e-8), for the general path.
+fn fully_actuated<N: Dim, R: Dim, K: Dim>(
+    terms: &GenericServoTerms<N, R, K>,
+    convergence: Convergence,
+    factor: &Cholesky<N>,
+    target: &OVector<f64, N>,
+    force: OVector<f64, N>,
+) -> Result<Option<GenericServoControl<N, R, K>>, Error>
+where
+    DefaultAllocator:
+        KernelAllocator<N, R> + KernelAllocator<N, K> + KernelAllocator<R, K> + Allocator<U1, N>,
+{
+    let input_matrix = &terms.input_matrix;
+    let Some(gram) = Cholesky::new(input_matrix.tr_mul(input_matrix), FACTOR_TOLERANCE) else {
+        return Ok(None);
+    };
+    let mut servo_force = force;
+    if let Some(c) = &terms.nonideal_force {
+        servo_force -= c;
+    }
+    let servo = &terms.constraint_matrix;
+    let mut shift = None;
+    if let Convergence::Paper { p } = convergence {
+        // −M A_sᵀ(A_s A_sᵀ)⁻¹ P⁻¹ β, and M⁻¹ of it for the acceleration.
+        let gram = servo * servo.transpose();
+        let step = -(servo.tr_mul(&(pinv(&gram, None)? * &terms.velocity_residual))) / p;
+        servo_force += &terms.mass_matrix * &step;
+        shift = Some(step);
+    }
+    let input = gram.solve(&input_matrix.tr_mul(&servo_force));
+    let unrealized_force = &servo_force - input_matrix * &input;
+    let missing = factor.solve(&unrealized_force);
+    let mut acceleration = target - &missing;
+    if let Some(step) = shift {
+        acceleration += step;
+    }
+    if !input
+        .iter()
+        .chain(unrealized_force.iter())
+        .all(|x| x.is_finite())
+    {
+        return Err(Error::NonFinite {
+            what: "servo input u or its unrealized force",
+        });
+    }
+    Ok(Some(GenericServoControl {
+        input,
+        acceleration,
+        servo_force,
+        task_residual: -(servo * &missing),
+        unrealized_force,
+    }))
+}
+
+/// The servo input of `system` at (q, q̇, t) under `law` ([`control`] on
+/// [`ServoSystem::servo_terms`]).
+///
+/// # Errors
+/// As [`control`].
+pub fn servo_control<S, const N: usize, const M: usize, const R: usize, const K: usize>(
+    system: &S,
+    q: &SVector<f64, N>,
+    qd: &SVector<f64, N>,
+    t: f64,
+    law: impl Into<ServoLaw>,
+    options: &Options,
+) -> Result<ServoControl<N, R, K>, Error>
+where
+    S: ServoSystem<N, M, R, K> + ?Sized,
+{
+    control::<N, M, R, K>(&system.servo_terms(q, qd, t), law, options)
+}
+
+/// `system` closed by its servo controller: the [`ClosedLoop`] whose law is the input of
+/// [`servo_control`] at each state, a `LagrangianSystem` for the simulator.
+///
+/// Where the controller fails (a singular M, inconsistent constraints), the law returns NaN
+/// inputs, and the simulator stops the run there with its `NonFinite` dynamics error: no
+/// sample after it is recorded.
+// The law's type is a closure: it can only be named as `impl Fn(..)`, inside the ClosedLoop.
+#[allow(clippy::type_complexity)]
+pub fn servo_loop<S, const N: usize, const M: usize, const R: usize, const K: usize>(
+    system: &S,
+    law: impl Into<ServoLaw>,
+    options: Options,
+) -> ClosedLoop<'_, S, impl Fn(f64, &SVector<f64, N>, &SVector<f64, N>) -> SVector<f64, K> + '_, K>
+where
+    S: ServoSystem<N, M, R, K>,
+{
+    let law = law.into();
+    system.closed_loop(move |t, q, qd| {
+        servo_control::<S, N, M, R, K>(system, q, qd, t, law, &options)
+            .map_or_else(|_| SVector::repeat(f64::NAN), |c| c.input)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use nalgebra::{matrix, vector, Matrix2x3, SMatrix};
+
+    /// A planar point of mass diag(2, 3) with the servo rows x = 0 (holonomic) and ẏ = 1.
+    fn terms<const K: usize>(input_matrix: SMatrix<f64, 2, K>) -> ServoTerms<2, 2, K> {
+        ServoTerms {
+            mass_matrix: matrix![2.0, 0.0; 0.0, 3.0],
+            generalized_force: vector![0.5, -9.81 * 3.0],
+            nonideal_force: None,
+            input_matrix,
+            constraint_matrix: matrix![1.0, 0.0; 0.0, 1.0],
+            constraint_rhs: vector![0.0, 0.0],
+            position_residual: vector![0.2, 0.0],
+            velocity_residual: vector![-0.1, 0.4],
+        }
+    }
+
+    #[test]
+    fn the_fully_actuated_path_agrees_with_the_general_one() {
+        let laws = [
+            Convergence::None,
+            Convergence::Paper { p: 0.5 },
+            Convergence::TaskSpace {
+                stiffness: 4.0,
+                damping: 3.0,
+            },
+        ];
+        for law in laws {
+            // B square: the fast path; B with a third, idle column: the general one.
+            let b = matrix![1.0, 0.5; 0.0, 2.0];
+            let fast = control::<2, 0, 2, 2>(&terms(b), law, &Options::default()).unwrap();
+            let wide = Matrix2x3::new(b[(0, 0)], b[(0, 1)], 0.0, b[(1, 0)], b[(1, 1)], 0.0);
+            let general = control::<2, 0, 2, 3>(&terms(wide), law, &Options::default()).unwrap();
+            assert!(
+                (fast.input - general.input.rows(0, 2)).norm() < 1e-12,
+                "{law:?}"
+            );
+            assert!(general.input[2].abs() < 1e-12);
+            for (x, y) in [
+                (fast.acceleration, general.acceleration),
+                (fast.servo_force, general.servo_force),
+                (fast.unrealized_force, general.unrealized_force),
+            ] {
+                assert!((x - y).norm() < 1e-12, "{law:?}: {x} against {y}");
+            }
+            assert!(fast.realized(1e-12) && general.realized(1e-12));
+            // The servo rows under u: ẍ = −K_d ẋ − K_p x and ÿ = −K_d (ẏ − 1) for the
+            // task-space law.
+            if let Convergence::TaskSpace { stiffness, damping } = law {
+                let expected = vector![-damping * -0.1 - stiffness * 0.2, -damping * 0.4];
+                assert!((fast.acceleration - expected).norm() < 1e-12);
+            }
+        }
+    }
+
+    #[test]
+    fn bad_gains_are_refused() {
+        let t = terms(matrix![1.0, 0.0; 0.0, 1.0]);
+        for law in [
+            Convergence::Paper { p: 0.0 },
+            Convergence::Paper { p: f64::NAN },
+            Convergence::TaskSpace {
+                stiffness: -1.0,
+                damping: 0.0,
+            },
+        ] {
+            let error = control::<2, 0, 2, 2>(&t, law, &Options::default()).unwrap_err();
+            assert!(matches!(error, Error::InvalidOption { .. }), "{error}");
+        }
+    }
+}

@@ -1,0 +1,128 @@
+//! The `servo` key: servo constraints derived as the physical ones are, kept apart from them,
+//! with the input matrix B = ∂(Q + C)/∂u; and its errors.
+
+mod core_support;
+
+use core_support::{derived, lagrangian, model, Point, Rng};
+use udk_symbolic::derive;
+
+/// A particle in the plane pushed by a force (ux, uy) at its position, with a servo
+/// constraint of each kind and the given extra TOML lines.
+fn particle(servo: &str, extra: &str) -> String {
+    format!(
+        r#"
+        name = "Particle"
+        coordinates = ["x", "y"]
+        parameters = [{{ name = "m" }}, {{ name = "c" }}]
+        inputs = ["ux", "uy"]
+        lagrangian = "0.5 * m * (dot(x).powi(2) + dot(y).powi(2))"
+        servo = {servo}
+        {extra}
+        "#
+    )
+}
+
+/// The error messages of a model.
+fn messages(toml_text: &str) -> Vec<String> {
+    let errors = derive(&model(toml_text)).expect_err("the model has errors");
+    errors.0.iter().map(|e| e.message.clone()).collect()
+}
+
+#[test]
+fn servo_rows_are_derived_apart_from_the_physical_ones() {
+    // Written nonholonomic first: the holonomic rows come first. The physical constraint
+    // y = 0.5 x stays in A; the force enters through a load and a generalized force.
+    let text = particle(
+        r#"["nonholonomic(dot(y) - c * t)", "holonomic(x - t.powi(2))"]"#,
+        r#"holonomic = ["y - 0.5 * x"]
+        forces = ["c * ux", "0.0"]
+        loads = ["force(vec3(0.0, uy, 0.0), vec3(x, y, 0.0))"]"#,
+    );
+    let d = derived(&text);
+    let eq = lagrangian(&d);
+    assert_eq!(eq.constraint_rhs.len(), 1);
+    let servo = eq.servo.as_ref().expect("servo equations");
+    assert_eq!(servo.holonomic.len(), 1);
+    let point = Point::random(&mut Rng(7), 2, 2);
+    let (c, t, v) = (point.k[1], point.t, &point.v);
+    let at = |ids: &[_]| point.eval_vec(&d.pool, ids);
+    // e = x − t²: A_s row (1, 0), b_s = 2; φ = ẏ − c t: row (0, 1), b_s = c.
+    assert_eq!(at(&servo.constraint_matrix.entries), [1.0, 0.0, 0.0, 1.0]);
+    assert_eq!(at(&servo.constraint_rhs), [2.0, c]);
+    assert_eq!(
+        at(&servo.velocity_constraints),
+        [v[0] - 2.0 * t, v[1] - c * t]
+    );
+    // Position residuals of all rows: f, then e, then 0 for φ.
+    let (x, y) = (point.q[0], point.q[1]);
+    let position = at(&servo.position_residual);
+    assert_eq!(position.len(), 3);
+    assert!((position[0] - (y - 0.5 * x)).abs() < 1e-15);
+    assert!((position[1] - (x - t * t)).abs() < 1e-15);
+    assert_eq!(position[2], 0.0);
+    // B = ∂(Q + C)/∂u = [[c, 0], [0, 1]], and Q at u = 0 is zero.
+    assert_eq!(at(&servo.input_matrix.entries), [c, 0.0, 0.0, 1.0]);
+    assert_eq!(at(&servo.generalized_force), [0.0, 0.0]);
+}
+
+#[test]
+fn servo_constraints_need_inputs() {
+    let text = r#"
+        name = "Particle"
+        coordinates = ["x"]
+        parameters = [{ name = "m" }]
+        lagrangian = "0.5 * m * dot(x).powi(2)"
+        servo = ["holonomic(x - t)"]
+    "#;
+    let found = messages(text);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("realized by the inputs"), "{found:?}");
+}
+
+#[test]
+fn a_servo_entry_names_its_kind() {
+    let found = messages(&particle(
+        r#"["x - t", "rheonomic(y)"]"#,
+        r#"forces = ["ux", "uy"]"#,
+    ));
+    assert_eq!(found.len(), 2, "{found:?}");
+    assert!(
+        found.iter().all(|m| m.contains("`holonomic(e1, ...)`")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn inputs_must_enter_linearly() {
+    let found = messages(&particle(
+        r#"["holonomic(x - t)"]"#,
+        r#"forces = ["ux * ux", "uy"]"#,
+    ));
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert!(found[0].contains("nonlinearly"), "{found:?}");
+}
+
+#[test]
+fn a_servo_constraint_holds_no_input_and_a_holonomic_one_no_velocity() {
+    let found = messages(&particle(
+        r#"["holonomic(x - ux)", "holonomic(dot(y))"]"#,
+        r#"forces = ["ux", "uy"]"#,
+    ));
+    assert_eq!(found.len(), 2, "{found:?}");
+}
+
+#[test]
+fn a_hamiltonian_model_takes_no_servo() {
+    let text = r#"
+        name = "Oscillator"
+        coordinates = ["x"]
+        momenta = ["p"]
+        hamiltonian = "0.5 * p.powi(2) + 0.5 * x.powi(2)"
+        servo = ["holonomic(x - t)"]
+    "#;
+    let found = messages(text);
+    assert!(
+        found.iter().any(|m| m.contains("takes no `servo`")),
+        "{found:?}"
+    );
+}
