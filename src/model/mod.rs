@@ -163,6 +163,7 @@ impl Model {
                 joint_damping: options.joint_damping,
                 mimic: options.mimic,
                 inertia: options.inertia,
+                floating_base: false,
                 span: proc_macro2::Span::call_site(),
             }),
             ..ModelSpec::default()

@@ -47,8 +47,9 @@ pub const DEFAULT_GRAVITY: [f64; 3] = [0.0, 0.0, -9.81];
 
 /// The URDF file of a model and its options: `urdf = "robots/ur5.urdf"` in a model file, or
 /// `urdf = { path = "robots/ur5.urdf", gravity = [0, 0, -1.62], joint_damping = true,
-/// mimic = true, inertia = "repair" }`; `#[lagrangian(urdf = "..", gravity(..),
-/// joint_damping = .., mimic = .., inertia = "repair")]` in the macro.
+/// mimic = true, inertia = "repair", floating_base = true }`; `#[lagrangian(urdf = "..",
+/// gravity(..), joint_damping = .., mimic = .., inertia = "repair", floating_base = true)]` in
+/// the macro.
 #[derive(Clone, Debug, Serialize)]
 pub struct UrdfSource {
     /// The file, relative to the model file (or to `CARGO_MANIFEST_DIR` in the macro).
@@ -66,6 +67,12 @@ pub struct UrdfSource {
     /// (see [`inertia`]): refuse the file (the default) or repair the tensor.
     #[serde(skip_serializing_if = "InertiaCheck::is_strict")]
     pub inertia: InertiaCheck,
+    /// Whether the root link floats freely in space, as with Pinocchio's
+    /// `JointModelFreeFlyer` (see `crate::derive::tree::free_flyer`): q gains the base pose
+    /// [x, y, z, qx, qy, qz, qw] and v the base twist in the base frame. Off by default (the
+    /// root link is fixed to the world).
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub floating_base: bool,
     /// Where the model names the file (the `urdf = ".."` literal in the macro): every URDF
     /// error is reported there.
     #[serde(skip)]
@@ -104,6 +111,7 @@ impl UrdfSource {
             joint_damping: false,
             mimic: false,
             inertia: InertiaCheck::Strict,
+            floating_base: false,
             span: Span::call_site(),
         }
     }
@@ -128,11 +136,13 @@ impl<'de> Deserialize<'de> for UrdfSource {
             mimic: bool,
             #[serde(default)]
             inertia: InertiaCheck,
+            #[serde(default)]
+            floating_base: bool,
         }
         #[derive(Deserialize)]
         #[serde(
             untagged,
-            expecting = "a path or a table { path, gravity, joint_damping, mimic, inertia }"
+            expecting = "a path or a table { path, gravity, joint_damping, mimic, inertia, floating_base }"
         )]
         enum Repr {
             Path(String),
@@ -145,6 +155,7 @@ impl<'de> Deserialize<'de> for UrdfSource {
                 joint_damping: false,
                 mimic: false,
                 inertia: InertiaCheck::Strict,
+                floating_base: false,
             },
             Repr::Table(table) => table,
         };
@@ -154,6 +165,7 @@ impl<'de> Deserialize<'de> for UrdfSource {
             joint_damping: table.joint_damping,
             mimic: table.mimic,
             inertia: table.inertia,
+            floating_base: table.floating_base,
             span: Span::call_site(),
         })
     }
@@ -175,6 +187,14 @@ pub fn expand(spec: &mut ModelSpec, base: &Path) -> Result<Option<PathBuf>, Erro
     };
     let path = source.resolve(base);
     let at_source = |message: String| Errors(vec![Error::new(source.span, message)]);
+    if source.floating_base {
+        return Err(at_source(
+            "`floating_base = true` makes a free-flyer model (`#[lagrangian(urdf = .., \
+             floating_base = true)]`, see `crate::codegen::free_flyer`), which has no \
+             Lagrangian spec to expand"
+                .to_owned(),
+        ));
+    }
     let text = std::fs::read_to_string(&path)
         .map_err(|e| at_source(format!("{}: cannot read the URDF file: {e}", source.path)))?;
     let robot = read(&text, &source).map_err(at_source)?;
