@@ -34,8 +34,12 @@ pub fn tracked(file: &Path) -> TokenStream {
 /// (`errors`) first.
 pub fn free_flyer(item: &syn::ItemStruct, spec: &ModelSpec, mut errors: Errors) -> TokenStream {
     let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").unwrap_or_default();
+    let spec = ModelSpec {
+        name: item.ident.to_string(),
+        ..spec.clone()
+    };
     let generated =
-        udk_symbolic::codegen::free_flyer::generate_free_flyer(spec, Path::new(&manifest_dir));
+        udk_symbolic::codegen::free_flyer::generate_free_flyer(&spec, Path::new(&manifest_dir));
     match generated {
         Ok(code) if errors.is_empty() => {
             let tracked = tracked(&code.file);

@@ -158,7 +158,45 @@ fn emit(
          `udk_runtime::free_flyer::integrate`). Its quaternion has unit norm.\n\n\
          # Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite entry."
     ));
+    let output_columns: Vec<String> = (BASE_COORDINATE_NAMES.iter().map(|s| s.to_string()))
+        .chain(joints.iter().map(|j| j.to_string()))
+        .chain(BASE_VELOCITY_NAMES.iter().map(|s| s.to_string()))
+        .chain(joints.iter().map(|j| format!("{j}_dot")))
+        .collect();
+    let gravity = robot.tree.gravity;
     quote! {
+        impl #runtime::FreeFlyerSystem<#nq_l> for #name {
+            const GRAVITY: [f64; 3] = [#(#gravity),*];
+            const OUTPUT_COLUMNS: &'static [&'static str] = &[#(#output_columns),*];
+
+            fn acceleration_into(
+                &self,
+                q: &#vec_q,
+                v: &[f64],
+                tau: &[f64],
+                t: f64,
+                out: &mut [f64],
+            ) -> ::core::result::Result<(), #runtime::FreeFlyerError> {
+                #runtime::check_length("v", v, #nv_l)?;
+                #runtime::check_length("tau", tau, #n_l)?;
+                #runtime::check_length("out", out, #nv_l)?;
+                let (v, tau) = (#vec_v::from_column_slice(v), #vec_n::from_column_slice(tau));
+                out.copy_from_slice(Self::acceleration(self, q, &v, &tau, t)?.as_slice());
+                Ok(())
+            }
+
+            fn mass_matrix_into(
+                &self,
+                q: &#vec_q,
+                out: &mut [f64],
+            ) -> ::core::result::Result<(), #runtime::FreeFlyerError> {
+                #runtime::check_length("out", out, #nv_l * #nv_l)?;
+                // M is symmetric: its column-major entries are its row-major ones.
+                out.copy_from_slice(Self::mass_matrix(self, q)?.as_slice());
+                Ok(())
+            }
+        }
+
         #[allow(unused_variables, clippy::approx_constant, clippy::excessive_precision)]
         impl #name {
             /// Entries of q: 7 for the base pose (position, quaternion), one per joint.
