@@ -138,8 +138,8 @@ fn unit_quaternion(q: &[f64]) -> UnitQuaternion<f64> {
 /// q ⊕ v dt: the configuration reached from `q` by moving with the constant velocity `v` for
 /// `dt` seconds, written into `out` (as Pinocchio's `integrate`): the base by the exponential
 /// of SE(3), M' = M exp(dt (v, ω)) with the twist in the base frame, so that
-/// R' = R exp(dt [ω]×) and p' = p + R V(dt ω) dt v with
-/// V(φ) = 1 + (1 − cos θ)/θ² [φ]× + (θ − sin θ)/θ³ [φ]×², θ = |φ| (Murray, Li & Sastry 1994,
+/// R' = R exp(dt \[ω\]×) and p' = p + R V(dt ω) dt v with
+/// V(φ) = 1 + (1 − cos θ)/θ² \[φ\]× + (θ − sin θ)/θ³ \[φ\]×², θ = |φ| (Murray, Li & Sastry 1994,
 /// eq 2.36); the joints by q' = q + dt q̇. The quaternion of `out` has unit norm (that of `q`
 /// is normalized first).
 ///

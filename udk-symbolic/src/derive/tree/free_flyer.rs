@@ -4,13 +4,13 @@
 //! ch. 9).
 //!
 //! The layout is Pinocchio's:
-//! - q = [x, y, z, qx, qy, qz, qw, joints…] ([`Symbol::Coordinate`] k = q[k]): the base
+//! - q = [x, y, z, qx, qy, qz, qw, joints…] ([`Symbol::Coordinate`] k is `q[k]`): the base
 //!   frame's origin in the world frame (m) and the unit quaternion (scalar last) of its
 //!   rotation R (base → world), then the joint coordinates;
-//! - v = [v_x, v_y, v_z, ω_x, ω_y, ω_z, joint rates…] ([`Symbol::Velocity`] k = v[k]): the
+//! - v = [v_x, v_y, v_z, ω_x, ω_y, ω_z, joint rates…] ([`Symbol::Velocity`] k is `v[k]`): the
 //!   velocity of the base origin and the angular velocity, both in the base frame, then the
-//!   joint rates; v̇ ([`Symbol::Acceleration`] k = v̇[k]) their time derivatives;
-//! - τ: the n joint efforts ([`Symbol::Input`] j = τ[j]).
+//!   joint rates; v̇ ([`Symbol::Acceleration`] k is `v̇[k]`) their time derivatives;
+//! - τ: the n joint efforts ([`Symbol::Input`] j is `τ[j]`).
 //!
 //! The base frame is the URDF root link's frame. Only gravity reads the quaternion: in the
 //! base frame it is Rᵀ g, with R the rotation of the normalized quaternion (q / |q|), so the
@@ -156,7 +156,7 @@ fn massless(tree: &RigidBodyTree) -> TreeError {
 
 /// Rᵀ g: the world-frame `gravity` in the base frame, R the rotation of the normalized
 /// quaternion (the placeholders n + 3 … n + 6 = qx, qy, qz, qw):
-/// R = 1 + s(w [u]× + [u]×²) with s = 2 / |q|² and u = (qx, qy, qz).
+/// R = 1 + s(w \[u\]× + \[u\]×²) with s = 2 / |q|² and u = (qx, qy, qz).
 fn base_gravity(pool: &mut Pool, n: usize, gravity: [ExprId; 3]) -> [ExprId; 3] {
     let [x, y, z, w] = [3, 4, 5, 6].map(|k| pool.symbol(Symbol::Coordinate(n + k)));
     let squares = [x, y, z, w].map(|c| pool.mul(&[c, c]));
@@ -209,7 +209,7 @@ fn base_gravity(pool: &mut Pool, n: usize, gravity: [ExprId; 3]) -> [ExprId; 3] 
 /// The NV × NV mass matrix from the composite inertia `total` of the whole robot about the
 /// base origin, the base rows of each joint column (`columns`) and the joint block.
 /// With h the first moment and J the rotational inertia, the base block in the order
-/// (linear, angular) is [[m 1, [h]×ᵀ], [[h]×, J]] (Featherstone 2008, eq 2.63).
+/// (linear, angular) is [[m 1, \[h\]×ᵀ], [\[h\]×, J]] (Featherstone 2008, eq 2.63).
 fn assemble(
     pool: &mut Pool,
     n: usize,
