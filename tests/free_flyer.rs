@@ -344,3 +344,77 @@ fn bad_quaternions_are_refused_and_a_non_unit_one_stands_for_its_direction() {
         Err(udk::runtime::simulate::SimulationError::InconsistentStart { .. })
     ));
 }
+
+/// `udk::model::FreeFlyerModel` (the tape, at run time) on A1 and on Talos reduced (32
+/// joints, from `UDK_EXAMPLE_ROBOT_DATA`; skipped with a printed reason when unset) against
+/// the Pinocchio fixture.
+#[test]
+fn the_run_time_model_matches_pinocchio() {
+    use udk::model::FreeFlyerModel;
+    let fixture = fixture();
+    let robots = [
+        (
+            "a1",
+            Some("robots/example-robot-data/a1_description/urdf/a1.urdf".into()),
+        ),
+        (
+            "talos_reduced",
+            std::env::var_os("UDK_EXAMPLE_ROBOT_DATA").map(|root| {
+                std::path::PathBuf::from(root).join("talos_data/robots/talos_reduced.urdf")
+            }),
+        ),
+    ];
+    for (key, path) in robots {
+        let Some(path) = path else {
+            println!("skipped {key}: UDK_EXAMPLE_ROBOT_DATA is not set (its URDF is not vendored)");
+            continue;
+        };
+        let model = FreeFlyerModel::from_urdf(&path, [0.0, 0.0, -9.81]).expect("a model");
+        let entry = &fixture["robots"][key];
+        let pinocchio: Vec<&str> = (entry["joints"].as_array().expect("joints").iter())
+            .map(|x| x.as_str().expect("a name"))
+            .collect();
+        let order: Vec<usize> = (model.coordinate_names()[7..].iter())
+            .map(|name| pinocchio.iter().position(|p| p == name).expect("a joint"))
+            .collect();
+        let reorder = |x: &[f64], base: usize| -> Vec<f64> {
+            let mut out = x[..base].to_vec();
+            out.extend(order.iter().map(|&p| x[base + p]));
+            out
+        };
+        for state in entry["states"].as_array().expect("states") {
+            let q = reorder(&numbers(&state["q"]), 7);
+            let v = reorder(&numbers(&state["v"]), 6);
+            let a = reorder(&numbers(&state["a"]), 6);
+            let tau_p = numbers(&state["tau"]);
+            let tau: Vec<f64> = order.iter().map(|&p| tau_p[p]).collect();
+            let aba = model.acceleration(&q, &v, &tau).expect("aba");
+            assert_close(&aba, &reorder(&numbers(&state["aba"]), 6), 1e-10, key);
+            let rnea = model.inverse_dynamics(&q, &v, &a).expect("rnea");
+            assert_close(&rnea, &reorder(&numbers(&state["rnea"]), 6), 1e-10, key);
+            let rows: Vec<Vec<f64>> = (state["crba"].as_array().expect("rows").iter())
+                .map(|row| reorder(&numbers(row), 6))
+                .collect();
+            let expected: Vec<f64> = (0..6)
+                .chain(order.iter().map(|&p| 6 + p))
+                .flat_map(|r| rows[r].clone())
+                .collect();
+            assert_close(&model.mass_matrix(&q).expect("crba"), &expected, 1e-10, key);
+            let next = model.integrate(&q, &v, fixture["dt"].as_f64().expect("dt"));
+            assert_close(
+                &next.expect("integrate"),
+                &reorder(&numbers(&state["integrate"]), 7),
+                1e-12,
+                key,
+            );
+        }
+        let mut zero = numbers(&entry["states"][0]["q"]);
+        zero[3..7].copy_from_slice(&[0.0; 4]);
+        assert_eq!(
+            model.mass_matrix(&zero),
+            Err(udk::model::FreeFlyerModelError::State(
+                FreeFlyerError::ZeroQuaternion
+            ))
+        );
+    }
+}

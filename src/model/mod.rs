@@ -8,8 +8,10 @@
 //! Available with the default cargo feature `model`.
 
 mod error;
+mod free_flyer;
 
 pub use error::ModelError;
+pub use free_flyer::{FreeFlyerModel, FreeFlyerModelError};
 pub use udk_jit::Backend;
 pub use udk_symbolic::ModelSpec;
 

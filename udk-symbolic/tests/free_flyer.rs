@@ -166,3 +166,52 @@ fn talos_reduced_matches_pinocchio() {
         false,
     );
 }
+
+/// A URDF whose root is attached to `world` by a floating joint.
+const FLOATING_JOINT: &str = r#"<robot name="drone">
+  <link name="world"/>
+  <joint name="free" type="floating">
+    <parent link="world"/>
+    <child link="body"/>
+  </joint>
+  <link name="body">
+    <inertial>
+      <mass value="1.0"/>
+      <inertia ixx="0.1" ixy="0" ixz="0" iyy="0.1" iyz="0" izz="0.2"/>
+    </inertial>
+  </link>
+</robot>"#;
+
+#[test]
+fn a_floating_base_on_a_floating_joint_is_refused() {
+    let source = UrdfSource {
+        floating_base: true,
+        ..UrdfSource::new("drone.urdf")
+    };
+    let error = read(FLOATING_JOINT, &source).expect_err("two free bases");
+    assert!(
+        error.contains("drone.urdf:3")
+            && error.contains("already has a floating joint")
+            && error.contains("`world`"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_robot_with_no_mass_anywhere_is_refused() {
+    let text = r#"<robot name="ghost"><link name="nothing"/></robot>"#;
+    let source = UrdfSource {
+        floating_base: true,
+        ..UrdfSource::new("ghost.urdf")
+    };
+    let robot = read(text, &source).expect("a URDF");
+    let mut pool = Pool::new();
+    let error =
+        free_flyer(&mut pool, &robot.tree, robot.base_inertia.as_ref()).expect_err("no mass");
+    assert_eq!(
+        error,
+        udk_symbolic::derive::tree::TreeError::Massless {
+            body: "base".to_owned()
+        }
+    );
+}
