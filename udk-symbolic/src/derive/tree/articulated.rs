@@ -496,7 +496,7 @@ pub(super) struct FloatingSolve {
 }
 
 /// The articulated-body algorithm with a floating base (Featherstone 2008, ch. 9): the root
-/// moves with spatial velocity (`root_angular`, `root_linear`) in its own frame and has the
+/// moves with the spatial velocity `root_velocity` = (angular, linear) in its own frame and has the
 /// mass properties `root_inertia` (about its origin; `None` for none), the joints carry the
 /// forces `tau` (n entries by coordinate), and no gravity acts (the caller adds it to the
 /// root's acceleration: in uniform gravity every body's acceleration relative to a freely
