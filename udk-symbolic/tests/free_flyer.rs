@@ -215,3 +215,27 @@ fn a_robot_with_no_mass_anywhere_is_refused() {
         }
     );
 }
+
+#[test]
+fn a_model_file_with_a_floating_base_says_where_it_is_supported() {
+    let source: UrdfSource =
+        toml::from_str::<toml::Table>("urdf = { path = \"solo12.urdf\", floating_base = true }")
+            .expect("TOML")["urdf"]
+            .clone()
+            .try_into()
+            .expect("a URDF source");
+    assert!(source.floating_base);
+    let mut spec = udk_symbolic::ModelSpec {
+        name: "Solo".into(),
+        urdf: Some(source),
+        ..udk_symbolic::ModelSpec::default()
+    };
+    let errors =
+        udk_symbolic::urdf::expand(&mut spec, std::path::Path::new(".")).expect_err("not expanded");
+    assert!(
+        errors.0[0].message.contains("floating_base = true")
+            && errors.0[0].message.contains("FreeFlyerModel::from_urdf"),
+        "{}",
+        errors.0[0].message
+    );
+}
