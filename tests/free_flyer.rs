@@ -418,3 +418,22 @@ fn the_run_time_model_matches_pinocchio() {
         );
     }
 }
+
+/// A massless base carrying one body on one joint: M is singular.
+#[lagrangian(urdf = "tests/urdf/massless_base.urdf", floating_base = true)]
+struct MasslessBase;
+
+#[test]
+fn a_singular_mass_matrix_is_an_error_not_nan() {
+    let q = SVector::<f64, 8>::from_column_slice(&[0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.3]);
+    let v = SVector::<f64, 7>::from_column_slice(&[0.1, 0.0, 0.0, 0.0, 0.2, 0.0, 0.5]);
+    let m = MasslessBase.mass_matrix(&q).expect("M");
+    assert!(
+        m.determinant().abs() < 1e-12 * m.norm().powi(7),
+        "M is singular"
+    );
+    assert_eq!(
+        MasslessBase.acceleration(&q, &v, &SVector::<f64, 1>::new(0.1), 0.0),
+        Err(FreeFlyerError::NotDetermined)
+    );
+}

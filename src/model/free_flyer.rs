@@ -120,7 +120,8 @@ impl FreeFlyerModel {
     /// `aba`.
     ///
     /// # Errors
-    /// A wrong length, a zero quaternion or a non-finite entry.
+    /// A wrong length, a zero quaternion or a non-finite entry; `NotDetermined` where M is
+    /// singular.
     pub fn acceleration(
         &self,
         q: &[f64],
@@ -128,7 +129,8 @@ impl FreeFlyerModel {
         tau: &[f64],
     ) -> Result<Vec<f64>, FreeFlyerModelError> {
         check_length("tau", tau, self.nv() - 6)?;
-        self.run(&self.acceleration, q, v, &[], tau, self.nv())
+        let a = self.run(&self.acceleration, q, v, &[], tau, self.nv())?;
+        Ok(udk_runtime::free_flyer::determined(a)?)
     }
 
     /// M(q), NV × NV row-major: Pinocchio's `crba`, mirrored.

@@ -31,6 +31,11 @@ pub enum FreeFlyerError {
     /// The base quaternion q[3..7] is zero: it gives no rotation.
     #[error("the base quaternion q[3..7] is zero, so it gives no rotation")]
     ZeroQuaternion,
+    /// The accelerations are not determined at this state: M is singular (a massless base
+    /// carrying too few bodies, such as one body on one joint), and the articulated-body
+    /// algorithm divided by zero.
+    #[error("the accelerations are not determined: the mass matrix is singular at this state")]
+    NotDetermined,
     /// An argument has the wrong number of entries.
     #[error("`{argument}` has {len} entries where {expected} are expected")]
     WrongLength {
@@ -94,6 +99,20 @@ pub fn momentum(q: &[f64], v: &[f64], mass: &[f64]) -> Result<[Vector3<f64>; 2],
     let angular = r * Vector3::new(base[3], base[4], base[5]);
     let position = Vector3::new(q[0], q[1], q[2]);
     Ok([linear, angular + position.cross(&linear)])
+}
+
+/// `values` (v̇ just computed) if every entry is finite, else
+/// [`FreeFlyerError::NotDetermined`] (the inputs were checked finite, so a non-finite v̇ comes
+/// from a singular M).
+///
+/// # Errors
+/// As said.
+pub fn determined<T: AsRef<[f64]>>(values: T) -> Result<T, FreeFlyerError> {
+    if values.as_ref().iter().all(|x| x.is_finite()) {
+        Ok(values)
+    } else {
+        Err(FreeFlyerError::NotDetermined)
+    }
 }
 
 /// Checks a floating-base state: `q` (at least 7 entries) with a nonzero quaternion, and every

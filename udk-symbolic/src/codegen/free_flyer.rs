@@ -137,7 +137,8 @@ fn emit(
          Arguments: `q` ({nq}: base position in the world frame, m; base quaternion \
          qx, qy, qz, qw, normalized before use; joints), `v` ({nv}: base linear and angular \
          velocity in the base frame; joint rates), `tau` ({n} joint efforts, N·m or N), `t` \
-         (unused).\n\n# Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite entry."
+         (unused).\n\n# Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite entry, \
+         or `NotDetermined` where M is singular (a massless base carrying too few bodies)."
     ));
     let doc_mass = doc(&format!(
         "M(q), {nv} × {nv}, symmetric positive definite, by the composite-rigid-body \
@@ -219,7 +220,7 @@ fn emit(
                 t: f64,
             ) -> ::core::result::Result<#vec_v, #runtime::FreeFlyerError> {
                 #runtime::check(q.as_slice(), &[("v", v.as_slice()), ("tau", tau.as_slice())])?;
-                Ok(#acceleration)
+                #runtime::determined(#acceleration)
             }
 
             #doc_mass
