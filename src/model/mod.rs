@@ -8,8 +8,10 @@
 //! Available with the default cargo feature `model`.
 
 mod error;
+mod free_flyer;
 
 pub use error::ModelError;
+pub use free_flyer::{FreeFlyerModel, FreeFlyerModelError};
 pub use udk_jit::Backend;
 pub use udk_symbolic::ModelSpec;
 
@@ -163,6 +165,7 @@ impl Model {
                 joint_damping: options.joint_damping,
                 mimic: options.mimic,
                 inertia: options.inertia,
+                floating_base: false,
                 span: proc_macro2::Span::call_site(),
             }),
             ..ModelSpec::default()

@@ -39,6 +39,7 @@ enum Key {
     JointDamping,
     Mimic,
     Inertia,
+    FloatingBase,
 }
 
 impl Key {
@@ -61,6 +62,7 @@ impl Key {
         Key::JointDamping,
         Key::Mimic,
         Key::Inertia,
+        Key::FloatingBase,
     ];
 
     fn name(self) -> &'static str {
@@ -83,6 +85,7 @@ impl Key {
             Key::JointDamping => "joint_damping",
             Key::Mimic => "mimic",
             Key::Inertia => "inertia",
+            Key::FloatingBase => "floating_base",
         }
     }
 
@@ -101,7 +104,8 @@ impl Key {
             | Key::Gravity
             | Key::JointDamping
             | Key::Mimic
-            | Key::Inertia => kind == Kind::Lagrangian,
+            | Key::Inertia
+            | Key::FloatingBase => kind == Kind::Lagrangian,
             Key::Momenta | Key::Hamiltonian | Key::Constraints => kind == Kind::Hamiltonian,
         }
     }
@@ -111,7 +115,9 @@ impl Key {
         match self {
             Key::Lagrangian | Key::Hamiltonian => format!("`{} = ..`", self.name()),
             Key::Urdf => "`urdf = \"path\"`".to_owned(),
-            Key::JointDamping | Key::Mimic => format!("`{} = true|false`", self.name()),
+            Key::JointDamping | Key::Mimic | Key::FloatingBase => {
+                format!("`{} = true|false`", self.name())
+            }
             Key::Inertia => "`inertia = \"strict\"|\"repair\"`".to_owned(),
             _ => format!("`{}(..)`", self.name()),
         }
@@ -232,8 +238,8 @@ pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut
         // An option was given (its span is the source's), but no file.
         errors.push(
             source.span,
-            "`gravity`, `joint_damping`, `mimic` and `inertia` are options of a URDF model: add \
-             `urdf = \"path/to/robot.urdf\"`",
+            "`gravity`, `joint_damping`, `mimic`, `inertia` and `floating_base` are options of a \
+             URDF model: add `urdf = \"path/to/robot.urdf\"`",
         );
         spec.urdf = None;
     }
@@ -284,6 +290,9 @@ fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
         }
         Key::JointDamping => urdf_source(spec, meta.path().span()).joint_damping = flag(&meta)?,
         Key::Mimic => urdf_source(spec, meta.path().span()).mimic = flag(&meta)?,
+        Key::FloatingBase => {
+            urdf_source(spec, meta.path().span()).floating_base = flag(&meta)?;
+        }
         Key::Inertia => {
             let check = match string_literal(&meta).map(|l| l.value()).as_deref() {
                 Some("strict") => InertiaCheck::Strict,

@@ -162,6 +162,9 @@ fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
     // not named, leaves the spec incomplete; deriving it would only add noise. After any other
     // mistake the derivation runs, so that every error is reported at once.
     let mut derivable = attr::parse(kind, attr, &mut spec, &mut errors);
+    if spec.urdf.as_ref().is_some_and(|s| s.floating_base) {
+        return urdf::free_flyer(&item, &spec, errors);
+    }
     // A URDF model's coordinates come from its file, so it is expanded before the fields are
     // checked against them; a URDF error leaves nothing to derive.
     let urdf_file = match urdf::expand(&mut spec) {
@@ -229,38 +232,31 @@ fn warnings(
         .as_ref()
         .map_or_else(proc_macro2::Span::call_site, |l| l.span());
     let urdf_span = spec.urdf.as_ref().map_or(span, |source| source.span);
-    let allows: Vec<_> = (item.attrs.iter())
-        .filter(|a| a.path().is_ident("allow"))
-        .collect();
-    let undetermined = (derivation.undetermined_messages().into_iter()).map(|message| {
-        (
-            quote::format_ident!("undetermined_acceleration"),
-            span,
-            message,
-        )
-    });
-    let front_end = (derivation.warnings.iter()).map(|message| {
-        (
-            quote::format_ident!("urdf_warning"),
-            urdf_span,
-            message.clone(),
-        )
-    });
+    let undetermined = (derivation.undetermined_messages().into_iter())
+        .map(|message| ("undetermined_acceleration", span, message));
+    let front_end =
+        (derivation.warnings.iter()).map(|message| ("urdf_warning", urdf_span, message.clone()));
     undetermined
         .chain(front_end)
-        .map(|(name, span, message)| {
-            let warning = quote::quote_spanned!(span=> #name);
-            quote! {
-                #(#allows)*
-                const _: () = {
-                    #[deprecated(note = #message)]
-                    #[allow(non_camel_case_types)]
-                    struct #name;
-                    let _ = #warning;
-                };
-            }
-        })
+        .map(|(name, span, message)| warning(item, name, span, &message))
         .collect()
+}
+
+/// One compiler warning `message` at `span`, as the use of a `#[deprecated]` item named
+/// `name`, under the struct's own `#[allow]` attributes (see [`warnings`]).
+fn warning(item: &ItemStruct, name: &str, span: proc_macro2::Span, message: &str) -> TokenStream {
+    let allows = (item.attrs.iter()).filter(|a| a.path().is_ident("allow"));
+    let name = quote::format_ident!("{name}");
+    let warning = quote::quote_spanned!(span=> #name);
+    quote! {
+        #(#allows)*
+        const _: () = {
+            #[deprecated(note = #message)]
+            #[allow(non_camel_case_types)]
+            struct #name;
+            let _ = #warning;
+        };
+    }
 }
 
 /// All collected errors as one `syn::Error`, or `None` when there is none.

@@ -59,6 +59,7 @@ pub mod control;
 mod derivative;
 mod error;
 pub mod factored;
+pub mod free_flyer;
 pub mod fundamental;
 pub mod hamiltonian;
 pub mod impact;

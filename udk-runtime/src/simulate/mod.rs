@@ -36,6 +36,7 @@ mod dynamic;
 mod dynamics;
 mod error;
 mod events;
+mod free_flyer;
 mod integrate;
 mod locate;
 mod options;
@@ -57,6 +58,7 @@ pub use error::{ConstraintLevel, FailedState, SimulationError, Violation};
 pub use events::{
     Action, Condition, Direction, Event, EventLimits, EventRecord, GuardFunction, ResetMap,
 };
+pub use free_flyer::{simulate_free_flyer, JointEfforts};
 pub use integrate::{simulate_hamiltonian, simulate_lagrangian, simulate_lagrangian_with_events};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
 pub use periodic::{

@@ -12,6 +12,7 @@
 //! `udk` as its only dependency.
 
 mod expansion;
+pub mod free_flyer;
 mod hamiltonian;
 mod lagrangian;
 mod servo;

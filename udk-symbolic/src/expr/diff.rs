@@ -93,6 +93,16 @@ impl Pool {
         self.substitute_memo(id, replace, &mut memo)
     }
 
+    /// [`Pool::substitute`] of each of `ids`, sharing the work on their common nodes.
+    pub fn substitute_many(
+        &mut self,
+        ids: &[ExprId],
+        replace: &mut dyn FnMut(&mut Pool, Symbol) -> Option<ExprId>,
+    ) -> Vec<ExprId> {
+        let mut memo = HashMap::default();
+        self.substitute_all(ids, replace, &mut memo)
+    }
+
     /// Whether `id` contains a symbol s with `pred(s)`.
     pub fn depends_on(&self, id: ExprId, pred: &dyn Fn(Symbol) -> bool) -> bool {
         self.any_depends_on(&[id], pred)

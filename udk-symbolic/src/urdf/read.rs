@@ -9,7 +9,7 @@
 
 use super::inertia::{self, LinkInertia};
 use super::UrdfSource;
-use crate::tree::{RigidBodyTree, Transform, TreeBody, TreeJoint};
+use crate::tree::{RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint};
 use std::collections::HashMap;
 use urdf_rs::JointType;
 
@@ -26,6 +26,10 @@ pub struct Robot {
     pub tree: RigidBodyTree,
     /// The movable joints, one per body and coordinate, in the same order.
     pub joints: Vec<MovableJoint>,
+    /// With `floating_base`, the mass properties of the root link and the links fixed to it,
+    /// in the root link's frame (`None` when they have none); `None` without (a fixed root
+    /// does not move, and its links' inertias are not read).
+    pub base_inertia: Option<SpatialInertia>,
     /// Every link, in file order, with the frame it is rigidly attached to.
     pub links: Vec<LinkFrame>,
     /// What the file says that udk accepts with a remark, each naming the element: inertia
@@ -64,7 +68,8 @@ pub struct LinkFrame {
 /// A message naming the file, the element and its line: XML that does not parse as a URDF; a
 /// file with no links; a joint whose parent or child link is not defined, or a link that is the
 /// child of two joints; no root link (a cycle) or several; more than [`MAX_JOINTS`] movable
-/// joints; a `floating`, `planar` or `spherical` joint (not supported yet); a movable joint
+/// joints; a `floating`, `planar` or `spherical` joint (not supported yet; with
+/// `floating_base`, a floating joint is refused as a second free base); a movable joint
 /// with a zero or non-finite axis; with `mimic`, a `<mimic>` that names no movable joint; a
 /// link with a negative or non-finite mass, or with an inertia tensor that is not positive
 /// semidefinite beyond rounding (see [`super::inertia`]; `inertia = "repair"` repairs it).
@@ -88,6 +93,14 @@ pub fn read(text: &str, source: &UrdfSource) -> Result<Robot, String> {
                     at("joint", &joint.name)
                 ));
             }
+        }
+        if joint.joint_type == JointType::Floating && source.floating_base {
+            return Err(format!(
+                "{}: the URDF already has a floating joint, and `floating_base = true` adds \
+                 another free base at its root link `{}`: remove the option or the joint",
+                at("joint", &joint.name),
+                joint.parent.link
+            ));
         }
         if matches!(
             joint.joint_type,
@@ -144,6 +157,7 @@ pub fn read(text: &str, source: &UrdfSource) -> Result<Robot, String> {
         link_index: &link_index,
         bodies: Vec::new(),
         inertias: Vec::new(),
+        base: source.floating_base.then(Vec::new),
         joints: Vec::new(),
         links: vec![None; robot.links.len()],
         names: HashMap::new(),
@@ -165,6 +179,7 @@ pub fn read(text: &str, source: &UrdfSource) -> Result<Robot, String> {
     let Builder {
         mut bodies,
         inertias,
+        base,
         mut joints,
         links,
         names,
@@ -175,6 +190,11 @@ pub fn read(text: &str, source: &UrdfSource) -> Result<Robot, String> {
         body.inertia = inertia::merge(links, source.inertia, &mut remarks)
             .map_err(|(link, e)| format!("{}: {e}", at("link", &link)))?;
     }
+    let base_inertia = match base {
+        Some(links) => inertia::merge(links, source.inertia, &mut remarks)
+            .map_err(|(link, e)| format!("{}: {e}", at("link", &link)))?,
+        None => None,
+    };
     let mut warnings: Vec<String> = (remarks.into_iter())
         .map(|(link, remark)| format!("{}: {remark}", at("link", &link)))
         .collect();
@@ -213,6 +233,7 @@ pub fn read(text: &str, source: &UrdfSource) -> Result<Robot, String> {
             gravity: [0.0, 0.0, -9.81],
         },
         joints,
+        base_inertia,
         links: (links.into_iter().zip(&robot.links))
             .map(|(frame, link)| {
                 let (body, offset) = frame.expect("every link was reached");
@@ -236,6 +257,8 @@ struct Builder<'a> {
     bodies: Vec<(TreeBody, Option<urdf_rs::Mimic>)>,
     /// The inertias of each body's links, merged once the walk is done.
     inertias: Vec<Vec<LinkInertia>>,
+    /// The inertias of the root link and the links fixed to it, gathered for a floating base.
+    base: Option<Vec<LinkInertia>>,
     joints: Vec<MovableJoint>,
     /// Each link's body and offset in it, once reached.
     links: Vec<Option<(Option<usize>, Transform)>>,
@@ -350,8 +373,10 @@ impl<'a> Builder<'a> {
             let at = (self.at)("link", &data.name);
             format!("{at}: {e}")
         })?;
-        if let (Some(inertia), Some(b)) = (inertia, body) {
-            self.inertias[b].push(inertia);
+        match (inertia, body, &mut self.base) {
+            (Some(inertia), Some(b), _) => self.inertias[b].push(inertia),
+            (Some(inertia), None, Some(base)) => base.push(inertia),
+            _ => {}
         }
         Ok(())
     }

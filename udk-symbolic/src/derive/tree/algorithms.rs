@@ -29,14 +29,47 @@ pub(super) fn bias(
     accelerations: Option<&[ExprId]>,
 ) -> Vec<ExprId> {
     let zero = pool.zero();
-    let at_rest = [zero; 3];
+    let root = RootMotion {
+        omega: [zero; 3],
+        omega_dot: [zero; 3],
+        acceleration: base_acceleration,
+    };
+    newton_euler(pool, links, n, &root, accelerations, false).0
+}
+
+/// How the root frame moves, in its own axes: angular velocity ω₀ (rad/s), angular
+/// acceleration ω̇₀ (rad/s²) and its origin's acceleration a₀ (m/s², minus gravity).
+pub(super) struct RootMotion {
+    pub omega: [ExprId; 3],
+    pub omega_dot: [ExprId; 3],
+    pub acceleration: [ExprId; 3],
+}
+
+/// The force (N) and moment about the root's origin (N·m), in the root frame, that the
+/// bodies jointed to the root pass to it.
+pub(super) struct Wrench {
+    pub force: [ExprId; 3],
+    pub moment: [ExprId; 3],
+}
+
+/// [`bias`] with the root moving by `root`; with `carry_to_root`, also the wrench the root's
+/// children pass to it (Featherstone 2008, Table 5.1 with a floating base, ch. 9).
+pub(super) fn newton_euler(
+    pool: &mut Pool,
+    links: &[Link],
+    n: usize,
+    root: &RootMotion,
+    accelerations: Option<&[ExprId]>,
+    carry_to_root: bool,
+) -> (Vec<ExprId>, Option<Wrench>) {
+    let zero = pool.zero();
     let mut omega: Vec<[ExprId; 3]> = Vec::with_capacity(links.len());
     let mut omega_dot: Vec<[ExprId; 3]> = Vec::with_capacity(links.len());
     let mut acceleration: Vec<[ExprId; 3]> = Vec::with_capacity(links.len());
     for link in links {
         let (w, wd, a) = match link.parent {
             Some(p) => (omega[p], omega_dot[p], acceleration[p]),
-            None => (at_rest, at_rest, base_acceleration),
+            None => (root.omega, root.omega_dot, root.acceleration),
         };
         let r = link.offset;
         let tangential = cross3(pool, wd, r);
@@ -76,21 +109,12 @@ pub(super) fn bias(
         let Some(inertia) = link.inertia else {
             continue;
         };
-        let (w, wd, a) = (omega[i], omega_dot[i], acceleration[i]);
-        let h = inertia.first_moment;
-        let linear = scale3(pool, inertia.mass, a);
-        let tangential = cross3(pool, wd, h);
-        let spin = cross3(pool, w, h);
-        let centripetal = cross3(pool, w, spin);
-        forces[i].push(sum3(pool, &[linear, tangential, centripetal]));
-        let j = Matrix::plain(inertia.rotational);
-        let angular = mat_vec(pool, &j, wd);
-        let momentum = mat_vec(pool, &j, w);
-        let gyroscopic = cross3(pool, w, momentum);
-        let offset = cross3(pool, h, a);
-        moments[i].push(sum3(pool, &[angular, gyroscopic, offset]));
+        let needed = body_wrench(pool, &inertia, omega[i], omega_dot[i], acceleration[i]);
+        forces[i].push(needed.force);
+        moments[i].push(needed.moment);
     }
     let mut bias = vec![zero; n];
+    let (mut root_forces, mut root_moments) = (Vec::new(), Vec::new());
     for (i, link) in links.iter().enumerate().rev() {
         let force = sum3(pool, &forces[i]);
         let moment = sum3(pool, &moments[i]);
@@ -100,16 +124,50 @@ pub(super) fn bias(
             dot3(pool, link.axis, force)
         };
         bias[link.coordinate] = pool.neg(joint_force);
-        if let Some(p) = link.parent {
-            let force = link.rotation.to_parent(pool, force);
-            let moment = link.rotation.to_parent(pool, moment);
-            let lever = cross3(pool, link.offset, force);
-            forces[p].push(force);
-            moments[p].push(moment);
-            moments[p].push(lever);
-        }
+        let (forces_to, moments_to) = match link.parent {
+            Some(p) => (&mut forces[p], &mut moments[p]),
+            None if carry_to_root => (&mut root_forces, &mut root_moments),
+            None => continue,
+        };
+        let force = link.rotation.to_parent(pool, force);
+        let moment = link.rotation.to_parent(pool, moment);
+        let lever = cross3(pool, link.offset, force);
+        forces_to.push(force);
+        moments_to.push(moment);
+        moments_to.push(lever);
     }
-    bias
+    let wrench = carry_to_root.then(|| Wrench {
+        force: sum3(pool, &root_forces),
+        moment: sum3(pool, &root_moments),
+    });
+    (bias, wrench)
+}
+
+/// The wrench a body of `inertia` (about its origin, in its frame) needs to move with angular
+/// velocity `w`, angular acceleration `wd` and origin acceleration `a`:
+/// f = m a + ω̇ × h + ω × (ω × h), n = J ω̇ + ω × J ω + h × a (Newton–Euler about the origin).
+pub(super) fn body_wrench(
+    pool: &mut Pool,
+    inertia: &Inertia,
+    w: [ExprId; 3],
+    wd: [ExprId; 3],
+    a: [ExprId; 3],
+) -> Wrench {
+    let h = inertia.first_moment;
+    let linear = scale3(pool, inertia.mass, a);
+    let tangential = cross3(pool, wd, h);
+    let spin = cross3(pool, w, h);
+    let centripetal = cross3(pool, w, spin);
+    let force = sum3(pool, &[linear, tangential, centripetal]);
+    let j = Matrix::plain(inertia.rotational);
+    let angular = mat_vec(pool, &j, wd);
+    let momentum = mat_vec(pool, &j, w);
+    let gyroscopic = cross3(pool, w, momentum);
+    let offset = cross3(pool, h, a);
+    Wrench {
+        force,
+        moment: sum3(pool, &[angular, gyroscopic, offset]),
+    }
 }
 
 /// The joint-space inertia matrix M, n × n, by the composite-rigid-body algorithm
@@ -120,19 +178,51 @@ pub(super) fn bias(
 /// Fᵢ = Iᶜᵢ Sᵢ carried inward, Mᵢⱼ = Sⱼᵀ F at each ancestor j. Entries of coordinates no body
 /// moves are 0; M is exactly symmetric.
 pub(super) fn mass_matrix(pool: &mut Pool, links: &[Link], n: usize) -> ExprMatrix {
+    composite_rigid_body(pool, links, n, false).0
+}
+
+/// What the bodies jointed to a moving root give its rows of M: the composite inertias of
+/// their subtrees about the root's origin, in the root frame, and for each coordinate the
+/// force Xᵀ Iᶜ S carried to the root (the root's rows of that coordinate's column).
+pub(super) struct RootCoupling {
+    /// The subtrees' composite inertias, one per body jointed to the root that has mass.
+    pub composites: Vec<Inertia>,
+    /// (coordinate, force at the root's origin) for each coordinate a massive subtree moves.
+    pub columns: Vec<(usize, Wrench)>,
+}
+
+/// [`mass_matrix`], and with `carry_to_root` the [`RootCoupling`] of a moving root
+/// (Featherstone 2008, Table 6.2 with a floating base, ch. 9).
+pub(super) fn composite_rigid_body(
+    pool: &mut Pool,
+    links: &[Link],
+    n: usize,
+    carry_to_root: bool,
+) -> (ExprMatrix, Option<RootCoupling>) {
     let zero = pool.zero();
     let mut parts: Vec<Vec<Inertia>> = (links.iter())
         .map(|link| link.inertia.into_iter().collect())
         .collect();
     let mut composite: Vec<Option<Inertia>> = vec![None; links.len()];
+    let mut root = RootCoupling {
+        composites: Vec::new(),
+        columns: Vec::new(),
+    };
     for (i, link) in links.iter().enumerate().rev() {
         let Some(total) = sum_inertias(pool, &parts[i]) else {
             continue;
         };
         composite[i] = Some(total);
-        if let Some(p) = link.parent {
-            let shifted = shift(pool, link, &total);
-            parts[p].push(shifted);
+        match link.parent {
+            Some(p) => {
+                let shifted = shift(pool, link, &total);
+                parts[p].push(shifted);
+            }
+            None if carry_to_root => {
+                let shifted = shift(pool, link, &total);
+                root.composites.push(shifted);
+            }
+            None => {}
         }
     }
     let mut entries = vec![zero; n * n];
@@ -158,9 +248,9 @@ pub(super) fn mass_matrix(pool: &mut Pool, links: &[Link], n: usize) -> ExprMatr
             let entry = dot3(pool, current.axis, projected);
             entries[row * n + current.coordinate] = entry;
             entries[current.coordinate * n + row] = entry;
-            let Some(p) = current.parent else {
+            if current.parent.is_none() && !carry_to_root {
                 break;
-            };
+            }
             // Shared like the moment: a component the joint rotation leaves alone would
             // otherwise be distributed into the next sum, one more term per ancestor.
             force = current
@@ -170,18 +260,25 @@ pub(super) fn mass_matrix(pool: &mut Pool, links: &[Link], n: usize) -> ExprMatr
             let turned = current.rotation.to_parent(pool, moment);
             let lever = cross3(pool, current.offset, force);
             moment = sum3(pool, &[turned, lever]);
-            body = p;
+            match current.parent {
+                Some(p) => body = p,
+                None => {
+                    root.columns.push((row, Wrench { force, moment }));
+                    break;
+                }
+            }
         }
     }
-    ExprMatrix {
+    let matrix = ExprMatrix {
         rows: n,
         cols: n,
         entries,
-    }
+    };
+    (matrix, carry_to_root.then_some(root))
 }
 
 /// The sum of `parts`, `None` when there is none.
-fn sum_inertias(pool: &mut Pool, parts: &[Inertia]) -> Option<Inertia> {
+pub(super) fn sum_inertias(pool: &mut Pool, parts: &[Inertia]) -> Option<Inertia> {
     match parts {
         [] => None,
         [one] => Some(*one),

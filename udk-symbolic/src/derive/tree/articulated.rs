@@ -8,7 +8,7 @@
 //! symmetric), so that the force of a motion (ω, v) is (A ω + B v, Bᵀ ω + C v). A rigid
 //! body's is A = J, B = [h]×, C = m 1 (eq 2.63).
 
-use super::links::{sum3, Link};
+use super::links::{sum3, Inertia, Link};
 use crate::derivation::ExprMatrix;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{add3, cross3, dot3, scale3};
@@ -76,25 +76,24 @@ pub(super) fn solve(
     base_acceleration: Vec3,
     right_hand_sides: &[Vec<ExprId>],
 ) -> Option<ArticulatedSolve> {
-    if links.len() != n {
-        return None;
-    }
-    let mut has_mass: Vec<bool> = links.iter().map(|l| l.inertia.is_some()).collect();
-    for (i, link) in links.iter().enumerate().rev() {
-        if let (Some(p), true) = (link.parent, has_mass[i]) {
-            has_mass[p] = true;
-        }
-    }
-    if has_mass.contains(&false) {
+    if links.len() != n || !every_subtree_has_mass(links) {
         return None;
     }
     let bodies = rigid_inertias(pool, links);
-    let (velocity_bias, own_bias) = kinematics(pool, links, &bodies);
-    let (factors, bias) = factor(pool, links, &bodies, velocity_bias, own_bias);
-    let acceleration = forces(pool, links, &factors, tau, Some(&bias), base_acceleration);
+    let (velocity_bias, own_bias) = kinematics(pool, links, &bodies, None);
+    let (factors, bias, _) = factor(pool, links, &bodies, velocity_bias, own_bias, false);
     let zero = pool.zero();
+    let base = Spatial {
+        angular: [zero; 3],
+        linear: base_acceleration,
+    };
+    let acceleration = forces(pool, links, &factors, tau, Some(&bias), Root::Fixed(base)).0;
+    let at_rest = Spatial {
+        angular: [zero; 3],
+        linear: [zero; 3],
+    };
     let columns: Vec<Vec<ExprId>> = (right_hand_sides.iter())
-        .map(|x| forces(pool, links, &factors, x, None, [zero; 3]))
+        .map(|x| forces(pool, links, &factors, x, None, Root::Fixed(at_rest)).0)
         .collect();
     let m = columns.len();
     let entries = (0..n * m).map(|k| columns[k % m][k / m]).collect();
@@ -111,25 +110,42 @@ pub(super) fn solve(
 
 /// Each body's rigid-body inertia about its origin (zero for a massless body).
 fn rigid_inertias(pool: &mut Pool, links: &[Link]) -> Vec<Articulated> {
-    let zero = pool.zero();
     (links.iter())
-        .map(|link| match link.inertia {
-            None => Articulated {
-                a: [zero; 9],
-                b: [zero; 9],
-                c: [zero; 9],
-            },
-            Some(i) => {
-                let [hx, hy, hz] = i.first_moment;
-                let (mhx, mhy, mhz) = (pool.neg(hx), pool.neg(hy), pool.neg(hz));
-                Articulated {
-                    a: i.rotational,
-                    b: [zero, mhz, hy, hz, zero, mhx, mhy, hx, zero],
-                    c: [i.mass, zero, zero, zero, i.mass, zero, zero, zero, i.mass],
-                }
-            }
-        })
+        .map(|link| rigid_inertia(pool, link.inertia.as_ref()))
         .collect()
+}
+
+/// The 6 × 6 rigid-body inertia of `inertia` (zero for `None`): A = J, B = [h]×, C = m 1.
+fn rigid_inertia(pool: &mut Pool, inertia: Option<&Inertia>) -> Articulated {
+    let zero = pool.zero();
+    match inertia {
+        None => Articulated {
+            a: [zero; 9],
+            b: [zero; 9],
+            c: [zero; 9],
+        },
+        Some(i) => {
+            let [hx, hy, hz] = i.first_moment;
+            let (mhx, mhy, mhz) = (pool.neg(hx), pool.neg(hy), pool.neg(hz));
+            Articulated {
+                a: i.rotational,
+                b: [zero, mhz, hy, hz, zero, mhx, mhy, hx, zero],
+                c: [i.mass, zero, zero, zero, i.mass, zero, zero, zero, i.mass],
+            }
+        }
+    }
+}
+
+/// The bias force v ×* I v = (ω × n + v × f, ω × f) of a body of inertia `inertia` moving
+/// with `v`, (n, f) = I v its momentum.
+fn velocity_product_force(pool: &mut Pool, inertia: &Articulated, v: &Spatial) -> Spatial {
+    let momentum = apply(pool, inertia, v);
+    let turning = cross3(pool, v.angular, momentum.angular);
+    let sliding = cross3(pool, v.linear, momentum.linear);
+    Spatial {
+        angular: add3(pool, turning, sliding),
+        linear: cross3(pool, v.angular, momentum.linear),
+    }
 }
 
 /// I v for an articulated inertia and a motion.
@@ -212,10 +228,12 @@ fn sum(pool: &mut Pool, terms: &[Spatial]) -> Spatial {
 }
 
 /// Pass 1, outwards: each body's spatial velocity v, and c = v × S q̇ and p = v ×* I v.
+/// The root moves with `root_velocity` (its own frame), or is fixed for `None`.
 fn kinematics(
     pool: &mut Pool,
     links: &[Link],
     bodies: &[Articulated],
+    root_velocity: Option<&Spatial>,
 ) -> (Vec<Spatial>, Vec<Spatial>) {
     let zero = pool.zero();
     let rest = Spatial {
@@ -228,9 +246,10 @@ fn kinematics(
     for (link, inertia) in links.iter().zip(bodies) {
         let rate = pool.symbol(Symbol::Velocity(link.coordinate));
         let joint = joint_motion(pool, link, rate);
-        let carried = match link.parent {
-            Some(parent) => motion_to_child(pool, link, &velocities[parent]),
-            None => rest,
+        let carried = match (link.parent, root_velocity) {
+            (Some(parent), _) => motion_to_child(pool, link, &velocities[parent]),
+            (None, Some(root)) => motion_to_child(pool, link, root),
+            (None, None) => rest,
         };
         let v = sum(pool, &[carried, joint]);
         // v × (ω_J, v_J) = (ω × ω_J, ω × v_J + v × ω_J).
@@ -241,14 +260,7 @@ fn kinematics(
             angular,
             linear: add3(pool, spin, drift),
         });
-        // v ×* (n, f) = (ω × n + v × f, ω × f).
-        let momentum = apply(pool, inertia, &v);
-        let turning = cross3(pool, v.angular, momentum.angular);
-        let sliding = cross3(pool, v.linear, momentum.linear);
-        p.push(Spatial {
-            angular: add3(pool, turning, sliding),
-            linear: cross3(pool, v.angular, momentum.linear),
-        });
+        p.push(velocity_product_force(pool, inertia, &v));
         velocities.push(v);
     }
     (c, p)
@@ -256,14 +268,17 @@ fn kinematics(
 
 /// Pass 2 for the inertias, inwards: Iᴬ = I + Σ children's Iᵃ carried in, U = Iᴬ S,
 /// D = Sᵀ U, and Iᵃ = Iᴬ − U Uᵀ / D (what a body passes to its parent). Returns the factors
-/// and the main solve's bias terms, with Iᵃ c.
+/// and the main solve's bias terms, with Iᵃ c; with `carry_to_root`, also the Iᵃ of the
+/// bodies jointed to the root, carried into the root frame.
 fn factor(
     pool: &mut Pool,
     links: &[Link],
     bodies: &[Articulated],
     c: Vec<Spatial>,
     p: Vec<Spatial>,
-) -> (Vec<Factor>, Vec<Bias>) {
+    carry_to_root: bool,
+) -> (Vec<Factor>, Vec<Bias>, Vec<Articulated>) {
+    let mut root_parts = Vec::new();
     let mut parts: Vec<Vec<Articulated>> = bodies.iter().map(|b| vec![*b]).collect();
     let mut factors: Vec<Option<Factor>> = (0..links.len()).map(|_| None).collect();
     let mut passed: Vec<Option<Articulated>> = vec![None; links.len()];
@@ -289,9 +304,13 @@ fn factor(
             b: outer_update(pool, &inertia.b, u.angular, u.linear, inverse_pivot),
             c: outer_update(pool, &inertia.c, u.linear, u.linear, inverse_pivot),
         };
-        if let Some(parent) = link.parent {
-            let carried = inertia_to_parent(pool, link, &reduced);
-            parts[parent].push(carried);
+        match link.parent {
+            Some(parent) => {
+                let carried = inertia_to_parent(pool, link, &reduced);
+                parts[parent].push(carried);
+            }
+            None if carry_to_root => root_parts.push(inertia_to_parent(pool, link, &reduced)),
+            None => {}
         }
         passed[i] = Some(reduced);
         factors[i] = Some(Factor {
@@ -309,7 +328,7 @@ fn factor(
             p,
         })
         .collect();
-    (factors, bias)
+    (factors, bias, root_parts)
 }
 
 /// X − x yᵀ / D (row-major; exactly symmetric when X is and x = y).
@@ -375,15 +394,20 @@ fn inertia_to_parent(pool: &mut Pool, link: &Link, inertia: &Articulated) -> Art
 
 /// Pass 2 for the forces (inwards) and pass 3 (outwards) of one solve: with u = τ − Sᵀpᴬ,
 /// pᵃ = pᴬ + Iᵃ c + U u / D carried to the parent, then a' = X a_parent + c,
-/// q̈ = (u − Uᵀ a') / D, a = a' + S q̈. Without `bias` the velocity terms are zero.
+/// q̈ = (u − Uᵀ a') / D, a = a' + S q̈. Without `bias` the velocity terms are zero. Returns q̈
+/// and the root's acceleration (solved for a [`Root::Floating`]).
 fn forces(
     pool: &mut Pool,
     links: &[Link],
     factors: &[Factor],
     tau: &[ExprId],
     bias: Option<&[Bias]>,
-    base_acceleration: Vec3,
-) -> Vec<ExprId> {
+    root: Root,
+) -> (Vec<ExprId>, Spatial) {
+    let mut root_parts = match &root {
+        Root::Fixed(_) => Vec::new(),
+        Root::Floating { bias, .. } => vec![*bias],
+    };
     let zero = pool.zero();
     let mut parts: Vec<Vec<Spatial>> = (0..links.len())
         .map(|i| bias.map(|b| vec![b[i].p]).unwrap_or_default())
@@ -395,7 +419,8 @@ fn forces(
         let tau_i = tau.get(link.coordinate).copied().unwrap_or(zero);
         let u = pool.sub(tau_i, component);
         joint_force[i] = u;
-        if let Some(parent) = link.parent {
+        let floating = matches!(root, Root::Floating { .. });
+        if link.parent.is_some() || floating {
             let f = &factors[i];
             let scale = pool.mul(&[u, f.inverse_pivot]);
             let along = Spatial {
@@ -408,12 +433,23 @@ fn forces(
             }
             let carried = sum(pool, &terms);
             let carried = force_to_parent(pool, link, &carried);
-            parts[parent].push(carried);
+            match link.parent {
+                Some(parent) => parts[parent].push(carried),
+                None => root_parts.push(carried),
+            }
         }
     }
-    let base = Spatial {
-        angular: [zero; 3],
-        linear: base_acceleration,
+    let base = match root {
+        Root::Fixed(acceleration) => acceleration,
+        // Iᴬ₀ a₀ + pᴬ₀ = 0 (Featherstone 2008, ch. 9: the floating base has no joint force).
+        Root::Floating { inertia, .. } => {
+            let total = sum(pool, &root_parts);
+            let minus = Spatial {
+                angular: total.angular.map(|x| pool.neg(x)),
+                linear: total.linear.map(|x| pool.neg(x)),
+            };
+            solve_spatial(pool, &inertia, &minus)
+        }
     };
     let mut accelerations: Vec<Spatial> = Vec::with_capacity(links.len());
     let mut qdd = vec![zero; links.len()];
@@ -434,5 +470,147 @@ fn forces(
         let joint = joint_motion(pool, link, rate);
         accelerations.push(sum(pool, &[a_prime, joint]));
     }
-    qdd
+    (qdd, base)
+}
+
+/// How the root of a solve moves.
+enum Root {
+    /// A fixed root frame accelerating at the given spatial acceleration (−gravity).
+    Fixed(Spatial),
+    /// A free root with its articulated inertia Iᴬ₀ (its own inertia plus the Iᵃ its children
+    /// pass) and its own bias force p₀ = v₀ ×* I₀ v₀; its acceleration is solved for.
+    Floating { inertia: Articulated, bias: Spatial },
+}
+
+/// The articulated-body algorithm with a floating base, as [`ArticulatedSolve`] but for a root
+/// free in space.
+pub(super) struct FloatingSolve {
+    /// The root's spatial acceleration in its own frame (angular, then the linear acceleration
+    /// of its origin's spatial velocity, rad/s² and m/s²), without gravity: the motion
+    /// relative to a frame falling freely.
+    pub root_angular: Vec3,
+    /// See `root_angular`.
+    pub root_linear: Vec3,
+    /// q̈ of the joints, n entries by coordinate.
+    pub joints: Vec<ExprId>,
+}
+
+/// The articulated-body algorithm with a floating base (Featherstone 2008, ch. 9): the root
+/// moves with the spatial velocity `root_velocity` = (angular, linear) in its own frame and has the
+/// mass properties `root_inertia` (about its origin; `None` for none), the joints carry the
+/// forces `tau` (n entries by coordinate), and no gravity acts (the caller adds it to the
+/// root's acceleration: in uniform gravity every body's acceleration relative to a freely
+/// falling frame is that of the same system without gravity). O(n) operations, with one
+/// 6 × 6 solve at the root. `None` when the algorithm cannot apply: a coordinate no link
+/// moves, or a body whose subtree has no mass.
+pub(super) fn solve_floating(
+    pool: &mut Pool,
+    links: &[Link],
+    n: usize,
+    tau: &[ExprId],
+    root_velocity: (Vec3, Vec3),
+    root_inertia: Option<&Inertia>,
+) -> Option<FloatingSolve> {
+    if links.len() != n || !every_subtree_has_mass(links) {
+        return None;
+    }
+    let root_velocity = Spatial {
+        angular: root_velocity.0,
+        linear: root_velocity.1,
+    };
+    let bodies = rigid_inertias(pool, links);
+    let (velocity_bias, own_bias) = kinematics(pool, links, &bodies, Some(&root_velocity));
+    let (factors, bias, children) = factor(pool, links, &bodies, velocity_bias, own_bias, true);
+    let own = rigid_inertia(pool, root_inertia);
+    let root_bias = velocity_product_force(pool, &own, &root_velocity);
+    let mut parts = vec![own];
+    parts.extend(children);
+    let inertia = sum_articulated(pool, &parts);
+    let root = Root::Floating {
+        inertia,
+        bias: root_bias,
+    };
+    let (joints, a) = forces(pool, links, &factors, tau, Some(&bias), root);
+    Some(FloatingSolve {
+        root_angular: a.angular,
+        root_linear: a.linear,
+        joints,
+    })
+}
+
+/// Whether every body's subtree (the body and its descendants) has mass.
+fn every_subtree_has_mass(links: &[Link]) -> bool {
+    let mut has_mass: Vec<bool> = links.iter().map(|l| l.inertia.is_some()).collect();
+    for (i, link) in links.iter().enumerate().rev() {
+        if let (Some(p), true) = (link.parent, has_mass[i]) {
+            has_mass[p] = true;
+        }
+    }
+    !has_mass.contains(&false)
+}
+
+/// x with I x = `rhs` for the symmetric positive definite articulated inertia I, by LDLᵀ
+/// without pivoting (the symmetric form of Gaussian elimination), in the order (linear, angular),
+/// each intermediate kept as one operand.
+fn solve_spatial(pool: &mut Pool, inertia: &Articulated, rhs: &Spatial) -> Spatial {
+    // Index k < 3: linear component k; k ≥ 3: angular component k − 3.
+    let entry = |r: usize, c: usize| match (r < 3, c < 3) {
+        (true, true) => inertia.c[3 * r + c],
+        (false, false) => inertia.a[3 * (r - 3) + c - 3],
+        // The force of a linear motion on the moment: B; of an angular one on the force: Bᵀ.
+        (false, true) => inertia.b[3 * (r - 3) + c],
+        (true, false) => inertia.b[3 * (c - 3) + r],
+    };
+    let mut l = [[pool.zero(); 6]; 6];
+    let mut d = [pool.zero(); 6];
+    let mut inverse_d = [pool.zero(); 6];
+    for j in 0..6 {
+        let mut terms = vec![entry(j, j)];
+        for k in 0..j {
+            let minus = pool.integer(-1);
+            terms.push(pool.mul(&[minus, l[j][k], l[j][k], d[k]]));
+        }
+        d[j] = pool.shared_sum(&terms);
+        inverse_d[j] = pool.recip(d[j]);
+        inverse_d[j] = pool.shared(inverse_d[j]);
+        for i in j + 1..6 {
+            let mut terms = vec![entry(i, j)];
+            for k in 0..j {
+                let minus = pool.integer(-1);
+                terms.push(pool.mul(&[minus, l[i][k], l[j][k], d[k]]));
+            }
+            let numerator = pool.shared_sum(&terms);
+            let value = pool.mul(&[numerator, inverse_d[j]]);
+            l[i][j] = pool.shared(value);
+        }
+    }
+    let b: [ExprId; 6] = std::array::from_fn(|k| {
+        if k < 3 {
+            rhs.linear[k]
+        } else {
+            rhs.angular[k - 3]
+        }
+    });
+    let mut y = [pool.zero(); 6];
+    for i in 0..6 {
+        let mut terms = vec![b[i]];
+        for k in 0..i {
+            let minus = pool.integer(-1);
+            terms.push(pool.mul(&[minus, l[i][k], y[k]]));
+        }
+        y[i] = pool.shared_sum(&terms);
+    }
+    let mut x = [pool.zero(); 6];
+    for i in (0..6).rev() {
+        let mut terms = vec![pool.mul(&[y[i], inverse_d[i]])];
+        for k in i + 1..6 {
+            let minus = pool.integer(-1);
+            terms.push(pool.mul(&[minus, l[k][i], x[k]]));
+        }
+        x[i] = pool.shared_sum(&terms);
+    }
+    Spatial {
+        angular: [x[3], x[4], x[5]],
+        linear: [x[0], x[1], x[2]],
+    }
 }

@@ -17,7 +17,7 @@
 
 use super::TreeError;
 use crate::expr::{ExprId, Pool};
-use crate::tree::{RigidBodyTree, TreeJoint};
+use crate::tree::{RigidBodyTree, SpatialInertia, TreeJoint};
 
 /// A 3×3 matrix, row-major.
 pub(super) type Mat3 = [[f64; 3]; 3];
@@ -129,18 +129,7 @@ pub(crate) fn body_constants(
         let offset = mat_vec(&transpose(&parent_frame), body.origin.translation);
         let inertia = match inertia {
             None => None,
-            Some(i) if i.mass < 0.0 => return Err(TreeError::NegativeMass { body: name() }),
-            Some(i) if !is_symmetric(&i.inertia) => {
-                return Err(TreeError::NotSymmetric { body: name() })
-            }
-            Some(i) => Some(Inertia {
-                mass: pool.number(i.mass),
-                com: numbers(pool, &mat_vec(&transpose(&frame), i.com)),
-                about_com: numbers(
-                    pool,
-                    mul(&mul(&transpose(&frame), &i.inertia), &frame).as_flattened(),
-                ),
-            }),
+            Some(i) => Some(turned_inertia(pool, &body.name, i, &frame)?),
         };
         frames.push(frame);
         bodies.push(BodyConstants {
@@ -155,6 +144,38 @@ pub(crate) fn body_constants(
     Ok(TreeConstants {
         bodies,
         gravity: numbers(pool, &tree.gravity),
+    })
+}
+
+/// The mass properties `i` of the body `name` in the turned frame whose axes are the columns
+/// of `frame` (in the body frame), as DAG numbers.
+///
+/// # Errors
+/// [`TreeError::NotFinite`], [`TreeError::NegativeMass`] or [`TreeError::NotSymmetric`].
+pub(super) fn turned_inertia(
+    pool: &mut Pool,
+    name: &str,
+    i: &SpatialInertia,
+    frame: &Mat3,
+) -> Result<Inertia, TreeError> {
+    let body = || name.to_owned();
+    let finite = |values: &[f64]| values.iter().all(|x| x.is_finite());
+    if !finite(&[i.mass]) || !finite(&i.com) || !finite(i.inertia.as_flattened()) {
+        return Err(TreeError::NotFinite { body: body() });
+    }
+    if i.mass < 0.0 {
+        return Err(TreeError::NegativeMass { body: body() });
+    }
+    if !is_symmetric(&i.inertia) {
+        return Err(TreeError::NotSymmetric { body: body() });
+    }
+    Ok(Inertia {
+        mass: pool.number(i.mass),
+        com: numbers(pool, &mat_vec(&transpose(frame), i.com)),
+        about_com: numbers(
+            pool,
+            mul(&mul(&transpose(frame), &i.inertia), frame).as_flattened(),
+        ),
     })
 }
 

@@ -370,10 +370,14 @@ fn shared_pose(pool: &mut Pool, rotation: Matrix, origin: [ExprId; 3]) -> Pose {
     }
 }
 
-/// The constant mass properties of `body` about its frame's origin: h = m c and
-/// J = I_c + m(|c|² 1 − c cᵀ) (the parallel-axis theorem; Featherstone 2008, eq 2.63).
+/// The constant mass properties of `body` about its frame's origin ([`about_origin`]).
 fn body_inertia(pool: &mut Pool, body: &BodyConstants) -> Option<Inertia> {
-    let inertia = body.inertia?;
+    Some(about_origin(pool, &body.inertia?))
+}
+
+/// Mass properties given about the centre of mass, about the frame's origin: h = m c and
+/// J = I_c + m(|c|² 1 − c cᵀ) (the parallel-axis theorem; Featherstone 2008, eq 2.63).
+pub(super) fn about_origin(pool: &mut Pool, inertia: &super::constants::Inertia) -> Inertia {
     let (m, c) = (inertia.mass, inertia.com);
     let squared = dot3(pool, c, c);
     let rotational = std::array::from_fn(|k| {
@@ -388,11 +392,11 @@ fn body_inertia(pool: &mut Pool, body: &BodyConstants) -> Option<Inertia> {
         let moved = pool.mul(&[m, shift]);
         pool.add(&[inertia.about_com[k], moved])
     });
-    Some(Inertia {
+    Inertia {
         mass: m,
         first_moment: scale3(pool, m, c),
         rotational,
-    })
+    }
 }
 
 /// A revolute body's constant turn K as L Rz(γ) with L = Rx(β), when K is made of numbers of

@@ -16,6 +16,7 @@
 mod algorithms;
 mod articulated;
 mod constants;
+pub mod free_flyer;
 mod links;
 mod recognize;
 mod temporaries;
@@ -101,6 +102,13 @@ pub enum TreeError {
     #[error("the inertia of body `{body}` is not symmetric")]
     NotSymmetric {
         /// The body's name.
+        body: String,
+    },
+    /// A body of a tree on a floating base carries no mass in its subtree (`body` = "base"
+    /// when nothing has mass), so its accelerations are not determined.
+    #[error("the subtree of `{body}` has no mass, so its accelerations on a floating base are not determined")]
+    Massless {
+        /// The body's name, or "base".
         body: String,
     },
     /// A number of a body (or the gravity, `body` = "gravity") is infinite or NaN.

@@ -1,0 +1,275 @@
+//! The generator behind `#[lagrangian(urdf = "..", floating_base = true)]`: a URDF robot on a
+//! free-flying base ([`crate::derive::tree::free_flyer`]), in Pinocchio's layout.
+//!
+//! For a struct `Name`, an inherent impl with:
+//! - `NQ` = 7 + n, `NV` = 6 + n, `NUM_JOINTS` = n;
+//! - `COORDINATE_NAMES` (NQ: `base_x`, `base_y`, `base_z`, `base_qx`, `base_qy`, `base_qz`,
+//!   `base_qw`, then the joints as the URDF names them), `VELOCITY_NAMES` (NV: `base_vx`,
+//!   `base_vy`, `base_vz`, `base_wx`, `base_wy`, `base_wz`, then the joints);
+//! - `acceleration(&q, &v, &tau, t)` (v̇, Pinocchio's `aba`), `mass_matrix(&q)` (`crba`),
+//!   `inverse_dynamics(&q, &v, &a, t)` (`rnea`), each `Result<_, FreeFlyerError>` after
+//!   `udk_runtime::free_flyer::check`;
+//! - `integrate(&q, &v, dt)`, q ⊕ v dt on SE(3) × ℝⁿ (`udk_runtime::free_flyer::integrate`).
+
+use super::{doc, matrix_type, model_name, vector_type};
+use crate::derive::tree::free_flyer::{free_flyer, FreeFlyerDynamics};
+use crate::emit::emit_rust;
+use crate::error::{Error, Errors};
+use crate::expr::{ExprId, Pool, Symbol};
+use crate::spec::ModelSpec;
+use crate::urdf::{read, Robot, DEFAULT_GRAVITY};
+use proc_macro2::{Literal, TokenStream};
+use quote::quote;
+use std::path::{Path, PathBuf};
+
+/// The generated items of a floating-base model, with what the macro reports beside them.
+pub struct FreeFlyerCode {
+    /// The inherent impl of the model's struct.
+    pub tokens: TokenStream,
+    /// The URDF file read, for the caller to track.
+    pub file: PathBuf,
+    /// The URDF reader's remarks (inertia tensors kept or repaired, ...).
+    pub warnings: Vec<String>,
+}
+
+/// The floating-base model `spec` (its `urdf` with `floating_base`), the file read relative
+/// to `base`.
+///
+/// # Errors
+/// At the `urdf` span: a spec with anything but the URDF and its `gravity` and `inertia`
+/// options (`joint_damping`, `mimic`, coordinates, forces, constraints, outputs, ... are not
+/// supported with a floating base), a file that cannot be read, any error of [`read`] (among
+/// them a URDF that already has a floating joint), or a tree that cannot be derived
+/// ([`crate::derive::tree::TreeError`]). A model name that is not an identifier.
+pub fn generate_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerCode, Errors> {
+    let name = model_name(spec)?;
+    let Some(source) = spec.urdf.as_ref().filter(|s| s.floating_base) else {
+        return Err(Errors(vec![Error::new(
+            proc_macro2::Span::call_site(),
+            "a free-flyer model needs `urdf = \"..\"` with `floating_base = true`".to_owned(),
+        )]));
+    };
+    let at_source = |message: String| Errors(vec![Error::new(source.span, message)]);
+    let extras = [
+        ("coordinates", !spec.coordinates.is_empty()),
+        ("lagrangian", spec.lagrangian.is_some()),
+        ("holonomic", !spec.holonomic.is_empty()),
+        ("nonholonomic", !spec.nonholonomic.is_empty()),
+        ("forces", !spec.forces.is_empty()),
+        ("nonideal", !spec.nonideal.is_empty()),
+        ("inputs", !spec.inputs.is_empty()),
+        ("loads", !spec.loads.is_empty()),
+        ("outputs", !spec.outputs.is_empty()),
+        ("joint_damping", source.joint_damping),
+        ("mimic", source.mimic),
+    ];
+    let given: Vec<&str> = extras.iter().filter(|e| e.1).map(|e| e.0).collect();
+    if !given.is_empty() {
+        return Err(at_source(format!(
+            "a floating-base model is the URDF alone (with `gravity` and `inertia`): `{}` \
+             cannot be combined with `floating_base = true`",
+            given.join("`, `")
+        )));
+    }
+    let file = source.resolve(base);
+    let text = std::fs::read_to_string(&file)
+        .map_err(|e| at_source(format!("{}: cannot read the URDF file: {e}", source.path)))?;
+    let mut robot = read(&text, source).map_err(at_source)?;
+    robot.tree.gravity = source.gravity.unwrap_or(DEFAULT_GRAVITY);
+    let mut pool = Pool::new();
+    let dynamics = free_flyer(&mut pool, &robot.tree, robot.base_inertia.as_ref())
+        .map_err(|e| at_source(format!("{}: {e}", source.path)))?;
+    Ok(FreeFlyerCode {
+        tokens: emit(&name, &pool, &robot, &dynamics),
+        file,
+        warnings: robot.warnings,
+    })
+}
+
+/// The base entries of `COORDINATE_NAMES` and `VELOCITY_NAMES`.
+const BASE_COORDINATE_NAMES: [&str; 7] = [
+    "base_x", "base_y", "base_z", "base_qx", "base_qy", "base_qz", "base_qw",
+];
+const BASE_VELOCITY_NAMES: [&str; 6] = [
+    "base_vx", "base_vy", "base_vz", "base_wx", "base_wy", "base_wz",
+];
+
+/// The inherent impl of `name`.
+fn emit(
+    name: &proc_macro2::Ident,
+    pool: &Pool,
+    robot: &Robot,
+    dynamics: &FreeFlyerDynamics,
+) -> TokenStream {
+    let n = robot.joints.len();
+    let (nq, nv) = (7 + n, 6 + n);
+    let joints: Vec<&str> = robot.joints.iter().map(|j| j.name.as_str()).collect();
+    let coordinate_names = BASE_COORDINATE_NAMES.iter().chain(&joints);
+    let velocity_names = BASE_VELOCITY_NAMES.iter().chain(&joints);
+    let (vec_q, vec_v, vec_n, mat_v) = (
+        vector_type(nq),
+        vector_type(nv),
+        vector_type(n),
+        matrix_type(nv, nv),
+    );
+    let literal = Literal::usize_unsuffixed;
+    let (nq_l, nv_l, n_l) = (literal(nq), literal(nv), literal(n));
+    let runtime = quote!(::udk::__private::udk_runtime::free_flyer);
+    let vector = |ids: &[ExprId]| {
+        let block = emit_rust(pool, ids, &access);
+        let statements = block.statements;
+        let values = block.outputs;
+        quote!({ #statements #vec_v::from([#(#values),*]) })
+    };
+    let acceleration = vector(&dynamics.acceleration);
+    let inverse = vector(&dynamics.inverse_dynamics);
+    let mass = {
+        let block = emit_rust(pool, &dynamics.mass_matrix.entries, &access);
+        let statements = block.statements;
+        let values = block.outputs;
+        // SMatrix::from_row_slice takes the row-major entries.
+        quote!({ #statements #mat_v::from_row_slice(&[#(#values),*]) })
+    };
+    let doc_acceleration = doc(&format!(
+        "v̇ = M⁻¹(τ − h), {nv} entries, by the articulated-body algorithm with a free-flying \
+         base (Pinocchio's `aba` with `JointModelFreeFlyer`): the base's spatial acceleration \
+         in the base frame (m/s², rad/s²), then the joint accelerations.\n\n\
+         Arguments: `q` ({nq}: base position in the world frame, m; base quaternion \
+         qx, qy, qz, qw, normalized before use; joints), `v` ({nv}: base linear and angular \
+         velocity in the base frame; joint rates), `tau` ({n} joint efforts, N·m or N), `t` \
+         (unused).\n\n# Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite entry, \
+         or `NotDetermined` where M is singular (a massless base carrying too few bodies)."
+    ));
+    let doc_mass = doc(&format!(
+        "M(q), {nv} × {nv}, symmetric positive definite, by the composite-rigid-body \
+         algorithm (Pinocchio's `crba`, mirrored): the base block is the whole robot's \
+         spatial inertia about the base origin in the base frame, rows (linear, angular).\n\n\
+         # Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite entry."
+    ));
+    let doc_inverse = doc(&format!(
+        "M(q) a + h(q, v), {nv} entries, by recursive Newton–Euler (Pinocchio's `rnea`): the \
+         wrench the base needs (force, N, then moment about the base origin, N·m, in the base \
+         frame; zero along a free motion), then the joint efforts, for the acceleration `a` \
+         ({nv} entries, laid out as v).\n\n\
+         # Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite entry."
+    ));
+    let doc_integrate = doc(&format!(
+        "q ⊕ v dt, {nq} entries: the configuration reached from `q` moving with the constant \
+         velocity `v` for `dt` seconds, the base on SE(3) (Pinocchio's `integrate`; see \
+         `udk_runtime::free_flyer::integrate`). Its quaternion has unit norm.\n\n\
+         # Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite entry."
+    ));
+    let output_columns: Vec<String> = (BASE_COORDINATE_NAMES.iter().map(|s| s.to_string()))
+        .chain(joints.iter().map(|j| j.to_string()))
+        .chain(BASE_VELOCITY_NAMES.iter().map(|s| s.to_string()))
+        .chain(joints.iter().map(|j| format!("{j}_dot")))
+        .collect();
+    let gravity = robot.tree.gravity;
+    quote! {
+        impl #runtime::FreeFlyerSystem<#nq_l> for #name {
+            const GRAVITY: [f64; 3] = [#(#gravity),*];
+            const OUTPUT_COLUMNS: &'static [&'static str] = &[#(#output_columns),*];
+
+            fn acceleration_into(
+                &self,
+                q: &#vec_q,
+                v: &[f64],
+                tau: &[f64],
+                t: f64,
+                out: &mut [f64],
+            ) -> ::core::result::Result<(), #runtime::FreeFlyerError> {
+                #runtime::check_length("v", v, #nv_l)?;
+                #runtime::check_length("tau", tau, #n_l)?;
+                #runtime::check_length("out", out, #nv_l)?;
+                let (v, tau) = (#vec_v::from_column_slice(v), #vec_n::from_column_slice(tau));
+                out.copy_from_slice(Self::acceleration(self, q, &v, &tau, t)?.as_slice());
+                Ok(())
+            }
+
+            fn mass_matrix_into(
+                &self,
+                q: &#vec_q,
+                out: &mut [f64],
+            ) -> ::core::result::Result<(), #runtime::FreeFlyerError> {
+                #runtime::check_length("out", out, #nv_l * #nv_l)?;
+                // M is symmetric: its column-major entries are its row-major ones.
+                out.copy_from_slice(Self::mass_matrix(self, q)?.as_slice());
+                Ok(())
+            }
+        }
+
+        #[allow(unused_variables, clippy::approx_constant, clippy::excessive_precision)]
+        impl #name {
+            /// Entries of q: 7 for the base pose (position, quaternion), one per joint.
+            pub const NQ: usize = #nq_l;
+            /// Entries of v: 6 for the base twist (linear, angular), one per joint.
+            pub const NV: usize = #nv_l;
+            /// Movable joints of the URDF: n.
+            pub const NUM_JOINTS: usize = #n_l;
+            /// The entries of q: the base pose, then the joints as the URDF names them.
+            pub const COORDINATE_NAMES: [&'static str; #nq_l] = [#(#coordinate_names),*];
+            /// The entries of v: the base twist, then the joints' rates.
+            pub const VELOCITY_NAMES: [&'static str; #nv_l] = [#(#velocity_names),*];
+
+            #doc_acceleration
+            pub fn acceleration(
+                &self,
+                q: &#vec_q,
+                v: &#vec_v,
+                tau: &#vec_n,
+                t: f64,
+            ) -> ::core::result::Result<#vec_v, #runtime::FreeFlyerError> {
+                #runtime::check(q.as_slice(), &[("v", v.as_slice()), ("tau", tau.as_slice())])?;
+                #runtime::determined(#acceleration)
+            }
+
+            #doc_mass
+            pub fn mass_matrix(
+                &self,
+                q: &#vec_q,
+            ) -> ::core::result::Result<#mat_v, #runtime::FreeFlyerError> {
+                #runtime::check(q.as_slice(), &[])?;
+                Ok(#mass)
+            }
+
+            #doc_inverse
+            pub fn inverse_dynamics(
+                &self,
+                q: &#vec_q,
+                v: &#vec_v,
+                a: &#vec_v,
+                t: f64,
+            ) -> ::core::result::Result<#vec_v, #runtime::FreeFlyerError> {
+                #runtime::check(q.as_slice(), &[("v", v.as_slice()), ("a", a.as_slice())])?;
+                Ok(#inverse)
+            }
+
+            #doc_integrate
+            pub fn integrate(
+                q: &#vec_q,
+                v: &#vec_v,
+                dt: f64,
+            ) -> ::core::result::Result<#vec_q, #runtime::FreeFlyerError> {
+                let mut out = #vec_q::zeros();
+                #runtime::integrate(q.as_slice(), v.as_slice(), dt, out.as_mut_slice())?;
+                Ok(out)
+            }
+        }
+    }
+}
+
+/// How the generated code reads each symbol of the free-flyer layout.
+fn access(symbol: Symbol) -> TokenStream {
+    let index = |name: TokenStream, i: usize| {
+        let i = Literal::usize_unsuffixed(i);
+        quote!(#name[#i])
+    };
+    match symbol {
+        Symbol::Coordinate(i) => index(quote!(q), i),
+        Symbol::Velocity(i) => index(quote!(v), i),
+        Symbol::Acceleration(i) => index(quote!(a), i),
+        Symbol::Input(i) => index(quote!(tau), i),
+        Symbol::Time => quote!(t),
+        other => unreachable!("the free-flyer derivation has no {other:?}"),
+    }
+}

@@ -1,0 +1,271 @@
+//! A kinematic tree on a floating base (a free flyer): the root body moves freely in space, as
+//! with Pinocchio's `JointModelFreeFlyer`, and its six degrees of freedom enter the
+//! recursions as the root's own motion rather than as six virtual joints (Featherstone 2008,
+//! ch. 9).
+//!
+//! The layout is Pinocchio's:
+//! - q = [x, y, z, qx, qy, qz, qw, joints…] ([`Symbol::Coordinate`] k is `q[k]`): the base
+//!   frame's origin in the world frame (m) and the unit quaternion (scalar last) of its
+//!   rotation R (base → world), then the joint coordinates;
+//! - v = [v_x, v_y, v_z, ω_x, ω_y, ω_z, joint rates…] ([`Symbol::Velocity`] k is `v[k]`): the
+//!   velocity of the base origin and the angular velocity, both in the base frame, then the
+//!   joint rates; v̇ ([`Symbol::Acceleration`] k is `v̇[k]`) their time derivatives;
+//! - τ: the n joint efforts ([`Symbol::Input`] j is `τ[j]`).
+//!
+//! The base frame is the URDF root link's frame. Only gravity reads the quaternion: in the
+//! base frame it is Rᵀ g, with R the rotation of the normalized quaternion (q / |q|), so the
+//! expressions are those of the unit quaternion in the direction of q.
+
+use super::algorithms::{self, body_wrench, sum_inertias, RootMotion, Wrench};
+use super::constants::{body_constants, turned_inertia, IDENTITY};
+use super::links::{about_origin, body_links, Inertia};
+use super::{articulated, TreeError};
+use crate::derivation::ExprMatrix;
+use crate::expr::{ExprId, Pool, Symbol};
+use crate::parse::{add3, cross3};
+use crate::tree::{RigidBodyTree, SpatialInertia};
+
+/// Entries of q for the base: position (3) and quaternion (4).
+pub const BASE_COORDINATES: usize = 7;
+/// Entries of v for the base: linear (3) and angular (3) velocity.
+pub const BASE_VELOCITIES: usize = 6;
+
+/// The dynamics of a tree on a free-flying base, as DAG nodes over the layout of the module
+/// docs (NV = 6 + n entries; base rows first, linear then angular).
+#[derive(Clone, Debug)]
+pub struct FreeFlyerDynamics {
+    /// v̇(q, v, τ), NV entries, by the articulated-body algorithm with a 6-DoF root: the base's
+    /// spatial acceleration in the base frame (m/s², rad/s²), then the joint accelerations.
+    /// Pinocchio's `aba`.
+    pub acceleration: Vec<ExprId>,
+    /// M(q), NV × NV, exactly symmetric, by the composite-rigid-body algorithm: the base
+    /// block is the composite inertia of the whole robot about the base origin in the base
+    /// frame. Pinocchio's `crba` (mirrored).
+    pub mass_matrix: ExprMatrix,
+    /// The generalized forces M v̇ + h(q, v) that produce v̇ (the [`Symbol::Acceleration`]s),
+    /// NV entries, by recursive Newton–Euler: the wrench on the base (force in N, then moment
+    /// about its origin in N·m, base frame; zero along a free motion), then the joint efforts.
+    /// Pinocchio's `rnea`.
+    pub inverse_dynamics: Vec<ExprId>,
+}
+
+/// The [`FreeFlyerDynamics`] of `tree` on a free base whose own mass properties (those of the
+/// URDF root link and the links fixed to it, in the base frame) are `base`; the tree's bodies
+/// are jointed to the base, its gravity is in the world frame.
+///
+/// # Errors
+/// A [`TreeError`] when the tree or the base inertia is malformed (the base's errors name the
+/// body "base"), or [`TreeError::Massless`] when a body's subtree has no mass, or nothing has
+/// (the accelerations would not be determined).
+pub fn free_flyer(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    base: Option<&SpatialInertia>,
+) -> Result<FreeFlyerDynamics, TreeError> {
+    let n = tree.bodies.len();
+    let constants = body_constants(pool, tree, n)?;
+    let base = match base {
+        Some(b) => Some(turned_inertia(pool, "base", b, &IDENTITY)?),
+        None => None,
+    };
+    let base = base.map(|b| about_origin(pool, &b));
+    let links = body_links(pool, &constants.bodies);
+    // Placeholders while building: joint j is Coordinate/Velocity/Acceleration(j) as the
+    // recursions read them, base entry k is (n + k); `layout` renumbers them at the end.
+    let at = |pool: &mut Pool, symbol: fn(usize) -> Symbol, k: usize| pool.symbol(symbol(n + k));
+    let linear: [ExprId; 3] = std::array::from_fn(|k| at(pool, Symbol::Velocity, k));
+    let angular: [ExprId; 3] = std::array::from_fn(|k| at(pool, Symbol::Velocity, 3 + k));
+    let gravity = base_gravity(pool, n, constants.gravity);
+    let tau: Vec<ExprId> = (0..n).map(|j| pool.symbol(Symbol::Input(j))).collect();
+    if n == 0 && base.is_none() {
+        return Err(massless(tree));
+    }
+    let solve =
+        articulated::solve_floating(pool, &links, n, &tau, (angular, linear), base.as_ref())
+            .ok_or_else(|| massless(tree))?;
+    let mut acceleration: Vec<ExprId> = add3(pool, solve.root_linear, gravity).to_vec();
+    acceleration.extend(solve.root_angular);
+    acceleration.extend(solve.joints);
+
+    let (joint_block, coupling) = algorithms::composite_rigid_body(pool, &links, n, true);
+    let coupling = coupling.expect("asked for the root coupling");
+    let mut parts: Vec<Inertia> = base.into_iter().collect();
+    parts.extend(coupling.composites);
+    let total = sum_inertias(pool, &parts);
+    let mass_matrix = assemble(pool, n, total.as_ref(), &coupling.columns, &joint_block);
+
+    let omega_dot: [ExprId; 3] = std::array::from_fn(|k| at(pool, Symbol::Acceleration, 3 + k));
+    let linear_rate: [ExprId; 3] = std::array::from_fn(|k| at(pool, Symbol::Acceleration, k));
+    // The origin's acceleration R ᵀ p̈ = v̇ + ω × v, less gravity (Featherstone 2008, §5.3).
+    let transport = cross3(pool, angular, linear);
+    let minus_gravity = gravity.map(|g| pool.neg(g));
+    let origin = super::links::sum3(pool, &[linear_rate, transport, minus_gravity]);
+    let root = RootMotion {
+        omega: angular,
+        omega_dot,
+        acceleration: origin,
+    };
+    let joint_accelerations: Vec<ExprId> = (0..n)
+        .map(|j| pool.symbol(Symbol::Acceleration(j)))
+        .collect();
+    let (bias, children) =
+        algorithms::newton_euler(pool, &links, n, &root, Some(&joint_accelerations), true);
+    let children = children.expect("asked for the root wrench");
+    let mut forces = vec![children.force];
+    let mut moments = vec![children.moment];
+    if let Some(own) = &base {
+        let needed = body_wrench(pool, own, angular, omega_dot, origin);
+        forces.push(needed.force);
+        moments.push(needed.moment);
+    }
+    let mut inverse_dynamics: Vec<ExprId> = super::links::sum3(pool, &forces).to_vec();
+    inverse_dynamics.extend(super::links::sum3(pool, &moments));
+    inverse_dynamics.extend(bias.into_iter().map(|b| pool.neg(b)));
+
+    let mut outputs = acceleration;
+    outputs.extend(&mass_matrix.entries);
+    outputs.extend(&inverse_dynamics);
+    let outputs = layout(pool, n, &outputs);
+    let nv = BASE_VELOCITIES + n;
+    Ok(FreeFlyerDynamics {
+        acceleration: outputs[..nv].to_vec(),
+        mass_matrix: ExprMatrix {
+            rows: nv,
+            cols: nv,
+            entries: outputs[nv..nv + nv * nv].to_vec(),
+        },
+        inverse_dynamics: outputs[nv + nv * nv..].to_vec(),
+    })
+}
+
+/// The error for a tree whose accelerations the masses do not determine: the first body whose
+/// subtree has no mass, or "base" when nothing has.
+fn massless(tree: &RigidBodyTree) -> TreeError {
+    let mut heavy: Vec<bool> = tree.bodies.iter().map(|b| b.inertia.is_some()).collect();
+    for i in (0..tree.bodies.len()).rev() {
+        if let (Some(p), true) = (tree.bodies[i].parent, heavy[i]) {
+            heavy[p] = true;
+        }
+    }
+    let body = heavy
+        .iter()
+        .position(|h| !h)
+        .map_or_else(|| "base".to_owned(), |i| tree.bodies[i].name.clone());
+    TreeError::Massless { body }
+}
+
+/// Rᵀ g: the world-frame `gravity` in the base frame, R the rotation of the normalized
+/// quaternion (the placeholders n + 3 … n + 6 = qx, qy, qz, qw):
+/// R = 1 + s(w \[u\]× + \[u\]×²) with s = 2 / |q|² and u = (qx, qy, qz).
+fn base_gravity(pool: &mut Pool, n: usize, gravity: [ExprId; 3]) -> [ExprId; 3] {
+    let [x, y, z, w] = [3, 4, 5, 6].map(|k| pool.symbol(Symbol::Coordinate(n + k)));
+    let squares = [x, y, z, w].map(|c| pool.mul(&[c, c]));
+    let norm = pool.add(&squares);
+    let two = pool.integer(2);
+    let inverse = pool.recip(norm);
+    let s = pool.mul(&[two, inverse]);
+    let s = pool.shared(s);
+    let product = |pool: &mut Pool, a: ExprId, b: ExprId| pool.mul(&[s, a, b]);
+    let one = pool.one();
+    let minus_one = pool.integer(-1);
+    // Entry (r, c) of R from s, the products of two components and their signs.
+    let diagonal = |pool: &mut Pool, a: ExprId, b: ExprId| {
+        let squares = [pool.mul(&[a, a]), pool.mul(&[b, b])];
+        let sum = pool.add(&squares);
+        let scaled = pool.mul(&[minus_one, s, sum]);
+        pool.add(&[one, scaled])
+    };
+    let off = |pool: &mut Pool, (a, b): (ExprId, ExprId), (c, d): (ExprId, ExprId), sign: i64| {
+        let first = product(pool, a, b);
+        let second = product(pool, c, d);
+        let sign = pool.integer(sign);
+        let second = pool.mul(&[sign, second]);
+        pool.add(&[first, second])
+    };
+    let r = [
+        [
+            diagonal(pool, y, z),
+            off(pool, (x, y), (z, w), -1),
+            off(pool, (x, z), (y, w), 1),
+        ],
+        [
+            off(pool, (x, y), (z, w), 1),
+            diagonal(pool, x, z),
+            off(pool, (y, z), (x, w), -1),
+        ],
+        [
+            off(pool, (x, z), (y, w), -1),
+            off(pool, (y, z), (x, w), 1),
+            diagonal(pool, x, y),
+        ],
+    ];
+    std::array::from_fn(|c| {
+        let terms: Vec<ExprId> = (0..3).map(|k| pool.mul(&[r[k][c], gravity[k]])).collect();
+        let sum = pool.add(&terms);
+        pool.shared(sum)
+    })
+}
+
+/// The NV × NV mass matrix from the composite inertia `total` of the whole robot about the
+/// base origin, the base rows of each joint column (`columns`) and the joint block.
+/// With h the first moment and J the rotational inertia, the base block in the order
+/// (linear, angular) is [[m 1, \[h\]×ᵀ], [\[h\]×, J]] (Featherstone 2008, eq 2.63).
+fn assemble(
+    pool: &mut Pool,
+    n: usize,
+    total: Option<&Inertia>,
+    columns: &[(usize, Wrench)],
+    joints: &ExprMatrix,
+) -> ExprMatrix {
+    let nv = BASE_VELOCITIES + n;
+    let zero = pool.zero();
+    let mut entries = vec![zero; nv * nv];
+    if let Some(total) = total {
+        let [hx, hy, hz] = total.first_moment;
+        let (mhx, mhy, mhz) = (pool.neg(hx), pool.neg(hy), pool.neg(hz));
+        // [h]×, row-major.
+        let cross = [zero, mhz, hy, hz, zero, mhx, mhy, hx, zero];
+        for r in 0..3 {
+            entries[r * nv + r] = total.mass;
+            for c in 0..3 {
+                entries[(3 + r) * nv + 3 + c] = total.rotational[3 * r + c];
+                entries[(3 + r) * nv + c] = cross[3 * r + c];
+                entries[c * nv + 3 + r] = cross[3 * r + c];
+            }
+        }
+    }
+    for (coordinate, wrench) in columns {
+        let column = BASE_VELOCITIES + coordinate;
+        for k in 0..3 {
+            for (row, value) in [(k, wrench.force[k]), (3 + k, wrench.moment[k])] {
+                entries[row * nv + column] = value;
+                entries[column * nv + row] = value;
+            }
+        }
+    }
+    for r in 0..n {
+        for c in 0..n {
+            entries[(BASE_VELOCITIES + r) * nv + BASE_VELOCITIES + c] = joints.entries[r * n + c];
+        }
+    }
+    ExprMatrix {
+        rows: nv,
+        cols: nv,
+        entries,
+    }
+}
+
+/// `ids` with the building placeholders renumbered to the layout of the module docs: joint j
+/// to Coordinate(7 + j), Velocity(6 + j), Acceleration(6 + j); base entry n + k to k.
+fn layout(pool: &mut Pool, n: usize, ids: &[ExprId]) -> Vec<ExprId> {
+    let renumber = |i: usize, base: usize| if i < n { base + i } else { i - n };
+    pool.substitute_many(ids, &mut |pool, s| {
+        let moved = match s {
+            Symbol::Coordinate(i) => Symbol::Coordinate(renumber(i, BASE_COORDINATES)),
+            Symbol::Velocity(i) => Symbol::Velocity(renumber(i, BASE_VELOCITIES)),
+            Symbol::Acceleration(i) => Symbol::Acceleration(renumber(i, BASE_VELOCITIES)),
+            _ => return None,
+        };
+        Some(pool.symbol(moved))
+    })
+}
