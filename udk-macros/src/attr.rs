@@ -43,7 +43,7 @@ enum Key {
 }
 
 impl Key {
-    const ALL: [Key; 18] = [
+    const ALL: [Key; 19] = [
         Key::Coordinates,
         Key::Momenta,
         Key::Lagrangian,

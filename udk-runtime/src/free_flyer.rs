@@ -55,8 +55,8 @@ pub enum FreeFlyerError {
 pub trait FreeFlyerSystem<const NQ: usize> {
     /// Gravitational acceleration in the world frame, m/s².
     const GRAVITY: [f64; 3];
-    /// The names of the simulator's output columns: the entries of q, then those of v.
-    const OUTPUT_COLUMNS: &'static [&'static str];
+    /// The names of the trajectory's state columns: the NQ entries of q, then the NV of v.
+    const STATE_COLUMNS: &'static [&'static str];
 
     /// v̇ (NV entries) into `out` for joint efforts `tau` (n entries).
     ///

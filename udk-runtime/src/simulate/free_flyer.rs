@@ -97,13 +97,10 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for FreeFlyer<'_, S, 
         Ok(xd)
     }
 
-    fn output_columns(&self) -> &'static [&'static str] {
-        S::OUTPUT_COLUMNS
-    }
-
-    fn outputs(&self, sample: &Sample<NQ>, out: &mut [f64]) {
-        out[..NQ].copy_from_slice(sample.q.as_slice());
-        out[NQ..].copy_from_slice(&sample.v.as_slice()[..NQ - 1]);
+    fn state_columns(&self) -> Vec<String> {
+        let mut columns: Vec<String> = S::STATE_COLUMNS.iter().map(|c| c.to_string()).collect();
+        columns.push("padding".into());
+        columns
     }
 
     fn sample(&self, t: f64, x: &State<NQ>) -> Sample<NQ> {
@@ -148,8 +145,8 @@ fn quaternion_residual<const NQ: usize>(q: &SVector<f64, NQ>) -> f64 {
 ///
 /// Each [`Sample`] holds q (NQ) and, in `v`, the NV = NQ − 1 entries of v followed by one 0
 /// (the simulator's state has two columns of NQ); `position_residual` is |quaternion| − 1
-/// before the projection, `energy` is ½ vᵀ M v − m g·c. The outputs name the columns: q by
-/// `COORDINATE_NAMES`, then v ([`FreeFlyerSystem::OUTPUT_COLUMNS`]).
+/// before the projection, `energy` is ½ vᵀ M v − m g·c. [`Trajectory::state_columns`] names
+/// q and v ([`FreeFlyerSystem::STATE_COLUMNS`]) and the padding entry `padding`.
 ///
 /// # Errors
 /// [`SimulationError::InconsistentStart`] when v₀ does not have NQ − 1 entries (row 0 at the

@@ -168,7 +168,7 @@ fn emit(
     quote! {
         impl #runtime::FreeFlyerSystem<#nq_l> for #name {
             const GRAVITY: [f64; 3] = [#(#gravity),*];
-            const OUTPUT_COLUMNS: &'static [&'static str] = &[#(#output_columns),*];
+            const STATE_COLUMNS: &'static [&'static str] = &[#(#output_columns),*];
 
             fn acceleration_into(
                 &self,
