@@ -8,6 +8,7 @@ mod bicycle;
 mod cart_double_pendulum;
 mod cartpole;
 mod four_bar;
+mod hexapod_legs;
 mod rolling_disk;
 mod spherical_joint_body;
 mod stewart_platform;
