@@ -7,6 +7,7 @@
 //! generated code's to rounding (1 ulp where rustc expands a constant `powi` into products).
 //! Available with the default cargo feature `model`.
 
+mod batch;
 mod error;
 mod motion;
 mod workspace;
