@@ -107,7 +107,10 @@ fn main() -> Result<(), udk::Error> {
     let leg = hexapod
         .leg()
         .acceleration(&Vector3::new(0.1, -0.4, 1.2), &Vector3::zeros(), 0.0)?;
-    println!("leg 3 of the hexapod: {}", qdd.fixed_rows::<3>(9).transpose());
+    println!(
+        "leg 3 of the hexapod: {}",
+        qdd.fixed_rows::<3>(9).transpose()
+    );
     println!("the leg alone:        {}", leg.transpose());
     Ok(())
 }

@@ -14,7 +14,10 @@ use model::Hexapod;
 fn each_leg_moves_as_the_leg_written_by_hand() {
     let hexapod = Hexapod::EXAMPLE;
     let leg = hexapod.leg();
-    assert_eq!(Hexapod::COORDINATE_NAMES[..4], ["coxa_0", "femur_0", "tibia_0", "coxa_1"]);
+    assert_eq!(
+        Hexapod::COORDINATE_NAMES[..4],
+        ["coxa_0", "femur_0", "tibia_0", "coxa_1"]
+    );
     // Each leg in a state of its own.
     let q = SVector::<f64, 18>::from_fn(|k, _| 0.3 * (k as f64 + 1.0).sin());
     let qd = SVector::<f64, 18>::from_fn(|k, _| 0.7 * (2.0 * k as f64 + 0.5).cos());

@@ -1,14 +1,15 @@
 //! `udk eval --states` on 100,000 states of the 10-link Cartesian pendulum chain
 //! (`examples/models/chain10_cartesian.toml`, n = 20, m = 10): states per second of the
-//! run-time tape against the code `#[lagrangian]` generates for the same model.
+//! model compiled at run time, by the JIT and by the tape (`--interpret`), against the code
+//! `#[lagrangian]` generates for the same model.
 //!
 //! `cargo bench -p udk-cli --bench eval_states` prints, for each path:
-//! - terms: M, Q, A, b, C only (tape vs generated straight-line code);
+//! - terms: M, Q, A, b, C only (JIT and tape vs generated straight-line code);
 //! - motion: terms plus the acceleration and constraint force by the fundamental equation
 //!   (dynamic-size vs fixed-size kernel);
 //! - full report: everything `udk eval` prints per state (motion, energy, residuals, ranks);
 //! - and the whole command, `udk eval --states` on a 100,000-state JSON file (parsing and
-//!   printing JSON included).
+//!   printing JSON included), with and without `--interpret`.
 //!
 //! `UDK_BENCH_STATES` overrides the number of states.
 
@@ -22,7 +23,7 @@ use std::path::PathBuf;
 use std::time::Instant;
 use udk::LagrangianSystem;
 use udk_cli::eval::{evaluate, State};
-use udk_cli::model::{Evaluator, Model};
+use udk_cli::model::{Backend, Evaluator, Model};
 use udk_runtime::Options;
 
 const N: usize = 20;
@@ -80,7 +81,8 @@ fn main() {
     let path = root.join("examples/models/chain10_cartesian.toml");
     let model = Model::load(&path).expect("the chain model loads");
     let params = model.parameter_values(&[]).expect("values in the file");
-    let mut evaluator = model.evaluator(params.clone(), Vec::new());
+    let mut evaluator =
+        (model.evaluator(params.clone(), Vec::new(), Backend::Jit)).expect("the chain compiles");
     let chain = PendulumChainCartesian10 {
         m1: params[0],
         m2: params[1],
@@ -126,7 +128,15 @@ fn main() {
         let qd = s.qd.as_deref().unwrap();
         black_box(raw.eval(&s.q, qd, s.t, &params, &mut workspace)).expect("sizes");
     });
-    let tape = time("terms, udk eval's tape (nonzero entries)", &states, |s| {
+    let mut interpreted = (model.evaluator(params.clone(), Vec::new(), Backend::Tape))
+        .expect("the chain compiles to a tape");
+    let Evaluator::Lagrangian(tape_evaluator) = &mut interpreted else {
+        unreachable!("the chain is Lagrangian")
+    };
+    time("terms, udk eval --interpret (tape)", &states, |s| {
+        black_box(tape_evaluator.terms(&s.q, s.qd.as_deref().unwrap(), s.t));
+    });
+    let jit = time("terms, udk eval (JIT)", &states, |s| {
         black_box(lagrangian.terms(&s.q, s.qd.as_deref().unwrap(), s.t));
     });
     let mut k = 0;
@@ -135,8 +145,8 @@ fn main() {
         k += 1;
         black_box(chain.terms(q, qd, s.t));
     });
-    println!("{:<44} {:>12.2}", "  generated / tape", generated / tape);
-    let tape = time("motion (q̈, Qᶜ), tape + dynamic kernel", &states, |s| {
+    println!("{:<44} {:>12.2}", "  generated / JIT", generated / jit);
+    let jit = time("motion (q̈, Qᶜ), JIT + dynamic kernel", &states, |s| {
         let t = lagrangian.terms(&s.q, s.qd.as_deref().unwrap(), s.t);
         black_box(udk_runtime::acceleration_and_constraint_force_dyn(
             t.view(),
@@ -165,8 +175,11 @@ fn main() {
             generated_motion(q, qd, s.t);
         },
     );
-    println!("{:<44} {:>12.2}", "  generated / tape", generated / tape);
-    let tape = time("full report, tape", &states, |s| {
+    println!("{:<44} {:>12.2}", "  generated / JIT", generated / jit);
+    time("full report, --interpret (tape)", &states, |s| {
+        black_box(evaluate(&model, &mut interpreted, s, "")).expect("unique");
+    });
+    let jit = time("full report, JIT", &states, |s| {
         black_box(evaluate(&model, &mut evaluator, s, "")).expect("unique");
     });
     let mut k = 0;
@@ -184,12 +197,14 @@ fn main() {
                 .expect("finite"),
         ));
     });
-    println!("{:<44} {:>12.2}", "  generated / tape", generated / tape);
-    command(&root, &path, &states);
+    println!("{:<44} {:>12.2}", "  generated / JIT", generated / jit);
+    for interpret in [false, true] {
+        command(&root, &path, &states, interpret);
+    }
 }
 
-/// The whole command on a states file, as a user runs it.
-fn command(root: &std::path::Path, model: &std::path::Path, states: &[State]) {
+/// The whole command on a states file, as a user runs it (with `--interpret` when asked).
+fn command(root: &std::path::Path, model: &std::path::Path, states: &[State], interpret: bool) {
     let dir = root.join("target/udk");
     std::fs::create_dir_all(&dir).expect("target/udk");
     let file = dir.join("chain10_states.json");
@@ -204,6 +219,7 @@ fn command(root: &std::path::Path, model: &std::path::Path, states: &[State]) {
         .arg(model)
         .arg("--states")
         .arg(&file)
+        .args(interpret.then_some("--interpret"))
         .output()
         .expect("udk runs");
     let elapsed = start.elapsed().as_secs_f64();
@@ -214,7 +230,10 @@ fn command(root: &std::path::Path, model: &std::path::Path, states: &[State]) {
     );
     println!(
         "{:<44} {:>12.0} states/s ({} MB of JSON out)",
-        "udk eval --states (whole command)",
+        match interpret {
+            true => "udk eval --states --interpret (command)",
+            false => "udk eval --states (whole command, JIT)",
+        },
         states.len() as f64 / elapsed,
         output.stdout.len() / 1_000_000
     );

@@ -15,6 +15,10 @@ pub struct Args {
     /// What to do.
     #[command(subcommand)]
     pub command: Command,
+    /// Evaluate the model by the run-time tape, interpreted (the reference), instead of the
+    /// native code the JIT compiles it to; the output is the same, byte for byte.
+    #[arg(long, global = true)]
+    pub interpret: bool,
 }
 
 /// The subcommands.
@@ -156,6 +160,8 @@ pub struct EvalArgs {
     /// JSON array, whose output is a JSON array in the same order, or JSON Lines (a name ending
     /// in `.jsonl`, one state a line), whose output is one report a line. Both are streamed:
     /// each report is written as its state is read, so memory does not grow with the count.
+    /// `-` reads JSON Lines from standard input and writes (and flushes) each report line as
+    /// soon as its state line is read, for a program on the other end of a pipe.
     #[arg(long, conflicts_with_all = ["q", "qd", "p", "t", "u"])]
     pub states: Option<PathBuf>,
 }

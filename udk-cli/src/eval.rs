@@ -2,7 +2,7 @@
 
 use crate::args::{EvalArgs, StateOptions};
 use crate::failure::Failure;
-use crate::model::{Evaluator, HamiltonianEvaluator, LagrangianEvaluator, Model};
+use crate::model::{Backend, Evaluator, HamiltonianEvaluator, LagrangianEvaluator, Model};
 use nalgebra::{DMatrix, DVector};
 use serde::de::{Deserializer as _, Error as _, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
@@ -190,30 +190,37 @@ pub enum Report {
     Hamiltonian(Box<HamiltonianReport>),
 }
 
-/// Runs `udk eval`, writing its JSON to `out`: one pretty-printed report for one state; for
-/// `--states`, a JSON array of reports (or, for a `.jsonl` file, one report a line), each
-/// written as soon as its state is read, so that memory stays flat whatever the count.
+/// Runs `udk eval` on the model compiled for `backend`, writing its JSON to `out`: one
+/// pretty-printed report for one state; for `--states`, a JSON array of reports (or, for a
+/// `.jsonl` file, one report a line), each written as soon as its state is read, so that memory
+/// stays flat whatever the count; for `--states -`, one state a line read from standard input
+/// and one report a line, `out` flushed after each (a pipe to another program).
 ///
 /// # Errors
 /// [`Failure::BadInput`] for a bad model, states file, vector length or `--set`;
 /// [`Failure::Motion`] when the acceleration at a state is not unique or the constraints are
 /// inconsistent (naming the state); [`Failure::Output`] when `out` cannot be written. The
 /// reports of the states before a failing one are already written.
-pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<(), Failure> {
+pub fn run(args: &EvalArgs, backend: Backend, out: &mut dyn Write) -> Result<(), Failure> {
     let model = Model::load(&args.model)?;
     let params = model.parameter_values(&args.set)?;
-    let mut evaluator = model.evaluator(params, Vec::new());
+    let mut evaluator = model.evaluator(params, Vec::new(), backend)?;
     let Some(path) = &args.states else {
         let state = command_line_state(&model, &args.state)?;
         let report = evaluate(&model, &mut evaluator, &state, "")?;
         serde_json::to_writer_pretty(&mut *out, &report).map_err(write_error)?;
         return out.write_all(b"\n").map_err(write_error);
     };
-    let name = path.display().to_string();
-    let file = std::fs::File::open(path)
-        .map_err(|e| Failure::bad_input(format!("{name}: cannot read: {e}")))?;
-    let mut reader = BufReader::new(file);
-    let lines = path.extension().is_some_and(|e| e == "jsonl");
+    let standard_input = path.as_os_str() == "-";
+    let (name, mut reader): (String, Box<dyn BufRead>) = if standard_input {
+        ("standard input".into(), Box::new(std::io::stdin().lock()))
+    } else {
+        let name = path.display().to_string();
+        let file = std::fs::File::open(path)
+            .map_err(|e| Failure::bad_input(format!("{name}: cannot read: {e}")))?;
+        (name, Box::new(BufReader::new(file)))
+    };
+    let lines = standard_input || path.extension().is_some_and(|e| e == "jsonl");
     if !lines {
         out.write_all(b"[").map_err(write_error)?;
     }
@@ -224,6 +231,12 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<(), Failure> {
         out.write_all(if count == 0 { b"" } else { separator })
             .map_err(write_error)?;
         serde_json::to_writer(&mut *out, &report).map_err(write_error)?;
+        if lines {
+            out.write_all(b"\n").map_err(write_error)?;
+        }
+        if standard_input {
+            out.flush().map_err(write_error)?;
+        }
         count += 1;
         Ok(())
     };
@@ -240,9 +253,9 @@ pub fn run(args: &EvalArgs, out: &mut dyn Write) -> Result<(), Failure> {
                 _ => {}
             }
             let state = serde_json::from_str(&line).map_err(|e| located(&name, e, |_| number))?;
-            each(state, b"\n")?;
+            each(state, b"")?;
         }
-        out.write_all(if count == 0 { b"" } else { b"\n" })
+        Ok(())
     } else {
         let mut failure = None;
         let mut deserializer = serde_json::Deserializer::from_reader(&mut reader);
@@ -343,7 +356,11 @@ pub fn evaluate(
     context: &str,
 ) -> Result<Report, Failure> {
     let (v, u) = checked(model, state, context)?;
-    let motion = |e| motion(model, state, context, e);
+    // A non-unique acceleration names its free coordinates.
+    let motion = |e: udk_runtime::Error| {
+        let named = e.with_coordinate_names(&model.derivation.coordinate_names);
+        motion(model, state, context, named)
+    };
     Ok(match evaluator {
         Evaluator::Lagrangian(l) => {
             l.set_inputs(&u);

@@ -1,25 +1,21 @@
 //! `udk jacobian`: the exact Jacobian of the motion of a model at one state, as JSON.
 //!
 //! The residual Jacobians of the derivation (`udk_symbolic::LagrangianJacobians`,
-//! `HamiltonianJacobians`) are compiled into one tape, evaluated at the acceleration (or ṗ) and
-//! the multipliers the kernel finds, and turned into the derivative by
-//! `udk_runtime::jacobian::acceleration_jacobian_dyn` (`state_jacobian_dyn`), as the
-//! generated `acceleration_jacobian` does with compiled code.
+//! `HamiltonianJacobians`) are compiled into one program (by the JIT, or the tape with
+//! `--interpret`), evaluated at the acceleration (or ṗ) and the multipliers the kernel finds,
+//! and turned into the derivative by `udk_runtime::jacobian::acceleration_jacobian_dyn`
+//! (`udk::Model::acceleration_jacobian`) or `state_jacobian_dyn`, as the generated
+//! `acceleration_jacobian` does with compiled code.
 
 use crate::args::JacobianArgs;
 use crate::eval::{checked, command_line_state, motion, rows, vector};
 use crate::failure::Failure;
-use crate::model::{Block, Evaluator, LagrangianEvaluator, Model, Scatter};
+use crate::model::{Backend, Block, Evaluator, Model, Scatter};
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
-use udk_runtime::jacobian::{
-    acceleration_jacobian_dyn, state_jacobian_dyn, AccelerationJacobianDyn,
-    HamiltonianResidualJacobiansDyn, ResidualJacobiansDyn,
-};
+use udk_runtime::jacobian::{state_jacobian_dyn, HamiltonianResidualJacobiansDyn};
 use udk_runtime::Options;
-use udk_symbolic::derivation::LagrangianJacobians;
 use udk_symbolic::emit::TapeInputs;
-use udk_symbolic::expr::Pool;
 use udk_symbolic::{Equations, ExprMatrix};
 
 /// q̈ and its Jacobians at a state of a Lagrangian model (rows as arrays).
@@ -53,7 +49,7 @@ pub struct StateJacobianReport {
 /// [`Failure::BadInput`] for a bad model, vector length or `--set`, or no state;
 /// [`Failure::Motion`] when the motion has no trustworthy value or no derivative at the state
 /// (`RankChange`), naming it.
-pub fn run(args: &JacobianArgs) -> Result<String, Failure> {
+pub fn run(args: &JacobianArgs, backend: Backend) -> Result<String, Failure> {
     let model = Model::load(&args.model)?;
     let params = model.parameter_values(&args.set)?;
     let state = command_line_state(&model, &args.state)?;
@@ -61,13 +57,13 @@ pub fn run(args: &JacobianArgs) -> Result<String, Failure> {
     let (q, t) = (&state.q[..], state.t);
     let pool = &model.derivation.pool;
     let options = Options::default();
-    let mut evaluator = model.evaluator(params.clone(), u.clone());
+    let mut evaluator = model.evaluator(params.clone(), u.clone(), backend)?;
     let json = match (&model.derivation.equations, &mut evaluator) {
         (Equations::Lagrangian(e), Evaluator::Lagrangian(l)) => {
-            let jacobians = unavailable(&model, e.jacobians.as_ref())?;
-            let at = Point { q, v, u: &u, t };
-            let jacobian = acceleration_jacobian(pool, jacobians, l, &params, &at, &options)
-                .map_err(|e| motion(&model, &state, "", e))?;
+            unavailable(&model, e.jacobians.as_ref())?;
+            let (q, v) = (DVector::from_column_slice(q), DVector::from_column_slice(v));
+            let jacobian = (l.model().acceleration_jacobian_with(&q, &v, t, &options))
+                .map_err(|e| model_failure(&model, &state, e))?;
             serde_json::to_string_pretty(&AccelerationJacobianReport {
                 acceleration: vector(&jacobian.acceleration),
                 wrt_q: rows(&jacobian.wrt_q),
@@ -77,7 +73,9 @@ pub fn run(args: &JacobianArgs) -> Result<String, Failure> {
         }
         (Equations::Hamiltonian(e), Evaluator::Hamiltonian(h)) => {
             let blocks = unavailable(&model, e.jacobians.as_ref())?.blocks();
-            let mut scatter = Scatter::new(pool, &blocks.map(|(_, m)| Block::matrix(m)));
+            let name = format!("residual Jacobians of `{}`", model.derivation.name);
+            let mut scatter =
+                Scatter::new(pool, &blocks.map(|(_, m)| Block::matrix(m)), &name, backend)?;
             let terms = h.terms(q, v, t);
             let jacobian = state_jacobian_dyn(
                 &terms.h_p,
@@ -155,58 +153,17 @@ pub(crate) fn unavailable<'j, J>(
     })
 }
 
-/// A state (q, q̇, u, t) of a Lagrangian model, every length checked.
-pub(crate) struct Point<'a> {
-    pub(crate) q: &'a [f64],
-    pub(crate) v: &'a [f64],
-    pub(crate) u: &'a [f64],
-    pub(crate) t: f64,
-}
-
-/// q̈ and ∂q̈/∂(q, q̇, u) of a Lagrangian model at `at`: the residual Jacobians `jacobians`
-/// compiled into one tape over `pool`, evaluated at the acceleration and multipliers the
-/// kernel finds, through `acceleration_jacobian_dyn`.
-///
-/// # Errors
-/// As `acceleration_jacobian_dyn`: the acceleration's errors, `RankChange`.
-pub(crate) fn acceleration_jacobian(
-    pool: &Pool,
-    jacobians: &LagrangianJacobians,
-    evaluator: &mut LagrangianEvaluator,
-    params: &[f64],
-    at: &Point,
-    options: &Options,
-) -> Result<AccelerationJacobianDyn, udk_runtime::Error> {
-    let blocks = jacobians.residual_blocks();
-    let mut scatter = Scatter::new(pool, &blocks.map(|(_, m)| Block::matrix(m)));
-    let terms = evaluator.terms(at.q, at.v, at.t);
-    acceleration_jacobian_dyn(terms.view(), options, |qdd, lambda| {
-        let [mut r_q, mut r_qd, mut r_u, mut g_q, mut g_qd, mut g_u] =
-            blocks.map(|(_, m)| zeros(m));
-        let inputs = TapeInputs {
-            q: at.q,
-            qd: at.v,
-            u: at.u,
-            t: at.t,
-            params,
-            qdd: qdd.as_slice(),
-            lambda: lambda.as_slice(),
-            ..TapeInputs::default()
-        };
-        scatter.eval(
-            &inputs,
-            [&mut r_q, &mut r_qd, &mut r_u, &mut g_q, &mut g_qd, &mut g_u]
-                .map(|m| m.as_mut_slice()),
-        );
-        ResidualJacobiansDyn {
-            r_q,
-            r_qd,
-            r_u,
-            g_q,
-            g_qd,
-            g_u,
-        }
-    })
+/// An error of the compiled model at `state` (lengths and parameters checked before): the
+/// kernel's as a [`Failure::Motion`] naming the state; Cranelift's as a [`Failure::BadInput`].
+pub(crate) fn model_failure(
+    model: &Model,
+    state: &crate::eval::State,
+    e: udk::ModelError,
+) -> Failure {
+    match e {
+        udk::ModelError::Runtime(e) => motion(model, state, "", e),
+        e => Failure::bad_input(format!("{}: {e}", model.file.name())),
+    }
 }
 
 /// A zero matrix of the shape of `m`.

@@ -3,10 +3,11 @@
 //!
 //! - [`model_file`]: a `udk_symbolic::ModelSpec` (plus optional initial conditions) read from a
 //!   file, with every error located at its file, line and column;
-//! - [`model`]: the derived model with its parameter values, and the run-time evaluation tape
-//!   that evaluates M, Q, A, b, C (or H_p, H_q, H_pp, A_p, b_p) at a state;
+//! - [`model`]: the derived model with its parameter values, and its run-time evaluator, a
+//!   `udk::Model` compiled by the JIT (or the tape with `--interpret`) that evaluates M, Q, A,
+//!   b, C (or H_p, H_q, H_pp, A_p, b_p) at a state;
 //! - [`eval`]: `udk eval`, the equations of motion at states as JSON;
-//! - [`simulate`]: `udk simulate`, the udk-runtime simulator run on the tapes;
+//! - [`simulate`]: `udk simulate`, the udk-runtime simulator run on the compiled model;
 //! - [`jacobian`]: `udk jacobian`, the exact Jacobian of the motion at a state as JSON;
 //! - [`linearize`]: `udk linearize`, the linearized motion about an operating point as JSON;
 //! - [`hybrid`]: the `[[events]]` of a model file, run by `udk simulate`;
@@ -36,6 +37,10 @@ use std::io::Write;
 /// A [`Failure`] whose exit code is 2 for bad input, 3 for a state with no trustworthy motion,
 /// 1 for an output that cannot be written.
 pub fn run(args: &Args) -> Result<(), Failure> {
+    let backend = match args.interpret {
+        true => model::Backend::Tape,
+        false => model::Backend::Jit,
+    };
     match &args.command {
         Command::Derive { model, latex } => {
             let model = model::Model::load(model)?;
@@ -56,16 +61,18 @@ pub fn run(args: &Args) -> Result<(), Failure> {
         }
         Command::Eval(eval_args) => {
             let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-            let result = eval::run(eval_args, &mut out);
+            let result = eval::run(eval_args, backend, &mut out);
             let flushed = out
                 .flush()
                 .map_err(|e| Failure::Output(format!("cannot write to standard output: {e}")));
             result.and(flushed)
         }
-        Command::Simulate(simulate_args) => print(&simulate::run(simulate_args)?),
-        Command::Jacobian(jacobian_args) => print(&jacobian::run(jacobian_args)?),
-        Command::Linearize(linearize_args) => print(&linearize::run(linearize_args)?),
-        Command::LimitCycle(limit_cycle_args) => print(&limit_cycle::run(limit_cycle_args)?),
+        Command::Simulate(simulate_args) => print(&simulate::run(simulate_args, backend)?),
+        Command::Jacobian(jacobian_args) => print(&jacobian::run(jacobian_args, backend)?),
+        Command::Linearize(linearize_args) => print(&linearize::run(linearize_args, backend)?),
+        Command::LimitCycle(limit_cycle_args) => {
+            print(&limit_cycle::run(limit_cycle_args, backend)?)
+        }
     }
 }
 

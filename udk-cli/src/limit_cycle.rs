@@ -6,7 +6,7 @@
 use crate::args::LimitCycleArgs;
 use crate::failure::Failure;
 use crate::hybrid::Events;
-use crate::model::{Evaluator, LagrangianEvaluator, Model};
+use crate::model::{Backend, Evaluator, LagrangianEvaluator, Model};
 use crate::simulate::{Tape, MAX_COORDINATES};
 use nalgebra::SVector;
 use std::cell::RefCell;
@@ -22,7 +22,7 @@ use udk_runtime::simulate::{periodic_dynamic_orbit, OrbitOptions, SimulationOpti
 /// without `--section`), bad tolerances, n above [`MAX_COORDINATES`]; [`Failure::Motion`] when
 /// a return fails, the event does not fire within `--max-period`, or Newton's method does not
 /// converge.
-pub fn run(args: &LimitCycleArgs) -> Result<String, Failure> {
+pub fn run(args: &LimitCycleArgs, backend: Backend) -> Result<String, Failure> {
     let model = Model::load(&args.model)?;
     let name = model.file.name();
     let params = model.parameter_values(&args.set)?;
@@ -68,7 +68,7 @@ pub fn run(args: &LimitCycleArgs) -> Result<String, Failure> {
         max_period: args.max_period,
         ..OrbitOptions::default()
     };
-    let Evaluator::Lagrangian(evaluator) = model.evaluator(params, inputs) else {
+    let Evaluator::Lagrangian(evaluator) = model.evaluator(params, inputs, backend)? else {
         return Err(Failure::bad_input(format!(
             "{name}: udk limit-cycle needs a Lagrangian model"
         )));

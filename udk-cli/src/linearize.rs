@@ -2,22 +2,19 @@
 //! its constraint manifold, as JSON: (A_ss, B_ss) in the independent coordinates and
 //! velocities, the eigenvalues of A_ss, and the partition used.
 //!
-//! The derivatives come from the model's tapes, as `udk jacobian` computes them
-//! ([`crate::jacobian`]); the method is `udk_runtime::linearize` (Peterson, Gede & Hubbard
-//! 2015).
+//! The model is compiled at run time (by the JIT, or the tape with `--interpret`) and
+//! linearized by `udk::Model::linearize`, whose method is `udk_runtime::linearize` (Peterson,
+//! Gede & Hubbard 2015).
 
 use crate::args::LinearizeArgs;
-use crate::eval::{checked, command_line_state, motion, rows};
+use crate::eval::{checked, command_line_state, rows};
 use crate::failure::Failure;
-use crate::jacobian::{acceleration_jacobian, unavailable, Point};
-use crate::model::{Block, Evaluator, Model, Scatter};
-use nalgebra::{DMatrix, DVector};
+use crate::jacobian::{model_failure, unavailable};
+use crate::model::{Backend, Evaluator, Model};
+use nalgebra::DVector;
 use serde::Serialize;
-use udk_runtime::linearize::{
-    check_operating_point, linearize_derivatives, Derivatives, LinearizationOptions, Selection,
-};
+use udk_runtime::linearize::{LinearizationOptions, Selection};
 use udk_runtime::Error;
-use udk_symbolic::emit::TapeInputs;
 use udk_symbolic::Equations;
 
 /// The JSON report of `udk linearize`.
@@ -50,7 +47,7 @@ pub struct LinearizeReport {
 /// model, no state, an operating point off the constraints (naming the row) or a choice of
 /// independent entries that leaves the constraints unsolvable; [`Failure::Motion`] when the
 /// motion or its derivative does not exist at the point (`RankChange`).
-pub fn run(args: &LinearizeArgs) -> Result<String, Failure> {
+pub fn run(args: &LinearizeArgs, backend: Backend) -> Result<String, Failure> {
     let model = Model::load(&args.model)?;
     let Equations::Lagrangian(equations) = &model.derivation.equations else {
         return Err(Failure::bad_input(format!(
@@ -61,61 +58,10 @@ pub fn run(args: &LinearizeArgs) -> Result<String, Failure> {
     let params = model.parameter_values(&args.set)?;
     let state = command_line_state(&model, &args.state)?;
     let (v, u) = checked(&model, &state, "")?;
-    let Evaluator::Lagrangian(mut evaluator) = model.evaluator(params.clone(), u.clone()) else {
+    let Evaluator::Lagrangian(evaluator) = model.evaluator(params, u, backend)? else {
         unreachable!("the evaluator is of the model's kind")
     };
-    let at = Point {
-        q: &state.q,
-        v,
-        u: &u,
-        t: state.t,
-    };
-    let bad = |e: Error| match e {
-        Error::ConstraintViolated { .. } | Error::InvalidSelection { .. } => {
-            Failure::bad_input(format!("{}: {e}", model.file.name()))
-        }
-        e => motion(&model, &state, "", e),
-    };
-    let options = LinearizationOptions::default();
-    let holonomic = evaluator.num_holonomic();
-    let (_, f, g) = evaluator.residuals(at.q, at.v, at.t);
-    let (f, g) = (DVector::from_vec(f), DVector::from_vec(g));
-    check_operating_point(&f, &g, holonomic, options.constraint_tolerance).map_err(bad)?;
-
-    let constraint_matrix = evaluator.terms(at.q, at.v, at.t).constraint_matrix.clone();
-    let jacobians = unavailable(&model, equations.jacobians.as_ref())?;
-    let velocity_q = &jacobians.velocity_constraints_q;
-    let mut velocity_residual_jacobian = DMatrix::zeros(velocity_q.rows, velocity_q.cols);
-    let pool = &model.derivation.pool;
-    let mut scatter = Scatter::new(pool, &[Block::matrix(velocity_q)]);
-    let inputs = TapeInputs {
-        q: at.q,
-        qd: at.v,
-        u: at.u,
-        t: at.t,
-        params: &params,
-        ..TapeInputs::default()
-    };
-    scatter.eval(&inputs, [velocity_residual_jacobian.as_mut_slice()]);
-    let jacobian = acceleration_jacobian(
-        pool,
-        jacobians,
-        &mut evaluator,
-        &params,
-        &at,
-        &options.kernel,
-    )
-    .map_err(bad)?;
-    let derivatives = Derivatives {
-        holonomic,
-        holonomic_residual: f,
-        velocity_residual: g,
-        constraint_matrix,
-        velocity_residual_jacobian,
-        wrt_q: jacobian.wrt_q,
-        wrt_qd: jacobian.wrt_qd,
-        wrt_u: jacobian.wrt_u,
-    };
+    unavailable(&model, equations.jacobians.as_ref())?;
     let independent = (!args.independent.is_empty()).then(|| args.independent.clone());
     let velocities = match &args.independent_velocities {
         list if !list.is_empty() => Some(list.clone()),
@@ -127,7 +73,20 @@ pub fn run(args: &LinearizeArgs) -> Result<String, Failure> {
         held_coordinates: args.held.clone(),
         held_velocities: args.held_velocities.clone(),
     };
-    let linear = linearize_derivatives(&derivatives, &selection, &options).map_err(bad)?;
+    let (q, v) = (
+        DVector::from_column_slice(&state.q),
+        DVector::from_column_slice(v),
+    );
+    let options = LinearizationOptions::default();
+    let linear = (evaluator
+        .model()
+        .linearize(&q, &v, state.t, &selection, &options))
+    .map_err(|e| match e {
+        udk::ModelError::Runtime(
+            e @ (Error::ConstraintViolated { .. } | Error::InvalidSelection { .. }),
+        ) => Failure::bad_input(format!("{}: {e}", model.file.name())),
+        e => model_failure(&model, &state, e),
+    })?;
     let report = LinearizeReport {
         independent: linear.coordinates.independent,
         independent_velocities: linear.velocities.independent,

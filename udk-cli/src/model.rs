@@ -1,14 +1,16 @@
-//! A derived model from a file, its parameter values, and its run-time evaluation tapes.
+//! A derived model from a file, its parameter values, and its run-time evaluator: a
+//! [`udk::Model`] compiled by the JIT, or by the tape with `--interpret`.
 
 use crate::failure::Failure;
 use crate::model_file::ModelFile;
 use nalgebra::{DMatrix, DVector};
 use std::path::Path;
+pub use udk_jit::Backend;
 pub(crate) use udk_jit::Block;
-use udk_jit::{Backend, Buffers};
+use udk_jit::Buffers;
 use udk_runtime::simulate::{DynamicHamiltonianTerms, DynamicLagrangianTerms};
-use udk_symbolic::emit::{compile_tape, Tape, TapeInputs};
-use udk_symbolic::expr::{ExprId, Pool};
+use udk_symbolic::emit::{Tape, TapeInputs};
+use udk_symbolic::expr::Pool;
 use udk_symbolic::{Derivation, Equations};
 
 /// A model file and its derivation.
@@ -138,55 +140,56 @@ impl Model {
     }
 
     /// The model's run-time evaluator with parameter values `params` and inputs u = `inputs`
-    /// (k entries, checked by [`Model::input_values`]).
-    pub fn evaluator(&self, params: Vec<f64>, inputs: Vec<f64>) -> Evaluator {
-        let d = &self.derivation;
-        let (n, pool) = (self.n(), &d.pool);
-        let components: Vec<ExprId> = (d.outputs.iter())
-            .flat_map(|o| o.value.components().iter().copied())
-            .collect();
-        let outputs = Monitor::new(compile_tape(pool, &components));
-        match &d.equations {
-            Equations::Lagrangian(e) => {
-                let m = e.constraint_rhs.len();
-                let nonideal = !e.nonideal_force.iter().all(|&c| pool.is_zero(c));
-                let monitor = [&[e.energy][..], &e.holonomic, &e.velocity_constraints].concat();
-                Evaluator::Lagrangian(TapeEvaluator {
-                    scatter: Scatter::new(pool, &Block::terms(&d.equations)),
-                    terms: DynamicLagrangianTerms {
-                        mass_matrix: DMatrix::zeros(n, n),
-                        generalized_force: DVector::zeros(n),
-                        constraint_matrix: DMatrix::zeros(m, n),
-                        constraint_rhs: DVector::zeros(m),
-                        nonideal_force: nonideal.then(|| DVector::zeros(n)),
-                    },
-                    monitor: Monitor::new(compile_tape(pool, &monitor)),
-                    holonomic: e.holonomic.len(),
-                    outputs,
-                    params,
-                    inputs,
-                })
-            }
-            Equations::Hamiltonian(e) => {
-                let m = e.b_p.len();
-                let monitor = [&[e.hamiltonian][..], &e.holonomic, &e.constraints].concat();
-                Evaluator::Hamiltonian(TapeEvaluator {
-                    scatter: Scatter::new(pool, &Block::terms(&d.equations)),
-                    terms: DynamicHamiltonianTerms {
-                        h_p: DVector::zeros(n),
-                        h_q: DVector::zeros(n),
-                        h_pp: DMatrix::zeros(n, n),
-                        a_p: DMatrix::zeros(m, n),
-                        b_p: DVector::zeros(m),
-                    },
-                    monitor: Monitor::new(compile_tape(pool, &monitor)),
-                    holonomic: e.holonomic.len(),
-                    outputs,
-                    params,
-                    inputs,
-                })
-            }
+    /// (k entries checked by [`Model::input_values`], or none: zero until
+    /// [`ModelEvaluator::set_inputs`]): a [`udk::Model`] compiled for `backend` (the JIT, or
+    /// the tape with `--interpret`).
+    ///
+    /// # Errors
+    /// [`Failure::BadInput`] when Cranelift fails on a function of the model, naming it.
+    pub fn evaluator(
+        &self,
+        params: Vec<f64>,
+        inputs: Vec<f64>,
+        backend: Backend,
+    ) -> Result<Evaluator, Failure> {
+        let values = params.into_iter().map(Some).collect();
+        let failed = |e: udk::ModelError| {
+            Failure::bad_input(format!(
+                "{}: {e}; `--interpret` evaluates the model by the tape instead",
+                self.file.name()
+            ))
+        };
+        let mut model = udk::Model::compile(&self.derivation, values, backend).map_err(failed)?;
+        if !inputs.is_empty() {
+            model.set_inputs(&inputs).map_err(failed)?;
         }
+        // Compiles the residuals' program now, so that no later evaluation can fail.
+        model.system().map_err(failed)?;
+        let (n, m) = (self.n(), model.m());
+        Ok(match &self.derivation.equations {
+            Equations::Lagrangian(_) => Evaluator::Lagrangian(ModelEvaluator {
+                model,
+                terms: DynamicLagrangianTerms {
+                    mass_matrix: DMatrix::zeros(n, n),
+                    generalized_force: DVector::zeros(n),
+                    constraint_matrix: DMatrix::zeros(m, n),
+                    constraint_rhs: DVector::zeros(m),
+                    nonideal_force: None,
+                },
+                outputs: Vec::new(),
+            }),
+            Equations::Hamiltonian(_) => Evaluator::Hamiltonian(ModelEvaluator {
+                model,
+                terms: DynamicHamiltonianTerms {
+                    h_p: DVector::zeros(n),
+                    h_q: DVector::zeros(n),
+                    h_pp: DMatrix::zeros(n, n),
+                    a_p: DMatrix::zeros(m, n),
+                    b_p: DVector::zeros(m),
+                },
+                outputs: Vec::new(),
+            }),
+        })
     }
 }
 
@@ -205,7 +208,7 @@ pub enum Evaluator {
 }
 
 impl Evaluator {
-    /// The model's outputs at (q, v, t), as [`TapeEvaluator::outputs`].
+    /// The model's outputs at (q, v, t), as [`ModelEvaluator::outputs`].
     pub fn outputs(&mut self, q: &[f64], v: &[f64], t: f64) -> &[f64] {
         match self {
             Evaluator::Lagrangian(e) => e.outputs(q, v, t),
@@ -239,19 +242,9 @@ impl Monitor {
             .expect("inputs of n entries and buffers sized for the tape");
         &self.out
     }
-
-    /// (scalar, holonomic residuals, constraint residuals).
-    fn eval(&mut self, inputs: &TapeInputs, holonomic: usize) -> (f64, Vec<f64>, Vec<f64>) {
-        self.values(inputs);
-        (
-            self.out[0],
-            self.out[1..=holonomic].to_vec(),
-            self.out[1 + holonomic..].to_vec(),
-        )
-    }
 }
 
-/// The entries of several blocks compiled into one tape ([`udk_jit::Scatter`]), with its
+/// The entries of several blocks compiled into one program ([`udk_jit::Scatter`]), with its
 /// buffers: structural zeros are never computed nor written, so the nalgebra buffers they sit
 /// in, zeroed once, stay zero.
 #[derive(Debug, Clone)]
@@ -261,172 +254,127 @@ pub(crate) struct Scatter {
 }
 
 impl Scatter {
-    pub(crate) fn new(pool: &Pool, blocks: &[Block]) -> Self {
-        let scatter = udk_jit::Scatter::new(pool, blocks, "the model", Backend::Tape)
-            .expect("every program compiles to a tape");
-        Scatter {
+    /// Compiles `blocks` for `backend`, `name` naming them in errors.
+    ///
+    /// # Errors
+    /// [`Failure::BadInput`] when Cranelift fails on the program.
+    pub(crate) fn new(
+        pool: &Pool,
+        blocks: &[Block],
+        name: &str,
+        backend: Backend,
+    ) -> Result<Self, Failure> {
+        let scatter = udk_jit::Scatter::new(pool, blocks, name, backend).map_err(|e| {
+            Failure::bad_input(format!(
+                "{e}; `--interpret` evaluates the model by the tape instead"
+            ))
+        })?;
+        Ok(Scatter {
             buffers: scatter.buffers(),
             scatter,
-        }
+        })
     }
 
-    /// Evaluates the tape at `inputs` and writes each entry into its block of `blocks`
+    /// Evaluates the program at `inputs` and writes each entry into its block of `blocks`
     /// (nalgebra's column-major storage).
     pub(crate) fn eval<const K: usize>(&mut self, inputs: &TapeInputs, blocks: [&mut [f64]; K]) {
         self.scatter
             .eval(inputs, &mut self.buffers, blocks)
-            .expect("inputs of n entries and buffers sized for the tape");
+            .expect("inputs of n entries and buffers sized for the program");
     }
 }
 
-/// The terms a [`TapeEvaluator`] fills: M, Q, A, b, C of a Lagrangian model
+/// The terms a [`ModelEvaluator`] holds: M, Q, A, b, C of a Lagrangian model
 /// ([`DynamicLagrangianTerms`]) or H_p, H_q, H_pp, A_p, b_p of a Hamiltonian one
 /// ([`DynamicHamiltonianTerms`]).
-pub trait TapeTerms {
-    /// Number of constraints m.
-    fn m(&self) -> usize;
-    /// The tape inputs at (q, v, u, t): v is q̇ (Lagrangian) or p (Hamiltonian), u the model's
-    /// inputs (none for a Hamiltonian model).
-    fn inputs<'a>(
-        q: &'a [f64],
-        v: &'a [f64],
-        u: &'a [f64],
-        t: f64,
-        params: &'a [f64],
-    ) -> TapeInputs<'a>;
-    /// The buffers of the five blocks, in the order of the scatter tape.
-    fn blocks(&mut self) -> [&mut [f64]; 5];
+pub trait Terms: Sized {
+    /// The terms of `model` (of this kind, every parameter set) at (q, v, t), v = q̇ or p of n
+    /// entries each.
+    fn of(model: &udk::Model, q: &DVector<f64>, v: &DVector<f64>, t: f64) -> Self;
 }
 
-impl TapeTerms for DynamicLagrangianTerms {
-    fn m(&self) -> usize {
-        self.constraint_rhs.len()
-    }
-
-    fn inputs<'a>(
-        q: &'a [f64],
-        qd: &'a [f64],
-        u: &'a [f64],
-        t: f64,
-        params: &'a [f64],
-    ) -> TapeInputs<'a> {
-        TapeInputs {
-            q,
-            qd,
-            u,
-            t,
-            params,
-            ..TapeInputs::default()
-        }
-    }
-
-    fn blocks(&mut self) -> [&mut [f64]; 5] {
-        let nonideal = self
-            .nonideal_force
-            .as_mut()
-            .map_or(&mut [][..], |c| c.as_mut_slice());
-        [
-            self.mass_matrix.as_mut_slice(),
-            self.generalized_force.as_mut_slice(),
-            self.constraint_matrix.as_mut_slice(),
-            self.constraint_rhs.as_mut_slice(),
-            nonideal,
-        ]
+impl Terms for DynamicLagrangianTerms {
+    fn of(model: &udk::Model, q: &DVector<f64>, qd: &DVector<f64>, t: f64) -> Self {
+        model.terms(q, qd, t).expect(CHECKED)
     }
 }
 
-impl TapeTerms for DynamicHamiltonianTerms {
-    fn m(&self) -> usize {
-        self.b_p.len()
-    }
-
-    fn inputs<'a>(
-        q: &'a [f64],
-        p: &'a [f64],
-        u: &'a [f64],
-        t: f64,
-        params: &'a [f64],
-    ) -> TapeInputs<'a> {
-        TapeInputs {
-            q,
-            p,
-            u,
-            t,
-            params,
-            ..TapeInputs::default()
-        }
-    }
-
-    fn blocks(&mut self) -> [&mut [f64]; 5] {
-        [
-            self.h_p.as_mut_slice(),
-            self.h_q.as_mut_slice(),
-            self.h_pp.as_mut_slice(),
-            self.a_p.as_mut_slice(),
-            self.b_p.as_mut_slice(),
-        ]
+impl Terms for DynamicHamiltonianTerms {
+    fn of(model: &udk::Model, q: &DVector<f64>, p: &DVector<f64>, t: f64) -> Self {
+        model.hamiltonian_terms(q, p, t).expect(CHECKED)
     }
 }
 
-/// The run-time evaluator of a model: the tape of its terms `T` (structural zeros left out)
-/// and the tape of the energy (or H) and constraint residuals, with their buffers and the
-/// parameter values.
+/// Why the evaluations of a [`ModelEvaluator`] cannot fail.
+const CHECKED: &str = "lengths checked by the command, every parameter set, programs compiled";
+
+/// The run-time evaluator of a model: a [`udk::Model`] compiled by the JIT (or the tape) with
+/// every parameter set, and the terms `T` of its last evaluation.
 #[derive(Debug, Clone)]
-pub struct TapeEvaluator<T> {
-    scatter: Scatter,
+pub struct ModelEvaluator<T> {
+    model: udk::Model,
     terms: T,
-    monitor: Monitor,
-    holonomic: usize,
-    /// The tape of the model's outputs, their components concatenated.
-    outputs: Monitor,
-    params: Vec<f64>,
-    /// The inputs u, k entries, held for every evaluation (a constant input).
-    inputs: Vec<f64>,
+    /// The outputs of the last call of [`ModelEvaluator::outputs`].
+    outputs: Vec<f64>,
 }
 
 /// The evaluator of a Lagrangian model: M, Q, A, b, C.
-pub type LagrangianEvaluator = TapeEvaluator<DynamicLagrangianTerms>;
+pub type LagrangianEvaluator = ModelEvaluator<DynamicLagrangianTerms>;
 
 /// The evaluator of a Hamiltonian model: H_p, H_q, H_pp, A_p, b_p.
-pub type HamiltonianEvaluator = TapeEvaluator<DynamicHamiltonianTerms>;
+pub type HamiltonianEvaluator = ModelEvaluator<DynamicHamiltonianTerms>;
 
-impl<T: TapeTerms> TapeEvaluator<T> {
+impl<T: Terms> ModelEvaluator<T> {
+    /// The compiled model, with the parameters and inputs of the evaluator.
+    pub fn model(&self) -> &udk::Model {
+        &self.model
+    }
+
     /// Number of constraints m.
     pub fn m(&self) -> usize {
-        self.terms.m()
+        self.model.m()
     }
 
     /// The model's outputs at (q, v, t), their components (1 or 3 each) concatenated in the
-    /// model's order.
+    /// model's order; `q` and `v` must have n entries (checked by the caller).
     pub fn outputs(&mut self, q: &[f64], v: &[f64], t: f64) -> &[f64] {
-        let inputs = T::inputs(q, v, &self.inputs, t, &self.params);
-        self.outputs.values(&inputs)
+        let (q, v) = (DVector::from_column_slice(q), DVector::from_column_slice(v));
+        let outputs = self.model.outputs(&q, &v, t).expect(CHECKED);
+        self.outputs.clear();
+        self.outputs.extend_from_slice(outputs.as_slice());
+        &self.outputs
     }
 
     /// Sets the inputs u held for the following evaluations (k entries, checked by
     /// [`Model::input_values`]).
     pub fn set_inputs(&mut self, u: &[f64]) {
-        self.inputs.clear();
-        self.inputs.extend_from_slice(u);
+        if !u.is_empty() {
+            self.model.set_inputs(u).expect(CHECKED);
+        }
     }
 
     /// Number of holonomic constraints, the first rows of A (or A_p).
     pub fn num_holonomic(&self) -> usize {
-        self.holonomic
+        self.model.num_holonomic()
     }
 
     /// The terms at (q, v, t), v = q̇ or p; `q` and `v` must have n entries (checked by the
-    /// caller). Allocates nothing.
+    /// caller).
     pub fn terms(&mut self, q: &[f64], v: &[f64], t: f64) -> &T {
-        let inputs = T::inputs(q, v, &self.inputs, t, &self.params);
-        self.scatter.eval(&inputs, self.terms.blocks());
+        let (q, v) = (DVector::from_column_slice(q), DVector::from_column_slice(v));
+        self.terms = T::of(&self.model, &q, &v, t);
         &self.terms
     }
 
     /// (Jacobi integral h or H, holonomic residuals f(q, t), the m constraints at velocity
     /// level: (ḟ, φ(q, q̇, t)) or φ(q, p, t)).
     pub fn residuals(&mut self, q: &[f64], v: &[f64], t: f64) -> (f64, Vec<f64>, Vec<f64>) {
-        let inputs = T::inputs(q, v, &self.inputs, t, &self.params);
-        self.monitor.eval(&inputs, self.holonomic)
+        let (q, v) = (DVector::from_column_slice(q), DVector::from_column_slice(v));
+        let r = self.model.residuals(&q, &v, t).expect(CHECKED);
+        (
+            r.energy,
+            r.holonomic.as_slice().to_vec(),
+            r.velocity.as_slice().to_vec(),
+        )
     }
 }

@@ -4,7 +4,7 @@
 
 use crate::args::SimulateArgs;
 use crate::failure::Failure;
-use crate::model::{Block, Model, Scatter};
+use crate::model::{Backend, Block, Model, Scatter};
 use nalgebra::{DMatrix, DVector, Dyn};
 use std::cell::RefCell;
 use udk_runtime::servo::{control_dyn, Convergence, GenericServoTerms, ServoLaw};
@@ -85,12 +85,22 @@ pub(crate) struct Controller {
 
 impl Controller {
     /// The controller of `model` (which has servo constraints: `None` otherwise) with
-    /// parameter values `params`.
-    pub(crate) fn new(model: &Model, params: &[f64], law: ServoLaw) -> Option<Self> {
+    /// parameter values `params`, its servo terms compiled for `backend`.
+    ///
+    /// # Errors
+    /// [`Failure::BadInput`] when Cranelift fails on the servo terms.
+    pub(crate) fn new(
+        model: &Model,
+        params: &[f64],
+        law: ServoLaw,
+        backend: Backend,
+    ) -> Result<Option<Self>, Failure> {
         let Equations::Lagrangian(e) = &model.derivation.equations else {
-            return None;
+            return Ok(None);
         };
-        let servo = e.servo.as_ref()?;
+        let Some(servo) = e.servo.as_ref() else {
+            return Ok(None);
+        };
         let (n, k) = (model.n(), model.derivation.inputs.len());
         let (m, r) = (
             e.constraint_rhs.len(),
@@ -117,8 +127,8 @@ impl Controller {
             Block::vector(&servo.position_residual),
             Block::vector(&velocity),
         ];
-        Some(Controller {
-            scatter: Scatter::new(&model.derivation.pool, &blocks),
+        Ok(Some(Controller {
+            scatter: Scatter::new(&model.derivation.pool, &blocks, "servo terms", backend)?,
             terms: GenericServoTerms {
                 mass_matrix: DMatrix::zeros(n, n),
                 generalized_force: DVector::zeros(n),
@@ -132,7 +142,7 @@ impl Controller {
             params: params.to_vec(),
             physical: m,
             law,
-        })
+        }))
     }
 
     /// The servo input u at (q, q̇, t), k entries; NaN entries where the controller fails (a
@@ -193,6 +203,10 @@ pub(crate) struct ServoLoop<'a, S> {
 }
 
 impl<S: DynamicLagrangianSystem + HeldInputs> DynamicLagrangianSystem for ServoLoop<'_, S> {
+    fn coordinate_names(&self) -> Vec<String> {
+        self.system.coordinate_names()
+    }
+
     fn num_holonomic(&self) -> usize {
         self.system.num_holonomic()
     }

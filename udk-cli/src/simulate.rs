@@ -1,10 +1,11 @@
-//! `udk simulate`: the model's run-time tapes handed to the udk-runtime simulator
-//! (`simulate_dynamic_lagrangian` / `simulate_dynamic_hamiltonian`), with no rustc.
+//! `udk simulate`: the model compiled at run time (by the JIT, or the tape with `--interpret`)
+//! handed to the udk-runtime simulator (`simulate_dynamic_lagrangian` /
+//! `simulate_dynamic_hamiltonian`), with no rustc.
 
 use crate::args::{Method, SimulateArgs};
 use crate::failure::Failure;
 use crate::hybrid::{self, Events};
-use crate::model::{Evaluator, Model, TapeEvaluator, TapeTerms};
+use crate::model::{Backend, Evaluator, Model, ModelEvaluator, Terms};
 use indicatif::{HumanDuration, ProgressBar, ProgressStyle};
 use nalgebra::{DVector, SVector};
 use std::cell::RefCell;
@@ -35,7 +36,7 @@ pub const MAX_COORDINATES: usize = 24;
 /// [`Failure::Motion`] when the run stops (non-unique acceleration, inconsistent constraints,
 /// integrator failure) — the trajectory up to then is already in the CSV; [`Failure::Output`]
 /// when the CSV or SVG cannot be written.
-pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
+pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
     let model = Model::load(&args.model)?;
     let params = model.parameter_values(&args.set)?;
     let name = model.file.name();
@@ -80,11 +81,14 @@ pub fn run(args: &SimulateArgs) -> Result<String, Failure> {
         t0: initial.t0,
         progress: RefCell::new(Progress::new(initial.t0, args.t_end)),
         energy_conserved: servo.is_none() && model.derivation.conserves_energy(&params, &inputs),
-        servo: servo
-            .and_then(|law| crate::servo::Controller::new(&model, &params, law))
-            .map(RefCell::new),
+        servo: match servo {
+            Some(law) => {
+                crate::servo::Controller::new(&model, &params, law, backend)?.map(RefCell::new)
+            }
+            None => None,
+        },
     };
-    let evaluator = model.evaluator(params, inputs);
+    let evaluator = model.evaluator(params, inputs, backend)?;
     let n = model.n();
     macro_rules! dispatch {
         ($($size:literal)*) => {
@@ -258,7 +262,7 @@ impl Run<'_> {
         let columns = self.model.derivation.output_columns();
         let mut outputs = evaluator.clone();
         // The output columns the plot draws, gathered per sample (the trajectory the simulator
-        // returns has none: the tape evaluates them here).
+        // returns has none: the evaluator gives them here).
         let plotted = self.args.plot.is_some()
             && (self.args.plot_columns.iter()).any(|c| columns.contains(c));
         let mut table = OutputTable {
@@ -395,8 +399,8 @@ impl Run<'_> {
         }
     }
 
-    /// The model's tapes as a system for the simulator, reporting to the progress bar.
-    fn tape<T>(&self, evaluator: TapeEvaluator<T>) -> Tape<'_, T> {
+    /// The model's evaluator as a system for the simulator, reporting to the progress bar.
+    fn tape<T>(&self, evaluator: ModelEvaluator<T>) -> Tape<'_, T> {
         Tape {
             evaluator: RefCell::new(evaluator),
             progress: Some(&self.progress),
@@ -540,15 +544,15 @@ impl Progress {
     }
 }
 
-/// A model file's tapes as a system for the simulator: a [`DynamicLagrangianSystem`] for
+/// A model file's evaluator (JIT-compiled, or the tape) as a system for the simulator: a [`DynamicLagrangianSystem`] for
 /// Lagrangian terms, a [`DynamicHamiltonianSystem`] for Hamiltonian ones.
 pub(crate) struct Tape<'a, T> {
-    pub(crate) evaluator: RefCell<TapeEvaluator<T>>,
+    pub(crate) evaluator: RefCell<ModelEvaluator<T>>,
     /// The progress bar of `udk simulate`, if any.
     pub(crate) progress: Option<&'a RefCell<Progress>>,
 }
 
-impl<T: TapeTerms + Clone> Tape<'_, T> {
+impl<T: Terms + Clone> Tape<'_, T> {
     /// The terms at (q, v, t), reporting t to the progress bar.
     fn terms(&self, q: &[f64], v: &[f64], t: f64) -> T {
         if let Some(progress) = self.progress {
@@ -566,7 +570,7 @@ impl<T: TapeTerms + Clone> Tape<'_, T> {
     fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
         let mut evaluator = self.evaluator.borrow_mut();
         let mut aligned = DVector::zeros(evaluator.m());
-        // f(q, t) does not read q̇ or p; the monitor tape needs one of n entries all the same.
+        // f(q, t) does not read q̇ or p; the program needs one of n entries all the same.
         let (_, f, _) = evaluator.residuals(q, q, t);
         aligned.as_mut_slice()[..f.len()].copy_from_slice(&f);
         aligned
@@ -585,6 +589,10 @@ impl crate::servo::HeldInputs for Tape<'_, DynamicLagrangianTerms> {
 }
 
 impl DynamicLagrangianSystem for Tape<'_, DynamicLagrangianTerms> {
+    fn coordinate_names(&self) -> Vec<String> {
+        self.evaluator.borrow().model().coordinates().to_vec()
+    }
+
     fn num_holonomic(&self) -> usize {
         self.evaluator.borrow().num_holonomic()
     }

@@ -12,7 +12,7 @@
 
 use std::path::{Path, PathBuf};
 use udk_cli::eval::{evaluate, Report, State};
-use udk_cli::model::Model;
+use udk_cli::model::{Backend, Model};
 use udk_cli::Failure;
 
 const VENDORED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../robots/example-robot-data");
@@ -89,7 +89,7 @@ fn compare(path: &Path, entry: &serde_json::Value) -> [f64; 3] {
             p: None,
             u: Some(u),
         };
-        let mut evaluator = model.evaluator(Vec::new(), tau.clone());
+        let mut evaluator = (model.evaluator(Vec::new(), tau.clone(), Backend::Jit)).unwrap();
         let Report::Lagrangian(report) =
             evaluate(&model, &mut evaluator, &state_of(tau.clone()), "")
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()))

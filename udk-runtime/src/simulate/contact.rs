@@ -439,6 +439,10 @@ impl Switch {
 }
 
 impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
+    fn coordinate_names(&self) -> Vec<String> {
+        self.system.coordinate_names()
+    }
+
     fn num_holonomic(&self) -> usize {
         self.system.num_holonomic()
     }

@@ -317,6 +317,7 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
                     },
                     self.kernel,
                 )
+                .map_err(|e| e.with_coordinate_names(&self.system.coordinate_names()))
             },
         )?;
         let xd = join(
