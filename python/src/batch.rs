@@ -1,0 +1,203 @@
+//! One state or a batch of states from numpy arrays, evaluated into numpy arrays: a batch in
+//! parallel (rayon) with the GIL released, each state by the same function as a single call,
+//! so that the results agree bit for bit.
+
+use crate::model::{exception_at, Model};
+use crate::BadInputError;
+use numpy::ndarray::IxDyn;
+use numpy::{AllowTypeChange, PyArrayLikeDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use rayon::prelude::*;
+use udk::ModelError;
+
+/// The shape of one state's block of a result: `[n]` for a vector, `[rows, cols]` for a
+/// matrix (row-major, as numpy).
+pub(crate) struct Block(Vec<usize>);
+
+impl Block {
+    pub(crate) fn vector(n: usize) -> Self {
+        Block(vec![n])
+    }
+
+    pub(crate) fn matrix(rows: usize, cols: usize) -> Self {
+        Block(vec![rows, cols])
+    }
+
+    fn len(&self) -> usize {
+        self.0.iter().product()
+    }
+}
+
+/// States (t, q, v) read from Python: one (1-D arrays) or a batch (2-D arrays, states × n).
+pub(crate) struct States<'a> {
+    model: &'a udk::Model,
+    /// q, row after row.
+    q: Vec<f64>,
+    /// q̇ or p, row after row.
+    v: Vec<f64>,
+    /// t: one value for every state, or one per state.
+    t: Vec<f64>,
+    /// Number of states of a batch; `None` for one state.
+    count: Option<usize>,
+}
+
+/// An array argument `what`: its entries in row-major order and its shape.
+fn array(what: &str, x: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<usize>)> {
+    let x: PyArrayLikeDyn<'_, f64, AllowTypeChange> = x.extract().map_err(|e| {
+        BadInputError::new_err(format!("`{what}` is not an array of numbers: {e}"))
+    })?;
+    let values = match x.as_slice() {
+        Ok(slice) => slice.to_vec(),
+        Err(_) => x.as_array().iter().copied().collect(),
+    };
+    Ok((values, x.shape().to_vec()))
+}
+
+impl<'a> States<'a> {
+    /// Reads q, v (named `second`: `qd` or `p`) and t (None for 0, a number, or one per
+    /// state of a batch), checking the shapes against the model.
+    ///
+    /// # Errors
+    /// `BadInputError` for an array of the wrong shape, with the model's message.
+    pub(crate) fn read(
+        model: &'a Model,
+        q: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+        t: Option<&Bound<'_, PyAny>>,
+        second: &'static str,
+    ) -> PyResult<Self> {
+        let m = &model.model;
+        let n = m.n();
+        let check = |what: &'static str, given: usize| match given == n {
+            true => Ok(()),
+            false => Err(exception_at(
+                ModelError::Length {
+                    what,
+                    expected: n,
+                    given,
+                    model: m.name().to_string(),
+                },
+                "",
+            )),
+        };
+        let (q, q_shape) = array("q", q)?;
+        let (v, v_shape) = array(second, v)?;
+        let count = match (q_shape.as_slice(), v_shape.as_slice()) {
+            ([qn], [vn]) => {
+                check("q", *qn)?;
+                check(second, *vn)?;
+                None
+            }
+            ([rows, qn], [v_rows, vn]) => {
+                check("q", *qn)?;
+                check(second, *vn)?;
+                if rows != v_rows {
+                    return Err(BadInputError::new_err(format!(
+                        "`q` has {rows} states (rows) but `{second}` has {v_rows}"
+                    )));
+                }
+                Some(*rows)
+            }
+            _ => {
+                return Err(BadInputError::new_err(format!(
+                    "`q` and `{second}` must both be 1-D arrays of n = {n} entries or both \
+                     2-D arrays of states × {n}, not of shapes {q_shape:?} and {v_shape:?}"
+                )))
+            }
+        };
+        let t = match t {
+            None => vec![0.0],
+            Some(t) => {
+                let (t, shape) = array("t", t)?;
+                let fits = match (shape.as_slice(), count) {
+                    ([], _) => true,
+                    ([rows], Some(count)) => *rows == count,
+                    _ => false,
+                };
+                if !fits {
+                    return Err(BadInputError::new_err(format!(
+                        "`t` must be a number{}, not of shape {shape:?}",
+                        match count {
+                            Some(count) => format!(" or a 1-D array of the {count} states' times"),
+                            None => String::new(),
+                        }
+                    )));
+                }
+                t
+            }
+        };
+        Ok(States {
+            model: m,
+            q,
+            v,
+            t,
+            count,
+        })
+    }
+
+    /// Evaluates `f` at every state into `K` blocks of the shapes `blocks`, returned as
+    /// numpy arrays (with a leading axis of states for a batch). `f` gets the model, q, v, t
+    /// and the blocks of its state to fill.
+    ///
+    /// # Errors
+    /// The exception of `f`'s error at the first state that fails (by index), its message
+    /// prefixed by the state's index in a batch.
+    pub(crate) fn evaluate<'py, const K: usize, F>(
+        &self,
+        py: Python<'py>,
+        blocks: [Block; K],
+        f: F,
+    ) -> PyResult<[Bound<'py, PyAny>; K]>
+    where
+        F: Fn(&udk::Model, &[f64], &[f64], f64, [&mut [f64]; K]) -> Result<(), ModelError>
+            + Sync,
+    {
+        let n = self.model.n();
+        let lengths: [usize; K] = std::array::from_fn(|k| blocks[k].len());
+        // One row per state holding its K blocks (at least one entry, for chunking).
+        let width = lengths.iter().sum::<usize>().max(1);
+        let count = self.count.unwrap_or(1);
+        let mut rows = vec![0.0; count * width];
+        let state = |i: usize, row: &mut [f64]| {
+            let t = self.t[if self.t.len() == 1 { 0 } else { i }];
+            let (q, v) = (&self.q[i * n..(i + 1) * n], &self.v[i * n..(i + 1) * n]);
+            let mut rest = row;
+            let parts: [&mut [f64]; K] = std::array::from_fn(|k| {
+                let (part, tail) = std::mem::take(&mut rest).split_at_mut(lengths[k]);
+                rest = tail;
+                part
+            });
+            f(self.model, q, v, t, parts)
+        };
+        match self.count {
+            None => state(0, &mut rows).map_err(|e| exception_at(e, ""))?,
+            Some(_) => {
+                let failed = py.detach(|| {
+                    (rows.par_chunks_mut(width).enumerate())
+                        .filter_map(|(i, row)| state(i, row).err().map(|e| (i, e)))
+                        .min_by_key(|(i, _)| *i)
+                });
+                if let Some((i, e)) = failed {
+                    return Err(exception_at(e, &format!("state {i}: ")));
+                }
+            }
+        }
+        let mut offset = 0;
+        let mut arrays = Vec::with_capacity(K);
+        for block in blocks {
+            let length = block.len();
+            let values: Vec<f64> = (rows.chunks(width))
+                .flat_map(|row| &row[offset..offset + length])
+                .copied()
+                .collect();
+            offset += length;
+            let shape: Vec<usize> = match self.count {
+                Some(count) => [&[count][..], &block.0].concat(),
+                None => block.0,
+            };
+            let array = numpy::PyArray1::from_vec(py, values).reshape(IxDyn(&shape))?;
+            arrays.push(array.into_any());
+        }
+        Ok(arrays.try_into().expect("one array per block"))
+    }
+}
