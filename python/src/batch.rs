@@ -41,16 +41,30 @@ pub(crate) struct States<'a> {
     count: Option<usize>,
 }
 
-/// An array argument `what`: its entries in row-major order and its shape.
+/// An array argument `what`: its entries in row-major order and its shape. An array that is
+/// not aligned (as unpickled from out-of-band buffers: Dask's) or not contiguous is copied by
+/// numpy first.
 fn array(what: &str, x: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<usize>)> {
-    let x: PyArrayLikeDyn<'_, f64, AllowTypeChange> = x.extract().map_err(|e| {
-        BadInputError::new_err(format!("`{what}` is not an array of numbers: {e}"))
-    })?;
-    let values = match x.as_slice() {
-        Ok(slice) => slice.to_vec(),
-        Err(_) => x.as_array().iter().copied().collect(),
-    };
-    Ok((values, x.shape().to_vec()))
+    let mut array = numbers(what, x)?;
+    if !(array.is_contiguous() && array.data().is_aligned()) {
+        let numpy = x.py().import("numpy")?;
+        let copy = numpy.call_method1("array", ((**array).as_any(), numpy.getattr("float64")?))?;
+        array = numbers(what, &copy)?;
+    }
+    let values = array
+        .as_slice()
+        .expect("an aligned contiguous array")
+        .to_vec();
+    Ok((values, array.shape().to_vec()))
+}
+
+/// `x` as an array of f64, converted by numpy from any array-like of numbers.
+fn numbers<'py>(
+    what: &str,
+    x: &Bound<'py, PyAny>,
+) -> PyResult<PyArrayLikeDyn<'py, f64, AllowTypeChange>> {
+    x.extract()
+        .map_err(|e| BadInputError::new_err(format!("`{what}` is not an array of numbers: {e}")))
 }
 
 impl<'a> States<'a> {
@@ -149,8 +163,7 @@ impl<'a> States<'a> {
         f: F,
     ) -> PyResult<[Bound<'py, PyAny>; K]>
     where
-        F: Fn(&udk::Model, &[f64], &[f64], f64, [&mut [f64]; K]) -> Result<(), ModelError>
-            + Sync,
+        F: Fn(&udk::Model, &[f64], &[f64], f64, [&mut [f64]; K]) -> Result<(), ModelError> + Sync,
     {
         let n = self.model.n();
         let lengths: [usize; K] = std::array::from_fn(|k| blocks[k].len());

@@ -70,9 +70,8 @@ impl Model {
     fn build(py: Python<'_>, spec: &str, base: PathBuf) -> PyResult<Self> {
         // The spec holds `syn` expressions, which stay on the thread that parses them.
         let built = py.detach(|| {
-            let parsed: ModelSpec = serde_json::from_str(spec).map_err(|e| {
-                BadInput(format!("the model spec does not parse: {e}"))
-            })?;
+            let parsed: ModelSpec = serde_json::from_str(spec)
+                .map_err(|e| BadInput(format!("the model spec does not parse: {e}")))?;
             let hamiltonian = parsed.hamiltonian.is_some();
             let model = udk::Model::from_spec(parsed, &base).map_err(Failed)?;
             Ok((model, hamiltonian))
@@ -120,7 +119,11 @@ impl Model {
     #[staticmethod]
     #[pyo3(signature = (spec, base = None))]
     fn from_spec(py: Python<'_>, spec: &Bound<'_, PyAny>, base: Option<PathBuf>) -> PyResult<Self> {
-        Self::build(py, &Self::json(spec)?, base.unwrap_or_else(|| PathBuf::from(".")))
+        Self::build(
+            py,
+            &Self::json(spec)?,
+            base.unwrap_or_else(|| PathBuf::from(".")),
+        )
     }
 
     /// Reads a model file: TOML, JSON if its name ends in `.json`, or a URDF robot with the
@@ -203,12 +206,7 @@ impl Model {
         let values: Vec<Option<f64>> = (this.model.parameters().iter())
             .map(|p| this.model.parameter(p).expect("a parameter of the model"))
             .collect();
-        let state = (
-            this.spec.clone(),
-            this.base.clone(),
-            values,
-            this.u.clone(),
-        );
+        let state = (this.spec.clone(), this.base.clone(), values, this.u.clone());
         let restore = slf.get_type().getattr("_restore")?;
         (restore, state).into_pyobject(py)
     }
@@ -231,6 +229,19 @@ impl Model {
         }
         model.set_u(u)?;
         Ok(model)
+    }
+
+    /// A copy with its own parameter values and inputs, sharing the compiled code (cheap).
+    fn copy(&self) -> Self {
+        self.clone()
+    }
+
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.clone()
     }
 
     fn __repr__(&self) -> String {

@@ -54,3 +54,15 @@ def test_batch_error_names_the_first_failing_state():
     model.set_parameters(m=0.0)
     with pytest.raises(udk.MotionError, match="^state 0: "):
         model.acceleration(np.zeros((3, 1)), np.zeros((3, 1)))
+
+
+def test_unaligned_and_strided_arrays(ur5):
+    """Arrays unpickled from out-of-band buffers (as Dask sends them) may be unaligned; views
+    may be strided: both are read as their values."""
+    q, qd = random_states(ur5.n, 3)
+    raw = np.frombuffer(b"\0" + q.tobytes(), dtype=np.float64, offset=1).reshape(3, 6)
+    assert not raw.flags.aligned
+    wide = np.zeros((3, 12))
+    wide[:, ::2] = qd
+    assert np.array_equal(ur5.acceleration(raw, wide[:, ::2]), ur5.acceleration(q, qd))
+    assert np.array_equal(ur5.acceleration(raw[1], qd[1]), ur5.acceleration(q[1], qd[1]))
