@@ -64,4 +64,35 @@ pub enum ModelError {
     /// The error of the kernels, as the generated code returns it.
     #[error(transparent)]
     Runtime(#[from] udk_runtime::Error),
+    /// A simulation that stopped before its final time (or did not start): the simulator's
+    /// message, with the motion recorded up to then.
+    #[error("{message}")]
+    Simulation {
+        /// The simulator's message (`udk_runtime::simulate::SimulationError`).
+        message: String,
+        /// The time the run stopped (s); `None` when it did not start.
+        time: Option<f64>,
+        /// The motion up to the last good output time; `None` when the run did not start.
+        motion: Option<Box<super::Motion>>,
+    },
+    /// A matrix of the wrong shape given to a batch evaluation.
+    #[error("`{what}` is {}×{} but `{model}` needs {}×{}", given.0, given.1, expected.0, expected.1)]
+    Shape {
+        /// `q`, `qd` or `parameters`.
+        what: &'static str,
+        /// Rows and columns needed.
+        expected: (usize, usize),
+        /// Rows and columns given.
+        given: (usize, usize),
+        /// The model's name.
+        model: String,
+    },
+    /// The evaluation of one state of a batch failed (the failure of the lowest index).
+    #[error("state {index} of the batch: {source}")]
+    Batch {
+        /// The state's index: its column in the batch.
+        index: usize,
+        /// Why it failed.
+        source: Box<ModelError>,
+    },
 }

@@ -7,11 +7,16 @@
 //! generated code's to rounding (1 ulp where rustc expands a constant `powi` into products).
 //! Available with the default cargo feature `model`.
 
+mod batch;
 mod error;
+mod motion;
+mod workspace;
 
 pub use error::ModelError;
+pub use motion::{Motion, System, MAX_SIMULATED_COORDINATES};
 pub use udk_jit::Backend;
 pub use udk_symbolic::ModelSpec;
+pub use workspace::Workspace;
 
 use nalgebra::{DMatrix, DVector};
 use std::path::Path;
@@ -19,6 +24,10 @@ use std::sync::{Arc, OnceLock};
 use udk_jit::{Block, Function, JitError, Scatter};
 use udk_runtime::jacobian::{
     acceleration_jacobian_dyn, AccelerationJacobianDyn, ResidualJacobiansDyn,
+};
+use udk_runtime::linearize::{
+    check_operating_point, linearize_derivatives, Derivatives, Linearization, LinearizationOptions,
+    Selection,
 };
 use udk_runtime::simulate::{DynamicHamiltonianTerms, DynamicLagrangianTerms};
 use udk_runtime::Options;
@@ -51,6 +60,8 @@ struct Compiled {
     output_columns: Vec<String>,
     /// Number of constraints m.
     m: usize,
+    /// Number of holonomic constraints h: the first rows of A (or A_p).
+    holonomic: usize,
     hamiltonian: bool,
     /// Whether C is not structurally zero.
     nonideal: bool,
@@ -63,7 +74,41 @@ struct Compiled {
     backend: Backend,
     /// The residual Jacobians r_q, r_qd, r_u, g_q, g_qd, g_u (Lagrangian models), compiled on
     /// the first call of [`Model::acceleration_jacobian`]; `None` when not derived.
-    jacobians: OnceLock<Result<Option<Scatter>, JitError>>,
+    jacobians: Lazy<Option<Scatter>>,
+    /// ∂(velocity-level constraints)/∂q, m × n, for [`Model::linearize`]; `None` when the
+    /// Jacobians were not derived.
+    velocity_jacobian: Lazy<Option<Scatter>>,
+    /// The energy h (or H), the h holonomic constraints f(q, t) and the m velocity-level rows,
+    /// compiled on first use.
+    monitor: Lazy<Function>,
+    /// q̈₀ = M⁻¹(Q + C), W = M⁻¹Aᵀ, A, b, the articulated pivots and C of a kinematic tree
+    /// (the articulated-body algorithm), compiled on first use; `None` for a model the
+    /// algorithm does not apply to.
+    factored: Lazy<Option<Scatter>>,
+}
+
+/// A program compiled on its first use, shared by the clones of a [`Model`].
+type Lazy<T> = OnceLock<Result<T, JitError>>;
+
+/// The program of `cell`, compiled by `compile` on the first call.
+fn lazy<T>(
+    cell: &Lazy<T>,
+    compile: impl FnOnce() -> Result<T, JitError>,
+) -> Result<&T, ModelError> {
+    (cell.get_or_init(compile).as_ref()).map_err(|e| ModelError::Jit(e.clone()))
+}
+
+/// The values of a model's scalar h (or H), its holonomic constraints and its velocity-level
+/// constraints at one state: what the simulator monitors.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Residuals {
+    /// The Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L, or the Hamiltonian H (J for a model in SI).
+    pub energy: f64,
+    /// f(q, t), the h holonomic constraints.
+    pub holonomic: DVector<f64>,
+    /// The m velocity-level rows: (ḟ, φ(q, q̇, t)) of a Lagrangian model, φ(q, p, t) of a
+    /// Hamiltonian one.
+    pub velocity: DVector<f64>,
 }
 
 /// A derived model evaluated at run time by JIT-compiled code: q̈, the constraint force, the
@@ -192,12 +237,13 @@ impl Model {
         let pool = &d.pool;
         let name = |what: &str| format!("{what} of `{}`", d.name);
         let terms = Scatter::new(pool, &Block::terms(&d.equations), &name("terms"), backend)?;
-        let (m, nonideal) = match &d.equations {
+        let (m, holonomic, nonideal) = match &d.equations {
             Equations::Lagrangian(e) => (
                 e.constraint_rhs.len(),
+                e.holonomic.len(),
                 !e.nonideal_force.iter().all(|&c| pool.is_zero(c)),
             ),
-            Equations::Hamiltonian(e) => (e.b_p.len(), false),
+            Equations::Hamiltonian(e) => (e.b_p.len(), e.holonomic.len(), false),
         };
         let components: Vec<_> = (d.outputs.iter())
             .flat_map(|o| o.value.components().iter().copied())
@@ -209,6 +255,7 @@ impl Model {
             inputs: d.inputs.clone(),
             output_columns: d.output_columns(),
             m,
+            holonomic,
             hamiltonian: matches!(d.equations, Equations::Hamiltonian(_)),
             nonideal,
             terms,
@@ -216,6 +263,9 @@ impl Model {
             derivation: d.clone(),
             backend,
             jacobians: OnceLock::new(),
+            velocity_jacobian: OnceLock::new(),
+            monitor: OnceLock::new(),
+            factored: OnceLock::new(),
         };
         Ok(Model {
             u: vec![0.0; compiled.inputs.len()],
@@ -237,6 +287,16 @@ impl Model {
     /// Number of constraints m.
     pub fn m(&self) -> usize {
         self.compiled.m
+    }
+
+    /// Number of holonomic constraints h ≤ m: the first rows of A (or A_p).
+    pub fn num_holonomic(&self) -> usize {
+        self.compiled.holonomic
+    }
+
+    /// Whether the model is Hamiltonian (state (q, p)) rather than Lagrangian (state (q, q̇)).
+    pub fn is_hamiltonian(&self) -> bool {
+        self.compiled.hamiltonian
     }
 
     /// The coordinates' names, n of them.
@@ -323,21 +383,59 @@ impl Model {
         })
     }
 
-    /// Every parameter's value, in order.
-    fn parameter_values(&self) -> Result<Vec<f64>, ModelError> {
+    /// Every parameter's value, in order, written into `params` (one entry per parameter).
+    fn parameter_values_into(&self, params: &mut [f64]) -> Result<(), ModelError> {
         let c = &self.compiled;
-        (self.values.iter().zip(&c.parameters))
-            .map(|(value, name)| {
-                value.ok_or_else(|| ModelError::MissingParameter {
-                    name: name.clone(),
-                    model: c.name.clone(),
-                })
-            })
-            .collect()
+        for ((slot, value), name) in params.iter_mut().zip(&self.values).zip(&c.parameters) {
+            *slot = value.ok_or_else(|| ModelError::MissingParameter {
+                name: name.clone(),
+                model: c.name.clone(),
+            })?;
+        }
+        Ok(())
     }
 
-    /// Runs `f` with the tape inputs at (q, v, t), v = q̇ or p, after checking the lengths
-    /// and the parameters.
+    /// Every parameter's value, in order.
+    fn parameter_values(&self) -> Result<Vec<f64>, ModelError> {
+        let mut params = vec![0.0; self.values.len()];
+        self.parameter_values_into(&mut params)?;
+        Ok(params)
+    }
+
+    /// Checks that q and v = q̇ or p have n entries.
+    fn check_state(&self, q: &[f64], v: &[f64]) -> Result<(), ModelError> {
+        self.check("q", self.n(), q.len())?;
+        let what = if self.compiled.hamiltonian { "p" } else { "qd" };
+        self.check(what, self.n(), v.len())
+    }
+
+    /// The tape inputs at (q, v, t), v = q̇ or p by the model's kind, with `params` and the
+    /// model's inputs u.
+    fn tape_inputs<'a>(
+        &'a self,
+        q: &'a [f64],
+        v: &'a [f64],
+        t: f64,
+        params: &'a [f64],
+    ) -> TapeInputs<'a> {
+        let (qd, p) = if self.compiled.hamiltonian {
+            (&[][..], v)
+        } else {
+            (v, &[][..])
+        };
+        TapeInputs {
+            q,
+            qd,
+            p,
+            t,
+            params,
+            u: &self.u,
+            ..TapeInputs::default()
+        }
+    }
+
+    /// Runs `f` with the tape inputs at (q, v, t), v = q̇ or p, after checking the lengths,
+    /// the kind (when given) and the parameters.
     fn at<R>(
         &self,
         q: &[f64],
@@ -346,47 +444,49 @@ impl Model {
         hamiltonian: Option<bool>,
         f: impl FnOnce(&TapeInputs) -> R,
     ) -> Result<R, ModelError> {
-        let c = &self.compiled;
-        self.check("q", self.n(), q.len())?;
-        self.check(if c.hamiltonian { "p" } else { "qd" }, self.n(), v.len())?;
+        self.check_state(q, v)?;
         if let Some(hamiltonian) = hamiltonian {
             self.kind(hamiltonian)?;
         }
         let params = self.parameter_values()?;
-        let (qd, p) = if c.hamiltonian {
-            (&[][..], v)
-        } else {
-            (v, &[][..])
-        };
-        let inputs = TapeInputs {
-            q,
-            qd,
-            p,
-            t,
-            params: &params,
-            u: &self.u,
-            ..TapeInputs::default()
-        };
-        Ok(f(&inputs))
+        Ok(f(&self.tape_inputs(q, v, t, &params)))
     }
 
-    /// The five blocks of the terms of a model of the kind `hamiltonian` at (q, v, t).
-    fn term_blocks(
-        &self,
-        q: &DVector<f64>,
-        v: &DVector<f64>,
-        t: f64,
-        hamiltonian: bool,
-    ) -> Result<[DMatrix<f64>; 5], ModelError> {
+    /// The five blocks of the terms (M, Q, A, b, C or H_p, H_q, H_pp, A_p, b_p) at `inputs`,
+    /// checked against the model.
+    fn term_blocks(&self, inputs: &TapeInputs) -> [DMatrix<f64>; 5] {
         let (n, m) = (self.n(), self.m());
-        let shapes = if hamiltonian {
+        let shapes = if self.compiled.hamiltonian {
             [(n, 1), (n, 1), (n, n), (m, n), (m, 1)]
         } else {
             [(n, n), (n, 1), (m, n), (m, 1), (n, 1)]
         };
-        self.at(q.as_slice(), v.as_slice(), t, Some(hamiltonian), |inputs| {
-            matrices(&self.compiled.terms, inputs, shapes)
-        })
+        matrices(&self.compiled.terms, inputs, shapes)
+    }
+
+    /// The Lagrangian terms at `inputs`, checked against the model.
+    fn lagrangian_terms(&self, inputs: &TapeInputs) -> DynamicLagrangianTerms {
+        let [mass_matrix, generalized_force, constraint_matrix, constraint_rhs, nonideal_force] =
+            self.term_blocks(inputs);
+        DynamicLagrangianTerms {
+            mass_matrix,
+            generalized_force: generalized_force.column(0).into_owned(),
+            constraint_matrix,
+            constraint_rhs: constraint_rhs.column(0).into_owned(),
+            nonideal_force: (self.compiled.nonideal).then(|| nonideal_force.column(0).into_owned()),
+        }
+    }
+
+    /// The Hamiltonian terms at `inputs`, checked against the model.
+    fn hamiltonian_blocks(&self, inputs: &TapeInputs) -> DynamicHamiltonianTerms {
+        let [h_p, h_q, h_pp, a_p, b_p] = self.term_blocks(inputs);
+        DynamicHamiltonianTerms {
+            h_p: h_p.column(0).into_owned(),
+            h_q: h_q.column(0).into_owned(),
+            h_pp,
+            a_p,
+            b_p: b_p.column(0).into_owned(),
+        }
     }
 
     /// M, Q, A, b and C of a Lagrangian model at (q, q̇, t): n × n, n, m × n, m, n (C `None`
@@ -400,36 +500,41 @@ impl Model {
         qd: &DVector<f64>,
         t: f64,
     ) -> Result<DynamicLagrangianTerms, ModelError> {
-        let [mass_matrix, generalized_force, constraint_matrix, constraint_rhs, nonideal_force] =
-            self.term_blocks(q, qd, t, false)?;
-        Ok(DynamicLagrangianTerms {
-            mass_matrix,
-            generalized_force: generalized_force.column(0).into_owned(),
-            constraint_matrix,
-            constraint_rhs: constraint_rhs.column(0).into_owned(),
-            nonideal_force: (self.compiled.nonideal).then(|| nonideal_force.column(0).into_owned()),
+        self.at(q.as_slice(), qd.as_slice(), t, Some(false), |inputs| {
+            self.lagrangian_terms(inputs)
         })
     }
 
-    /// The generalized acceleration q̈ at (q, q̇, t) by the Udwadia–Kalaba equation
-    /// (`udk_runtime::acceleration_dyn` with default options), n entries.
+    /// The generalized acceleration q̈ at (q, q̇, t) by the Udwadia–Kalaba equation, n
+    /// entries: for a kinematic tree, q̈₀ = M⁻¹(Q + C) and W = M⁻¹Aᵀ by the articulated-body
+    /// algorithm (Featherstone 2008, Table 7.1) and `udk_runtime::factored_acceleration_and_constraint_force`,
+    /// as the generated `acceleration`; otherwise (or where an articulated pivot is not positive)
+    /// `udk_runtime::acceleration_dyn` on M, Q, A, b, C; default kernel options. The same
+    /// as [`Model::acceleration_in`], which reuses its buffers.
     ///
     /// # Errors
-    /// As [`Model::terms`], and the kernel's [`udk_runtime::Error`] (a singular M with A, …).
+    /// As [`Model::terms`], and the kernel's [`udk_runtime::Error`] (a singular M with A, …);
+    /// [`ModelError::Jit`] when Cranelift fails on the articulated-body program.
     pub fn acceleration(
         &self,
         q: &DVector<f64>,
         qd: &DVector<f64>,
         t: f64,
     ) -> Result<DVector<f64>, ModelError> {
-        let terms = self.terms(q, qd, t)?;
-        Ok(udk_runtime::acceleration_dyn(
-            terms.view(),
-            &Options::default(),
-        )?)
+        let mut workspace = self.workspace()?;
+        let mut qdd = DVector::zeros(self.n());
+        self.acceleration_in(
+            &mut workspace,
+            q.as_slice(),
+            qd.as_slice(),
+            t,
+            qdd.as_mut_slice(),
+        )?;
+        Ok(qdd)
     }
 
-    /// The constraint force Qᶜ = M q̈ − Q − C at (q, q̇, t), n entries.
+    /// The constraint force Qᶜ = M q̈ − Q − C at (q, q̇, t), n entries, on the path of
+    /// [`Model::acceleration`] (Udwadia & Kalaba 1993, eq 16).
     ///
     /// # Errors
     /// As [`Model::acceleration`].
@@ -439,17 +544,26 @@ impl Model {
         qd: &DVector<f64>,
         t: f64,
     ) -> Result<DVector<f64>, ModelError> {
-        let terms = self.terms(q, qd, t)?;
-        Ok(udk_runtime::constraint_force_dyn(
-            terms.view(),
-            &Options::default(),
-        )?)
+        let (q, qd) = (q.as_slice(), qd.as_slice());
+        self.check_state(q, qd)?;
+        let mut workspace = self.workspace()?;
+        self.parameter_values_into(&mut workspace.params)?;
+        let (mut qdd, mut force) = (DVector::zeros(self.n()), DVector::zeros(self.n()));
+        self.solve(
+            &mut workspace,
+            q,
+            qd,
+            t,
+            qdd.as_mut_slice(),
+            Some(force.as_mut_slice()),
+        )?;
+        Ok(force)
     }
 
     /// q̈ and its exact Jacobians ∂q̈/∂q, ∂q̈/∂q̇ (n × n) and ∂q̈/∂u (n × k) at (q, q̇, t), from
     /// the symbolic residual Jacobians (compiled on the first call) through
     /// `udk_runtime::jacobian::acceleration_jacobian_dyn`, as the generated
-    /// `acceleration_jacobian`.
+    /// `acceleration_jacobian`; default kernel options.
     ///
     /// # Errors
     /// As [`Model::acceleration`]; `RankChange` where the rank of A or [M; A] changes;
@@ -461,53 +575,173 @@ impl Model {
         qd: &DVector<f64>,
         t: f64,
     ) -> Result<AccelerationJacobianDyn, ModelError> {
+        self.acceleration_jacobian_with(q, qd, t, &Options::default())
+    }
+
+    /// [`Model::acceleration_jacobian`] with the kernel options `options`.
+    ///
+    /// # Errors
+    /// As [`Model::acceleration_jacobian`]; `InvalidOption` for bad options.
+    pub fn acceleration_jacobian_with(
+        &self,
+        q: &DVector<f64>,
+        qd: &DVector<f64>,
+        t: f64,
+        options: &Options,
+    ) -> Result<AccelerationJacobianDyn, ModelError> {
         let terms = self.terms(q, qd, t)?;
         let c = &self.compiled;
-        let jacobians = c.jacobians.get_or_init(|| {
-            let Equations::Lagrangian(e) = &c.derivation.equations else {
-                return Ok(None);
-            };
-            let Some(j) = &e.jacobians else {
+        let jacobians = lazy(&c.jacobians, || {
+            let Some(j) = self.jacobian_expressions() else {
                 return Ok(None);
             };
             let blocks = j.residual_blocks().map(|(_, m)| Block::matrix(m));
             let name = format!("residual Jacobians of `{}`", c.name);
             Scatter::new(&c.derivation.pool, &blocks, &name, c.backend).map(Some)
-        });
-        let jacobians = jacobians.as_ref().map_err(|e| e.clone())?.as_ref().ok_or(
-            udk_runtime::Error::JacobianUnavailable {
-                what: "the acceleration Jacobian",
-            },
-        )?;
+        })?;
+        let jacobians = jacobians.as_ref().ok_or(unavailable())?;
         let params = self.parameter_values()?;
-        let jacobian =
-            acceleration_jacobian_dyn(terms.view(), &Options::default(), |qdd, lambda| {
-                let inputs = TapeInputs {
-                    q: q.as_slice(),
-                    qd: qd.as_slice(),
-                    qdd: qdd.as_slice(),
-                    t,
-                    params: &params,
-                    u: &self.u,
-                    lambda: lambda.as_slice(),
-                    ..TapeInputs::default()
-                };
-                let (n, m, k) = (self.n(), self.m(), self.u.len());
-                let [r_q, r_qd, r_u, g_q, g_qd, g_u] = matrices(
-                    jacobians,
-                    &inputs,
-                    [(n, n), (n, n), (n, k), (m, n), (m, n), (m, k)],
-                );
-                ResidualJacobiansDyn {
-                    r_q,
-                    r_qd,
-                    r_u,
-                    g_q,
-                    g_qd,
-                    g_u,
-                }
-            })?;
+        let jacobian = acceleration_jacobian_dyn(terms.view(), options, |qdd, lambda| {
+            let inputs = TapeInputs {
+                qdd: qdd.as_slice(),
+                lambda: lambda.as_slice(),
+                ..self.tape_inputs(q.as_slice(), qd.as_slice(), t, &params)
+            };
+            let (n, m, k) = (self.n(), self.m(), self.u.len());
+            let [r_q, r_qd, r_u, g_q, g_qd, g_u] = matrices(
+                jacobians,
+                &inputs,
+                [(n, n), (n, n), (n, k), (m, n), (m, n), (m, k)],
+            );
+            ResidualJacobiansDyn {
+                r_q,
+                r_qd,
+                r_u,
+                g_q,
+                g_qd,
+                g_u,
+            }
+        })?;
         Ok(jacobian)
+    }
+
+    /// The symbolic Jacobians of a Lagrangian model, when derived.
+    fn jacobian_expressions(&self) -> Option<&udk_symbolic::derivation::LagrangianJacobians> {
+        match &self.compiled.derivation.equations {
+            Equations::Lagrangian(e) => e.jacobians.as_ref(),
+            Equations::Hamiltonian(_) => None,
+        }
+    }
+
+    /// The energy, the holonomic constraints f(q, t) and the velocity-level constraints at
+    /// (q, v, t), v = q̇ or p ([`Residuals`]); the program is compiled on the first call.
+    ///
+    /// # Errors
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`]; [`ModelError::Jit`] when
+    /// Cranelift fails on the program.
+    pub fn residuals(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        t: f64,
+    ) -> Result<Residuals, ModelError> {
+        let (q, v) = (q.as_slice(), v.as_slice());
+        self.check_state(q, v)?;
+        let params = self.parameter_values()?;
+        let monitor = self.monitor()?;
+        let mut values = vec![0.0; monitor.outputs()];
+        let mut regs = vec![0.0; monitor.registers()];
+        (monitor.eval(&self.tape_inputs(q, v, t, &params), &mut regs, &mut values))
+            .expect("inputs checked against the model");
+        let h = self.num_holonomic();
+        Ok(Residuals {
+            energy: values[0],
+            holonomic: DVector::from_column_slice(&values[1..=h]),
+            velocity: DVector::from_column_slice(&values[1 + h..]),
+        })
+    }
+
+    /// The program of the energy (h or H), the holonomic constraints and the velocity-level
+    /// rows, compiled on the first call.
+    fn monitor(&self) -> Result<&Function, ModelError> {
+        let c = &self.compiled;
+        lazy(&c.monitor, || {
+            let monitor = match &c.derivation.equations {
+                Equations::Lagrangian(e) => {
+                    [&[e.energy][..], &e.holonomic, &e.velocity_constraints].concat()
+                }
+                Equations::Hamiltonian(e) => {
+                    [&[e.hamiltonian][..], &e.holonomic, &e.constraints].concat()
+                }
+            };
+            let name = format!("energy and constraint residuals of `{}`", c.name);
+            Function::compile(&c.derivation.pool, &monitor, &name, c.backend)
+        })
+    }
+
+    /// The motion of a Lagrangian model linearized about the operating point (q, q̇, t) with
+    /// the model's inputs u, on its constraint manifold, in the independent coordinates and
+    /// velocities of `selection`: `udk_runtime::linearize::linearize_derivatives` (Peterson,
+    /// Gede & Hubbard 2015, sections 3–4) from f, the velocity-level constraints, A, their
+    /// ∂/∂q and [`Model::acceleration_jacobian_with`], as the runtime's `linearize` does for
+    /// generated code.
+    ///
+    /// # Errors
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`] (a
+    /// Hamiltonian model); `NonFinite` for a non-finite point; `ConstraintViolated` naming the
+    /// first constraint row the point violates by more than the options' tolerance;
+    /// `InvalidSelection`; `RankChange`; `JacobianUnavailable`; [`ModelError::Jit`].
+    pub fn linearize(
+        &self,
+        q: &DVector<f64>,
+        qd: &DVector<f64>,
+        t: f64,
+        selection: &Selection,
+        options: &LinearizationOptions,
+    ) -> Result<Linearization, ModelError> {
+        self.check_state(q.as_slice(), qd.as_slice())?;
+        self.kind(false)?;
+        let point = q.iter().chain(qd.iter()).chain(&self.u);
+        if !(point.copied().all(f64::is_finite) && t.is_finite()) {
+            return Err(udk_runtime::Error::NonFinite {
+                what: "operating point (q, q̇, u, t)",
+            }
+            .into());
+        }
+        let residuals = self.residuals(q, qd, t)?;
+        let h = self.num_holonomic();
+        check_operating_point(
+            &residuals.holonomic,
+            &residuals.velocity,
+            h,
+            options.constraint_tolerance,
+        )?;
+        let c = &self.compiled;
+        let velocity_jacobian = lazy(&c.velocity_jacobian, || {
+            let Some(j) = self.jacobian_expressions() else {
+                return Ok(None);
+            };
+            let name = format!("velocity-constraint Jacobian of `{}`", c.name);
+            let blocks = [Block::matrix(&j.velocity_constraints_q)];
+            Scatter::new(&c.derivation.pool, &blocks, &name, c.backend).map(Some)
+        })?;
+        let velocity_jacobian = velocity_jacobian.as_ref().ok_or(unavailable())?;
+        let params = self.parameter_values()?;
+        let inputs = self.tape_inputs(q.as_slice(), qd.as_slice(), t, &params);
+        let [velocity_residual_jacobian] =
+            matrices(velocity_jacobian, &inputs, [(self.m(), self.n())]);
+        let jacobian = self.acceleration_jacobian_with(q, qd, t, &options.kernel)?;
+        let derivatives = Derivatives {
+            holonomic: h,
+            holonomic_residual: residuals.holonomic,
+            velocity_residual: residuals.velocity,
+            constraint_matrix: self.terms(q, qd, t)?.constraint_matrix,
+            velocity_residual_jacobian,
+            wrt_q: jacobian.wrt_q,
+            wrt_qd: jacobian.wrt_qd,
+            wrt_u: jacobian.wrt_u,
+        };
+        Ok(linearize_derivatives(&derivatives, selection, options)?)
     }
 
     /// H_p, H_q, H_pp, A_p and b_p of a Hamiltonian model at (q, p, t).
@@ -520,13 +754,8 @@ impl Model {
         p: &DVector<f64>,
         t: f64,
     ) -> Result<DynamicHamiltonianTerms, ModelError> {
-        let [h_p, h_q, h_pp, a_p, b_p] = self.term_blocks(q, p, t, true)?;
-        Ok(DynamicHamiltonianTerms {
-            h_p: h_p.column(0).into_owned(),
-            h_q: h_q.column(0).into_owned(),
-            h_pp,
-            a_p,
-            b_p: b_p.column(0).into_owned(),
+        self.at(q.as_slice(), p.as_slice(), t, Some(true), |inputs| {
+            self.hamiltonian_blocks(inputs)
         })
     }
 
@@ -573,6 +802,14 @@ impl Model {
     }
 }
 
+/// The error of a model whose Jacobians were not derived (beyond
+/// `udk_symbolic::limits::MAX_JACOBIAN_COST`, or Hamiltonian).
+fn unavailable() -> udk_runtime::Error {
+    udk_runtime::Error::JacobianUnavailable {
+        what: "the acceleration Jacobian",
+    }
+}
+
 /// `scatter` evaluated at `inputs` (checked against the model) into matrices of `shapes`.
 fn matrices<const K: usize>(
     scatter: &Scatter,
@@ -589,4 +826,16 @@ fn matrices<const K: usize>(
         )
         .expect("inputs checked against the model");
     blocks
+}
+
+/// The five blocks of Lagrangian terms as the column-major slices the terms program writes.
+fn term_slices(terms: &mut DynamicLagrangianTerms) -> [&mut [f64]; 5] {
+    let nonideal = (terms.nonideal_force.as_mut()).map_or(&mut [][..], |c| c.as_mut_slice());
+    [
+        terms.mass_matrix.as_mut_slice(),
+        terms.generalized_force.as_mut_slice(),
+        terms.constraint_matrix.as_mut_slice(),
+        terms.constraint_rhs.as_mut_slice(),
+        nonideal,
+    ]
 }

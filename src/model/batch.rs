@@ -1,0 +1,116 @@
+//! Batch evaluation: q̈ at many states, or for many parameter sets, in parallel across the
+//! cores of rayon's pool, each worker with its own [`super::Workspace`].
+
+use super::{Model, ModelError};
+use nalgebra::DMatrix;
+use rayon::prelude::*;
+
+impl Model {
+    /// q̈ at many states, in parallel: column j of the answer (n × count) is
+    /// [`Model::acceleration`] at (column j of `q`, column j of `qd`, `t[j]`), bit for bit,
+    /// with the model's parameters and inputs. The states are shared among rayon's threads
+    /// (`RAYON_NUM_THREADS`, or a pool's `install`), each reusing one workspace: no allocation
+    /// per state on an unconstrained kinematic tree ([`Model::acceleration_in`]).
+    ///
+    /// ```
+    /// let spec: udk::ModelSpec = toml::from_str(r#"
+    ///     name = "Pendulum"
+    ///     coordinates = ["theta"]
+    ///     parameters = [{ name = "g", value = 9.81 }]
+    ///     lagrangian = "0.5 * dot(theta).powi(2) + g * theta.cos()"
+    /// "#).unwrap();
+    /// let model = udk::Model::from_spec(spec, std::path::Path::new(".")).unwrap();
+    /// let q = udk::nalgebra::DMatrix::from_row_slice(1, 3, &[0.1, 0.2, 0.3]);
+    /// let qd = udk::nalgebra::DMatrix::zeros(1, 3);
+    /// let qdd = model.acceleration_batch(&q, &qd, &[0.0; 3]).unwrap();
+    /// assert_eq!(qdd[(0, 2)], -9.81 * 0.3f64.sin());
+    /// ```
+    ///
+    /// # Errors
+    /// [`ModelError::Shape`] unless `q` and `qd` are n × count with count = `t.len()`;
+    /// [`ModelError::WrongKind`], [`ModelError::MissingParameter`], [`ModelError::Jit`];
+    /// [`ModelError::Batch`] with the lowest index of a state whose q̈ fails.
+    pub fn acceleration_batch(
+        &self,
+        q: &DMatrix<f64>,
+        qd: &DMatrix<f64>,
+        t: &[f64],
+    ) -> Result<DMatrix<f64>, ModelError> {
+        self.batch(q, qd, t, None)
+    }
+
+    /// q̈ for many parameter sets, in parallel: column j of the answer (n × count) is
+    /// [`Model::acceleration`] at (column j of `q`, column j of `qd`, `t[j]`) with the
+    /// parameters of column j of `parameters` (p × count, in the order of
+    /// [`Model::parameters`]), bit for bit. Threads and workspaces as
+    /// [`Model::acceleration_batch`].
+    ///
+    /// # Errors
+    /// As [`Model::acceleration_batch`] (no `MissingParameter`: every value is given), and
+    /// [`ModelError::Shape`] unless `parameters` is p × count.
+    pub fn acceleration_batch_parameters(
+        &self,
+        q: &DMatrix<f64>,
+        qd: &DMatrix<f64>,
+        t: &[f64],
+        parameters: &DMatrix<f64>,
+    ) -> Result<DMatrix<f64>, ModelError> {
+        self.batch(q, qd, t, Some(parameters))
+    }
+
+    fn batch(
+        &self,
+        q: &DMatrix<f64>,
+        qd: &DMatrix<f64>,
+        t: &[f64],
+        parameters: Option<&DMatrix<f64>>,
+    ) -> Result<DMatrix<f64>, ModelError> {
+        let (n, count) = (self.n(), t.len());
+        let p = self.parameters().len();
+        let shapes = [("q", q.shape(), n), ("qd", qd.shape(), n)];
+        let given = parameters.map(|m| ("parameters", m.shape(), p));
+        for (what, given, rows) in shapes.into_iter().chain(given) {
+            if given != (rows, count) {
+                return Err(ModelError::Shape {
+                    what,
+                    expected: (rows, count),
+                    given,
+                    model: self.name().to_string(),
+                });
+            }
+        }
+        let mut template = self.workspace()?;
+        if parameters.is_none() {
+            self.parameter_values_into(&mut template.params)?;
+        }
+        let mut qdd = DMatrix::zeros(n, count);
+        if n == 0 {
+            return Ok(qdd);
+        }
+        let failed = (qdd.as_mut_slice().par_chunks_mut(n).enumerate())
+            .map_init(
+                || template.clone(),
+                |workspace, (j, out)| {
+                    if let Some(parameters) = parameters {
+                        workspace.params.copy_from_slice(column(parameters, j, p));
+                    }
+                    let (q, qd) = (column(q, j, n), column(qd, j, n));
+                    (self.solve(workspace, q, qd, t[j], out, None)).map_err(|e| (j, e))
+                },
+            )
+            .filter_map(Result::err)
+            .min_by_key(|(j, _)| *j);
+        match failed {
+            None => Ok(qdd),
+            Some((index, source)) => Err(ModelError::Batch {
+                index,
+                source: Box::new(source),
+            }),
+        }
+    }
+}
+
+/// Column j of `m`, a matrix of `rows` rows, as a slice.
+fn column(m: &DMatrix<f64>, j: usize, rows: usize) -> &[f64] {
+    &m.as_slice()[j * rows..(j + 1) * rows]
+}

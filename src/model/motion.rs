@@ -1,0 +1,302 @@
+//! The motion of a [`Model`]: [`System`], the model with its parameters fixed as the
+//! simulator's dynamic-size system, and [`Model::simulate`] on the udk-runtime simulator.
+
+use super::{Model, ModelError};
+use nalgebra::{DMatrix, DVector, SVector};
+use std::ops::ControlFlow;
+use udk_jit::Function;
+use udk_runtime::simulate::{
+    consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
+    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, DynamicHamiltonianSystem,
+    DynamicHamiltonianTerms, DynamicLagrangianSystem, DynamicLagrangianTerms, OutputTable,
+    SimulationOptions, StateKind, Stats, Trajectory,
+};
+use udk_runtime::{Assembly, AssemblyOptions};
+
+/// The largest n [`Model::simulate`] handles: the simulator's state has a compile-time size,
+/// so the method is built for each n from 1 up to this (as `udk simulate` is).
+pub const MAX_SIMULATED_COORDINATES: usize = 24;
+
+/// A model with every parameter set, as the udk-runtime simulator's system of run-time size:
+/// a [`DynamicLagrangianSystem`] for a Lagrangian model, a [`DynamicHamiltonianSystem`] for a
+/// Hamiltonian one (calling the other trait's methods panics). Made by [`Model::system`].
+///
+/// The trait methods cannot return errors: each panics when `q` or the velocities (momenta)
+/// do not have n entries. The simulator always passes n.
+#[derive(Debug)]
+pub struct System<'a> {
+    model: &'a Model,
+    params: Vec<f64>,
+    monitor: &'a Function,
+}
+
+impl Model {
+    /// The model with its current parameters as a system for the simulator
+    /// (`udk_runtime::simulate::simulate_dynamic_lagrangian` and its Hamiltonian
+    /// counterpart), for callers that drive the simulator themselves.
+    ///
+    /// # Errors
+    /// [`ModelError::MissingParameter`]; [`ModelError::Jit`] when Cranelift fails on the
+    /// program of the energy and constraint residuals (compiled on the first call).
+    pub fn system(&self) -> Result<System<'_>, ModelError> {
+        Ok(System {
+            model: self,
+            params: self.parameter_values()?,
+            monitor: self.monitor()?,
+        })
+    }
+
+    /// (q, v) at time t projected onto the constraints, v = q̇ or p:
+    /// `udk_runtime::simulate::consistent_dynamic_lagrangian_state` or its Hamiltonian
+    /// counterpart (Gauss–Newton on the position level, then the velocity level).
+    ///
+    /// # Errors
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::Jit`]; the
+    /// kernel's errors (a failed pseudoinverse, an index of `options.fixed` ≥ n).
+    pub fn consistent_state(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        t: f64,
+        options: &AssemblyOptions,
+    ) -> Result<Assembly<DVector<f64>>, ModelError> {
+        let (q, v) = (q.as_slice(), v.as_slice());
+        self.check_state(q, v)?;
+        let system = self.system()?;
+        Ok(match self.is_hamiltonian() {
+            true => consistent_dynamic_hamiltonian_state(&system, q, v, t, options),
+            false => consistent_dynamic_lagrangian_state(&system, q, v, t, options),
+        }?)
+    }
+
+    /// Simulates the model from (q₀, v₀) at t₀ to t_f, v = q̇ (Lagrangian) or p (Hamiltonian),
+    /// with the model's inputs u held, by the udk-runtime simulator
+    /// (`simulate_dynamic_lagrangian`, `simulate_dynamic_hamiltonian`: the integrator,
+    /// stabilization, projection and output times of `options`), and evaluates the model's
+    /// outputs at each sample.
+    ///
+    /// # Errors
+    /// [`ModelError::Length`] when q₀ or v₀ do not have n entries, or n is above
+    /// [`MAX_SIMULATED_COORDINATES`]; [`ModelError::MissingParameter`]; [`ModelError::Jit`];
+    /// [`ModelError::Simulation`] when the run stops (bad options, an inconsistent start, the
+    /// dynamics or the integrator failing), with the motion up to then.
+    pub fn simulate(
+        &self,
+        q0: &DVector<f64>,
+        v0: &DVector<f64>,
+        t0: f64,
+        tf: f64,
+        options: &SimulationOptions,
+    ) -> Result<Motion, ModelError> {
+        self.check_state(q0.as_slice(), v0.as_slice())?;
+        let system = self.system()?;
+        let n = self.n();
+        macro_rules! dispatch {
+            ($($size:literal)*) => {
+                match n {
+                    $($size => self.simulate_sized::<$size>(&system, q0, v0, t0, tf, options),)*
+                    _ => Err(ModelError::Length {
+                        what: "q (coordinates Model::simulate handles)",
+                        expected: MAX_SIMULATED_COORDINATES,
+                        given: n,
+                        model: self.compiled.name.clone(),
+                    }),
+                }
+            };
+        }
+        dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24)
+    }
+
+    /// [`Model::simulate`] with n = `N`.
+    fn simulate_sized<const N: usize>(
+        &self,
+        system: &System,
+        q0: &DVector<f64>,
+        v0: &DVector<f64>,
+        t0: f64,
+        tf: f64,
+        options: &SimulationOptions,
+    ) -> Result<Motion, ModelError> {
+        let (q0, v0) = (
+            SVector::<f64, N>::from_column_slice(q0.as_slice()),
+            SVector::<f64, N>::from_column_slice(v0.as_slice()),
+        );
+        let observe = |_: &_| ControlFlow::Continue(());
+        let result = match self.is_hamiltonian() {
+            true => simulate_dynamic_hamiltonian(system, &q0, &v0, t0, tf, options, observe),
+            false => simulate_dynamic_lagrangian(system, &q0, &v0, t0, tf, options, observe),
+        };
+        match result {
+            Ok(trajectory) => self.motion(&trajectory),
+            Err(error) => Err(ModelError::Simulation {
+                message: error.to_string(),
+                time: error.time(),
+                motion: match error.trajectory() {
+                    Some(trajectory) => Some(Box::new(self.motion(trajectory)?)),
+                    None => None,
+                },
+            }),
+        }
+    }
+
+    /// The samples of `trajectory` as columns, with the model's outputs at each.
+    fn motion<const N: usize>(&self, trajectory: &Trajectory<N>) -> Result<Motion, ModelError> {
+        let samples = &trajectory.samples;
+        let columns = |f: fn(&_) -> &SVector<f64, N>| {
+            DMatrix::from_iterator(
+                N,
+                samples.len(),
+                samples.iter().flat_map(|s| f(s).iter().copied()),
+            )
+        };
+        let mut outputs = OutputTable {
+            columns: self.output_columns().to_vec(),
+            values: Vec::with_capacity(samples.len() * self.output_columns().len()),
+        };
+        for s in samples {
+            let q = DVector::from_column_slice(s.q.as_slice());
+            let v = DVector::from_column_slice(s.v.as_slice());
+            outputs.values.extend(self.outputs(&q, &v, s.t)?.iter());
+        }
+        Ok(Motion {
+            kind: trajectory.kind,
+            t: samples.iter().map(|s| s.t).collect(),
+            q: columns(|s| &s.q),
+            v: columns(|s| &s.v),
+            position_residual: samples.iter().map(|s| s.position_residual).collect(),
+            velocity_residual: samples.iter().map(|s| s.velocity_residual).collect(),
+            energy: samples.iter().map(|s| s.energy).collect(),
+            outputs,
+            stats: trajectory.stats,
+        })
+    }
+}
+
+/// A motion simulated by [`Model::simulate`]: one sample per output time, the first at t₀;
+/// sample j is column j of [`Motion::q`] and [`Motion::v`].
+#[derive(Clone, Debug, PartialEq)]
+pub struct Motion {
+    /// Whether [`Motion::v`] holds velocities q̇ or momenta p.
+    pub kind: StateKind,
+    /// The times of the samples (s), increasing.
+    pub t: Vec<f64>,
+    /// The coordinates, n × samples.
+    pub q: DMatrix<f64>,
+    /// The velocities q̇ or momenta p, n × samples.
+    pub v: DMatrix<f64>,
+    /// ‖f(q, t)‖ at each sample (units of f).
+    pub position_residual: Vec<f64>,
+    /// The norm of the velocity-level constraints at each sample.
+    pub velocity_residual: Vec<f64>,
+    /// The Jacobi integral h (or H) at each sample (J for a model in SI).
+    pub energy: Vec<f64>,
+    /// The model's outputs at each sample ([`Model::output_columns`]).
+    pub outputs: OutputTable,
+    /// Steps and right-hand-side evaluations of the run.
+    pub stats: Stats,
+}
+
+impl Motion {
+    /// The largest |(E(t) − E(t₀)) / E(t₀)| over the samples (the absolute change when
+    /// E(t₀) = 0), as `Trajectory::energy_drift`; 0 without samples.
+    pub fn energy_drift(&self) -> f64 {
+        let Some(&first) = self.energy.first() else {
+            return 0.0;
+        };
+        let scale = if first == 0.0 { 1.0 } else { first.abs() };
+        (self.energy.iter()).fold(0.0, |drift: f64, e| drift.max(((e - first) / scale).abs()))
+    }
+}
+
+impl System<'_> {
+    /// The monitor's outputs (energy, f, velocity-level rows) at (q, v, t).
+    fn values(&self, q: &[f64], v: &[f64], t: f64) -> Vec<f64> {
+        let monitor = self.monitor;
+        let mut values = vec![0.0; monitor.outputs()];
+        let mut regs = vec![0.0; monitor.registers()];
+        let inputs = self.model.tape_inputs(q, v, t, &self.params);
+        (monitor.eval(&inputs, &mut regs, &mut values)).expect("q and v of n entries");
+        values
+    }
+
+    /// f(q, t) of the holonomic rows followed by zeros: aligned with the m rows.
+    fn aligned_holonomic(&self, q: &[f64], t: f64) -> DVector<f64> {
+        let h = self.model.num_holonomic();
+        // f(q, t) reads neither q̇ nor p; the program needs one of n entries all the same.
+        let values = self.values(q, q, t);
+        let mut aligned = DVector::zeros(self.model.m());
+        aligned.as_mut_slice()[..h].copy_from_slice(&values[1..=h]);
+        aligned
+    }
+
+    /// The m velocity-level rows.
+    fn velocity_rows(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
+        let values = self.values(q, v, t);
+        DVector::from_column_slice(&values[1 + self.model.num_holonomic()..])
+    }
+
+    /// Checks the lengths of q and v.
+    fn inputs_ok(&self, q: &[f64], v: &[f64]) {
+        let n = self.model.n();
+        assert!(
+            q.len() == n && v.len() == n,
+            "a state of {} and {} entries given to a system of n = {n}",
+            q.len(),
+            v.len()
+        );
+    }
+}
+
+impl DynamicLagrangianSystem for System<'_> {
+    fn num_holonomic(&self) -> usize {
+        self.model.num_holonomic()
+    }
+
+    fn terms(&self, q: &[f64], qd: &[f64], t: f64) -> DynamicLagrangianTerms {
+        self.inputs_ok(q, qd);
+        assert!(!self.model.is_hamiltonian(), "a Hamiltonian model");
+        (self.model).lagrangian_terms(&self.model.tape_inputs(q, qd, t, &self.params))
+    }
+
+    fn energy(&self, q: &[f64], qd: &[f64], t: f64) -> f64 {
+        self.inputs_ok(q, qd);
+        self.values(q, qd, t)[0]
+    }
+
+    fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
+        self.inputs_ok(q, q);
+        self.aligned_holonomic(q, t)
+    }
+
+    fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
+        self.inputs_ok(q, qd);
+        self.velocity_rows(q, qd, t)
+    }
+}
+
+impl DynamicHamiltonianSystem for System<'_> {
+    fn num_holonomic(&self) -> usize {
+        self.model.num_holonomic()
+    }
+
+    fn terms(&self, q: &[f64], p: &[f64], t: f64) -> DynamicHamiltonianTerms {
+        self.inputs_ok(q, p);
+        assert!(self.model.is_hamiltonian(), "a Lagrangian model");
+        (self.model).hamiltonian_blocks(&self.model.tape_inputs(q, p, t, &self.params))
+    }
+
+    fn hamiltonian(&self, q: &[f64], p: &[f64], t: f64) -> f64 {
+        self.inputs_ok(q, p);
+        self.values(q, p, t)[0]
+    }
+
+    fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
+        self.inputs_ok(q, q);
+        self.aligned_holonomic(q, t)
+    }
+
+    fn constraint_residual(&self, q: &[f64], p: &[f64], t: f64) -> DVector<f64> {
+        self.inputs_ok(q, p);
+        self.velocity_rows(q, p, t)
+    }
+}
