@@ -2,8 +2,9 @@
 //! parallel (rayon) with the GIL released, each state by the same function as a single call,
 //! so that the results agree bit for bit.
 
-use crate::model::{exception_at, Model};
+use crate::model::{exception, Model};
 use crate::BadInputError;
+use nalgebra::DMatrix;
 use numpy::ndarray::IxDyn;
 use numpy::{AllowTypeChange, PyArrayLikeDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -39,6 +40,11 @@ pub(crate) struct States<'a> {
     t: Vec<f64>,
     /// Number of states of a batch; `None` for one state.
     count: Option<usize>,
+}
+
+/// `x` as a vector.
+pub(crate) fn vector(x: &[f64]) -> nalgebra::DVector<f64> {
+    nalgebra::DVector::from_column_slice(x)
 }
 
 /// An array argument `what`: its entries in row-major order and its shape. An array that is
@@ -84,15 +90,12 @@ impl<'a> States<'a> {
         let n = m.n();
         let check = |what: &'static str, given: usize| match given == n {
             true => Ok(()),
-            false => Err(exception_at(
-                ModelError::Length {
-                    what,
-                    expected: n,
-                    given,
-                    model: m.name().to_string(),
-                },
-                "",
-            )),
+            false => Err(exception(ModelError::Length {
+                what,
+                expected: n,
+                given,
+                model: m.name().to_string(),
+            })),
         };
         let (q, q_shape) = array("q", q)?;
         let (v, v_shape) = array(second, v)?;
@@ -149,6 +152,38 @@ impl<'a> States<'a> {
         })
     }
 
+    /// q̈ at every state: [`udk::Model::acceleration`] for one, [`udk::Model::acceleration_batch`]
+    /// (rayon, one workspace per thread, no allocation per state on an unconstrained tree) with
+    /// the GIL released for a batch; bit for bit the same.
+    ///
+    /// # Errors
+    /// The exception of the model's error (of the lowest failing state of a batch).
+    pub(crate) fn acceleration<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        let n = self.model.n();
+        let Some(count) = self.count else {
+            let [qdd] = self.evaluate(py, [Block::vector(n)], |model, q, qd, t, [out]| {
+                let qdd = model.acceleration(&vector(q), &vector(qd), t)?;
+                out.copy_from_slice(qdd.as_slice());
+                Ok(())
+            })?;
+            return Ok(qdd);
+        };
+        // Row-major states × n is column-major n × states: the model's layout.
+        let (q, qd) = (
+            DMatrix::from_column_slice(n, count, &self.q),
+            DMatrix::from_column_slice(n, count, &self.v),
+        );
+        let t = match self.t.len() {
+            1 => vec![self.t[0]; count],
+            _ => self.t.clone(),
+        };
+        let qdd = py
+            .detach(|| self.model.acceleration_batch(&q, &qd, &t))
+            .map_err(exception)?;
+        let array = numpy::PyArray1::from_vec(py, qdd.as_slice().to_vec());
+        Ok(array.reshape([count, n])?.into_any())
+    }
+
     /// Evaluates `f` at every state into `K` blocks of the shapes `blocks`, returned as
     /// numpy arrays (with a leading axis of states for a batch). `f` gets the model, q, v, t
     /// and the blocks of its state to fill.
@@ -183,15 +218,18 @@ impl<'a> States<'a> {
             f(self.model, q, v, t, parts)
         };
         match self.count {
-            None => state(0, &mut rows).map_err(|e| exception_at(e, ""))?,
+            None => state(0, &mut rows).map_err(exception)?,
             Some(_) => {
                 let failed = py.detach(|| {
                     (rows.par_chunks_mut(width).enumerate())
                         .filter_map(|(i, row)| state(i, row).err().map(|e| (i, e)))
                         .min_by_key(|(i, _)| *i)
                 });
-                if let Some((i, e)) = failed {
-                    return Err(exception_at(e, &format!("state {i}: ")));
+                if let Some((index, e)) = failed {
+                    return Err(exception(ModelError::Batch {
+                        index,
+                        source: Box::new(e),
+                    }));
                 }
             }
         }

@@ -7,6 +7,7 @@
 
 mod batch;
 mod model;
+mod motion;
 
 use pyo3::prelude::*;
 

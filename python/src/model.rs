@@ -1,22 +1,31 @@
 //! `udk.Model`: a [`udk::Model`] with the spec it was built from (for pickling and for
 //! `equations()`), and `udk.Equations`, the derived equations as text and LaTeX.
 
-use crate::batch::{Block, States};
+use crate::batch::{vector, Block, States};
+use crate::motion;
 use crate::{BadInputError, MotionError};
-use nalgebra::{DMatrix, DVector};
+use nalgebra::DMatrix;
 use pyo3::exceptions::PyRuntimeError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::path::{Path, PathBuf};
+use udk::runtime::linearize::{LinearizationOptions, Selection};
+use udk::runtime::Error as RuntimeError;
 use udk::{ModelError, ModelSpec};
 
-/// The Python exception of a [`ModelError`], with its message after `context`:
-/// `BadInputError` for bad input, `MotionError` for a state with no trustworthy motion,
-/// `RuntimeError` when the JIT fails.
-pub(crate) fn exception_at(e: ModelError, context: &str) -> PyErr {
-    let message = format!("{context}{e}");
-    match e {
-        ModelError::Runtime(_) => MotionError::new_err(message),
+/// The Python exception of a [`ModelError`], with its message: `MotionError` for a state
+/// with no trustworthy motion (and a simulation that stopped after it started),
+/// `RuntimeError` when the JIT fails, `BadInputError` for the rest: bad input.
+pub(crate) fn exception(e: ModelError) -> PyErr {
+    let message = e.to_string();
+    let mut cause = &e;
+    while let ModelError::Batch { source, .. } = cause {
+        cause = source;
+    }
+    match cause {
+        ModelError::Runtime(_) | ModelError::Simulation { time: Some(_), .. } => {
+            MotionError::new_err(message)
+        }
         ModelError::Jit(_) => PyRuntimeError::new_err(message),
         _ => BadInputError::new_err(message),
     }
@@ -39,11 +48,6 @@ impl Built {
             Failed(e) => exception(e),
         }
     }
-}
-
-/// [`exception_at`] with no context.
-pub(crate) fn exception(e: ModelError) -> PyErr {
-    exception_at(e, "")
 }
 
 /// A constrained mechanical system derived by udk and compiled to native code by its JIT.
@@ -364,14 +368,7 @@ impl Model {
         qd: &Bound<'py, PyAny>,
         t: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let states = States::read(self, q, qd, t, "qd")?;
-        let n = self.n();
-        let [qdd] = states.evaluate(py, [Block::vector(n)], |model, q, qd, t, [out]| {
-            let qdd = model.acceleration(&vector(q), &vector(qd), t)?;
-            out.copy_from_slice(qdd.as_slice());
-            Ok(())
-        })?;
-        Ok(qdd)
+        States::read(self, q, qd, t, "qd")?.acceleration(py)
     }
 
     /// The constraint force Qᶜ = M q̈ − Q − C at (q, q̇, t): n entries, or states × n.
@@ -539,6 +536,124 @@ impl Model {
         Ok(values)
     }
 
+    /// The motion of a Lagrangian model linearized about the operating point (q, q̇, t), with
+    /// the model's inputs u, on its constraint manifold (Peterson, Gede & Hubbard 2015), as
+    /// `udk linearize`: a dict with `A` and `B` (ẋ = A x + B δu in x = (δq_I, δq̇_J)),
+    /// `eigenvalues` of A, and the partition: `independent`, `dependent`, `held` coordinates
+    /// and `independent_velocities`, `dependent_velocities`, `held_velocities` (0-based
+    /// indices). `independent` (and `independent_velocities`, by default the same) choose
+    /// the state; None chooses by pivoted QR.
+    ///
+    /// Raises BadInputError for a wrong length, a Hamiltonian model, a point off the
+    /// constraints by more than `constraint_tolerance` (naming the row) or a bad selection;
+    /// MotionError where q̈ is not differentiable (the rank of A or [M; A] changes).
+    #[pyo3(signature = (q, qd, t = 0.0, independent = None, independent_velocities = None,
+        held = Vec::new(), held_velocities = Vec::new(), constraint_tolerance = 1e-8))]
+    #[allow(clippy::too_many_arguments)]
+    fn linearize<'py>(
+        &self,
+        py: Python<'py>,
+        q: Vec<f64>,
+        qd: Vec<f64>,
+        t: f64,
+        independent: Option<Vec<usize>>,
+        independent_velocities: Option<Vec<usize>>,
+        held: Vec<usize>,
+        held_velocities: Vec<usize>,
+        constraint_tolerance: f64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let selection = Selection {
+            velocities: independent_velocities.or_else(|| independent.clone()),
+            coordinates: independent,
+            held_coordinates: held,
+            held_velocities,
+        };
+        let options = LinearizationOptions {
+            constraint_tolerance,
+            ..LinearizationOptions::default()
+        };
+        let linear = self
+            .model
+            .linearize(&vector(&q), &vector(&qd), t, &selection, &options)
+            .map_err(|e| match e {
+                ModelError::Runtime(
+                    RuntimeError::ConstraintViolated { .. } | RuntimeError::InvalidSelection { .. },
+                ) => BadInputError::new_err(e.to_string()),
+                e => exception(e),
+            })?;
+        motion::linearization(py, &linear)
+    }
+
+    /// Simulates the model from (q0, v0) at t0 to t_end, v = q̇ (or p), with the inputs u
+    /// held, by the udk-runtime simulator, the GIL released; q0, v0 and t0 default to the
+    /// spec's `initial`. `method` is "dop853" (default), "dopri5", "rk4" (with `step`),
+    /// "radau5" or "bdf"; samples every `dt` (every step when None).
+    ///
+    /// Returns a dict: `t`, `q`, `qd` (or `p`), `energy`, `position_residual`,
+    /// `velocity_residual`, `outputs` with `output_columns`, and `summary` (steps, rejected
+    /// steps, right-hand sides, final time, largest residuals, energy drift).
+    ///
+    /// Raises BadInputError for a missing or wrong-length start, bad options or a start off
+    /// the constraints (the simulator's message naming each row); MotionError when the run
+    /// stops (non-unique acceleration, inconsistent constraints, integrator failure), with
+    /// the attributes `time` and `motion` (the dict up to then).
+    #[pyo3(signature = (t_end, q0 = None, v0 = None, t0 = None, method = "dop853", step = None,
+        rtol = 1e-10, atol = 1e-12, dt = None, stabilization = true, constraint_tolerance = 1e-8,
+        max_steps = 100_000))]
+    #[allow(clippy::too_many_arguments)]
+    fn simulate<'py>(
+        &self,
+        py: Python<'py>,
+        t_end: f64,
+        q0: Option<Vec<f64>>,
+        v0: Option<Vec<f64>>,
+        t0: Option<f64>,
+        method: &str,
+        step: Option<f64>,
+        rtol: f64,
+        atol: f64,
+        dt: Option<f64>,
+        stabilization: bool,
+        constraint_tolerance: f64,
+        max_steps: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let velocity = if self.hamiltonian { "p" } else { "qd" };
+        let options = motion::options(
+            method,
+            step,
+            rtol,
+            atol,
+            dt,
+            stabilization,
+            constraint_tolerance,
+            max_steps,
+        )?;
+        let initial = serde_json::from_str::<serde_json::Value>(&self.spec)
+            .ok()
+            .and_then(|spec| spec.get("initial").cloned());
+        let given = |value: Option<Vec<f64>>, key: &str| match value {
+            Some(value) => Ok(value),
+            None => (initial.as_ref())
+                .and_then(|i| serde_json::from_value(i.get(key)?.clone()).ok())
+                .ok_or_else(|| {
+                    BadInputError::new_err(format!(
+                        "no `{key}`: give it, or an [initial] table with {key} in the model"
+                    ))
+                }),
+        };
+        let q0 = given(q0, "q0")?;
+        let v0 = given(v0, if self.hamiltonian { "p0" } else { "qd0" })?;
+        let t0 = t0
+            .or_else(|| initial.as_ref()?.get("t0")?.as_f64())
+            .unwrap_or(0.0);
+        let model = &self.model;
+        let result = py.detach(|| model.simulate(&vector(&q0), &vector(&v0), t0, t_end, &options));
+        match result {
+            Ok(m) => motion::motion(py, &m, velocity),
+            Err(e) => Err(motion::simulation_error(py, e, velocity)),
+        }
+    }
+
     /// The derived equations: M, Q, A, b, C (or H_p, H_q, H_pp, A_p, b_p) entry by entry, as
     /// text (`str()`) and LaTeX (`.latex`, shown by Jupyter).
     fn equations(&self, py: Python<'_>) -> PyResult<Equations> {
@@ -575,10 +690,6 @@ fn directory(path: &Path) -> PathBuf {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
     }
-}
-
-fn vector(x: &[f64]) -> DVector<f64> {
-    DVector::from_column_slice(x)
 }
 
 /// `arrays` as a dict under `names`.

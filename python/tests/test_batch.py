@@ -52,7 +52,7 @@ def test_batch_error_names_the_first_failing_state():
         "lagrangian": "0.5 * m * dot(x).powi(2)",
     })
     model.set_parameters(m=0.0)
-    with pytest.raises(udk.MotionError, match="^state 0: "):
+    with pytest.raises(udk.MotionError, match="^state 0 of the batch: "):
         model.acceleration(np.zeros((3, 1)), np.zeros((3, 1)))
 
 
