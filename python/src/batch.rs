@@ -246,8 +246,12 @@ impl<'a> States<'a> {
                 Some(count) => [&[count][..], &block.0].concat(),
                 None => block.0,
             };
-            let array = numpy::PyArray1::from_vec(py, values).reshape(IxDyn(&shape))?;
-            arrays.push(array.into_any());
+            let array = numpy::PyArray1::from_vec(py, values);
+            arrays.push(match shape.len() {
+                // A vector of one state is already of its shape.
+                1 => array.into_any(),
+                _ => array.reshape(IxDyn(&shape))?.into_any(),
+            });
         }
         Ok(arrays.try_into().expect("one array per block"))
     }
