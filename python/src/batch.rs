@@ -154,12 +154,45 @@ impl<'a> States<'a> {
 
     /// q̈ at every state: [`udk::Model::acceleration`] for one, [`udk::Model::acceleration_batch`]
     /// (rayon, one workspace per thread, no allocation per state on an unconstrained tree) with
-    /// the GIL released for a batch; bit for bit the same.
+    /// the GIL released for a batch; bit for bit the same. With `parameters` (states × p, in
+    /// the order of the model's parameters), state i takes row i's values
+    /// ([`udk::Model::acceleration_batch_parameters`]).
     ///
     /// # Errors
-    /// The exception of the model's error (of the lowest failing state of a batch).
-    pub(crate) fn acceleration<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+    /// The exception of the model's error (of the lowest failing state of a batch);
+    /// `BadInputError` for `parameters` with one state or of the wrong shape.
+    pub(crate) fn acceleration<'py>(
+        &self,
+        py: Python<'py>,
+        parameters: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
         let n = self.model.n();
+        let parameters = match (parameters, self.count) {
+            (None, _) => None,
+            (Some(_), None) => {
+                return Err(BadInputError::new_err(
+                    "`parameters` (states × p) goes with a batch of states: set the values of \
+                     one state with `set_parameters`",
+                ))
+            }
+            (Some(values), Some(count)) => {
+                let (values, shape) = array("parameters", values)?;
+                let p = self.model.parameters().len();
+                if shape != [count, p] {
+                    return Err(exception(ModelError::Shape {
+                        what: "parameters",
+                        expected: (count, p),
+                        given: (
+                            shape.first().copied().unwrap_or(1),
+                            shape.get(1).copied().unwrap_or(1),
+                        ),
+                        model: self.model.name().to_string(),
+                    }));
+                }
+                // Row-major states × p is column-major p × states: the model's layout.
+                Some(DMatrix::from_vec(p, count, values))
+            }
+        };
         let Some(count) = self.count else {
             let [qdd] = self.evaluate(py, [Block::vector(n)], |model, q, qd, t, [out]| {
                 let qdd = model.acceleration(&vector(q), &vector(qd), t)?;
@@ -178,7 +211,10 @@ impl<'a> States<'a> {
             _ => self.t.clone(),
         };
         let qdd = py
-            .detach(|| self.model.acceleration_batch(&q, &qd, &t))
+            .detach(|| match &parameters {
+                None => self.model.acceleration_batch(&q, &qd, &t),
+                Some(p) => (self.model).acceleration_batch_parameters(&q, &qd, &t, p),
+            })
             .map_err(exception)?;
         let array = numpy::PyArray1::from_vec(py, qdd.as_slice().to_vec());
         Ok(array.reshape([count, n])?.into_any())

@@ -358,17 +358,21 @@ impl Model {
     /// The constrained acceleration q̈ (Udwadia & Kalaba 1993, eq 16; Udwadia & Phohomsiri
     /// 2006, eq 2.14 with non-ideal constraints) at (q, q̇, t): n entries, or states × n.
     ///
+    /// A batch may take `parameters`, states × p (in the order of `model.parameters`): state
+    /// i is then evaluated with row i's values (a parameter sweep on this machine's cores).
+    ///
     /// Raises BadInputError for a wrong shape or a missing parameter value, MotionError where
     /// the acceleration is not unique or the constraints are inconsistent.
-    #[pyo3(signature = (q, qd, t = None))]
+    #[pyo3(signature = (q, qd, t = None, parameters = None))]
     fn acceleration<'py>(
         &self,
         py: Python<'py>,
         q: &Bound<'py, PyAny>,
         qd: &Bound<'py, PyAny>,
         t: Option<&Bound<'py, PyAny>>,
+        parameters: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        States::read(self, q, qd, t, "qd")?.acceleration(py)
+        States::read(self, q, qd, t, "qd")?.acceleration(py, parameters)
     }
 
     /// The constraint force Qᶜ = M q̈ − Q − C at (q, q̇, t): n entries, or states × n.

@@ -66,3 +66,22 @@ def test_unaligned_and_strided_arrays(ur5):
     wide[:, ::2] = qd
     assert np.array_equal(ur5.acceleration(raw, wide[:, ::2]), ur5.acceleration(q, qd))
     assert np.array_equal(ur5.acceleration(raw[1], qd[1]), ur5.acceleration(q[1], qd[1]))
+
+
+def test_parameter_rows_are_the_loop_with_set_parameters_bit_for_bit():
+    model = udk.Model.from_file(MODELS / "cart_double_pendulum.toml")
+    names = list(model.parameters)
+    q, qd = random_states(model.n, 40, seed=4)
+    rng = np.random.default_rng(8)
+    values = np.array(list(model.parameters.values())) * rng.uniform(0.5, 1.5, (40, len(names)))
+    batch = model.acceleration(q, qd, 0.0, parameters=values)
+    loop = []
+    for i in range(40):
+        one = model.copy()
+        one.set_parameters(dict(zip(names, values[i])))
+        loop.append(one.acceleration(q[i], qd[i]))
+    assert np.array_equal(batch, np.array(loop))
+    with pytest.raises(udk.BadInputError, match="`parameters` is 40×2 but"):
+        model.acceleration(q, qd, parameters=values[:, :2])
+    with pytest.raises(udk.BadInputError, match="goes with a batch"):
+        model.acceleration(q[0], qd[0], parameters=values[0])
