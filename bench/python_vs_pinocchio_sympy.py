@@ -1,0 +1,132 @@
+"""udk from Python against Pinocchio and SymPy from Python, side by side in one run.
+
+1. One q̈ of the UR5 (example-robot-data's URDF): `Model.acceleration` against `pin.aba`.
+2. q̈ at 100 000 UR5 states: one batch call against a Python loop over `pin.aba`.
+3. An n-link pendulum on a cart: `Model.from_sympy` + the JIT to the first q̈, against SymPy's
+   `KanesMethod` + `lambdify` to the first q̈ (n in --links).
+
+Needs udk-dynamics built in release mode (`pip install ./python`, or `maturin develop
+--release` in python/), pin and sympy. Run from the repository's root:
+
+    python bench/python_vs_pinocchio_sympy.py --links 3 5 10
+"""
+
+import argparse
+import time
+import timeit
+from pathlib import Path
+
+import numpy as np
+import pinocchio as pin
+import sympy as sp
+import sympy.physics.mechanics as me
+
+import udk
+
+UR5 = Path(__file__).resolve().parents[1] / "robots" / "ur5_robot.urdf"
+
+
+def per_call(function, repeat=7, number=20_000):
+    """The best of `repeat` timings of `number` calls, per call (s)."""
+    return min(timeit.repeat(function, repeat=repeat, number=number)) / number
+
+
+def ur5(count):
+    robot = udk.Model.from_urdf(UR5)
+    reference = pin.buildModelFromUrdf(str(UR5))
+    data = reference.createData()
+    rng = np.random.default_rng(1)
+    q = rng.uniform(-np.pi, np.pi, (count, 6))
+    qd = rng.uniform(-2.0, 2.0, (count, 6))
+    tau = np.zeros(6)
+    one_udk = per_call(lambda: robot.acceleration(q[0], qd[0]))
+    one_pin = per_call(lambda: pin.aba(reference, data, q[0], qd[0], tau))
+    print(f"UR5, one q̈:       udk {one_udk * 1e6:7.2f} µs   pin.aba {one_pin * 1e6:7.2f} µs")
+    start = time.perf_counter()
+    batch = robot.acceleration(q, qd)
+    batch_udk = time.perf_counter() - start
+    start = time.perf_counter()
+    loop = np.array([pin.aba(reference, data, q[i], qd[i], tau) for i in range(count)])
+    loop_pin = time.perf_counter() - start
+    error = np.abs(batch - loop).max() / max(1.0, np.abs(loop).max())
+    print(f"UR5, {count} q̈:  udk batch {batch_udk * 1e3:8.1f} ms   "
+          f"pin.aba loop {loop_pin * 1e3:8.1f} ms   ({loop_pin / batch_udk:.1f}×; "
+          f"largest difference {error:.1e} relative)")
+
+
+def pendulum_on_cart(n):
+    """Symbols of an n-link pendulum on a cart (PyDy's classic example): cart x, link
+    angles from the vertical, point masses at the link ends."""
+    q = me.dynamicsymbols(f"q0:{n + 1}")
+    u = me.dynamicsymbols(f"u0:{n + 1}")
+    m = sp.symbols(f"m0:{n + 1}")
+    length = sp.symbols(f"l0:{n}")
+    g = sp.Symbol("g")
+    values = {g: 9.81} | {s: 1.0 for s in m} | {s: 0.5 for s in length}
+    return q, u, m, length, g, values
+
+
+def first_qdd_udk(n):
+    q, _, m, length, g, values = pendulum_on_cart(n)
+    t = me.dynamicsymbols._t
+    x, y = q[0], sp.Integer(0)
+    kinetic, potential = m[0] * q[0].diff(t) ** 2 / 2, 0
+    for i in range(n):
+        x, y = x + length[i] * sp.sin(q[i + 1]), y - length[i] * sp.cos(q[i + 1])
+        kinetic += m[i + 1] * (x.diff(t) ** 2 + y.diff(t) ** 2) / 2
+        potential += m[i + 1] * g * y
+    start = time.perf_counter()
+    model = udk.Model.from_sympy(kinetic - potential, q, parameters=values)
+    qdd = model.acceleration(np.full(n + 1, 0.1), np.zeros(n + 1))
+    return time.perf_counter() - start, qdd
+
+
+def first_qdd_sympy(n):
+    q, u, m, length, g, values = pendulum_on_cart(n)
+    start = time.perf_counter()
+    frame = me.ReferenceFrame("I")
+    origin = me.Point("O")
+    origin.set_vel(frame, 0)
+    cart = origin.locatenew("P0", q[0] * frame.x)
+    cart.set_vel(frame, u[0] * frame.x)
+    particles = [me.Particle("Pa0", cart, m[0])]
+    forces = [(cart, -m[0] * g * frame.y)]
+    kinematics = [q[0].diff() - u[0]]
+    point = cart
+    for i in range(n):
+        link = frame.orientnew(f"B{i}", "Axis", [q[i + 1], frame.z])
+        link.set_ang_vel(frame, u[i + 1] * frame.z)
+        point = point.locatenew(f"P{i + 1}", -length[i] * link.y)
+        point.v2pt_theory(particles[-1].point, frame, link)
+        particles.append(me.Particle(f"Pa{i + 1}", point, m[i + 1]))
+        forces.append((point, -m[i + 1] * g * frame.y))
+        kinematics.append(q[i + 1].diff() - u[i + 1])
+    kane = me.KanesMethod(frame, q_ind=q, u_ind=u, kd_eqs=kinematics)
+    kane.kanes_equations(particles, forces)
+    mass, forcing = kane.mass_matrix_full, kane.forcing_full
+    symbols = list(q) + list(u) + list(values)
+    rhs = sp.lambdify(symbols, [mass, forcing])
+    state = [0.1] * (n + 1) + [0.0] * (n + 1) + list(values.values())
+    mm, ff = rhs(*state)
+    qdd = np.linalg.solve(np.array(mm, dtype=float), np.array(ff, dtype=float).ravel())
+    return time.perf_counter() - start, qdd[n + 1:]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--states", type=int, default=100_000)
+    parser.add_argument("--links", type=int, nargs="*", default=[3, 5, 10])
+    args = parser.parse_args()
+    ur5(args.states)
+    for n in args.links:
+        udk_time, udk_qdd = first_qdd_udk(n)
+        sympy_time, sympy_qdd = first_qdd_sympy(n)
+        # The cart pendulum of the two formulations, angles from the downward vertical.
+        difference = np.abs(udk_qdd - sympy_qdd).max()
+        print(f"{n}-link pendulum on a cart, to the first q̈: udk {udk_time:7.3f} s   "
+              f"SymPy KanesMethod + lambdify {sympy_time:7.3f} s   "
+              f"({sympy_time / udk_time:.0f}×; q̈ differ by {difference:.1e})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,294 @@
+//! One state or a batch of states from numpy arrays, evaluated into numpy arrays: a batch in
+//! parallel (rayon) with the GIL released, each state by the same function as a single call,
+//! so that the results agree bit for bit.
+
+use crate::model::{exception, Model};
+use crate::BadInputError;
+use nalgebra::DMatrix;
+use numpy::ndarray::IxDyn;
+use numpy::{AllowTypeChange, PyArrayLikeDyn, PyArrayMethods, PyUntypedArrayMethods};
+use pyo3::prelude::*;
+use rayon::prelude::*;
+use udk::ModelError;
+
+/// The shape of one state's block of a result: `[n]` for a vector, `[rows, cols]` for a
+/// matrix (row-major, as numpy).
+pub(crate) struct Block(Vec<usize>);
+
+impl Block {
+    pub(crate) fn vector(n: usize) -> Self {
+        Block(vec![n])
+    }
+
+    pub(crate) fn matrix(rows: usize, cols: usize) -> Self {
+        Block(vec![rows, cols])
+    }
+
+    fn len(&self) -> usize {
+        self.0.iter().product()
+    }
+}
+
+/// States (t, q, v) read from Python: one (1-D arrays) or a batch (2-D arrays, states × n).
+pub(crate) struct States<'a> {
+    model: &'a udk::Model,
+    /// q, row after row.
+    q: Vec<f64>,
+    /// q̇ or p, row after row.
+    v: Vec<f64>,
+    /// t: one value for every state, or one per state.
+    t: Vec<f64>,
+    /// Number of states of a batch; `None` for one state.
+    count: Option<usize>,
+}
+
+/// `x` as a vector.
+pub(crate) fn vector(x: &[f64]) -> nalgebra::DVector<f64> {
+    nalgebra::DVector::from_column_slice(x)
+}
+
+/// An array argument `what`: its entries in row-major order and its shape. An array that is
+/// not aligned (as unpickled from out-of-band buffers: Dask's) or not contiguous is copied by
+/// numpy first.
+fn array(what: &str, x: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<usize>)> {
+    let mut array = numbers(what, x)?;
+    if !(array.is_contiguous() && array.data().is_aligned()) {
+        let numpy = x.py().import("numpy")?;
+        let copy = numpy.call_method1("array", ((**array).as_any(), numpy.getattr("float64")?))?;
+        array = numbers(what, &copy)?;
+    }
+    let values = array
+        .as_slice()
+        .expect("an aligned contiguous array")
+        .to_vec();
+    Ok((values, array.shape().to_vec()))
+}
+
+/// `x` as an array of f64, converted by numpy from any array-like of numbers.
+fn numbers<'py>(
+    what: &str,
+    x: &Bound<'py, PyAny>,
+) -> PyResult<PyArrayLikeDyn<'py, f64, AllowTypeChange>> {
+    x.extract()
+        .map_err(|e| BadInputError::new_err(format!("`{what}` is not an array of numbers: {e}")))
+}
+
+impl<'a> States<'a> {
+    /// Reads q, v (named `second`: `qd` or `p`) and t (None for 0, a number, or one per
+    /// state of a batch), checking the shapes against the model.
+    ///
+    /// # Errors
+    /// `BadInputError` for an array of the wrong shape, with the model's message.
+    pub(crate) fn read(
+        model: &'a Model,
+        q: &Bound<'_, PyAny>,
+        v: &Bound<'_, PyAny>,
+        t: Option<&Bound<'_, PyAny>>,
+        second: &'static str,
+    ) -> PyResult<Self> {
+        let m = &model.model;
+        let n = m.n();
+        let check = |what: &'static str, given: usize| match given == n {
+            true => Ok(()),
+            false => Err(exception(ModelError::Length {
+                what,
+                expected: n,
+                given,
+                model: m.name().to_string(),
+            })),
+        };
+        let (q, q_shape) = array("q", q)?;
+        let (v, v_shape) = array(second, v)?;
+        let count = match (q_shape.as_slice(), v_shape.as_slice()) {
+            ([qn], [vn]) => {
+                check("q", *qn)?;
+                check(second, *vn)?;
+                None
+            }
+            ([rows, qn], [v_rows, vn]) => {
+                check("q", *qn)?;
+                check(second, *vn)?;
+                if rows != v_rows {
+                    return Err(BadInputError::new_err(format!(
+                        "`q` has {rows} states (rows) but `{second}` has {v_rows}"
+                    )));
+                }
+                Some(*rows)
+            }
+            _ => {
+                return Err(BadInputError::new_err(format!(
+                    "`q` and `{second}` must both be 1-D arrays of n = {n} entries or both \
+                     2-D arrays of states × {n}, not of shapes {q_shape:?} and {v_shape:?}"
+                )))
+            }
+        };
+        let t = match t {
+            None => vec![0.0],
+            Some(t) => {
+                let (t, shape) = array("t", t)?;
+                let fits = match (shape.as_slice(), count) {
+                    ([], _) => true,
+                    ([rows], Some(count)) => *rows == count,
+                    _ => false,
+                };
+                if !fits {
+                    return Err(BadInputError::new_err(format!(
+                        "`t` must be a number{}, not of shape {shape:?}",
+                        match count {
+                            Some(count) => format!(" or a 1-D array of the {count} states' times"),
+                            None => String::new(),
+                        }
+                    )));
+                }
+                t
+            }
+        };
+        Ok(States {
+            model: m,
+            q,
+            v,
+            t,
+            count,
+        })
+    }
+
+    /// q̈ at every state: [`udk::Model::acceleration`] for one, [`udk::Model::acceleration_batch`]
+    /// (rayon, one workspace per thread, no allocation per state on an unconstrained tree) with
+    /// the GIL released for a batch; bit for bit the same. With `parameters` (states × p, in
+    /// the order of the model's parameters), state i takes row i's values
+    /// ([`udk::Model::acceleration_batch_parameters`]).
+    ///
+    /// # Errors
+    /// The exception of the model's error (of the lowest failing state of a batch);
+    /// `BadInputError` for `parameters` with one state or of the wrong shape.
+    pub(crate) fn acceleration<'py>(
+        &self,
+        py: Python<'py>,
+        parameters: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let n = self.model.n();
+        let parameters = match (parameters, self.count) {
+            (None, _) => None,
+            (Some(_), None) => {
+                return Err(BadInputError::new_err(
+                    "`parameters` (states × p) goes with a batch of states: set the values of \
+                     one state with `set_parameters`",
+                ))
+            }
+            (Some(values), Some(count)) => {
+                let (values, shape) = array("parameters", values)?;
+                let p = self.model.parameters().len();
+                if shape != [count, p] {
+                    return Err(exception(ModelError::Shape {
+                        what: "parameters",
+                        expected: (count, p),
+                        given: (
+                            shape.first().copied().unwrap_or(1),
+                            shape.get(1).copied().unwrap_or(1),
+                        ),
+                        model: self.model.name().to_string(),
+                    }));
+                }
+                // Row-major states × p is column-major p × states: the model's layout.
+                Some(DMatrix::from_vec(p, count, values))
+            }
+        };
+        let Some(count) = self.count else {
+            let [qdd] = self.evaluate(py, [Block::vector(n)], |model, q, qd, t, [out]| {
+                let qdd = model.acceleration(&vector(q), &vector(qd), t)?;
+                out.copy_from_slice(qdd.as_slice());
+                Ok(())
+            })?;
+            return Ok(qdd);
+        };
+        // Row-major states × n is column-major n × states: the model's layout.
+        let (q, qd) = (
+            DMatrix::from_column_slice(n, count, &self.q),
+            DMatrix::from_column_slice(n, count, &self.v),
+        );
+        let t = match self.t.len() {
+            1 => vec![self.t[0]; count],
+            _ => self.t.clone(),
+        };
+        let qdd = py
+            .detach(|| match &parameters {
+                None => self.model.acceleration_batch(&q, &qd, &t),
+                Some(p) => (self.model).acceleration_batch_parameters(&q, &qd, &t, p),
+            })
+            .map_err(exception)?;
+        let array = numpy::PyArray1::from_vec(py, qdd.as_slice().to_vec());
+        Ok(array.reshape([count, n])?.into_any())
+    }
+
+    /// Evaluates `f` at every state into `K` blocks of the shapes `blocks`, returned as
+    /// numpy arrays (with a leading axis of states for a batch). `f` gets the model, q, v, t
+    /// and the blocks of its state to fill.
+    ///
+    /// # Errors
+    /// The exception of `f`'s error at the first state that fails (by index), its message
+    /// prefixed by the state's index in a batch.
+    pub(crate) fn evaluate<'py, const K: usize, F>(
+        &self,
+        py: Python<'py>,
+        blocks: [Block; K],
+        f: F,
+    ) -> PyResult<[Bound<'py, PyAny>; K]>
+    where
+        F: Fn(&udk::Model, &[f64], &[f64], f64, [&mut [f64]; K]) -> Result<(), ModelError> + Sync,
+    {
+        let n = self.model.n();
+        let lengths: [usize; K] = std::array::from_fn(|k| blocks[k].len());
+        // One row per state holding its K blocks (at least one entry, for chunking).
+        let width = lengths.iter().sum::<usize>().max(1);
+        let count = self.count.unwrap_or(1);
+        let mut rows = vec![0.0; count * width];
+        let state = |i: usize, row: &mut [f64]| {
+            let t = self.t[if self.t.len() == 1 { 0 } else { i }];
+            let (q, v) = (&self.q[i * n..(i + 1) * n], &self.v[i * n..(i + 1) * n]);
+            let mut rest = row;
+            let parts: [&mut [f64]; K] = std::array::from_fn(|k| {
+                let (part, tail) = std::mem::take(&mut rest).split_at_mut(lengths[k]);
+                rest = tail;
+                part
+            });
+            f(self.model, q, v, t, parts)
+        };
+        match self.count {
+            None => state(0, &mut rows).map_err(exception)?,
+            Some(_) => {
+                let failed = py.detach(|| {
+                    (rows.par_chunks_mut(width).enumerate())
+                        .filter_map(|(i, row)| state(i, row).err().map(|e| (i, e)))
+                        .min_by_key(|(i, _)| *i)
+                });
+                if let Some((index, e)) = failed {
+                    return Err(exception(ModelError::Batch {
+                        index,
+                        source: Box::new(e),
+                    }));
+                }
+            }
+        }
+        let mut offset = 0;
+        let mut arrays = Vec::with_capacity(K);
+        for block in blocks {
+            let length = block.len();
+            let values: Vec<f64> = (rows.chunks(width))
+                .flat_map(|row| &row[offset..offset + length])
+                .copied()
+                .collect();
+            offset += length;
+            let shape: Vec<usize> = match self.count {
+                Some(count) => [&[count][..], &block.0].concat(),
+                None => block.0,
+            };
+            let array = numpy::PyArray1::from_vec(py, values);
+            arrays.push(match shape.len() {
+                // A vector of one state is already of its shape.
+                1 => array.into_any(),
+                _ => array.reshape(IxDyn(&shape))?.into_any(),
+            });
+        }
+        Ok(arrays.try_into().expect("one array per block"))
+    }
+}

@@ -1,0 +1,37 @@
+//! `udk._udk`: the Python extension module of the `udk-dynamics` package, a thin shim over
+//! [`udk::Model`] (as `udk-macros` is over `udk-symbolic`).
+//!
+//! Every function takes one state (1-D arrays of n entries) or a batch (2-D arrays, states ×
+//! n, evaluated in parallel by rayon with the GIL released); every error is a Python exception
+//! with the message of [`udk::ModelError`] (the messages the `udk` command line prints).
+
+mod batch;
+mod model;
+mod motion;
+
+use pyo3::prelude::*;
+
+pyo3::create_exception!(
+    udk,
+    BadInputError,
+    pyo3::exceptions::PyValueError,
+    "A model that does not read or derive, an unknown name, a missing parameter value, an \
+     array of the wrong shape, an initial state off the constraints: the input is wrong."
+);
+pyo3::create_exception!(
+    udk,
+    MotionError,
+    pyo3::exceptions::PyArithmeticError,
+    "The equations of motion have no trustworthy solution at a state: the acceleration is not \
+     unique ([M; A] rank-deficient), the constraints are inconsistent, a matrix is singular."
+);
+
+/// The module `udk._udk`.
+#[pymodule]
+fn _udk(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add_class::<model::Model>()?;
+    m.add_class::<model::Equations>()?;
+    m.add("BadInputError", m.py().get_type::<BadInputError>())?;
+    m.add("MotionError", m.py().get_type::<MotionError>())?;
+    Ok(())
+}

@@ -1,0 +1,741 @@
+//! `udk.Model`: a [`udk::Model`] with the spec it was built from (for pickling and for
+//! `equations()`), and `udk.Equations`, the derived equations as text and LaTeX.
+
+use crate::batch::{vector, Block, States};
+use crate::motion;
+use crate::{BadInputError, MotionError};
+use nalgebra::DMatrix;
+use pyo3::exceptions::PyRuntimeError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyTuple};
+use std::path::{Path, PathBuf};
+use udk::runtime::linearize::{LinearizationOptions, Selection};
+use udk::runtime::Error as RuntimeError;
+use udk::{ModelError, ModelSpec};
+
+/// The Python exception of a [`ModelError`], with its message: `MotionError` for a state
+/// with no trustworthy motion (and a simulation that stopped after it started),
+/// `RuntimeError` when the JIT fails, `BadInputError` for the rest: bad input.
+pub(crate) fn exception(e: ModelError) -> PyErr {
+    let message = e.to_string();
+    let mut cause = &e;
+    while let ModelError::Batch { source, .. } = cause {
+        cause = source;
+    }
+    match cause {
+        ModelError::Runtime(_) | ModelError::Simulation { time: Some(_), .. } => {
+            MotionError::new_err(message)
+        }
+        ModelError::Jit(_) => PyRuntimeError::new_err(message),
+        _ => BadInputError::new_err(message),
+    }
+}
+
+/// Why a model was not built, off the GIL.
+enum Built {
+    /// A spec that does not parse.
+    BadInput(String),
+    /// An error of the model.
+    Failed(ModelError),
+}
+
+use Built::{BadInput, Failed};
+
+impl Built {
+    fn into_exception(self) -> PyErr {
+        match self {
+            BadInput(message) => BadInputError::new_err(message),
+            Failed(e) => exception(e),
+        }
+    }
+}
+
+/// A constrained mechanical system derived by udk and compiled to native code by its JIT.
+///
+/// Build one with `Model.from_file`, `Model.from_urdf`, `Model.from_spec` or
+/// `Model.from_sympy`. Functions of the state take q and q̇ (p for a Hamiltonian model) as
+/// 1-D arrays of n entries, or as 2-D arrays of states × n, evaluated in parallel with the GIL
+/// released (bit for bit as one call per state). A model pickles as its spec, its parameter
+/// values and its inputs, and is derived again where it is unpickled.
+#[pyclass(module = "udk", name = "Model")]
+#[derive(Clone)]
+pub(crate) struct Model {
+    pub(crate) model: udk::Model,
+    /// The spec, as JSON.
+    spec: String,
+    /// The directory a URDF named by the spec is read from.
+    base: PathBuf,
+    hamiltonian: bool,
+    /// The inputs u held by `model`, k entries.
+    u: Vec<f64>,
+}
+
+impl Model {
+    fn build(py: Python<'_>, spec: &str, base: PathBuf) -> PyResult<Self> {
+        // The spec holds `syn` expressions, which stay on the thread that parses them.
+        let built = py.detach(|| {
+            let parsed: ModelSpec = serde_json::from_str(spec)
+                .map_err(|e| BadInput(format!("the model spec does not parse: {e}")))?;
+            let hamiltonian = parsed.hamiltonian.is_some();
+            let model = udk::Model::from_spec(parsed, &base).map_err(Failed)?;
+            Ok((model, hamiltonian))
+        });
+        let (model, hamiltonian) = built.map_err(|e: Built| e.into_exception())?;
+        Ok(Model {
+            u: vec![0.0; model.inputs().len()],
+            model,
+            spec: spec.to_string(),
+            base,
+            hamiltonian,
+        })
+    }
+
+    /// The spec as JSON: `spec` itself when it is a `str`, `json.dumps(spec)` for a `dict`.
+    fn json(spec: &Bound<'_, PyAny>) -> PyResult<String> {
+        if let Ok(text) = spec.extract::<String>() {
+            return Ok(text);
+        }
+        let json = spec.py().import("json")?;
+        json.call_method1("dumps", (spec,))?.extract()
+    }
+
+    fn n(&self) -> usize {
+        self.model.n()
+    }
+}
+
+/// `matrix` in row-major order (numpy's) into `out`.
+fn put_matrix(out: &mut [f64], matrix: &DMatrix<f64>) {
+    for (i, row) in matrix.row_iter().enumerate() {
+        for (j, x) in row.iter().enumerate() {
+            out[i * matrix.ncols() + j] = *x;
+        }
+    }
+}
+
+#[pymethods]
+impl Model {
+    /// Builds a model from its spec: a JSON string or a dict with the fields of a model file
+    /// (`name`, `coordinates`, `parameters`, `lagrangian`, `holonomic`, ...). A URDF it names
+    /// is read relative to `base`.
+    ///
+    /// Raises BadInputError with every message of the derivation.
+    #[staticmethod]
+    #[pyo3(signature = (spec, base = None))]
+    fn from_spec(py: Python<'_>, spec: &Bound<'_, PyAny>, base: Option<PathBuf>) -> PyResult<Self> {
+        Self::build(
+            py,
+            &Self::json(spec)?,
+            base.unwrap_or_else(|| PathBuf::from(".")),
+        )
+    }
+
+    /// Reads a model file: TOML, JSON if its name ends in `.json`, or a URDF robot with the
+    /// default options if it ends in `.urdf`.
+    ///
+    /// Raises BadInputError for a file that cannot be read, does not parse or does not derive.
+    #[staticmethod]
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+        let extension = path.extension().and_then(|e| e.to_str());
+        if extension == Some("urdf") {
+            return Self::from_urdf(py, path, None, false, false, "strict");
+        }
+        let read = |message: String| {
+            exception(ModelError::Read {
+                path: path.display().to_string(),
+                message,
+            })
+        };
+        let text = std::fs::read_to_string(&path).map_err(|e| read(e.to_string()))?;
+        let spec: ModelSpec = if extension == Some("json") {
+            serde_json::from_str(&text).map_err(|e| read(e.to_string()))?
+        } else {
+            toml::from_str(&text).map_err(|e| read(e.to_string()))?
+        };
+        let json = serde_json::to_string(&spec).map_err(|e| read(e.to_string()))?;
+        Self::build(py, &json, directory(&path))
+    }
+
+    /// The robot of a URDF file: gravity (3 entries, m/s², default (0, 0, −9.81)), whether
+    /// each joint's `<dynamics damping>` adds −d q̇, whether `<mimic>` joints become
+    /// holonomic constraints, and `inertia` "strict" (refuse a tensor that is not positive
+    /// semidefinite) or "repair".
+    ///
+    /// Raises BadInputError with the URDF's errors.
+    #[staticmethod]
+    #[pyo3(signature = (path, gravity = None, joint_damping = false, mimic = false, inertia = "strict"))]
+    fn from_urdf(
+        py: Python<'_>,
+        path: PathBuf,
+        gravity: Option<[f64; 3]>,
+        joint_damping: bool,
+        mimic: bool,
+        inertia: &str,
+    ) -> PyResult<Self> {
+        let file = path
+            .file_name()
+            .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        let mut urdf = serde_json::json!({
+            "path": file,
+            "joint_damping": joint_damping,
+            "mimic": mimic,
+            "inertia": inertia,
+        });
+        if let Some(gravity) = gravity {
+            urdf["gravity"] = serde_json::json!(gravity);
+        }
+        let spec = serde_json::json!({ "name": "Robot", "urdf": urdf });
+        Self::build(py, &spec.to_string(), directory(&path))
+    }
+
+    /// A model from SymPy expressions: see `udk.sympy.spec` for the arguments.
+    #[staticmethod]
+    #[pyo3(signature = (*args, **kwargs))]
+    fn from_sympy(
+        py: Python<'_>,
+        args: &Bound<'_, PyTuple>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<Self> {
+        let spec = py
+            .import("udk.sympy")?
+            .getattr("spec")?
+            .call(args, kwargs)?;
+        Self::build(py, &Self::json(&spec)?, PathBuf::from("."))
+    }
+
+    /// The model as pickle rebuilds it: its spec, parameter values and inputs.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let this = slf.borrow();
+        let values: Vec<Option<f64>> = (this.model.parameters().iter())
+            .map(|p| this.model.parameter(p).expect("a parameter of the model"))
+            .collect();
+        let state = (this.spec.clone(), this.base.clone(), values, this.u.clone());
+        let restore = slf.get_type().getattr("_restore")?;
+        (restore, state).into_pyobject(py)
+    }
+
+    /// Rebuilds a pickled model (see `__reduce__`).
+    #[staticmethod]
+    fn _restore(
+        py: Python<'_>,
+        spec: &str,
+        base: PathBuf,
+        values: Vec<Option<f64>>,
+        u: Vec<f64>,
+    ) -> PyResult<Self> {
+        let mut model = Self::build(py, spec, base)?;
+        let names = model.model.parameters().to_vec();
+        for (name, value) in names.iter().zip(values) {
+            if let Some(value) = value {
+                model.model.set_parameter(name, value).map_err(exception)?;
+            }
+        }
+        model.set_u(u)?;
+        Ok(model)
+    }
+
+    /// A copy with its own parameter values and inputs, sharing the compiled code (cheap).
+    fn copy(&self) -> Self {
+        self.clone()
+    }
+
+    fn __copy__(&self) -> Self {
+        self.clone()
+    }
+
+    fn __deepcopy__(&self, _memo: &Bound<'_, PyAny>) -> Self {
+        self.clone()
+    }
+
+    fn __repr__(&self) -> String {
+        format!(
+            "udk.Model('{}', n={}, m={}, {})",
+            self.model.name(),
+            self.n(),
+            self.model.m(),
+            if self.hamiltonian {
+                "Hamiltonian"
+            } else {
+                "Lagrangian"
+            }
+        )
+    }
+
+    /// The model's name.
+    #[getter]
+    fn name(&self) -> &str {
+        self.model.name()
+    }
+
+    /// Number of generalized coordinates n.
+    #[getter(n)]
+    fn get_n(&self) -> usize {
+        self.n()
+    }
+
+    /// Number of constraints m.
+    #[getter]
+    fn m(&self) -> usize {
+        self.model.m()
+    }
+
+    /// Whether the model is Hamiltonian (its functions then take p in place of q̇).
+    #[getter]
+    fn hamiltonian(&self) -> bool {
+        self.hamiltonian
+    }
+
+    /// The coordinates' names, n of them.
+    #[getter]
+    fn coordinates(&self) -> Vec<String> {
+        self.model.coordinates().to_vec()
+    }
+
+    /// The spec the model was built from, as JSON (what pickling stores).
+    #[getter]
+    fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    /// The parameters and their values (None for one not set yet), in the model's order.
+    #[getter]
+    fn parameters<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let dict = PyDict::new(py);
+        for name in self.model.parameters() {
+            dict.set_item(name, self.model.parameter(name).map_err(exception)?)?;
+        }
+        Ok(dict)
+    }
+
+    /// Sets parameters by name: `model.set_parameters(m=1.0, g=9.81)` or a dict.
+    ///
+    /// Raises BadInputError naming an unknown parameter (and listing the model's).
+    #[pyo3(signature = (values = None, **kwargs))]
+    fn set_parameters(
+        &mut self,
+        values: Option<&Bound<'_, PyDict>>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
+        for dict in [values, kwargs].into_iter().flatten() {
+            for (name, value) in dict.iter() {
+                let (name, value): (String, f64) = (name.extract()?, value.extract()?);
+                self.model.set_parameter(&name, value).map_err(exception)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The inputs' names (joint efforts of a URDF robot), k of them.
+    #[getter]
+    fn input_names(&self) -> Vec<String> {
+        self.model.inputs().to_vec()
+    }
+
+    /// The inputs u (k entries) held for every evaluation; zero at first.
+    #[getter]
+    fn u(&self) -> Vec<f64> {
+        self.u.clone()
+    }
+
+    /// Sets the inputs u, k entries.
+    ///
+    /// Raises BadInputError for a wrong length.
+    #[setter]
+    fn set_u(&mut self, u: Vec<f64>) -> PyResult<()> {
+        self.model.set_inputs(&u).map_err(exception)?;
+        self.u = u;
+        Ok(())
+    }
+
+    /// The names of the columns of `outputs`: `name` for a scalar output, `name.x`, `name.y`,
+    /// `name.z` for a vector one.
+    #[getter]
+    fn output_columns(&self) -> Vec<String> {
+        self.model.output_columns().to_vec()
+    }
+
+    /// The constrained acceleration q̈ (Udwadia & Kalaba 1993, eq 16; Udwadia & Phohomsiri
+    /// 2006, eq 2.14 with non-ideal constraints) at (q, q̇, t): n entries, or states × n.
+    ///
+    /// A batch may take `parameters`, states × p (in the order of `model.parameters`): state
+    /// i is then evaluated with row i's values (a parameter sweep on this machine's cores).
+    ///
+    /// Raises BadInputError for a wrong shape or a missing parameter value, MotionError where
+    /// the acceleration is not unique or the constraints are inconsistent.
+    #[pyo3(signature = (q, qd, t = None, parameters = None))]
+    fn acceleration<'py>(
+        &self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        qd: &Bound<'py, PyAny>,
+        t: Option<&Bound<'py, PyAny>>,
+        parameters: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        States::read(self, q, qd, t, "qd")?.acceleration(py, parameters)
+    }
+
+    /// The constraint force Qᶜ = M q̈ − Q − C at (q, q̇, t): n entries, or states × n.
+    ///
+    /// Raises as `acceleration`.
+    #[pyo3(signature = (q, qd, t = None))]
+    fn constraint_force<'py>(
+        &self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        qd: &Bound<'py, PyAny>,
+        t: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let states = States::read(self, q, qd, t, "qd")?;
+        let n = self.n();
+        let [force] = states.evaluate(py, [Block::vector(n)], |model, q, qd, t, [out]| {
+            let force = model.constraint_force(&vector(q), &vector(qd), t)?;
+            out.copy_from_slice(force.as_slice());
+            Ok(())
+        })?;
+        Ok(force)
+    }
+
+    /// The terms of a Lagrangian model at (q, q̇, t), a dict: `M` (n × n), `Q` (n), `A`
+    /// (m × n), `b` (m) and `C` (n, zeros for ideal constraints); each with a leading axis of
+    /// states for a batch.
+    ///
+    /// Raises BadInputError for a wrong shape, a missing parameter or a Hamiltonian model.
+    #[pyo3(signature = (q, qd, t = None))]
+    fn terms<'py>(
+        &self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        qd: &Bound<'py, PyAny>,
+        t: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let states = States::read(self, q, qd, t, "qd")?;
+        let (n, m) = (self.n(), self.model.m());
+        let blocks = [
+            Block::matrix(n, n),
+            Block::vector(n),
+            Block::matrix(m, n),
+            Block::vector(m),
+            Block::vector(n),
+        ];
+        let arrays = states.evaluate(py, blocks, |model, q, qd, t, [mm, qq, a, b, c]| {
+            let terms = model.terms(&vector(q), &vector(qd), t)?;
+            put_matrix(mm, &terms.mass_matrix);
+            qq.copy_from_slice(terms.generalized_force.as_slice());
+            put_matrix(a, &terms.constraint_matrix);
+            b.copy_from_slice(terms.constraint_rhs.as_slice());
+            if let Some(nonideal) = &terms.nonideal_force {
+                c.copy_from_slice(nonideal.as_slice());
+            }
+            Ok(())
+        })?;
+        named(py, ["M", "Q", "A", "b", "C"], arrays)
+    }
+
+    /// q̈ and its exact Jacobians at (q, q̇, t), a dict: `acceleration` (n), `wrt_q` and
+    /// `wrt_qd` (n × n), `wrt_u` (n × k); a leading axis of states for a batch.
+    ///
+    /// Raises as `acceleration`; MotionError where the rank of A or [M; A] changes.
+    #[pyo3(signature = (q, qd, t = None))]
+    fn jacobian<'py>(
+        &self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        qd: &Bound<'py, PyAny>,
+        t: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let states = States::read(self, q, qd, t, "qd")?;
+        let (n, k) = (self.n(), self.model.inputs().len());
+        let blocks = [
+            Block::vector(n),
+            Block::matrix(n, n),
+            Block::matrix(n, n),
+            Block::matrix(n, k),
+        ];
+        let arrays = states.evaluate(py, blocks, |model, q, qd, t, [qdd, wq, wqd, wu]| {
+            let j = model.acceleration_jacobian(&vector(q), &vector(qd), t)?;
+            qdd.copy_from_slice(j.acceleration.as_slice());
+            put_matrix(wq, &j.wrt_q);
+            put_matrix(wqd, &j.wrt_qd);
+            put_matrix(wu, &j.wrt_u);
+            Ok(())
+        })?;
+        named(py, ["acceleration", "wrt_q", "wrt_qd", "wrt_u"], arrays)
+    }
+
+    /// The terms of a Hamiltonian model at (q, p, t), a dict: `H_p`, `H_q` (n), `H_pp`
+    /// (n × n), `A_p` (m × n), `b_p` (m); a leading axis of states for a batch.
+    ///
+    /// Raises BadInputError for a wrong shape, a missing parameter or a Lagrangian model.
+    #[pyo3(signature = (q, p, t = None))]
+    fn hamiltonian_terms<'py>(
+        &self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        p: &Bound<'py, PyAny>,
+        t: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let states = States::read(self, q, p, t, "p")?;
+        let (n, m) = (self.n(), self.model.m());
+        let blocks = [
+            Block::vector(n),
+            Block::vector(n),
+            Block::matrix(n, n),
+            Block::matrix(m, n),
+            Block::vector(m),
+        ];
+        let arrays = states.evaluate(py, blocks, |model, q, p, t, [hp, hq, hpp, ap, bp]| {
+            let h = model.hamiltonian_terms(&vector(q), &vector(p), t)?;
+            hp.copy_from_slice(h.h_p.as_slice());
+            hq.copy_from_slice(h.h_q.as_slice());
+            put_matrix(hpp, &h.h_pp);
+            put_matrix(ap, &h.a_p);
+            bp.copy_from_slice(h.b_p.as_slice());
+            Ok(())
+        })?;
+        named(py, ["H_p", "H_q", "H_pp", "A_p", "b_p"], arrays)
+    }
+
+    /// The momentum rate ṗ of a Hamiltonian model at (q, p, t) (Udwadia 2016, eq 36): n
+    /// entries, or states × n.
+    ///
+    /// Raises as `hamiltonian_terms`, and MotionError as `acceleration`.
+    #[pyo3(signature = (q, p, t = None))]
+    fn momentum_rate<'py>(
+        &self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        p: &Bound<'py, PyAny>,
+        t: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let states = States::read(self, q, p, t, "p")?;
+        let n = self.n();
+        let [pd] = states.evaluate(py, [Block::vector(n)], |model, q, p, t, [out]| {
+            let pd = model.momentum_rate(&vector(q), &vector(p), t)?;
+            out.copy_from_slice(pd.as_slice());
+            Ok(())
+        })?;
+        Ok(pd)
+    }
+
+    /// The model's outputs at (q, v, t), v = q̇ (or p): one entry per `output_columns`, or
+    /// states × columns.
+    ///
+    /// Raises BadInputError for a wrong shape or a missing parameter.
+    #[pyo3(signature = (q, v, t = None))]
+    fn outputs<'py>(
+        &self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        v: &Bound<'py, PyAny>,
+        t: Option<&Bound<'py, PyAny>>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let states = States::read(self, q, v, t, if self.hamiltonian { "p" } else { "qd" })?;
+        let width = self.model.output_columns().len();
+        let [values] = states.evaluate(py, [Block::vector(width)], |model, q, v, t, [out]| {
+            let values = model.outputs(&vector(q), &vector(v), t)?;
+            out.copy_from_slice(values.as_slice());
+            Ok(())
+        })?;
+        Ok(values)
+    }
+
+    /// The motion of a Lagrangian model linearized about the operating point (q, q̇, t), with
+    /// the model's inputs u, on its constraint manifold (Peterson, Gede & Hubbard 2015), as
+    /// `udk linearize`: a dict with `A` and `B` (ẋ = A x + B δu in x = (δq_I, δq̇_J)),
+    /// `eigenvalues` of A, and the partition: `independent`, `dependent`, `held` coordinates
+    /// and `independent_velocities`, `dependent_velocities`, `held_velocities` (0-based
+    /// indices). `independent` (and `independent_velocities`, by default the same) choose
+    /// the state; None chooses by pivoted QR.
+    ///
+    /// Raises BadInputError for a wrong length, a Hamiltonian model, a point off the
+    /// constraints by more than `constraint_tolerance` (naming the row) or a bad selection;
+    /// MotionError where q̈ is not differentiable (the rank of A or [M; A] changes).
+    #[pyo3(signature = (q, qd, t = 0.0, independent = None, independent_velocities = None,
+        held = Vec::new(), held_velocities = Vec::new(), constraint_tolerance = 1e-8))]
+    #[allow(clippy::too_many_arguments)]
+    fn linearize<'py>(
+        &self,
+        py: Python<'py>,
+        q: Vec<f64>,
+        qd: Vec<f64>,
+        t: f64,
+        independent: Option<Vec<usize>>,
+        independent_velocities: Option<Vec<usize>>,
+        held: Vec<usize>,
+        held_velocities: Vec<usize>,
+        constraint_tolerance: f64,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let selection = Selection {
+            velocities: independent_velocities.or_else(|| independent.clone()),
+            coordinates: independent,
+            held_coordinates: held,
+            held_velocities,
+        };
+        let options = LinearizationOptions {
+            constraint_tolerance,
+            ..LinearizationOptions::default()
+        };
+        let linear = self
+            .model
+            .linearize(&vector(&q), &vector(&qd), t, &selection, &options)
+            .map_err(|e| match e {
+                ModelError::Runtime(
+                    RuntimeError::ConstraintViolated { .. } | RuntimeError::InvalidSelection { .. },
+                ) => BadInputError::new_err(e.to_string()),
+                e => exception(e),
+            })?;
+        motion::linearization(py, &linear)
+    }
+
+    /// Simulates the model from (q0, v0) at t0 to t_end, v = q̇ (or p), with the inputs u
+    /// held, by the udk-runtime simulator, the GIL released; q0, v0 and t0 default to the
+    /// spec's `initial`. `method` is "dop853" (default), "dopri5", "rk4" (with `step`),
+    /// "radau5" or "bdf"; samples every `dt` (every step when None).
+    ///
+    /// Returns a dict: `t`, `q`, `qd` (or `p`), `energy`, `position_residual`,
+    /// `velocity_residual`, `outputs` with `output_columns`, and `summary` (steps, rejected
+    /// steps, right-hand sides, final time, largest residuals, energy drift).
+    ///
+    /// Raises BadInputError for a missing or wrong-length start, bad options or a start off
+    /// the constraints (the simulator's message naming each row); MotionError when the run
+    /// stops (non-unique acceleration, inconsistent constraints, integrator failure), with
+    /// the attributes `time` and `motion` (the dict up to then).
+    #[pyo3(signature = (t_end, q0 = None, v0 = None, t0 = None, method = "dop853", step = None,
+        rtol = 1e-10, atol = 1e-12, dt = None, stabilization = true, constraint_tolerance = 1e-8,
+        max_steps = 100_000))]
+    #[allow(clippy::too_many_arguments)]
+    fn simulate<'py>(
+        &self,
+        py: Python<'py>,
+        t_end: f64,
+        q0: Option<Vec<f64>>,
+        v0: Option<Vec<f64>>,
+        t0: Option<f64>,
+        method: &str,
+        step: Option<f64>,
+        rtol: f64,
+        atol: f64,
+        dt: Option<f64>,
+        stabilization: bool,
+        constraint_tolerance: f64,
+        max_steps: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let velocity = if self.hamiltonian { "p" } else { "qd" };
+        let options = motion::options(
+            method,
+            step,
+            rtol,
+            atol,
+            dt,
+            stabilization,
+            constraint_tolerance,
+            max_steps,
+        )?;
+        let initial = serde_json::from_str::<serde_json::Value>(&self.spec)
+            .ok()
+            .and_then(|spec| spec.get("initial").cloned());
+        let given = |value: Option<Vec<f64>>, key: &str| match value {
+            Some(value) => Ok(value),
+            None => (initial.as_ref())
+                .and_then(|i| serde_json::from_value(i.get(key)?.clone()).ok())
+                .ok_or_else(|| {
+                    BadInputError::new_err(format!(
+                        "no `{key}`: give it, or an [initial] table with {key} in the model"
+                    ))
+                }),
+        };
+        let q0 = given(q0, "q0")?;
+        let v0 = given(v0, if self.hamiltonian { "p0" } else { "qd0" })?;
+        let t0 = t0
+            .or_else(|| initial.as_ref()?.get("t0")?.as_f64())
+            .unwrap_or(0.0);
+        let model = &self.model;
+        let result = py.detach(|| model.simulate(&vector(&q0), &vector(&v0), t0, t_end, &options));
+        match result {
+            Ok(m) => motion::motion(py, &m, velocity),
+            Err(e) => Err(motion::simulation_error(py, e, velocity)),
+        }
+    }
+
+    /// The derived equations: M, Q, A, b, C (or H_p, H_q, H_pp, A_p, b_p) entry by entry, as
+    /// text (`str()`) and LaTeX (`.latex`, shown by Jupyter).
+    fn equations(&self, py: Python<'_>) -> PyResult<Equations> {
+        let (spec, base, name) = (&self.spec, &self.base, self.model.name());
+        // The spec holds `syn` expressions, which stay on the thread that parses them.
+        let sheets = py.detach(|| {
+            let mut spec: ModelSpec =
+                serde_json::from_str(spec).map_err(|e| BadInput(e.to_string()))?;
+            udk_symbolic::limits::on_large_stack(|| {
+                udk_symbolic::urdf::expand(&mut spec, base)?;
+                udk_symbolic::derive(&spec)
+            })
+            .map(|d| {
+                (
+                    udk_symbolic::emit::equations_text(&d),
+                    udk_symbolic::emit::equations_latex(&d),
+                )
+            })
+            .map_err(|e| {
+                Failed(ModelError::Derivation {
+                    model: name.to_string(),
+                    messages: e.to_string(),
+                })
+            })
+        });
+        let (text, latex) = sheets.map_err(|e: Built| e.into_exception())?;
+        Ok(Equations { text, latex })
+    }
+}
+
+/// The directory of `path`, "." for a bare file name.
+fn directory(path: &Path) -> PathBuf {
+    match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
+        _ => PathBuf::from("."),
+    }
+}
+
+/// `arrays` as a dict under `names`.
+fn named<'py, const K: usize>(
+    py: Python<'py>,
+    names: [&str; K],
+    arrays: [Bound<'py, PyAny>; K],
+) -> PyResult<Bound<'py, PyDict>> {
+    let dict = PyDict::new(py);
+    for (name, array) in names.into_iter().zip(arrays) {
+        dict.set_item(name, array)?;
+    }
+    Ok(dict)
+}
+
+/// A model's derived equations (`Model.equations()`): `str()` gives the text sheet of
+/// `udk derive`, `latex` the LaTeX of `udk derive --latex`, which Jupyter shows.
+#[pyclass(module = "udk", frozen)]
+pub(crate) struct Equations {
+    /// The text sheet.
+    #[pyo3(get)]
+    text: String,
+    /// The LaTeX sheet: comment lines, then one `aligned` environment.
+    #[pyo3(get)]
+    latex: String,
+}
+
+#[pymethods]
+impl Equations {
+    fn __str__(&self) -> &str {
+        &self.text
+    }
+
+    fn __repr__(&self) -> String {
+        self.text.clone()
+    }
+
+    /// The equations in display math, without the comment lines, for Jupyter.
+    fn _repr_latex_(&self) -> String {
+        let math: Vec<&str> = (self.latex.lines())
+            .filter(|line| !line.trim_start().starts_with('%'))
+            .collect();
+        format!("$$\n{}\n$$", math.join("\n"))
+    }
+}

@@ -1,0 +1,209 @@
+"""SymPy expressions printed into udk's expression language, for `udk.Model.from_sympy`.
+
+The printer knows the SymPy functions that udk's language has (sin, cos, tan, asin, acos, atan,
+atan2, sinh, cosh, tanh, exp, log, Abs, sqrt, integer and real powers, pi, E); any other
+raises `UnsupportedError` naming it. A coordinate q(t) prints as its name, its derivative
+q'(t) as `dot(q)`, the time as `t`.
+"""
+
+
+import sympy
+from sympy.core.function import AppliedUndef
+
+from udk._udk import BadInputError
+
+__all__ = ["UnsupportedError", "spec", "udk_expression"]
+
+
+class UnsupportedError(BadInputError):
+    """A SymPy expression with a function or object udk's language has no counterpart for."""
+
+
+_FUNCTIONS = {
+    sympy.sin: "sin",
+    sympy.cos: "cos",
+    sympy.tan: "tan",
+    sympy.asin: "asin",
+    sympy.acos: "acos",
+    sympy.atan: "atan",
+    sympy.atan2: "atan2",
+    sympy.sinh: "sinh",
+    sympy.cosh: "cosh",
+    sympy.tanh: "tanh",
+    sympy.exp: "exp",
+    sympy.log: "ln",
+    sympy.Abs: "abs",
+}
+
+_SUPPORTED = ", ".join(
+    sorted(f.__name__ for f in _FUNCTIONS) + ["sqrt", "Pow", "pi", "E"]
+)
+
+
+def _identifier(name, what):
+    if not (name.isidentifier() and name.isascii()):
+        raise BadInputError(
+            f"{what} `{name}` is not a name udk accepts (letters, digits and _, not "
+            "starting with a digit): rename the SymPy symbol"
+        )
+    return name
+
+
+def _name(symbol, what):
+    """The udk name of a Symbol or of an undefined function of t such as q(t)."""
+    if isinstance(symbol, str):
+        return _identifier(symbol, what)
+    if isinstance(symbol, AppliedUndef):
+        return _identifier(symbol.func.__name__, what)
+    if isinstance(symbol, sympy.Symbol):
+        return _identifier(symbol.name, what)
+    raise BadInputError(f"{what} `{symbol}` is neither a Symbol nor a function of time")
+
+
+def _number(x):
+    value = float(x)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise UnsupportedError(f"the number `{x}` is not finite")
+    text = repr(value)
+    return f"({text})" if value < 0 else text
+
+
+class _Printer:
+    def __init__(self, t, names):
+        self.t = t
+        # SymPy objects (Symbols, q(t)) to their udk names.
+        self.names = names
+
+    def __call__(self, e):
+        e = sympy.sympify(e)
+        if e in self.names:
+            return self.names[e]
+        if e == self.t:
+            return "t"
+        if isinstance(e, sympy.Derivative):
+            (variable, count), = e.variable_count
+            if variable == self.t and count == 1 and e.expr in self.names:
+                return f"dot({self.names[e.expr]})"
+            raise UnsupportedError(
+                f"`{e}`: udk takes first time derivatives of the coordinates only"
+            )
+        if e is sympy.pi:
+            return "PI"
+        if e is sympy.E:
+            return "exp(1.0)"
+        if e.is_Integer:
+            return _number(e) if abs(int(e)) < 2**53 else self._rational(e)
+        if e.is_Rational:
+            return self._rational(e)
+        if e.is_Float:
+            return _number(e)
+        if e.is_Add:
+            return "(" + " + ".join(self(a) for a in e.args) + ")"
+        if e.is_Mul:
+            return "(" + " * ".join(self(a) for a in e.args) + ")"
+        if e.is_Pow:
+            return self._power(*e.args)
+        if e.func in _FUNCTIONS:
+            args = ", ".join(self(a) for a in e.args)
+            return f"{_FUNCTIONS[e.func]}({args})"
+        if isinstance(e, (sympy.Symbol, AppliedUndef)):
+            raise BadInputError(
+                f"`{e}` is neither a coordinate, an input, a parameter nor t: add it to "
+                "`parameters`"
+            )
+        raise UnsupportedError(
+            f"SymPy's `{type(e).__name__}` (in `{e}`) has no counterpart in udk's expression "
+            f"language (supported: {_SUPPORTED})"
+        )
+
+    def _rational(self, e):
+        return f"({_number(e.p)} / {_number(e.q)})"
+
+    def _power(self, base, exponent):
+        b = self(base)
+        if exponent.is_Integer:
+            return f"powi({b}, {int(exponent)})"
+        if exponent == sympy.Rational(1, 2):
+            return f"sqrt({b})"
+        if exponent == sympy.Rational(-1, 2):
+            return f"(1.0 / sqrt({b}))"
+        return f"powf({b}, {self(exponent)})"
+
+
+def udk_expression(expression, coordinates=(), inputs=(), parameters=(), t=None):
+    """`expression` (SymPy) as a string of udk's expression language.
+
+    `coordinates` and `inputs` are Symbols or functions of time q(t) (`dynamicsymbols`),
+    `parameters` Symbols; t is `dynamicsymbols._t` when not given.
+
+    Raises UnsupportedError naming a SymPy function udk's language lacks, BadInputError for
+    a symbol that is none of those.
+    """
+    return _printer(coordinates, inputs, parameters, t)(expression)
+
+
+def _printer(coordinates, inputs, parameters, t):
+    if t is None:
+        from sympy.physics.mechanics import dynamicsymbols
+
+        t = dynamicsymbols._t
+    names = {}
+    for what, symbols in (("coordinate", coordinates), ("input", inputs), ("parameter", parameters)):
+        for s in symbols:
+            names[sympy.sympify(s)] = _name(s, what)
+    return _Printer(t, names)
+
+
+def spec(
+    lagrangian,
+    coordinates,
+    holonomic=(),
+    nonholonomic=(),
+    inputs=(),
+    parameters=None,
+    forces=(),
+    nonideal=(),
+    outputs=None,
+    name="SymPyModel",
+    t=None,
+):
+    """The udk model spec (a dict, as `udk.Model.from_spec` takes) of a SymPy model.
+
+    - `lagrangian`: L(q, q', t), a SymPy expression in the coordinates, their first time
+      derivatives, the parameters and t;
+    - `coordinates`: the n generalized coordinates, `dynamicsymbols` q(t) (or Symbols);
+    - `holonomic`: expressions f(q, t) = 0; `nonholonomic`: expressions φ(q, q', t) = 0;
+    - `inputs`: k run-time inputs u (`dynamicsymbols` or Symbols), usable in `forces` and
+      `nonideal`, set with `model.u`;
+    - `parameters`: {Symbol or name: value or None}; every other symbol is an error;
+    - `forces`: n non-conservative generalized forces; `nonideal`: n entries of the non-ideal
+      constraint force C (Udwadia & Phohomsiri 2006, eq 2.14);
+    - `outputs`: {name: scalar expression} to evaluate with `model.outputs`;
+    - `t`: the time symbol, `dynamicsymbols._t` when not given.
+
+    Raises UnsupportedError naming a SymPy function udk's language lacks, BadInputError for
+    an unknown symbol or a name udk does not accept.
+    """
+    parameters = dict(parameters or {})
+    symbols = [sympy.Symbol(p) if isinstance(p, str) else p for p in parameters]
+    printer = _printer(coordinates, inputs, symbols, t)
+    spec = {
+        "name": _identifier(name, "the model's name"),
+        "coordinates": [_name(q, "coordinate") for q in coordinates],
+        "parameters": [
+            {"name": _name(s, "parameter")}
+            | ({} if value is None else {"value": float(value)})
+            for s, value in zip(symbols, parameters.values())
+        ],
+        "lagrangian": printer(lagrangian),
+        "holonomic": [printer(f) for f in holonomic],
+        "nonholonomic": [printer(f) for f in nonholonomic],
+        "forces": [printer(f) for f in forces],
+        "nonideal": [printer(f) for f in nonideal],
+        "inputs": [_name(u, "input") for u in inputs],
+        "outputs": [
+            {"name": _identifier(k, "output"), "value": printer(v)}
+            for k, v in (outputs or {}).items()
+        ],
+    }
+    return spec
