@@ -13,17 +13,29 @@ pub mod engine {}
 #[doc = include_str!("../guide/cli.md")]
 pub mod cli {}
 
-#[doc = include_str!("../guide/runtime_models.md")]
-pub mod runtime_models {}
+#[doc = include_str!("../guide/jit.md")]
+pub mod jit {}
 
 #[doc = include_str!("../guide/simulation.md")]
 pub mod simulation {}
 
+#[doc = include_str!("../guide/hybrid.md")]
+pub mod hybrid {}
+
+#[doc = include_str!("../guide/floating_base.md")]
+pub mod floating_base {}
+
 #[doc = include_str!("../guide/linearization.md")]
 pub mod linearization {}
 
+#[doc = include_str!("../guide/control.md")]
+pub mod control {}
+
 #[doc = include_str!("../guide/kernels.md")]
 pub mod kernels {}
+
+#[doc = include_str!("../guide/python.md")]
+pub mod python {}
 
 #[doc = include_str!("../guide/performance.md")]
 pub mod performance {}
