@@ -2,6 +2,7 @@
 
 /// A model that cannot be built, or a bad call of one.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum ModelError {
     /// The model file cannot be read or does not parse.
     #[error("{path}: {message}")]

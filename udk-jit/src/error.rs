@@ -2,6 +2,7 @@
 
 /// A program that could not be compiled to native code.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
 pub enum JitError {
     /// Cranelift has no back end for this host (or rejects its settings): evaluate with the
     /// tape instead.

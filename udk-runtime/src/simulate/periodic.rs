@@ -57,6 +57,7 @@ pub struct PeriodicOrbit<const N: usize> {
 
 /// Why [`periodic_orbit`] failed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
 pub enum OrbitError<const N: usize> {
     /// A run failed.
     #[error("a return of the orbit failed: {0}")]
