@@ -252,6 +252,10 @@ impl DynamicLagrangianSystem for System<'_> {
         self.model.num_holonomic()
     }
 
+    fn coordinate_names(&self) -> Vec<String> {
+        self.model.coordinates().to_vec()
+    }
+
     fn terms(&self, q: &[f64], qd: &[f64], t: f64) -> DynamicLagrangianTerms {
         self.inputs_ok(q, qd);
         assert!(!self.model.is_hamiltonian(), "a Hamiltonian model");
@@ -277,6 +281,10 @@ impl DynamicLagrangianSystem for System<'_> {
 impl DynamicHamiltonianSystem for System<'_> {
     fn num_holonomic(&self) -> usize {
         self.model.num_holonomic()
+    }
+
+    fn coordinate_names(&self) -> Vec<String> {
+        self.model.coordinates().to_vec()
     }
 
     fn terms(&self, q: &[f64], p: &[f64], t: f64) -> DynamicHamiltonianTerms {
