@@ -209,10 +209,10 @@ pub struct SimulateArgs {
     /// message naming this option; raise it for a long or tight run.
     #[arg(long, default_value_t = 100_000)]
     pub max_steps: usize,
-    /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
     /// Inputs u of a model with `inputs`, k comma-separated numbers, held constant.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true, num_args = 1)]
     pub u: Vec<f64>,
+    /// Set a parameter's value, overriding the file's: `--set name=value`, repeatable.
     #[arg(long = "set", value_name = "NAME=VALUE")]
     pub set: Vec<String>,
     /// Write the trajectory as CSV, one row per output time as the run goes (flushed each row,
