@@ -70,6 +70,40 @@ where
     pub velocity_residual: OVector<f64, R>,
 }
 
+impl GenericServoTerms<Dyn, Dyn, Dyn> {
+    /// Terms of zeros for n coordinates, r rows and k inputs, with a non-ideal force C when
+    /// `nonideal`: the buffers a run-time model's program fills through
+    /// [`GenericServoTerms::blocks_mut`].
+    pub fn zeros(n: usize, r: usize, k: usize, nonideal: bool) -> Self {
+        GenericServoTerms {
+            mass_matrix: OMatrix::zeros_generic(Dyn(n), Dyn(n)),
+            generalized_force: OVector::zeros_generic(Dyn(n), U1),
+            nonideal_force: nonideal.then(|| OVector::zeros_generic(Dyn(n), U1)),
+            input_matrix: OMatrix::zeros_generic(Dyn(n), Dyn(k)),
+            constraint_matrix: OMatrix::zeros_generic(Dyn(r), Dyn(n)),
+            constraint_rhs: OVector::zeros_generic(Dyn(r), U1),
+            position_residual: OVector::zeros_generic(Dyn(r), U1),
+            velocity_residual: OVector::zeros_generic(Dyn(r), U1),
+        }
+    }
+
+    /// The eight blocks as column-major slices, in the order of the fields: M, Q, C (empty
+    /// when `None`), B, [A; A_s], [b; b_s], the position and the velocity residuals.
+    pub fn blocks_mut(&mut self) -> [&mut [f64]; 8] {
+        let nonideal = (self.nonideal_force.as_mut()).map_or(&mut [][..], |c| c.as_mut_slice());
+        [
+            self.mass_matrix.as_mut_slice(),
+            self.generalized_force.as_mut_slice(),
+            nonideal,
+            self.input_matrix.as_mut_slice(),
+            self.constraint_matrix.as_mut_slice(),
+            self.constraint_rhs.as_mut_slice(),
+            self.position_residual.as_mut_slice(),
+            self.velocity_residual.as_mut_slice(),
+        ]
+    }
+}
+
 /// [`GenericServoTerms`] with n = `N` coordinates, r = `R` rows and k = `K` inputs, as
 /// `#[lagrangian]` generates them (`servo_terms`).
 pub type ServoTerms<const N: usize, const R: usize, const K: usize> =
