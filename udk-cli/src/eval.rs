@@ -26,7 +26,8 @@ pub struct State {
     /// Generalized momenta, n entries (Hamiltonian models).
     #[serde(default)]
     pub p: Option<Vec<f64>>,
-    /// Inputs u, k entries (models with inputs).
+    /// Inputs u, k entries (models with inputs; for a model with `servo` constraints, the
+    /// controller's inputs when absent).
     #[serde(default)]
     pub u: Option<Vec<f64>>,
 }
@@ -75,7 +76,7 @@ pub struct LagrangianReport {
 
 /// The servo controller of a model with `servo` constraints at one state, under the law of
 /// the servo flags (`udk_runtime::servo::control_dyn`; review paper, section 8.3). The
-/// inputs `u` of the state play no part in it.
+/// inputs `u` of the state, when given, play no part in it.
 #[derive(Debug, Clone, Serialize)]
 pub struct ServoReport {
     /// The controller's inputs u, k.
@@ -387,7 +388,8 @@ pub fn evaluate(
 }
 
 /// [`evaluate`], and for a Lagrangian model with `servo` constraints and a `law`, the servo
-/// controller at the state ([`LagrangianReport::servo`]).
+/// controller at the state ([`LagrangianReport::servo`]); a state without `u` is then
+/// evaluated at the controller's inputs (the closed loop), one with `u` at its own.
 ///
 /// # Errors
 /// As [`evaluate`]; [`Failure::Motion`] when the controller fails (a singular M).
@@ -398,7 +400,19 @@ pub fn evaluate_with_servo(
     context: &str,
     law: Option<ServoLaw>,
 ) -> Result<Report, Failure> {
-    let (v, u) = checked(model, state, context)?;
+    // A servo model's state without `u` takes the controller's inputs.
+    let driven = law.is_some() && state.u.is_none();
+    let with_inputs;
+    let checked_state = if driven {
+        with_inputs = State {
+            u: Some(vec![0.0; model.derivation.inputs.len()]),
+            ..state.clone()
+        };
+        &with_inputs
+    } else {
+        state
+    };
+    let (v, mut u) = checked(model, checked_state, context)?;
     // A non-unique acceleration names its free coordinates.
     let motion = |e: udk_runtime::Error| {
         let named = e.with_coordinate_names(&model.derivation.coordinate_names);
@@ -406,17 +420,20 @@ pub fn evaluate_with_servo(
     };
     Ok(match evaluator {
         Evaluator::Lagrangian(l) => {
+            let failed = |e: udk::ModelError| match e {
+                udk::ModelError::Runtime(e) => motion(e),
+                other => Failure::bad_input(format!("{}: {other}", model.file.name())),
+            };
+            let servo = (law.map(|law| servo(l.model(), &state.q, v, state.t, law)))
+                .transpose()
+                .map_err(failed)?;
+            if let (Some(servo), true) = (&servo, driven) {
+                u.clone_from(&servo.input);
+            }
             l.set_inputs(&u);
             let mut report = lagrangian(l, &state.q, v, &u, state.t).map_err(motion)?;
             report.outputs = Outputs::of(model, l.outputs(&state.q, v, state.t));
-            if let Some(law) = law {
-                let failed = |e: udk::ModelError| match e {
-                    udk::ModelError::Runtime(e) => motion(e),
-                    other => Failure::bad_input(format!("{}: {other}", model.file.name())),
-                };
-                let servo = servo(l.model(), &state.q, v, state.t, law).map_err(failed)?;
-                report.servo = Some(servo);
-            }
+            report.servo = servo;
             Report::Lagrangian(Box::new(report))
         }
         Evaluator::Hamiltonian(h) => {
