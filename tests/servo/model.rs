@@ -2,11 +2,7 @@
 //! generated `servo_control` of the same model: the section 8.3 arm
 //! (`examples/models/flexible_joint_servo.toml`) and a cart with a physical constraint.
 
-#[allow(dead_code)]
-#[path = "../../examples/flexible_joint_manipulator.rs"]
-mod example;
-
-use example::FlexibleJointServo;
+use crate::flexible_joint::example::FlexibleJointServo;
 use std::path::Path;
 use udk::lagrangian;
 use udk::nalgebra::{DVector, Vector2, Vector4};

@@ -630,7 +630,7 @@ where
             }
         }
     }
-    if !(smallest > FACTOR_TOLERANCE * largest) {
+    if smallest <= FACTOR_TOLERANCE * largest {
         return None;
     }
     for k in (0..size).rev() {
