@@ -5,8 +5,9 @@
 use crate::flexible_joint::example::FlexibleJointServo;
 use std::path::Path;
 use udk::lagrangian;
+use udk::nalgebra::Dyn;
 use udk::nalgebra::{DVector, Vector2, Vector4};
-use udk::runtime::servo::{Convergence, Realization, ServoLaw};
+use udk::runtime::servo::{Convergence, GenericServoControl, Realization, ServoControl, ServoLaw};
 use udk::{Model, ModelError};
 
 /// A cart of mass `m` on the track y = x/2 (a physical constraint), pushed along x by `f` and
@@ -65,6 +66,26 @@ fn close(x: &DVector<f64>, y: &[f64], what: &str) {
     assert!(error <= 1e-14 * scale, "{what}: {x} against {y:?}");
 }
 
+/// Every output of the run-time controller against the generated one, by [`close`].
+fn agree<const N: usize, const R: usize, const K: usize>(
+    found: &GenericServoControl<Dyn, Dyn, Dyn>,
+    expected: &ServoControl<N, R, K>,
+) {
+    close(&found.input, expected.input.as_slice(), "u");
+    close(&found.acceleration, expected.acceleration.as_slice(), "q̈");
+    close(&found.servo_force, expected.servo_force.as_slice(), "Qᶜ_s");
+    close(
+        &found.unrealized_force,
+        expected.unrealized_force.as_slice(),
+        "unrealized",
+    );
+    close(
+        &found.task_residual,
+        expected.task_residual.as_slice(),
+        "task residual",
+    );
+}
+
 #[test]
 fn the_model_controls_the_section_8_3_arm_as_the_generated_code() {
     let path =
@@ -88,19 +109,7 @@ fn the_model_controls_the_section_8_3_arm_as_the_generated_code() {
         for law in laws() {
             let expected = arm.servo_control(&q, &qd, t, law).unwrap();
             let found = model.control(&dq, &dqd, t, law).unwrap();
-            close(&found.input, expected.input.as_slice(), "u");
-            close(&found.acceleration, expected.acceleration.as_slice(), "q̈");
-            close(&found.servo_force, expected.servo_force.as_slice(), "Qᶜ_s");
-            close(
-                &found.unrealized_force,
-                expected.unrealized_force.as_slice(),
-                "unrealized",
-            );
-            close(
-                &found.task_residual,
-                expected.task_residual.as_slice(),
-                "task residual",
-            );
+            agree(&found, &expected);
         }
         let terms = model.servo_terms(&dq, &dqd, t).unwrap();
         // β = q̇⁽²⁾ + q̇⁽⁴⁾ in the one servo row.
@@ -129,19 +138,7 @@ fn the_model_controls_a_cart_on_a_track_as_the_generated_code() {
     for law in laws() {
         let expected = cart.servo_control(&q, &qd, t, law).unwrap();
         let found = model.control(&dq, &dqd, t, law).unwrap();
-        close(&found.input, expected.input.as_slice(), "u");
-        close(&found.acceleration, expected.acceleration.as_slice(), "q̈");
-        close(&found.servo_force, expected.servo_force.as_slice(), "Qᶜ_s");
-        close(
-            &found.unrealized_force,
-            expected.unrealized_force.as_slice(),
-            "unrealized",
-        );
-        close(
-            &found.task_residual,
-            expected.task_residual.as_slice(),
-            "task residual",
-        );
+        agree(&found, &expected);
     }
     let terms = model.servo_terms(&dq, &dqd, t).unwrap();
     let generated = cart.servo_terms(&q, &qd, t);

@@ -739,6 +739,16 @@ mod tests {
     use super::*;
     use nalgebra::{matrix, vector, Matrix2x3, SMatrix};
 
+    /// Each convergence law, with gains of order 1.
+    const LAWS: [Convergence; 3] = [
+        Convergence::None,
+        Convergence::Paper { p: 0.5 },
+        Convergence::TaskSpace {
+            stiffness: 4.0,
+            damping: 3.0,
+        },
+    ];
+
     /// A planar point of mass diag(2, 3) with the servo rows x = 0 (holonomic) and ẏ = 1.
     fn terms<const K: usize>(input_matrix: SMatrix<f64, 2, K>) -> ServoTerms<2, 2, K> {
         ServoTerms {
@@ -755,15 +765,7 @@ mod tests {
 
     #[test]
     fn the_fully_actuated_path_agrees_with_the_general_one() {
-        let laws = [
-            Convergence::None,
-            Convergence::Paper { p: 0.5 },
-            Convergence::TaskSpace {
-                stiffness: 4.0,
-                damping: 3.0,
-            },
-        ];
-        for law in laws {
+        for law in LAWS {
             // B square: the fast path; B with a third, idle column: the general one.
             let b = matrix![1.0, 0.5; 0.0, 2.0];
             let fast = control::<2, 0, 2, 2>(&terms(b), law, &Options::default()).unwrap();
@@ -809,15 +811,7 @@ mod tests {
 
     #[test]
     fn the_determined_path_agrees_with_the_general_one() {
-        let laws = [
-            Convergence::None,
-            Convergence::Paper { p: 0.5 },
-            Convergence::TaskSpace {
-                stiffness: 4.0,
-                damping: 3.0,
-            },
-        ];
-        for law in laws {
+        for law in LAWS {
             let options = Options::default();
             let fast = control::<3, 0, 3, 3>(&determined_terms(), law, &options).unwrap();
             let general = control::<3, 0, 3, 4>(&determined_terms(), law, &options).unwrap();

@@ -23,6 +23,17 @@ fn particle(servo: &str, extra: &str) -> String {
     )
 }
 
+/// The particle on the track y = 0.5 x (a physical constraint) with a servo constraint of each
+/// kind, written nonholonomic first, pushed through a generalized force and a load.
+fn on_a_track() -> String {
+    particle(
+        r#"["nonholonomic(dot(y) - c * t)", "holonomic(x - t.powi(2))"]"#,
+        r#"holonomic = ["y - 0.5 * x"]
+        forces = ["c * ux", "0.0"]
+        loads = ["force(vec3(0.0, uy, 0.0), vec3(x, y, 0.0))"]"#,
+    )
+}
+
 /// The error messages of a model.
 fn messages(toml_text: &str) -> Vec<String> {
     let errors = derive(&model(toml_text)).expect_err("the model has errors");
@@ -33,13 +44,7 @@ fn messages(toml_text: &str) -> Vec<String> {
 fn servo_rows_are_derived_apart_from_the_physical_ones() {
     // Written nonholonomic first: the holonomic rows come first. The physical constraint
     // y = 0.5 x stays in A; the force enters through a load and a generalized force.
-    let text = particle(
-        r#"["nonholonomic(dot(y) - c * t)", "holonomic(x - t.powi(2))"]"#,
-        r#"holonomic = ["y - 0.5 * x"]
-        forces = ["c * ux", "0.0"]
-        loads = ["force(vec3(0.0, uy, 0.0), vec3(x, y, 0.0))"]"#,
-    );
-    let d = derived(&text);
+    let d = derived(&on_a_track());
     let eq = lagrangian(&d);
     assert_eq!(eq.constraint_rhs.len(), 1);
     let servo = eq.servo.as_ref().expect("servo equations");
@@ -68,13 +73,7 @@ fn servo_rows_are_derived_apart_from_the_physical_ones() {
 
 #[test]
 fn the_equation_sheets_print_the_servo_rows_and_the_input_matrix() {
-    let text = particle(
-        r#"["nonholonomic(dot(y) - c * t)", "holonomic(x - t.powi(2))"]"#,
-        r#"holonomic = ["y - 0.5 * x"]
-        forces = ["c * ux", "0.0"]
-        loads = ["force(vec3(0.0, uy, 0.0), vec3(x, y, 0.0))"]"#,
-    );
-    let d = derived(&text);
+    let d = derived(&on_a_track());
     let sheet = equations_text(&d);
     // The servo rows and B next to the physical A and b, not inside them.
     for line in [
