@@ -868,6 +868,45 @@ mod tests {
     }
 
     #[test]
+    fn the_determined_path_with_dynamic_sizes_is_the_fixed_one() {
+        let terms = determined_terms::<3>();
+        let dynamic = GenericServoTerms {
+            mass_matrix: nalgebra::DMatrix::from_column_slice(3, 3, terms.mass_matrix.as_slice()),
+            generalized_force: nalgebra::DVector::from_column_slice(
+                terms.generalized_force.as_slice(),
+            ),
+            nonideal_force: (terms.nonideal_force.as_ref())
+                .map(|c| nalgebra::DVector::from_column_slice(c.as_slice())),
+            input_matrix: nalgebra::DMatrix::from_column_slice(3, 3, terms.input_matrix.as_slice()),
+            constraint_matrix: nalgebra::DMatrix::from_column_slice(
+                3,
+                3,
+                terms.constraint_matrix.as_slice(),
+            ),
+            constraint_rhs: nalgebra::DVector::from_column_slice(terms.constraint_rhs.as_slice()),
+            position_residual: nalgebra::DVector::from_column_slice(
+                terms.position_residual.as_slice(),
+            ),
+            velocity_residual: nalgebra::DVector::from_column_slice(
+                terms.velocity_residual.as_slice(),
+            ),
+        };
+        for law in LAWS {
+            let fixed = control::<3, 0, 3, 3>(&terms, law, &Options::default()).unwrap();
+            let found = control_dyn(&dynamic, 0, law, &Options::default()).unwrap();
+            // The same operations in the same order, up to nalgebra's summation order.
+            for (x, y) in [
+                (found.input.as_slice(), fixed.input.as_slice()),
+                (found.acceleration.as_slice(), fixed.acceleration.as_slice()),
+            ] {
+                let scale = y.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+                let error = (x.iter().zip(y)).fold(0.0_f64, |e, (a, b)| e.max((a - b).abs()));
+                assert!(error <= 1e-15 * scale, "{law:?}: {x:?} against {y:?}");
+            }
+        }
+    }
+
+    #[test]
     fn a_singular_task_leaves_the_determined_path() {
         // The third row is twice the first: rank 2, and b consistent with it.
         let mut terms = determined_terms::<3>();
