@@ -1,6 +1,7 @@
 //! One servo-controller evaluation on the UR5 circle (`examples/ur5_circle.rs`: the torques
 //! u from the state, by `servo_control` with the task-space law) against one `acceleration`
-//! of the same model (q̈ from the state and the torques, by the articulated-body algorithm).
+//! of the same model (q̈ from the state and the torques, by the articulated-body algorithm),
+//! and the two parts of the controller: its terms and `udk::runtime::servo::control` on them.
 //! The target: the controller within 2× the acceleration.
 //!
 //! Run with `cargo bench --bench servo`.
@@ -12,6 +13,8 @@ mod ur5_circle;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use udk::nalgebra::SVector;
+use udk::runtime::servo::control;
+use udk::runtime::Options;
 use ur5_circle::Ur5Circle;
 
 fn servo(c: &mut Criterion) {
@@ -43,6 +46,13 @@ fn servo(c: &mut Criterion) {
     });
     group.bench_function("servo_terms", |b| {
         b.iter(|| arm.servo_terms(black_box(&q), black_box(&qd), black_box(t)))
+    });
+    let terms = arm.servo_terms(&q, &qd, t);
+    group.bench_function("control_on_terms", |b| {
+        b.iter(|| {
+            control::<6, 0, 6, 6>(black_box(&terms), Ur5Circle::GAINS, &Options::default())
+                .expect("M is positive definite")
+        })
     });
     group.finish();
 }

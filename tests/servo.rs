@@ -12,3 +12,6 @@ mod cartpole;
 
 #[path = "servo/swarm.rs"]
 mod swarm;
+
+#[path = "servo/model.rs"]
+mod model;

@@ -62,6 +62,12 @@ pub enum ModelError {
         /// The model's name.
         model: String,
     },
+    /// A servo function asked of a model without servo constraints.
+    #[error("`{model}` has no servo constraints")]
+    NoServo {
+        /// The model's name.
+        model: String,
+    },
     /// The error of the kernels, as the generated code returns it.
     #[error(transparent)]
     Runtime(#[from] udk_runtime::Error),

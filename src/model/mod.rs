@@ -11,6 +11,7 @@ mod batch;
 mod error;
 mod free_flyer;
 mod motion;
+mod servo;
 mod workspace;
 
 pub use error::ModelError;
@@ -87,6 +88,9 @@ struct Compiled {
     /// (the articulated-body algorithm), compiled on first use; `None` for a model the
     /// algorithm does not apply to.
     factored: Lazy<Option<Scatter>>,
+    /// The servo controller's terms (`servo.rs`), compiled on first use; `None` for a model
+    /// without servo constraints.
+    servo: Lazy<Option<Scatter>>,
 }
 
 /// A program compiled on its first use, shared by the clones of a [`Model`].
@@ -269,6 +273,7 @@ impl Model {
             velocity_jacobian: OnceLock::new(),
             monitor: OnceLock::new(),
             factored: OnceLock::new(),
+            servo: OnceLock::new(),
         };
         Ok(Model {
             u: vec![0.0; compiled.inputs.len()],

@@ -3,7 +3,7 @@
 
 #[allow(dead_code)]
 #[path = "../../examples/flexible_joint_manipulator.rs"]
-mod example;
+pub(crate) mod example;
 
 use example::{FlexibleJointMotorServo, FlexibleJointServo, PAPER_GAIN};
 use udk::nalgebra::{Matrix2, RowVector2, Vector2, Vector4};

@@ -77,3 +77,48 @@ fn the_tool_stays_on_the_circle_once_converged() {
     eprintln!("path error: max {start:.2e} m over the run, {converged:.2e} m for t ≥ 2 s");
     assert!(converged < 1e-9, "{converged:e}");
 }
+
+#[test]
+fn the_determined_path_agrees_with_the_general_one_on_the_arm() {
+    use udk::nalgebra::{DMatrix, DVector};
+    use udk::runtime::servo::{control_dyn, GenericServoTerms};
+    // The bench's state: off the circle, moving.
+    let arm = Ur5Circle::EXAMPLE;
+    let q = SVector::<f64, 6>::from([0.32, -1.18, 1.63, -1.87, -1.52, 0.21]);
+    let qd = SVector::<f64, 6>::from([0.1, -0.2, 0.3, 0.05, -0.1, 0.2]);
+    let terms = arm.servo_terms(&q, &qd, 0.3);
+    // The same terms with an idle seventh input: B is 6 × 7, which takes the general path.
+    let dynamic = |v: &[f64]| DVector::from_column_slice(v);
+    let mut input_matrix = DMatrix::zeros(6, 7);
+    input_matrix
+        .columns_mut(0, 6)
+        .copy_from(&terms.input_matrix);
+    let wide = GenericServoTerms {
+        mass_matrix: DMatrix::from_column_slice(6, 6, terms.mass_matrix.as_slice()),
+        generalized_force: dynamic(terms.generalized_force.as_slice()),
+        nonideal_force: None,
+        input_matrix,
+        constraint_matrix: DMatrix::from_column_slice(6, 6, terms.constraint_matrix.as_slice()),
+        constraint_rhs: dynamic(terms.constraint_rhs.as_slice()),
+        position_residual: dynamic(terms.position_residual.as_slice()),
+        velocity_residual: dynamic(terms.velocity_residual.as_slice()),
+    };
+    for law in [
+        Convergence::None,
+        Convergence::Paper { p: 0.25 },
+        Ur5Circle::GAINS,
+    ] {
+        let fast = arm.servo_control(&q, &qd, 0.3, law).unwrap();
+        let general = control_dyn(&wide, 0, law, &Options::default()).unwrap();
+        let scale = general.input.amax();
+        assert!(general.input[6].abs() < 1e-12 * scale);
+        let error = (fast.input - general.input.rows(0, 6)).amax();
+        eprintln!("{law:?}: max |u − u_general| = {error:.1e} (|u| = {scale:.1})");
+        assert!(error < 1e-12 * scale, "{law:?}: {error:e}");
+        let error = (fast.acceleration - &general.acceleration).amax();
+        assert!(
+            error < 1e-12 * general.acceleration.amax(),
+            "{law:?}: {error:e}"
+        );
+    }
+}

@@ -164,6 +164,10 @@ pub struct EvalArgs {
     /// soon as its state line is read, for a program on the other end of a pipe.
     #[arg(long, conflicts_with_all = ["q", "qd", "p", "t", "u"])]
     pub states: Option<PathBuf>,
+    /// The servo law for the `servo` object of a model with `servo` constraints (the
+    /// controller's u, servo force, unrealized force and task residual at each state).
+    #[command(flatten)]
+    pub servo: ServoOptions,
 }
 
 /// Arguments of `udk simulate`.
@@ -230,6 +234,16 @@ pub struct SimulateArgs {
     /// columns (`q2`, `qd1` or `p1`, `energy`, ...). Default: every coordinate.
     #[arg(long, value_delimiter = ',', num_args = 1, requires = "plot")]
     pub plot_columns: Vec<String>,
+    /// The servo law of a model with `servo` constraints.
+    #[command(flatten)]
+    pub servo: ServoOptions,
+}
+
+/// The law of the servo controller of a model with `servo` constraints: `--servo-gain` for the
+/// review paper's eq 72, `--servo-stiffness`/`--servo-damping` for the task-space law, none of
+/// them for no convergence term.
+#[derive(Debug, Clone, Copy, Default, clap::Args)]
+pub struct ServoOptions {
     /// A model with `servo` constraints: the gain P (s) of the review paper's eq 72, which
     /// drives the servo error β as β̇ = −β/P (see the guide's "Control by constraints").
     #[arg(long)]

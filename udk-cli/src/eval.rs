@@ -7,6 +7,7 @@ use nalgebra::{DMatrix, DVector};
 use serde::de::{Deserializer as _, Error as _, SeqAccess, Visitor};
 use serde::{Deserialize, Serialize};
 use std::io::{BufRead, BufReader, Write};
+use udk_runtime::servo::ServoLaw;
 use udk_runtime::Options;
 
 /// One state of `--states`: t (default 0), q, and q̇ (Lagrangian) or p (Hamiltonian), and the
@@ -25,7 +26,8 @@ pub struct State {
     /// Generalized momenta, n entries (Hamiltonian models).
     #[serde(default)]
     pub p: Option<Vec<f64>>,
-    /// Inputs u, k entries (models with inputs).
+    /// Inputs u, k entries (models with inputs; for a model with `servo` constraints, the
+    /// controller's inputs when absent).
     #[serde(default)]
     pub u: Option<Vec<f64>>,
 }
@@ -66,6 +68,32 @@ pub struct LagrangianReport {
     pub outputs: Outputs,
     /// Ranks of M, A and [M; A]; the acceleration is unique iff rank [M; A] = n.
     pub rank: LagrangianRank,
+    /// The servo controller at the state, for a model with `servo` constraints (absent
+    /// otherwise).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub servo: Option<ServoReport>,
+}
+
+/// The servo controller of a model with `servo` constraints at one state, under the law of
+/// the servo flags (`udk_runtime::servo::control_dyn`; review paper, section 8.3). The
+/// inputs `u` of the state, when given, play no part in it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ServoReport {
+    /// The controller's inputs u, k.
+    pub input: Vec<f64>,
+    /// q̈ under those inputs and the physical constraints, n.
+    pub acceleration: Vec<f64>,
+    /// The servo part of the constraint force with the convergence term, Qᶜ_s, n: the
+    /// generalized force the inputs should supply.
+    pub servo_force: Vec<f64>,
+    /// The part of Qᶜ_s the inputs cannot supply, n (zeros when the task is realizable).
+    pub unrealized_force: Vec<f64>,
+    /// A q̈(u) − b* in every row, physical then servo, m + s: the task acceleration the inputs
+    /// miss in the servo rows.
+    pub task_residual: Vec<f64>,
+    /// The servo constraints: e(q, t) (one per holonomic one) and, all s rows at velocity
+    /// level, ė or φ_s (the error β of eq 72).
+    pub residuals: Residuals,
 }
 
 /// The model's outputs at a state, in the model's order: a JSON object of numbers (scalar
@@ -205,9 +233,10 @@ pub fn run(args: &EvalArgs, backend: Backend, out: &mut dyn Write) -> Result<(),
     let model = Model::load(&args.model)?;
     let params = model.parameter_values(&args.set)?;
     let mut evaluator = model.evaluator(params, Vec::new(), backend)?;
+    let law = crate::servo::law(&model, &args.servo)?;
     let Some(path) = &args.states else {
         let state = command_line_state(&model, &args.state)?;
-        let report = evaluate(&model, &mut evaluator, &state, "")?;
+        let report = evaluate_with_servo(&model, &mut evaluator, &state, "", law)?;
         serde_json::to_writer_pretty(&mut *out, &report).map_err(write_error)?;
         return out.write_all(b"\n").map_err(write_error);
     };
@@ -227,7 +256,7 @@ pub fn run(args: &EvalArgs, backend: Backend, out: &mut dyn Write) -> Result<(),
     let mut count = 0;
     let mut each = |state: State, separator: &[u8]| {
         let context = format!("{name}: state {count}: ");
-        let report = evaluate(&model, &mut evaluator, &state, &context)?;
+        let report = evaluate_with_servo(&model, &mut evaluator, &state, &context, law)?;
         out.write_all(if count == 0 { b"" } else { separator })
             .map_err(write_error)?;
         serde_json::to_writer(&mut *out, &report).map_err(write_error)?;
@@ -355,7 +384,35 @@ pub fn evaluate(
     state: &State,
     context: &str,
 ) -> Result<Report, Failure> {
-    let (v, u) = checked(model, state, context)?;
+    evaluate_with_servo(model, evaluator, state, context, None)
+}
+
+/// [`evaluate`], and for a Lagrangian model with `servo` constraints and a `law`, the servo
+/// controller at the state ([`LagrangianReport::servo`]); a state without `u` is then
+/// evaluated at the controller's inputs (the closed loop), one with `u` at its own.
+///
+/// # Errors
+/// As [`evaluate`]; [`Failure::Motion`] when the controller fails (a singular M).
+pub fn evaluate_with_servo(
+    model: &Model,
+    evaluator: &mut Evaluator,
+    state: &State,
+    context: &str,
+    law: Option<ServoLaw>,
+) -> Result<Report, Failure> {
+    // A servo model's state without `u` takes the controller's inputs.
+    let driven = law.is_some() && state.u.is_none();
+    let with_inputs;
+    let checked_state = if driven {
+        with_inputs = State {
+            u: Some(vec![0.0; model.derivation.inputs.len()]),
+            ..state.clone()
+        };
+        &with_inputs
+    } else {
+        state
+    };
+    let (v, mut u) = checked(model, checked_state, context)?;
     // A non-unique acceleration names its free coordinates.
     let motion = |e: udk_runtime::Error| {
         let named = e.with_coordinate_names(&model.derivation.coordinate_names);
@@ -363,9 +420,20 @@ pub fn evaluate(
     };
     Ok(match evaluator {
         Evaluator::Lagrangian(l) => {
+            let failed = |e: udk::ModelError| match e {
+                udk::ModelError::Runtime(e) => motion(e),
+                other => Failure::bad_input(format!("{}: {other}", model.file.name())),
+            };
+            let servo = (law.map(|law| servo(l.model(), &state.q, v, state.t, law)))
+                .transpose()
+                .map_err(failed)?;
+            if let (Some(servo), true) = (&servo, driven) {
+                u.clone_from(&servo.input);
+            }
             l.set_inputs(&u);
             let mut report = lagrangian(l, &state.q, v, &u, state.t).map_err(motion)?;
             report.outputs = Outputs::of(model, l.outputs(&state.q, v, state.t));
+            report.servo = servo;
             Report::Lagrangian(Box::new(report))
         }
         Evaluator::Hamiltonian(h) => {
@@ -484,6 +552,36 @@ fn lagrangian(
         },
         outputs: Outputs::default(),
         rank,
+        servo: None,
+    })
+}
+
+/// The servo controller of `model` at (q, q̇, t) under `law`.
+fn servo(
+    model: &udk::Model,
+    q: &[f64],
+    qd: &[f64],
+    t: f64,
+    law: ServoLaw,
+) -> Result<ServoReport, udk::ModelError> {
+    let (q, qd) = (
+        DVector::from_column_slice(q),
+        DVector::from_column_slice(qd),
+    );
+    let terms = model.servo_terms(&q, &qd, t)?;
+    let control = model.control(&q, &qd, t, law)?;
+    let (m, r) = (model.m(), terms.constraint_rhs.len());
+    let holonomic = m + model.num_servo_holonomic();
+    Ok(ServoReport {
+        input: vector(&control.input),
+        acceleration: vector(&control.acceleration),
+        servo_force: vector(&control.servo_force),
+        unrealized_force: vector(&control.unrealized_force),
+        task_residual: vector(&control.task_residual),
+        residuals: Residuals {
+            holonomic: terms.position_residual.as_slice()[m..holonomic].to_vec(),
+            velocity: terms.velocity_residual.as_slice()[m..r].to_vec(),
+        },
     })
 }
 

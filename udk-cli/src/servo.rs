@@ -2,15 +2,15 @@
 //! but computed at every evaluation by the servo controller (`udk_runtime::servo`), from a tape
 //! of the servo terms, and the model's tapes run at that u.
 
-use crate::args::SimulateArgs;
+use crate::args::ServoOptions;
 use crate::failure::Failure;
 use crate::model::{Backend, Block, Model, Scatter};
-use nalgebra::{DMatrix, DVector, Dyn};
+use nalgebra::{DVector, Dyn};
 use std::cell::RefCell;
 use udk_runtime::servo::{control_dyn, Convergence, GenericServoTerms, ServoLaw};
 use udk_runtime::simulate::{DynamicLagrangianSystem, DynamicLagrangianTerms};
 use udk_runtime::Options;
-use udk_symbolic::{Equations, ExprMatrix};
+use udk_symbolic::Equations;
 
 /// The servo law of the command line: `--servo-gain P` for eq 72 of the review paper,
 /// `--servo-stiffness K_p` and `--servo-damping K_d` for the task-space law, none of them for
@@ -18,10 +18,9 @@ use udk_symbolic::{Equations, ExprMatrix};
 ///
 /// # Errors
 /// [`Failure::BadInput`] when a servo flag is given to a model without servo constraints,
-/// `--servo-gain` is given with a task-space gain, a gain is negative, zero (P) or not
-/// finite, or `--u` is given to a model whose inputs
-/// the servo constraints drive.
-pub(crate) fn law(model: &Model, args: &SimulateArgs) -> Result<Option<ServoLaw>, Failure> {
+/// `--servo-gain` is given with a task-space gain, or a gain is negative, zero (P) or not
+/// finite.
+pub(crate) fn law(model: &Model, args: &ServoOptions) -> Result<Option<ServoLaw>, Failure> {
     let name = model.file.name();
     let task = args.servo_stiffness.is_some() || args.servo_damping.is_some();
     let has_servo = match &model.derivation.equations {
@@ -36,11 +35,6 @@ pub(crate) fn law(model: &Model, args: &SimulateArgs) -> Result<Option<ServoLaw>
             ))),
             false => Ok(None),
         };
-    }
-    if !args.u.is_empty() {
-        return Err(Failure::bad_input(format!(
-            "{name}: the servo constraints drive the inputs; --u is not taken"
-        )));
     }
     let convergence = match (args.servo_gain, task) {
         (Some(_), true) => {
@@ -98,47 +92,19 @@ impl Controller {
         let Equations::Lagrangian(e) = &model.derivation.equations else {
             return Ok(None);
         };
-        let Some(servo) = e.servo.as_ref() else {
+        if e.servo.is_none() {
             return Ok(None);
-        };
-        let (n, k) = (model.n(), model.derivation.inputs.len());
-        let (m, r) = (
+        }
+        let rows = e.servo_rows().expect("a model with servo constraints");
+        let blocks = Block::servo_terms(e, &rows).expect("a model with servo constraints");
+        let (n, k, m) = (
+            model.n(),
+            model.derivation.inputs.len(),
             e.constraint_rhs.len(),
-            e.constraint_rhs.len() + servo.constraint_rhs.len(),
         );
-        let stacked = ExprMatrix {
-            rows: r,
-            cols: n,
-            entries: [
-                &e.constraint_matrix.entries[..],
-                &servo.constraint_matrix.entries,
-            ]
-            .concat(),
-        };
-        let rhs = [&e.constraint_rhs[..], &servo.constraint_rhs].concat();
-        let velocity = [&e.velocity_constraints[..], &servo.velocity_constraints].concat();
-        let blocks = [
-            Block::matrix(&e.mass_matrix),
-            Block::vector(&servo.generalized_force),
-            Block::vector(&servo.nonideal_force),
-            Block::matrix(&servo.input_matrix),
-            Block::matrix(&stacked),
-            Block::vector(&rhs),
-            Block::vector(&servo.position_residual),
-            Block::vector(&velocity),
-        ];
         Ok(Some(Controller {
             scatter: Scatter::new(&model.derivation.pool, &blocks, "servo terms", backend)?,
-            terms: GenericServoTerms {
-                mass_matrix: DMatrix::zeros(n, n),
-                generalized_force: DVector::zeros(n),
-                nonideal_force: Some(DVector::zeros(n)),
-                input_matrix: DMatrix::zeros(n, k),
-                constraint_matrix: DMatrix::zeros(r, n),
-                constraint_rhs: DVector::zeros(r),
-                position_residual: DVector::zeros(r),
-                velocity_residual: DVector::zeros(r),
-            },
+            terms: GenericServoTerms::zeros(n, rows.constraint_rhs.len(), k, true),
             params: params.to_vec(),
             physical: m,
             law,
@@ -156,32 +122,7 @@ impl Controller {
             params: &self.params,
             ..Default::default()
         };
-        let GenericServoTerms {
-            mass_matrix,
-            generalized_force,
-            nonideal_force,
-            input_matrix,
-            constraint_matrix,
-            constraint_rhs,
-            position_residual,
-            velocity_residual,
-        } = &mut self.terms;
-        let nonideal = nonideal_force
-            .as_mut()
-            .map_or(&mut [][..], |c| c.as_mut_slice());
-        self.scatter.eval(
-            &inputs,
-            [
-                mass_matrix.as_mut_slice(),
-                generalized_force.as_mut_slice(),
-                nonideal,
-                input_matrix.as_mut_slice(),
-                constraint_matrix.as_mut_slice(),
-                constraint_rhs.as_mut_slice(),
-                position_residual.as_mut_slice(),
-                velocity_residual.as_mut_slice(),
-            ],
-        );
+        self.scatter.eval(&inputs, self.terms.blocks_mut());
         let k = self.terms.input_matrix.ncols();
         control_dyn(&self.terms, self.physical, self.law, &Options::default())
             .map_or_else(|_| DVector::from_element(k, f64::NAN), |c| c.input)

@@ -56,7 +56,12 @@ pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
     model.check_length(&context, key, v0)?;
     let fixed = coordinate_indices(&model, "--fixed", &args.fixed)?;
     check_plot_columns(&model, args)?;
-    let servo = crate::servo::law(&model, args)?;
+    let servo = crate::servo::law(&model, &args.servo)?;
+    if servo.is_some() && !args.u.is_empty() {
+        return Err(Failure::bad_input(format!(
+            "{name}: the servo constraints drive the inputs; --u is not taken"
+        )));
+    }
     let inputs = match servo {
         Some(_) => vec![0.0; model.derivation.inputs.len()],
         None => model.input_values("", Some(&args.u))?,

@@ -6,7 +6,7 @@ use crate::backend::{Backend, Function};
 use crate::error::JitError;
 use udk_symbolic::emit::{TapeError, TapeInputs};
 use udk_symbolic::expr::{ExprId, Pool};
-use udk_symbolic::{Equations, ExprMatrix};
+use udk_symbolic::{Equations, ExprMatrix, LagrangianEquations, ServoRows};
 
 /// A block of derived expressions: the row-major entries of a rows × cols matrix (cols = 1 for
 /// a vector).
@@ -55,6 +55,28 @@ impl<'a> Block<'a> {
                 Block::vector(&e.b_p),
             ],
         }
+    }
+
+    /// The terms of the servo controller of a Lagrangian model with servo constraints, in the
+    /// order of the fields of `udk_runtime::servo::GenericServoTerms`: M (n × n), Q and C at
+    /// u = 0 (n, n), B (n × k), then the stacked `rows` [A; A_s] (r × n), [b; b_s] (r), the
+    /// holonomic residuals (r) and the velocity-level residuals (r); `None` without servo
+    /// constraints.
+    pub fn servo_terms(
+        equations: &'a LagrangianEquations,
+        rows: &'a ServoRows,
+    ) -> Option<[Self; 8]> {
+        let servo = equations.servo.as_ref()?;
+        Some([
+            Block::matrix(&equations.mass_matrix),
+            Block::vector(&servo.generalized_force),
+            Block::vector(&servo.nonideal_force),
+            Block::matrix(&servo.input_matrix),
+            Block::matrix(&rows.constraint_matrix),
+            Block::vector(&rows.constraint_rhs),
+            Block::vector(&servo.position_residual),
+            Block::vector(&rows.velocity_residual),
+        ])
     }
 }
 

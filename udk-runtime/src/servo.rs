@@ -70,6 +70,40 @@ where
     pub velocity_residual: OVector<f64, R>,
 }
 
+impl GenericServoTerms<Dyn, Dyn, Dyn> {
+    /// Terms of zeros for n coordinates, r rows and k inputs, with a non-ideal force C when
+    /// `nonideal`: the buffers a run-time model's program fills through
+    /// [`GenericServoTerms::blocks_mut`].
+    pub fn zeros(n: usize, r: usize, k: usize, nonideal: bool) -> Self {
+        GenericServoTerms {
+            mass_matrix: OMatrix::zeros_generic(Dyn(n), Dyn(n)),
+            generalized_force: OVector::zeros_generic(Dyn(n), U1),
+            nonideal_force: nonideal.then(|| OVector::zeros_generic(Dyn(n), U1)),
+            input_matrix: OMatrix::zeros_generic(Dyn(n), Dyn(k)),
+            constraint_matrix: OMatrix::zeros_generic(Dyn(r), Dyn(n)),
+            constraint_rhs: OVector::zeros_generic(Dyn(r), U1),
+            position_residual: OVector::zeros_generic(Dyn(r), U1),
+            velocity_residual: OVector::zeros_generic(Dyn(r), U1),
+        }
+    }
+
+    /// The eight blocks as column-major slices, in the order of the fields: M, Q, C (empty
+    /// when `None`), B, [A; A_s], [b; b_s], the position and the velocity residuals.
+    pub fn blocks_mut(&mut self) -> [&mut [f64]; 8] {
+        let nonideal = (self.nonideal_force.as_mut()).map_or(&mut [][..], |c| c.as_mut_slice());
+        [
+            self.mass_matrix.as_mut_slice(),
+            self.generalized_force.as_mut_slice(),
+            nonideal,
+            self.input_matrix.as_mut_slice(),
+            self.constraint_matrix.as_mut_slice(),
+            self.constraint_rhs.as_mut_slice(),
+            self.position_residual.as_mut_slice(),
+            self.velocity_residual.as_mut_slice(),
+        ]
+    }
+}
+
 /// [`GenericServoTerms`] with n = `N` coordinates, r = `R` rows and k = `K` inputs, as
 /// `#[lagrangian]` generates them (`servo_terms`).
 pub type ServoTerms<const N: usize, const R: usize, const K: usize> =
@@ -295,6 +329,11 @@ where
             }
         }
     }
+    if m == 0 && r == n && k == n {
+        if let Some(control) = determined(terms, convergence, &rhs, options)? {
+            return finite(control);
+        }
+    }
     let mass = &terms.mass_matrix;
     let all = LagrangianView {
         mass_matrix: mass,
@@ -311,7 +350,7 @@ where
         })?;
     if let (Some(force), true) = (constraint_force, m == 0 && k == n) {
         if let Some(control) = fully_actuated(terms, convergence, &factor, &target, force)? {
-            return Ok(control);
+            return finite(control);
         }
     }
     // The servo rows alone: [A; A_s] with the physical rows zeroed, so that every product
@@ -385,13 +424,7 @@ where
     let missing = wanted - &achieved;
     let unrealized_force = mass * &missing;
     let task_residual = -(&servo * &missing);
-    let finite = |x: &[f64]| x.iter().all(|v| v.is_finite());
-    if !finite(input.as_slice()) || !finite(unrealized_force.as_slice()) {
-        return Err(Error::NonFinite {
-            what: "servo input u or its unrealized force",
-        });
-    }
-    Ok(GenericServoControl {
+    finite(GenericServoControl {
         input,
         acceleration: rest + achieved,
         servo_force,
@@ -400,11 +433,28 @@ where
     })
 }
 
+/// `control`, or `NonFinite` when its input or unrealized force is not finite.
+fn finite<N: Dim, R: Dim, K: Dim>(
+    control: GenericServoControl<N, R, K>,
+) -> Result<GenericServoControl<N, R, K>, Error>
+where
+    DefaultAllocator: Allocator<N> + Allocator<R> + Allocator<K>,
+{
+    let all = |x: &[f64]| x.iter().all(|v| v.is_finite());
+    if all(control.input.as_slice()) && all(control.unrealized_force.as_slice()) {
+        Ok(control)
+    } else {
+        Err(Error::NonFinite {
+            what: "servo input u or its unrealized force",
+        })
+    }
+}
+
 /// The controller of a system without physical constraints whose input matrix B is square and
 /// invertible (fully actuated), where both realizations give u = B⁻¹Qᶜ_s: Qᶜ_s is the
 /// kernel's constraint force `force` (C + A_sᵀλ) less C₀, plus the eq 72 term, so that no
-/// other solve with M is needed than the residuals'; u = (BᵀB)⁻¹BᵀQᶜ_s. `None` when B is
-/// singular or nearly so (a pivot ratio of BᵀB at most 1e-8), for the general path.
+/// other solve with M is needed than the residuals'; u by [`realize_square`]. `None` when B
+/// is singular or nearly so, for the general path.
 fn fully_actuated<N: Dim, R: Dim, K: Dim>(
     terms: &GenericServoTerms<N, R, K>,
     convergence: Convergence,
@@ -416,46 +466,230 @@ where
     DefaultAllocator:
         KernelAllocator<N, R> + KernelAllocator<N, K> + KernelAllocator<R, K> + Allocator<U1, N>,
 {
-    let input_matrix = &terms.input_matrix;
-    let Some(gram) = Cholesky::new(input_matrix.tr_mul(input_matrix), FACTOR_TOLERANCE) else {
-        return Ok(None);
-    };
     let mut servo_force = force;
     if let Some(c) = &terms.nonideal_force {
         servo_force -= c;
     }
-    let servo = &terms.constraint_matrix;
-    let mut shift = None;
+    let mut target = target.clone();
     if let Convergence::Paper { p } = convergence {
         // −M A_sᵀ(A_s A_sᵀ)⁻¹ P⁻¹ β, and M⁻¹ of it for the acceleration.
+        let servo = &terms.constraint_matrix;
         let gram = servo * servo.transpose();
         let step = -(servo.tr_mul(&(pinv(&gram, None)? * &terms.velocity_residual))) / p;
         servo_force += &terms.mass_matrix * &step;
-        shift = Some(step);
+        target += step;
     }
-    let input = gram.solve(&input_matrix.tr_mul(&servo_force));
+    Ok(realize_square(terms, factor, target, servo_force))
+}
+
+/// The controller when the servo rows alone determine the motion: no physical rows, A_s
+/// square (s = n) and B square (k = n). Then the fundamental equation gives q̈* = A_s⁻¹b*
+/// whatever M (Udwadia & Kalaba 1993, eq 17 with A M^-½ invertible: (A M^-½)⁺ = M^½A⁻¹), and
+/// eq 72's term −A_sᵀ(A_s A_sᵀ)⁻¹β/P is −A_s⁻¹β/P, so that one elimination on A_s
+/// ([`solve_square`]) gives q̈* and Qᶜ_s = M q̈* − Q₀ − C₀, and one on B gives u = B⁻¹Qᶜ_s
+/// (none for B = I):
+/// no A_s M⁻¹ A_sᵀ is formed, and M is factored once, for the acceleration under u. `None`
+/// (for the general path) when a pivot of either elimination is at most 1e-8 times the
+/// largest (A_s or B singular or nearly so).
+///
+/// # Errors
+/// As [`control`]: the kernel's validation of M, Q, C, A, b ([`crate::acceleration`]),
+/// `NotPositiveDefinite` for a singular M, `ResidualTooLarge` when the componentwise backward
+/// error of q̈* in A_s q̈* = b* ([`backward_error`]) exceeds `options.residual_tolerance`.
+fn determined<N: Dim, R: Dim, K: Dim>(
+    terms: &GenericServoTerms<N, R, K>,
+    convergence: Convergence,
+    rhs: &OVector<f64, R>,
+    options: &Options,
+) -> Result<Option<GenericServoControl<N, R, K>>, Error>
+where
+    DefaultAllocator:
+        KernelAllocator<N, R> + KernelAllocator<N, K> + KernelAllocator<R, K> + Allocator<U1, N>,
+{
+    let mass = &terms.mass_matrix;
+    let mut rhs = rhs.clone();
+    if let Convergence::Paper { p } = convergence {
+        rhs -= &terms.velocity_residual / p;
+    }
+    crate::validate::lagrangian_inputs(
+        LagrangianView {
+            mass_matrix: mass,
+            generalized_force: &terms.generalized_force,
+            constraint_matrix: &terms.constraint_matrix,
+            constraint_rhs: &rhs,
+            nonideal_force: terms.nonideal_force.as_ref(),
+        },
+        options,
+    )?;
+    let factor =
+        Cholesky::new(mass.clone(), FACTOR_TOLERANCE).ok_or(Error::NotPositiveDefinite {
+            what: "the mass matrix (the servo controller needs M⁻¹)",
+        })?;
+    let (n, _) = mass.shape_generic();
+    let servo = &terms.constraint_matrix;
+    let Some(target) = solve_square(n, servo, &rhs) else {
+        return Ok(None);
+    };
+    crate::residual::check(backward_error(servo, &rhs, &target), options)?;
+    let mut servo_force = mass * &target - &terms.generalized_force;
+    if let Some(c) = &terms.nonideal_force {
+        servo_force -= c;
+    }
+    // u = B⁻¹Qᶜ_s (Qᶜ_s itself when B = I: the inputs are the generalized forces, as a URDF
+    // robot's joint efforts), and the rounding it leaves, M⁻¹ of which the acceleration
+    // under u lacks.
+    let input_matrix = &terms.input_matrix;
+    let identity = (input_matrix.column_iter().enumerate()).all(|(j, column)| {
+        column
+            .iter()
+            .enumerate()
+            .all(|(i, &b)| b == f64::from(i == j))
+    });
+    let square = match identity {
+        true => servo_force.clone(),
+        false => match solve_square(n, input_matrix, &servo_force) {
+            Some(square) => square,
+            None => return Ok(None),
+        },
+    };
+    let (_, k) = input_matrix.shape_generic();
+    let input = OVector::from_fn_generic(k, U1, |i, _| square[i]);
     let unrealized_force = &servo_force - input_matrix * &input;
     let missing = factor.solve(&unrealized_force);
-    let mut acceleration = target - &missing;
-    if let Some(step) = shift {
-        acceleration += step;
-    }
-    if !input
-        .iter()
-        .chain(unrealized_force.iter())
-        .all(|x| x.is_finite())
-    {
-        return Err(Error::NonFinite {
-            what: "servo input u or its unrealized force",
-        });
-    }
     Ok(Some(GenericServoControl {
         input,
-        acceleration,
+        acceleration: target - &missing,
         servo_force,
         task_residual: -(servo * &missing),
         unrealized_force,
     }))
+}
+
+/// x (n entries) with A x = b for an A of n rows and n columns (`R` and `C` the storage's
+/// dimensions), by Gaussian elimination with partial pivoting (Golub & Van Loan 2013,
+/// Algorithm 3.4.1) on the rows equilibrated by powers of two (exact), in an n × n copy.
+/// `None` when a pivot |uₖₖ| is at most 1e-8 times the largest (A singular or nearly so).
+fn solve_square<N: Dim, R: Dim, C: Dim>(
+    n: N,
+    a: &OMatrix<f64, R, C>,
+    b: &OVector<f64, R>,
+) -> Option<OVector<f64, N>>
+where
+    DefaultAllocator: Allocator<N, N> + Allocator<N> + Allocator<R, C> + Allocator<R>,
+{
+    let size = n.value();
+    let mut x = OVector::<f64, N>::from_fn_generic(n, U1, |i, _| b[i]);
+    let mut work = OMatrix::<f64, N, N>::from_fn_generic(n, n, |i, j| a[(i, j)]);
+    let (w, x_slice) = (work.as_mut_slice(), x.as_mut_slice());
+    for (i, xi) in x_slice.iter_mut().enumerate() {
+        let largest = (0..size).fold(0.0_f64, |m, j| m.max(w[i + j * size].abs()));
+        let scale = crate::scaling::unit_scale(largest);
+        for j in 0..size {
+            w[i + j * size] *= scale;
+        }
+        *xi *= scale;
+    }
+    // Column-major: column k is w[k n..(k + 1) n]; L's multipliers overwrite it below
+    // the diagonal.
+    let (mut smallest, mut largest) = (f64::INFINITY, 0.0_f64);
+    for k in 0..size {
+        let column = &w[k * size..(k + 1) * size];
+        let mut p = k;
+        for i in k + 1..size {
+            if column[i].abs() > column[p].abs() {
+                p = i;
+            }
+        }
+        if p != k {
+            for j in 0..size {
+                w.swap(k + j * size, p + j * size);
+            }
+            x_slice.swap(k, p);
+        }
+        let (left, right) = w.split_at_mut((k + 1) * size);
+        let column = &mut left[k * size..];
+        let pivot = column[k];
+        (smallest, largest) = (smallest.min(pivot.abs()), largest.max(pivot.abs()));
+        if pivot == 0.0 {
+            return None;
+        }
+        let inverse = 1.0 / pivot;
+        for l in &mut column[k + 1..] {
+            *l *= inverse;
+        }
+        let xk = x_slice[k];
+        for (xi, l) in x_slice[k + 1..].iter_mut().zip(&column[k + 1..]) {
+            *xi -= l * xk;
+        }
+        for target in right.chunks_exact_mut(size) {
+            let ukj = target[k];
+            if ukj != 0.0 {
+                for (t, l) in target[k + 1..].iter_mut().zip(&column[k + 1..]) {
+                    *t -= l * ukj;
+                }
+            }
+        }
+    }
+    if smallest <= FACTOR_TOLERANCE * largest {
+        return None;
+    }
+    for k in (0..size).rev() {
+        let sum: f64 = (k + 1..size).map(|j| w[k + j * size] * x_slice[j]).sum();
+        x_slice[k] = (x_slice[k] - sum) / w[k + k * size];
+    }
+    Some(x)
+}
+
+/// The componentwise backward error of x for A x = b (Oettli & Prager 1964):
+/// maxᵢ |(A x − b)ᵢ| / (|A| |x| + |b|)ᵢ, free of the rows' units; 0 for rows that are 0.
+fn backward_error<N: Dim, R: Dim>(
+    a: &OMatrix<f64, R, N>,
+    b: &OVector<f64, R>,
+    x: &OVector<f64, N>,
+) -> f64
+where
+    DefaultAllocator: Allocator<R, N> + Allocator<R> + Allocator<N>,
+{
+    (0..b.len())
+        .map(|i| {
+            let row = a.row(i);
+            let (product, size) = (row.iter().zip(x.iter()))
+                .fold((0.0, 0.0), |(p, s), (a, x)| (p + a * x, s + (a * x).abs()));
+            let (residual, size) = (product - b[i], size + b[i].abs());
+            if size > 0.0 {
+                residual.abs() / size
+            } else {
+                0.0
+            }
+        })
+        .fold(0.0, f64::max)
+}
+
+/// u = (BᵀB)⁻¹BᵀQᶜ_s for a square B, the unrealized force Qᶜ_s − B u (rounding when B is
+/// invertible), and the acceleration under u, q̈* less M⁻¹ of it (`factor` is M's). `None`
+/// when B is singular or nearly so (a pivot ratio of BᵀB at most 1e-8), for the general path.
+fn realize_square<N: Dim, R: Dim, K: Dim>(
+    terms: &GenericServoTerms<N, R, K>,
+    factor: &Cholesky<N>,
+    target: OVector<f64, N>,
+    servo_force: OVector<f64, N>,
+) -> Option<GenericServoControl<N, R, K>>
+where
+    DefaultAllocator:
+        KernelAllocator<N, R> + KernelAllocator<N, K> + KernelAllocator<R, K> + Allocator<U1, N>,
+{
+    let input_matrix = &terms.input_matrix;
+    let gram = Cholesky::new(input_matrix.tr_mul(input_matrix), FACTOR_TOLERANCE)?;
+    let input = gram.solve(&input_matrix.tr_mul(&servo_force));
+    let unrealized_force = &servo_force - input_matrix * &input;
+    let missing = factor.solve(&unrealized_force);
+    Some(GenericServoControl {
+        input,
+        acceleration: target - &missing,
+        servo_force,
+        task_residual: -(&terms.constraint_matrix * &missing),
+        unrealized_force,
+    })
 }
 
 /// The servo input of `system` at (q, q̇, t) under `law` ([`control`] on
@@ -505,6 +739,16 @@ mod tests {
     use super::*;
     use nalgebra::{matrix, vector, Matrix2x3, SMatrix};
 
+    /// Each convergence law, with gains of order 1.
+    const LAWS: [Convergence; 3] = [
+        Convergence::None,
+        Convergence::Paper { p: 0.5 },
+        Convergence::TaskSpace {
+            stiffness: 4.0,
+            damping: 3.0,
+        },
+    ];
+
     /// A planar point of mass diag(2, 3) with the servo rows x = 0 (holonomic) and ẏ = 1.
     fn terms<const K: usize>(input_matrix: SMatrix<f64, 2, K>) -> ServoTerms<2, 2, K> {
         ServoTerms {
@@ -521,15 +765,7 @@ mod tests {
 
     #[test]
     fn the_fully_actuated_path_agrees_with_the_general_one() {
-        let laws = [
-            Convergence::None,
-            Convergence::Paper { p: 0.5 },
-            Convergence::TaskSpace {
-                stiffness: 4.0,
-                damping: 3.0,
-            },
-        ];
-        for law in laws {
+        for law in LAWS {
             // B square: the fast path; B with a third, idle column: the general one.
             let b = matrix![1.0, 0.5; 0.0, 2.0];
             let fast = control::<2, 0, 2, 2>(&terms(b), law, &Options::default()).unwrap();
@@ -555,6 +791,132 @@ mod tests {
                 assert!((fast.acceleration - expected).norm() < 1e-12);
             }
         }
+    }
+
+    /// Three coordinates with a full M, three servo rows of different scales (a square A_s)
+    /// and a full B; K = 4 adds an idle fourth input (which takes the general path).
+    fn determined_terms<const K: usize>() -> ServoTerms<3, 3, K> {
+        let b = matrix![1.0, 0.5, 0.0; -0.3, 2.0, 0.1; 0.2, 0.0, 1.5];
+        ServoTerms {
+            mass_matrix: matrix![4.0, 1.0, 0.5; 1.0, 3.0, -0.2; 0.5, -0.2, 2.0],
+            generalized_force: vector![0.5, -9.81, 1.25],
+            nonideal_force: Some(vector![0.1, 0.0, -0.3]),
+            input_matrix: SMatrix::from_fn(|i, j| if j < 3 { b[(i, j)] } else { 0.0 }),
+            constraint_matrix: matrix![1e3, 2e3, 0.0; 0.0, 1.0, 1.0; 1e-3, 0.0, 4e-3],
+            constraint_rhs: vector![5.0, -0.25, 1e-3],
+            position_residual: vector![0.02, 0.0, 0.0],
+            velocity_residual: vector![-0.1, 0.4, 0.3],
+        }
+    }
+
+    #[test]
+    fn the_determined_path_agrees_with_the_general_one() {
+        for law in LAWS {
+            let options = Options::default();
+            let fast = control::<3, 0, 3, 3>(&determined_terms(), law, &options).unwrap();
+            let general = control::<3, 0, 3, 4>(&determined_terms(), law, &options).unwrap();
+            assert!(general.input[3].abs() < 1e-12);
+            // Relative to |u|, |q̈|, |Qᶜ_s| and, for the task rows, ‖A_s‖_∞ |q̈| (rounding).
+            let (force, acceleration) = (general.servo_force.amax(), general.acceleration.amax());
+            let pairs = [
+                (fast.input.as_slice(), &general.input.as_slice()[..3], force),
+                (
+                    fast.acceleration.as_slice(),
+                    general.acceleration.as_slice(),
+                    acceleration,
+                ),
+                (
+                    fast.servo_force.as_slice(),
+                    general.servo_force.as_slice(),
+                    force,
+                ),
+                (
+                    fast.unrealized_force.as_slice(),
+                    general.unrealized_force.as_slice(),
+                    force,
+                ),
+                (
+                    fast.task_residual.as_slice(),
+                    general.task_residual.as_slice(),
+                    3e3 * acceleration,
+                ),
+            ];
+            for (x, y, scale) in pairs {
+                let error = (x.iter().zip(y)).fold(0.0_f64, |e, (a, b)| e.max((a - b).abs()));
+                assert!(
+                    error < 1e-12 * scale.max(1.0),
+                    "{law:?}: {x:?} against {y:?}"
+                );
+            }
+            // The task rows hold under u: A_s q̈ = b*, with eq 72's −β/P in b*.
+            let terms = determined_terms::<3>();
+            let mut expected = terms.constraint_rhs;
+            match law {
+                Convergence::None => {}
+                Convergence::Paper { p } => expected -= terms.velocity_residual / p,
+                Convergence::TaskSpace { stiffness, damping } => {
+                    expected -=
+                        terms.velocity_residual * damping + terms.position_residual * stiffness
+                }
+            }
+            let found = terms.constraint_matrix * fast.acceleration;
+            assert!(
+                (found - expected).amax() < 1e-12 * 3e3 * acceleration,
+                "{law:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn the_determined_path_with_dynamic_sizes_is_the_fixed_one() {
+        let terms = determined_terms::<3>();
+        let dynamic = GenericServoTerms {
+            mass_matrix: nalgebra::DMatrix::from_column_slice(3, 3, terms.mass_matrix.as_slice()),
+            generalized_force: nalgebra::DVector::from_column_slice(
+                terms.generalized_force.as_slice(),
+            ),
+            nonideal_force: (terms.nonideal_force.as_ref())
+                .map(|c| nalgebra::DVector::from_column_slice(c.as_slice())),
+            input_matrix: nalgebra::DMatrix::from_column_slice(3, 3, terms.input_matrix.as_slice()),
+            constraint_matrix: nalgebra::DMatrix::from_column_slice(
+                3,
+                3,
+                terms.constraint_matrix.as_slice(),
+            ),
+            constraint_rhs: nalgebra::DVector::from_column_slice(terms.constraint_rhs.as_slice()),
+            position_residual: nalgebra::DVector::from_column_slice(
+                terms.position_residual.as_slice(),
+            ),
+            velocity_residual: nalgebra::DVector::from_column_slice(
+                terms.velocity_residual.as_slice(),
+            ),
+        };
+        for law in LAWS {
+            let fixed = control::<3, 0, 3, 3>(&terms, law, &Options::default()).unwrap();
+            let found = control_dyn(&dynamic, 0, law, &Options::default()).unwrap();
+            // The same operations in the same order, up to nalgebra's summation order.
+            for (x, y) in [
+                (found.input.as_slice(), fixed.input.as_slice()),
+                (found.acceleration.as_slice(), fixed.acceleration.as_slice()),
+            ] {
+                let scale = y.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+                let error = (x.iter().zip(y)).fold(0.0_f64, |e, (a, b)| e.max((a - b).abs()));
+                assert!(error <= 1e-15 * scale, "{law:?}: {x:?} against {y:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_singular_task_leaves_the_determined_path() {
+        // The third row is twice the first: rank 2, and b consistent with it.
+        let mut terms = determined_terms::<3>();
+        terms.constraint_matrix = matrix![1.0, 2.0, 0.0; 0.0, 1.0, 1.0; 2.0, 4.0, 0.0];
+        terms.constraint_rhs = vector![1.0, -0.25, 2.0];
+        let law = Convergence::None;
+        let control = control::<3, 0, 3, 3>(&terms, law, &Options::default()).unwrap();
+        let rows = terms.constraint_matrix * control.acceleration;
+        assert!((rows - terms.constraint_rhs).amax() < 1e-12, "{rows}");
+        assert!(control.realized(1e-12));
     }
 
     #[test]

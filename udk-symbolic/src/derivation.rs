@@ -95,6 +95,41 @@ pub struct ServoEquations {
     pub nonideal_force: Vec<ExprId>,
 }
 
+/// The constraint rows of a servo controller's terms, for a Lagrangian model with n
+/// coordinates, m physical and s servo rows: the physical rows first, then the servo ones
+/// (r = m + s), as `udk_runtime::servo::GenericServoTerms` holds them.
+#[derive(Clone, Debug)]
+pub struct ServoRows {
+    /// [A; A_s], r × n.
+    pub constraint_matrix: ExprMatrix,
+    /// [b; b_s], r entries.
+    pub constraint_rhs: Vec<ExprId>,
+    /// The r rows at velocity level: ḟ or φ, then ė or φ_s (the error β of the review paper,
+    /// eq 72, in the servo rows).
+    pub velocity_residual: Vec<ExprId>,
+}
+
+impl LagrangianEquations {
+    /// The physical and servo rows stacked, for the servo controller; `None` for a model
+    /// without servo constraints.
+    pub fn servo_rows(&self) -> Option<ServoRows> {
+        let servo = self.servo.as_ref()?;
+        let concat = |a: &[ExprId], b: &[ExprId]| [a, b].concat();
+        Some(ServoRows {
+            constraint_matrix: ExprMatrix {
+                rows: self.constraint_rhs.len() + servo.constraint_rhs.len(),
+                cols: self.mass_matrix.cols,
+                entries: concat(
+                    &self.constraint_matrix.entries,
+                    &servo.constraint_matrix.entries,
+                ),
+            },
+            constraint_rhs: concat(&self.constraint_rhs, &servo.constraint_rhs),
+            velocity_residual: concat(&self.velocity_constraints, &servo.velocity_constraints),
+        })
+    }
+}
+
 /// The Jacobians of the two residuals of a Lagrangian model with n coordinates, m
 /// constraints and k inputs, whose zeros define the motion:
 ///

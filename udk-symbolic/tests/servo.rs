@@ -5,6 +5,7 @@ mod core_support;
 
 use core_support::{derived, lagrangian, model, Point, Rng};
 use udk_symbolic::derive;
+use udk_symbolic::emit::{equations_latex, equations_text};
 
 /// A particle in the plane pushed by a force (ux, uy) at its position, with a servo
 /// constraint of each kind and the given extra TOML lines.
@@ -22,6 +23,17 @@ fn particle(servo: &str, extra: &str) -> String {
     )
 }
 
+/// The particle on the track y = 0.5 x (a physical constraint) with a servo constraint of each
+/// kind, written nonholonomic first, pushed through a generalized force and a load.
+fn on_a_track() -> String {
+    particle(
+        r#"["nonholonomic(dot(y) - c * t)", "holonomic(x - t.powi(2))"]"#,
+        r#"holonomic = ["y - 0.5 * x"]
+        forces = ["c * ux", "0.0"]
+        loads = ["force(vec3(0.0, uy, 0.0), vec3(x, y, 0.0))"]"#,
+    )
+}
+
 /// The error messages of a model.
 fn messages(toml_text: &str) -> Vec<String> {
     let errors = derive(&model(toml_text)).expect_err("the model has errors");
@@ -32,13 +44,7 @@ fn messages(toml_text: &str) -> Vec<String> {
 fn servo_rows_are_derived_apart_from_the_physical_ones() {
     // Written nonholonomic first: the holonomic rows come first. The physical constraint
     // y = 0.5 x stays in A; the force enters through a load and a generalized force.
-    let text = particle(
-        r#"["nonholonomic(dot(y) - c * t)", "holonomic(x - t.powi(2))"]"#,
-        r#"holonomic = ["y - 0.5 * x"]
-        forces = ["c * ux", "0.0"]
-        loads = ["force(vec3(0.0, uy, 0.0), vec3(x, y, 0.0))"]"#,
-    );
-    let d = derived(&text);
+    let d = derived(&on_a_track());
     let eq = lagrangian(&d);
     assert_eq!(eq.constraint_rhs.len(), 1);
     let servo = eq.servo.as_ref().expect("servo equations");
@@ -63,6 +69,32 @@ fn servo_rows_are_derived_apart_from_the_physical_ones() {
     // B = ∂(Q + C)/∂u = [[c, 0], [0, 1]], and Q at u = 0 is zero.
     assert_eq!(at(&servo.input_matrix.entries), [c, 0.0, 0.0, 1.0]);
     assert_eq!(at(&servo.generalized_force), [0.0, 0.0]);
+}
+
+#[test]
+fn the_equation_sheets_print_the_servo_rows_and_the_input_matrix() {
+    let d = derived(&on_a_track());
+    let sheet = equations_text(&d);
+    // The servo rows and B next to the physical A and b, not inside them.
+    for line in [
+        "s = 2 servo constraints (1 holonomic, 1 nonholonomic), realized by the inputs (ux, uy)",
+        "A, constraint matrix (1 x 2):",
+        "A_s, servo constraint matrix (2 x 2):",
+        "B, input matrix d(Q + C)/du (2 x 2):",
+    ] {
+        assert!(sheet.contains(line), "{line} in\n{sheet}");
+    }
+    insta::assert_snapshot!(format!("{sheet}\n{}", equations_latex(&d)));
+}
+
+/// The arm of the review paper's section 8.3 (`examples/models/flexible_joint_servo.toml`):
+/// its sheets name the long subexpressions M and Q share, as for a model without servo rows.
+#[test]
+fn the_equation_sheets_of_the_flexible_joint_servo_arm() {
+    let d = derived(include_str!(
+        "../../examples/models/flexible_joint_servo.toml"
+    ));
+    insta::assert_snapshot!(format!("{}\n{}", equations_text(&d), equations_latex(&d)));
 }
 
 #[test]

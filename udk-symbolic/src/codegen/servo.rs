@@ -2,7 +2,7 @@
 //! `ServoSystem` impl that `udk_runtime::servo` runs on.
 
 use super::{doc, vector_type, Code, Output};
-use crate::derivation::{ExprMatrix, LagrangianEquations};
+use crate::derivation::LagrangianEquations;
 use proc_macro2::{Ident, Literal, TokenStream};
 use quote::quote;
 
@@ -21,17 +21,9 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
         Literal::usize_unsuffixed(r_count),
         Literal::usize_unsuffixed(code.k),
     );
-    let stacked = ExprMatrix {
-        rows: r_count,
-        cols: n_count,
-        entries: [
-            &eq.constraint_matrix.entries[..],
-            &servo.constraint_matrix.entries,
-        ]
-        .concat(),
-    };
-    let rhs = [&eq.constraint_rhs[..], &servo.constraint_rhs].concat();
-    let velocity = [&eq.velocity_constraints[..], &servo.velocity_constraints].concat();
+    let rows = eq
+        .servo_rows()
+        .expect("a model with servo constraints has servo rows");
     let has_nonideal = !servo
         .nonideal_force
         .iter()
@@ -46,13 +38,22 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
             super::local("input_matrix"),
             Output::Matrix(&servo.input_matrix),
         ),
-        (super::local("constraint_matrix"), Output::Matrix(&stacked)),
-        (super::local("constraint_rhs"), Output::Vector(&rhs)),
+        (
+            super::local("constraint_matrix"),
+            Output::Matrix(&rows.constraint_matrix),
+        ),
+        (
+            super::local("constraint_rhs"),
+            Output::Vector(&rows.constraint_rhs),
+        ),
         (
             super::local("position_residual"),
             Output::Vector(&servo.position_residual),
         ),
-        (super::local("velocity_residual"), Output::Vector(&velocity)),
+        (
+            super::local("velocity_residual"),
+            Output::Vector(&rows.velocity_residual),
+        ),
     ];
     if has_nonideal {
         outputs.push((

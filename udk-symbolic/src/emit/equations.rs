@@ -9,8 +9,12 @@ use crate::parse::Value;
 
 /// The equations of `d` as plain text: the model's name and kind, n and m, how M and Q were
 /// formed (Lagrangian models: [`crate::MassMatrixForm::describe`]), then every
-/// nonzero entry of M, Q, A, b and C (Lagrangian models) or of H_p, H_q, H_pp, A_p and b_p
-/// (Hamiltonian models), 1-based, one per line, in the syntax of [`text`]. A block whose
+/// nonzero entry of M, Q, A, b and C (Lagrangian models; for a model with `servo`
+/// constraints, a line with their number s and then the holonomic servo constraints e, all
+/// servo rows at velocity level β (the error of the review paper's eq 72), A_s and b_s,
+/// A_s q̈ = b_s, and the input matrix B = ∂(Q + C)/∂u, n × k, through which the inputs realize them: review
+/// paper, section 8.3) or of H_p, H_q, H_pp, A_p and b_p (Hamiltonian models), 1-based, one
+/// per line, in the syntax of [`text`]. A block whose
 /// entries are all 0 says so, and so does an empty one (m = 0); entries not listed are 0.
 ///
 /// The sheet is at most a constant times as long as the DAG it shows: a subexpression that
@@ -25,7 +29,7 @@ pub fn equations_text(d: &Derivation) -> String {
 }
 
 /// The equations of `d` as LaTeX: a comment naming the model and how M and Q were formed, then
-/// one `aligned` environment (math mode) with n, m and every
+/// one `aligned` environment (math mode) with n, m (and s, the servo rows) and every
 /// nonzero entry of the blocks listed at [`equations_text`], e.g. `M_{1,1} &= m \\`; a block
 /// of zeros is one row `C &= 0`, an empty block (m = 0) none. Long repeated subexpressions
 /// are named as in [`equations_text`], as rows `s_{1} &= …`.
@@ -165,7 +169,38 @@ impl Sheet {
                         &e.constraint_rhs,
                     ),
                     vector("C", "C", "non-ideal constraint force", &e.nonideal_force),
-                ],
+                ]
+                .into_iter()
+                .chain(e.servo.iter().flat_map(|s| {
+                    [
+                        vector(
+                            "e",
+                            "e",
+                            "holonomic servo constraints e(q, t)",
+                            &s.holonomic,
+                        ),
+                        vector(
+                            "beta",
+                            "\\beta",
+                            "servo constraints at velocity level (e', phi_s)",
+                            &s.velocity_constraints,
+                        ),
+                        matrix(
+                            "A_s",
+                            "A_{s}",
+                            "servo constraint matrix",
+                            &s.constraint_matrix,
+                        ),
+                        vector(
+                            "b_s",
+                            "b_{s}",
+                            "servo right-hand side, A_s q'' = b_s",
+                            &s.constraint_rhs,
+                        ),
+                        matrix("B", "B", "input matrix d(Q + C)/du", &s.input_matrix),
+                    ]
+                }))
+                .collect(),
             ),
             Equations::Hamiltonian(e) => (
                 "Hamiltonian",
@@ -179,6 +214,13 @@ impl Sheet {
                 ],
             ),
         };
+        let servo = match &d.equations {
+            Equations::Lagrangian(e) => e.servo.as_ref().map(|s| {
+                let rows = s.constraint_rhs.len();
+                (rows, s.holonomic.len(), rows - s.holonomic.len())
+            }),
+            Equations::Hamiltonian(_) => None,
+        };
         let coordinates = d.coordinates.join(", ");
         let path = acceleration_path(d);
         let form = match &d.equations {
@@ -191,6 +233,13 @@ impl Sheet {
                     "{} ({kind}): n = {n} coordinates ({coordinates}), m = {m} constraints",
                     d.name
                 ));
+                if let Some((s, holonomic, nonholonomic)) = servo {
+                    self.line(format!(
+                        "s = {s} servo constraints ({holonomic} holonomic, {nonholonomic} \
+                         nonholonomic), realized by the inputs ({})",
+                        d.inputs.join(", ")
+                    ));
+                }
                 if let Some(form) = form {
                     self.line(format!("M and Q by {form}"));
                 }
@@ -204,6 +253,13 @@ impl Sheet {
             }
             Format::Latex => {
                 self.line(format!("% {} ({kind}), coordinates: {coordinates}", d.name));
+                if let Some((s, holonomic, nonholonomic)) = servo {
+                    self.line(format!(
+                        "% s = {s} servo constraints ({holonomic} holonomic, {nonholonomic} \
+                         nonholonomic), realized by the inputs {}",
+                        d.inputs.join(", ")
+                    ));
+                }
                 if let Some(form) = form {
                     self.line(format!("% M and Q by {form}"));
                 }
@@ -211,7 +267,12 @@ impl Sheet {
                     self.line(format!("% acceleration: {path}"));
                 }
                 self.line("\\begin{aligned}".to_owned());
-                self.line(format!("n &= {n}, \\quad m = {m} \\\\"));
+                match servo {
+                    Some((s, _, _)) => {
+                        self.line(format!("n &= {n}, \\quad m = {m}, \\quad s = {s} \\\\"))
+                    }
+                    None => self.line(format!("n &= {n}, \\quad m = {m} \\\\")),
+                }
             }
         }
         let roots: Vec<ExprId> = (d.definitions.iter().chain(&d.outputs))
