@@ -490,6 +490,10 @@ pub(super) fn run_to_end<D: Dynamics<N>, const N: usize>(
     }
 }
 
+/// After an event: the time and the integrated state to go on from (`Continue`), or where a
+/// stop ends the run (`Break`).
+type Next<X> = ControlFlow<(f64, X), (f64, X)>;
+
 /// What every piece of a run integrates with: the right-hand side, the watched events, the
 /// options and the method.
 struct Pieces<'r, 'w, D: Dynamics<N>, F, const N: usize> {
@@ -567,7 +571,7 @@ where
         events: &[Event<'_, N>],
         recorder: &mut Recorder<'_, 'w, D, N>,
         stats: &mut Stats,
-    ) -> Result<ControlFlow<(f64, D::Integrated), (f64, D::Integrated)>, SimulationError<N>> {
+    ) -> Result<Next<D::Integrated>, SimulationError<N>> {
         let (options, event) = (self.options, &events[crossing.index]);
         let flow = |t: f64| {
             let ends = (crossing.t_prev, t);
