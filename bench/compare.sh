@@ -9,8 +9,10 @@
 # bench/out/robots.md).
 # Then the tree chains (n = 2 … 60) on the O(n) articulated-body path against Pinocchio's C++ aba
 # (bench/trees.py; bench/out/trees.md).
-# UDK_BENCH_PARTS="robots" (or "chains", or "trees", or several, space-separated) runs those parts
-# only.
+# Then the compass-gait walker, 100 steps on its limit cycle, `udk simulate` against SciPy's
+# solve_ivp with events at the same tolerance (bench/compass_gait.py; bench/out/compass_gait.md).
+# UDK_BENCH_PARTS="robots" (or "chains", "trees", "walker", or several, space-separated) runs
+# those parts only.
 #
 # Needs python3 (3.11) with venv, network access to PyPI, a Rust toolchain, g++. Takes about
 # half an hour on 2 cores. Not part of CI. Arguments are passed to compare.py (--help).
@@ -28,7 +30,7 @@ grep -v '^\s*#' "$BENCH/requirements.txt" | grep -v '^\s*$' | while read -r requ
     "$VENV/bin/pip" install -q "$requirement" || echo "pip install $requirement FAILED: its figures will be missing" >&2
 done
 
-PARTS="${UDK_BENCH_PARTS:-chains robots trees}"
+PARTS="${UDK_BENCH_PARTS:-chains robots trees walker}"
 PREFIX="$(ls -d "$VENV"/lib/python3*/site-packages/cmeel.prefix 2>/dev/null | head -n 1 || true)"
 FEATURE_LIST=()
 case "$PARTS" in *chains*|*trees*) FEATURE_LIST+=(large) ;; esac
@@ -49,8 +51,14 @@ case "$PARTS" in *robots*)
     fi
 esac
 FEATURES="$(IFS=,; echo "${FEATURE_LIST[*]}")"
-echo "== udk (Rust): cargo build --release -p udk-bench --features $FEATURES" >&2
-(cd "$ROOT" && cargo build --release -p udk-bench --features "$FEATURES")
+case "$PARTS" in *chains*|*robots*|*trees*)
+    echo "== udk (Rust): cargo build --release -p udk-bench --features $FEATURES" >&2
+    (cd "$ROOT" && cargo build --release -p udk-bench --features "$FEATURES")
+esac
+case "$PARTS" in *walker*)
+    echo "== udk (Rust): cargo build --release -p udk-cli" >&2
+    (cd "$ROOT" && cargo build --release -p udk-cli)
+esac
 
 echo "== Pinocchio in C++ against the pin wheel's headers and libraries" >&2
 rm -f "$OUT/pinocchio_aba" "$OUT/pinocchio_urdf"
@@ -89,4 +97,8 @@ esac
 case "$PARTS" in *trees*)
     echo "== running the tree-chain comparison (O(n) path)" >&2
     "$VENV/bin/python" "$BENCH/trees.py"
+esac
+case "$PARTS" in *walker*)
+    echo "== running the compass-gait comparison" >&2
+    "$VENV/bin/python" "$BENCH/compass_gait.py" --udk "${CARGO_TARGET_DIR:-$ROOT/target}/release/udk"
 esac

@@ -5,6 +5,7 @@ use super::{Model, ModelError};
 use nalgebra::{DMatrix, DVector, SVector};
 use std::ops::ControlFlow;
 use udk_jit::Function;
+use udk_runtime::jacobian::AccelerationJacobianDyn;
 use udk_runtime::simulate::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, DynamicHamiltonianSystem,
@@ -275,6 +276,28 @@ impl DynamicLagrangianSystem for System<'_> {
     fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
         self.inputs_ok(q, qd);
         self.velocity_rows(q, qd, t)
+    }
+
+    /// [`Model::acceleration_jacobian_with`]; a Cranelift failure on its program is
+    /// `JacobianUnavailable`.
+    fn acceleration_jacobian(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: f64,
+        options: &udk_runtime::Options,
+    ) -> Result<AccelerationJacobianDyn, udk_runtime::Error> {
+        self.inputs_ok(q, qd);
+        let (q, qd) = (
+            DVector::from_column_slice(q),
+            DVector::from_column_slice(qd),
+        );
+        (self.model.acceleration_jacobian_with(&q, &qd, t, options)).map_err(|e| match e {
+            ModelError::Runtime(e) => e,
+            _ => udk_runtime::Error::JacobianUnavailable {
+                what: "the acceleration Jacobian (its program did not compile)",
+            },
+        })
     }
 }
 

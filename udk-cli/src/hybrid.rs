@@ -56,6 +56,8 @@ struct Compiled {
     action: EventAction,
     /// The tape of g and, when given, the condition c.
     guard: RefCell<Monitor>,
+    /// The tape of g's gradient (∂g/∂q, ∂g/∂q̇), 2n entries.
+    gradient: RefCell<Monitor>,
     conditional: bool,
     reset: Option<Reset>,
 }
@@ -198,16 +200,16 @@ impl Events {
                 _ => {}
             }
             match compile(model, &mut pool, spec, &gaps) {
-                Ok((guard, reset)) => {
+                Ok(tapes) => {
                     let reset = (action == EventAction::Reset).then(|| Reset {
                         kept: (0..rows)
                             .filter(|r| !released.contains(r) && !impact.contains(&Row::Model(*r)))
                             .collect(),
                         impact: impact.clone(),
                         restitution,
-                        map: (!spec.q.is_empty()).then_some((reset.1, reset.1 + n)),
-                        velocities: (!spec.qd.is_empty()).then_some(reset.2),
-                        tape: RefCell::new(reset.0),
+                        map: (!spec.q.is_empty()).then_some((tapes.map, tapes.map + n)),
+                        velocities: (!spec.qd.is_empty()).then_some(tapes.velocities),
+                        tape: RefCell::new(tapes.reset),
                     });
                     events.push(Compiled {
                         name: spec.name.clone(),
@@ -217,7 +219,8 @@ impl Events {
                             EventDirection::Both => Direction::Both,
                         },
                         action,
-                        guard: RefCell::new(guard),
+                        guard: RefCell::new(tapes.guard),
+                        gradient: RefCell::new(tapes.gradient),
                         conditional: spec.when.is_some(),
                         reset,
                     })
@@ -349,7 +352,17 @@ impl Events {
             (None, EventAction::Stop) => Action::Stop,
             (None, _) => Action::Record,
         };
-        let event = Event::new(compiled.name.clone(), compiled.direction, guard, action);
+        let gradient = move |t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>| {
+            let inputs = self.inputs(t, q.as_slice(), v.as_slice());
+            let mut tape = compiled.gradient.borrow_mut();
+            let values = tape.values(&inputs);
+            (
+                SVector::from_column_slice(&values[..N]),
+                SVector::from_column_slice(&values[N..2 * N]),
+            )
+        };
+        let event = Event::new(compiled.name.clone(), compiled.direction, guard, action)
+            .with_gradient(gradient);
         match compiled.conditional {
             true => event.when(move |t, q, v| {
                 let inputs = self.inputs(t, q.as_slice(), v.as_slice());
@@ -434,9 +447,22 @@ impl Events {
     }
 }
 
-/// The guard tape [g, c?] of `spec` and its reset tape with the offsets of R and q̇⁺: the
-/// gradients of `gaps` (n each), then R (n), ∂R/∂q (n × n, row-major) when `q` is given, then
-/// q̇⁺ when `qd` is given.
+/// The tapes of an event, as [`compile`] makes them.
+struct Tapes {
+    /// [g, c?].
+    guard: Monitor,
+    /// g's gradient [∂g/∂q, ∂g/∂q̇] (2n).
+    gradient: Monitor,
+    /// The gradients of the gap functions (n each), then R (n) and ∂R/∂q (n × n, row-major)
+    /// when `q` is given, then q̇⁺ when `qd` is given.
+    reset: Monitor,
+    /// The offset of R in `reset`.
+    map: usize,
+    /// The offset of q̇⁺ in `reset`.
+    velocities: usize,
+}
+
+/// The tapes of `spec`, with the gradients of `gaps` in its reset tape.
 ///
 /// # Errors
 /// The errors of the expressions; a guard that depends on neither q nor q̇.
@@ -445,7 +471,7 @@ fn compile(
     pool: &mut udk_symbolic::expr::Pool,
     spec: &EventSpec,
     gaps: &[&Expression],
-) -> Result<(Monitor, (Monitor, usize, usize)), Errors> {
+) -> Result<Tapes, Errors> {
     let n = model.n();
     let file = &model.file.spec;
     let mut scalars: Vec<&Expression> = vec![&spec.guard];
@@ -460,6 +486,9 @@ fn compile(
         );
         return Err(errors);
     }
+    let coordinates = (0..n).map(Symbol::Coordinate);
+    let state: Vec<Symbol> = coordinates.chain((0..n).map(Symbol::Velocity)).collect();
+    let slope: Vec<ExprId> = (state.iter()).map(|&s| pool.diff(guard[0], s)).collect();
     let maps: Vec<&Expression> = gaps
         .iter()
         .copied()
@@ -484,14 +513,13 @@ fn compile(
     }
     let velocities_at = outputs.len();
     outputs.extend_from_slice(&lowered[gaps.len() + spec.q.len()..]);
-    Ok((
-        Monitor::new(compile_tape(pool, &guard)),
-        (
-            Monitor::new(compile_tape(pool, &outputs)),
-            map_at,
-            velocities_at,
-        ),
-    ))
+    Ok(Tapes {
+        guard: Monitor::new(compile_tape(pool, &guard)),
+        gradient: Monitor::new(compile_tape(pool, &slope)),
+        reset: Monitor::new(compile_tape(pool, &outputs)),
+        map: map_at,
+        velocities: velocities_at,
+    })
 }
 
 /// The value of a coefficient with parameter values `params`.

@@ -12,6 +12,7 @@ use std::cell::RefCell;
 use std::io::IsTerminal;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
+use udk_runtime::jacobian::AccelerationJacobianDyn;
 use udk_runtime::simulate::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian,
@@ -616,6 +617,29 @@ impl DynamicLagrangianSystem for Tape<'_, DynamicLagrangianTerms> {
 
     fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
         Tape::velocity_residual(self, q, qd, t)
+    }
+
+    fn acceleration_jacobian(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: f64,
+        options: &udk_runtime::Options,
+    ) -> Result<AccelerationJacobianDyn, udk_runtime::Error> {
+        let (q, qd) = (
+            DVector::from_column_slice(q),
+            DVector::from_column_slice(qd),
+        );
+        let evaluator = self.evaluator.borrow();
+        (evaluator
+            .model()
+            .acceleration_jacobian_with(&q, &qd, t, options))
+        .map_err(|e| match e {
+            udk::ModelError::Runtime(e) => e,
+            _ => udk_runtime::Error::JacobianUnavailable {
+                what: "the acceleration Jacobian (its program did not compile)",
+            },
+        })
     }
 }
 

@@ -17,8 +17,9 @@ use super::integrate::run;
 use super::stabilization::solve_stabilized;
 use super::{Projection, Sample, SimulationError, SimulationOptions, StateKind, Trajectory};
 use crate::assemble::{assemble, hamiltonian_position_jacobian, holonomic_rows, Levels};
-use crate::{Assembly, AssemblyOptions, Error, LagrangianView};
-use nalgebra::{DMatrix, DVector, Dyn, SVector};
+use crate::jacobian::AccelerationJacobianDyn;
+use crate::{Assembly, AssemblyOptions, Error, LagrangianView, Options};
+use nalgebra::{DMatrix, DVector, Dyn, SMatrix, SVector};
 use std::ops::ControlFlow;
 
 /// M, Q, A, b and C of a Lagrangian system at one state, n coordinates and m constraints.
@@ -66,6 +67,26 @@ pub trait DynamicLagrangianSystem {
     /// ([`super::state_columns`]); empty (the default) for `q1`…`qn`.
     fn coordinate_names(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// q̈ and its exact Jacobians ∂q̈/∂q and ∂q̈/∂q̇ (n × n) at (q, q̇, t), with the kernel
+    /// `options` ([`crate::jacobian::acceleration_jacobian_dyn`]): the variational equations
+    /// of [`super::periodic_dynamic_orbit`] and the Newton matrices of [`super::Method::Radau5`]
+    /// and [`super::Method::Bdf`].
+    ///
+    /// # Errors
+    /// `JacobianUnavailable` for a system that does not provide it (the default); `RankChange`
+    /// where the rank of A or [M; A] changes; the kernel's errors.
+    fn acceleration_jacobian(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: f64,
+        options: &Options,
+    ) -> Result<AccelerationJacobianDyn, Error> {
+        let _ = (q, qd, t, options);
+        Err(Error::JacobianUnavailable {
+            what: "the acceleration Jacobian",
+        })
     }
 }
 
@@ -286,6 +307,7 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
     for WithOptions<'_, S, DynamicLagrange>
 {
     const KIND: StateKind = StateKind::Velocities;
+    type Integrated = State<N>;
 
     fn state_columns(&self) -> Vec<String> {
         super::state_columns::<_, &str>(
@@ -328,6 +350,24 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
         Ok(xd)
     }
 
+    fn jacobian(
+        &self,
+        t: f64,
+        x: &State<N>,
+    ) -> Result<(SMatrix<f64, N, N>, SMatrix<f64, N, N>), Error> {
+        let (q, qd) = halves(x);
+        let jacobian = self.system.acceleration_jacobian(q, qd, t, self.kernel)?;
+        let square = |m: &DMatrix<f64>| match m.shape() == (N, N) {
+            true => Ok(SMatrix::from_column_slice(m.as_slice())),
+            false => Err(Error::DimensionMismatch {
+                what: "the acceleration Jacobian of a system of run-time size",
+                expected: (N, N),
+                found: m.shape(),
+            }),
+        };
+        Ok((square(&jacobian.wrt_q)?, square(&jacobian.wrt_qd)?))
+    }
+
     fn sample(&self, t: f64, x: &State<N>) -> Sample<N> {
         let (q, qd) = halves(x);
         Sample {
@@ -361,6 +401,7 @@ impl<S: DynamicHamiltonianSystem, const N: usize> Dynamics<N>
     for WithOptions<'_, S, DynamicHamilton>
 {
     const KIND: StateKind = StateKind::Momenta;
+    type Integrated = State<N>;
 
     fn state_columns(&self) -> Vec<String> {
         let (coordinates, momenta) = (self.system.coordinate_names(), self.system.momentum_names());

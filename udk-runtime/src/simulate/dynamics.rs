@@ -4,19 +4,53 @@
 use super::stabilization::solve_stabilized;
 use super::{Baumgarte, Projection, Sample, SimulationOptions, StateKind};
 use crate::{Error, HamiltonianSystem, LagrangianSystem, LagrangianView, Options};
-use nalgebra::{SMatrix, SVector};
+use nalgebra::allocator::Allocator;
+use nalgebra::{Const, DefaultAllocator, Dim, OMatrix, SMatrix, SVector};
 use std::marker::PhantomData;
 
-/// The integrated state: column 0 is q, column 1 is q̇ or p (n × 2).
+/// The state of a system: column 0 is q, column 1 is q̇ or p (n × 2).
 pub(crate) type State<const N: usize> = SMatrix<f64, N, 2>;
+
+/// What a run integrates: n rows, the state (q, v) in columns 0 and 1, and the further columns
+/// that some dynamics carry along (the tangent vectors of the variational equations).
+pub(crate) trait Phase<const N: usize>: differential_equations::traits::State<f64> {
+    /// Columns 0 and 1: the state (q, v).
+    fn motion(&self) -> State<N>;
+    /// The same with columns 0 and 1 replaced by `x`, the other columns kept.
+    fn with_motion(&self, x: &State<N>) -> Self;
+    /// The number of columns (2 for the state alone).
+    fn columns(&self) -> usize;
+}
+
+impl<C: Dim, const N: usize> Phase<N> for OMatrix<f64, Const<N>, C>
+where
+    DefaultAllocator: Allocator<Const<N>, C>,
+{
+    fn motion(&self) -> State<N> {
+        self.fixed_columns::<2>(0).into_owned()
+    }
+
+    fn with_motion(&self, x: &State<N>) -> Self {
+        let mut out = self.clone();
+        out.fixed_columns_mut::<2>(0).copy_from(x);
+        out
+    }
+
+    fn columns(&self) -> usize {
+        self.ncols()
+    }
+}
 
 /// A system in first-order form.
 pub(crate) trait Dynamics<const N: usize> {
     /// Whether column 1 of the state holds velocities or momenta.
     const KIND: StateKind;
 
+    /// What the run integrates: the state alone ([`State`]), or more.
+    type Integrated: Phase<N>;
+
     /// ẋ = [q̇, q̈] or [q̇, ṗ] at (t, x), finite.
-    fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error>;
+    fn derivative(&self, t: f64, x: &Self::Integrated) -> Result<Self::Integrated, Error>;
 
     /// (∂a/∂q, ∂a/∂v), n × n each, of the second half a of ẋ = [v, a] at (t, x), without the
     /// stabilization terms: for the Newton matrices of the implicit methods.
@@ -26,7 +60,7 @@ pub(crate) trait Dynamics<const N: usize> {
     fn jacobian(
         &self,
         t: f64,
-        x: &State<N>,
+        x: &Self::Integrated,
     ) -> Result<(SMatrix<f64, N, N>, SMatrix<f64, N, N>), Error> {
         let _ = (t, x);
         Err(Error::JacobianUnavailable {
@@ -35,7 +69,7 @@ pub(crate) trait Dynamics<const N: usize> {
     }
 
     /// The residuals and energy of x at t.
-    fn sample(&self, t: f64, x: &State<N>) -> Sample<N>;
+    fn sample(&self, t: f64, x: &Self::Integrated) -> Sample<N>;
 
     /// The 2n names of the state's columns, q then v ([`super::state_columns`]).
     fn state_columns(&self) -> Vec<String>;
@@ -52,10 +86,15 @@ pub(crate) trait Dynamics<const N: usize> {
 
     /// The holonomic constraints f(q, t) (one per holonomic constraint) and the m
     /// velocity-level rows, (ḟ, φ) or φ(q, p, t), at (t, x).
-    fn residuals(&self, t: f64, x: &State<N>) -> (Vec<f64>, Vec<f64>);
+    fn residuals(&self, t: f64, x: &Self::Integrated) -> (Vec<f64>, Vec<f64>);
 
     /// x projected onto the constraint manifold at t.
-    fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error>;
+    fn project(
+        &self,
+        t: f64,
+        x: &Self::Integrated,
+        projection: &Projection,
+    ) -> Result<Self::Integrated, Error>;
 }
 
 /// Splits x into (q, v).
@@ -69,8 +108,11 @@ pub(crate) fn join<const N: usize>(q: &SVector<f64, N>, v: &SVector<f64, N>) -> 
 }
 
 /// `Err(NonFinite)` unless every entry of `x` is finite.
-pub(crate) fn finite<const N: usize>(x: &State<N>, what: &'static str) -> Result<(), Error> {
-    if x.iter().all(|v| v.is_finite()) {
+pub(crate) fn finite<X: differential_equations::traits::State<f64>>(
+    x: &X,
+    what: &'static str,
+) -> Result<(), Error> {
+    if (0..x.len()).all(|i| x.get_component(i).is_finite()) {
         Ok(())
     } else {
         Err(Error::NonFinite { what })
@@ -108,6 +150,7 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     for Lagrangian<'_, S, N, M>
 {
     const KIND: StateKind = StateKind::Velocities;
+    type Integrated = State<N>;
 
     fn state_columns(&self) -> Vec<String> {
         super::state_columns::<_, &str>(Self::KIND, S::COORDINATE_NAMES, &[], N)
@@ -204,6 +247,7 @@ impl<S: HamiltonianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     for Hamiltonian<'_, S, N, M>
 {
     const KIND: StateKind = StateKind::Momenta;
+    type Integrated = State<N>;
 
     fn state_columns(&self) -> Vec<String> {
         super::state_columns(Self::KIND, S::COORDINATE_NAMES, S::MOMENTUM_NAMES, N)

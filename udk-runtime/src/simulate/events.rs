@@ -25,6 +25,10 @@ pub type ResetMap<'a, const N: usize> = dyn Fn(f64, &SVector<f64, N>, &SVector<f
 pub type GuardFunction<'a, const N: usize> =
     dyn Fn(f64, &SVector<f64, N>, &SVector<f64, N>) -> f64 + 'a;
 
+/// The gradient of a guard at (t, q, v): (∂g/∂q, ∂g/∂v), n entries each.
+pub type GuardGradient<'a, const N: usize> =
+    dyn Fn(f64, &SVector<f64, N>, &SVector<f64, N>) -> (SVector<f64, N>, SVector<f64, N>) + 'a;
+
 /// What an event does when its guard fires.
 pub enum Action<'a, const N: usize> {
     /// End the run at the event: the run returns `Ok` with the event state as its last sample.
@@ -57,6 +61,7 @@ pub struct Event<'a, const N: usize> {
     pub(super) guard: Box<GuardFunction<'a, N>>,
     pub(super) action: Action<'a, N>,
     pub(super) condition: Option<Box<Condition<'a, N>>>,
+    pub(super) gradient: Option<Box<GuardGradient<'a, N>>>,
 }
 
 /// A condition c(t, q, v) on the state at a crossing: the event fires only where it holds.
@@ -78,6 +83,7 @@ impl<'a, const N: usize> Event<'a, N> {
             guard: Box::new(guard),
             action,
             condition: None,
+            gradient: None,
         }
     }
 
@@ -90,6 +96,20 @@ impl<'a, const N: usize> Event<'a, N> {
     ) -> Self {
         Self {
             condition: Some(Box::new(condition)),
+            ..self
+        }
+    }
+
+    /// The same event with the exact gradient of its guard, `gradient`(t, q, v) = (∂g/∂q,
+    /// ∂g/∂v), n entries each: the saltation matrix of [`super::periodic_orbit`] uses it
+    /// instead of central differences of g.
+    pub fn with_gradient(
+        self,
+        gradient: impl Fn(f64, &SVector<f64, N>, &SVector<f64, N>) -> (SVector<f64, N>, SVector<f64, N>)
+            + 'a,
+    ) -> Self {
+        Self {
+            gradient: Some(Box::new(gradient)),
             ..self
         }
     }
@@ -118,6 +138,16 @@ impl<'a, const N: usize> Event<'a, N> {
     /// Whether the event's condition holds at (t, q, v) (always without one).
     pub(super) fn holds(&self, t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>) -> bool {
         self.condition.as_ref().is_none_or(|c| c(t, q, v))
+    }
+
+    /// The exact gradient (∂g/∂q, ∂g/∂v) at (t, q, v), when the event has one.
+    pub(super) fn gradient(
+        &self,
+        t: f64,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+    ) -> Option<(SVector<f64, N>, SVector<f64, N>)> {
+        self.gradient.as_ref().map(|gradient| gradient(t, q, v))
     }
 
     /// g at (t, q, v).
@@ -152,6 +182,7 @@ impl<const N: usize> std::fmt::Debug for Event<'_, N> {
             .field("direction", &self.direction)
             .field("action", &action)
             .field("conditional", &self.condition.is_some())
+            .field("gradient", &self.gradient.is_some())
             .finish()
     }
 }

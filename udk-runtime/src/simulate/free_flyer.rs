@@ -82,6 +82,7 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> FreeFlyer<'_, S, NQ> {
 
 impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for FreeFlyer<'_, S, NQ> {
     const KIND: StateKind = StateKind::Velocities;
+    type Integrated = State<NQ>;
 
     fn derivative(&self, t: f64, x: &State<NQ>) -> Result<State<NQ>, Error> {
         finite(x, "state (q, v)")?;

@@ -1,7 +1,7 @@
 //! The run: the system in first-order form handed to a `differential-equations` method, output
 //! recorded at the requested times, the first failed evaluation turned into a stop.
 
-use super::dynamics::{finite, join, split, Dynamics, Hamiltonian, Lagrangian, State, WithOptions};
+use super::dynamics::{finite, join, split, Dynamics, Hamiltonian, Lagrangian, Phase, WithOptions};
 use super::events::{Action, Event, EventRecord};
 use super::locate::{locate, Crossing, Detector, Watched};
 use super::{
@@ -19,6 +19,7 @@ use differential_equations::methods::{
 use differential_equations::ode::{solve_ode, OrdinaryNumericalMethod, ODE};
 use differential_equations::solout::{DefaultSolout, Solout};
 use differential_equations::solution::Solution;
+use differential_equations::traits::State as _;
 use nalgebra::SVector;
 use std::cell::{Cell, RefCell};
 use std::ops::ControlFlow;
@@ -132,19 +133,19 @@ where
 /// What a run hands each sample to as soon as it is recorded; `Break` stops the run.
 type Observer<'o, const N: usize> = dyn FnMut(&Sample<N>) -> ControlFlow<()> + 'o;
 
-/// The first failed right-hand-side evaluation.
-struct Failure<const N: usize> {
+/// The first failed right-hand-side evaluation, at the integrated state `state`.
+struct Failure<X> {
     time: f64,
-    state: State<N>,
+    state: X,
     error: Error,
 }
 
 /// The right-hand side handed to the integrator. `ODE::diff` cannot fail, so the first error
 /// is kept here and every later call returns zeros until [`Recorder`] stops the run at the end
 /// of the current step; no value computed after the failure is recorded.
-struct Rhs<'a, D, const N: usize> {
+struct Rhs<'a, D: Dynamics<N>, const N: usize> {
     dynamics: &'a D,
-    failure: RefCell<Option<Failure<N>>>,
+    failure: RefCell<Option<Failure<D::Integrated>>>,
     evaluations: Cell<usize>,
     jacobians: Cell<usize>,
     finite_difference_jacobians: Cell<usize>,
@@ -154,14 +155,16 @@ struct Rhs<'a, D, const N: usize> {
 /// default.
 struct FiniteDifferences<'a, R>(&'a R);
 
-impl<R: ODE<f64, State<N>>, const N: usize> ODE<f64, State<N>> for FiniteDifferences<'_, R> {
-    fn diff(&self, t: f64, x: &State<N>, xd: &mut State<N>) {
+impl<R: ODE<f64, X>, X: differential_equations::traits::State<f64>> ODE<f64, X>
+    for FiniteDifferences<'_, R>
+{
+    fn diff(&self, t: f64, x: &X, xd: &mut X) {
         self.0.diff(t, x, xd);
     }
 }
 
-impl<D: Dynamics<N>, const N: usize> ODE<f64, State<N>> for Rhs<'_, D, N> {
-    fn diff(&self, t: f64, x: &State<N>, xd: &mut State<N>) {
+impl<D: Dynamics<N>, const N: usize> ODE<f64, D::Integrated> for Rhs<'_, D, N> {
+    fn diff(&self, t: f64, x: &D::Integrated, xd: &mut D::Integrated) {
         if self.failure.borrow().is_some() {
             xd.fill(0.0);
             return;
@@ -173,26 +176,32 @@ impl<D: Dynamics<N>, const N: usize> ODE<f64, State<N>> for Rhs<'_, D, N> {
                 xd.fill(0.0);
                 *self.failure.borrow_mut() = Some(Failure {
                     time: t,
-                    state: *x,
+                    state: x.clone(),
                     error,
                 });
             }
         }
     }
 
-    /// The Jacobian of ẋ = [v, a] in the crate's component order (row-major over the n × 2
-    /// state: component 2i is qᵢ, 2i + 1 is vᵢ): the system's, or forward differences when it
-    /// has none (or it does not exist at x).
-    fn jacobian(&self, t: f64, x: &State<N>, j: &mut Matrix<f64>) {
+    /// The Jacobian of ẋ = [v, a] in the crate's component order (row-major over the n × c
+    /// integrated state: component c·i + 2p is qᵢ of column pair p, c·i + 2p + 1 its vᵢ): the
+    /// system's, the same for every pair of columns (exact for the state, pair 0, and for the
+    /// tangent vectors of the variational equations, which are linear in them; their
+    /// dependence on the state is left out of this Newton matrix), or forward differences when
+    /// the system has none (or it does not exist at x).
+    fn jacobian(&self, t: f64, x: &D::Integrated, j: &mut Matrix<f64>) {
         self.jacobians.set(self.jacobians.get() + 1);
         match self.dynamics.jacobian(t, x) {
             Ok((wrt_q, wrt_v)) => {
                 j.fill(0.0);
-                for i in 0..N {
-                    j[(2 * i, 2 * i + 1)] = 1.0;
-                    for k in 0..N {
-                        j[(2 * i + 1, 2 * k)] = wrt_q[(i, k)];
-                        j[(2 * i + 1, 2 * k + 1)] = wrt_v[(i, k)];
+                let c = x.columns();
+                for p in (0..c).step_by(2) {
+                    for i in 0..N {
+                        j[(c * i + p, c * i + p + 1)] = 1.0;
+                        for k in 0..N {
+                            j[(c * i + p + 1, c * k + p)] = wrt_q[(i, k)];
+                            j[(c * i + p + 1, c * k + p + 1)] = wrt_v[(i, k)];
+                        }
                     }
                 }
             }
@@ -233,14 +242,14 @@ enum Halt {
 /// the observer, keeps the largest step of the current segment, and stops the run after a
 /// failed evaluation, a stop asked by the observer, at `max_samples`, or at the first step
 /// that crosses an event's guard (kept in `crossing`, the step end not recorded).
-struct Recorder<'a, 'w, D, const N: usize> {
+struct Recorder<'a, 'w, D: Dynamics<N>, const N: usize> {
     dynamics: &'a D,
-    detector: Option<Detector<'w, N>>,
-    crossing: Option<Crossing<N>>,
+    detector: Option<Detector<'w, D::Integrated, N>>,
+    crossing: Option<Crossing<D::Integrated>>,
     events: Vec<EventRecord<N>>,
     /// The events in a row less than 1/`max_rate` apart, the last included.
     burst: usize,
-    failure: &'a RefCell<Option<Failure<N>>>,
+    failure: &'a RefCell<Option<Failure<D::Integrated>>>,
     observe: &'a mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
     every_step: bool,
     max_samples: usize,
@@ -251,7 +260,7 @@ struct Recorder<'a, 'w, D, const N: usize> {
 
 impl<D: Dynamics<N>, const N: usize> Recorder<'_, '_, D, N> {
     /// Records (t, x) unless a sample at t or later is already recorded.
-    fn record(&mut self, t: f64, x: &State<N>) {
+    fn record(&mut self, t: f64, x: &D::Integrated) {
         if self.halt.is_some() || self.samples.last().is_some_and(|s| s.t >= t) {
             return;
         }
@@ -284,13 +293,11 @@ impl<D: Dynamics<N>, const N: usize> Recorder<'_, '_, D, N> {
     }
 
     /// The error of a run stopped by a failed evaluation.
-    fn failed(&self, failure: Failure<N>, stats: Stats) -> SimulationError<N> {
+    fn failed(&self, failure: Failure<D::Integrated>, stats: Stats) -> SimulationError<N> {
+        let (q, v) = split(&failure.state.motion());
         SimulationError::Dynamics {
             time: failure.time,
-            state: Box::new(FailedState {
-                q: failure.state.column(0).into_owned(),
-                v: failure.state.column(1).into_owned(),
-            }),
+            state: Box::new(FailedState { q, v }),
             source: failure.error,
             trajectory: self.trajectory(stats),
         }
@@ -319,18 +326,18 @@ impl<D: Dynamics<N>, const N: usize> Recorder<'_, '_, D, N> {
     }
 }
 
-impl<D: Dynamics<N>, const N: usize> Solout<f64, State<N>> for Recorder<'_, '_, D, N> {
+impl<D: Dynamics<N>, const N: usize> Solout<f64, D::Integrated> for Recorder<'_, '_, D, N> {
     fn solout<I>(
         &mut self,
         t_curr: f64,
         t_prev: f64,
-        y_curr: &State<N>,
-        y_prev: &State<N>,
+        y_curr: &D::Integrated,
+        y_prev: &D::Integrated,
         interpolator: &mut I,
-        _solution: &mut Solution<f64, State<N>>,
-    ) -> ControlFlag<f64, State<N>>
+        _solution: &mut Solution<f64, D::Integrated>,
+    ) -> ControlFlag<f64, D::Integrated>
     where
-        I: Interpolation<f64, State<N>> + ?Sized,
+        I: Interpolation<f64, D::Integrated> + ?Sized,
     {
         if self.failure.borrow().is_some() {
             return ControlFlag::Terminate;
@@ -354,8 +361,8 @@ impl<D: Dynamics<N>, const N: usize> Solout<f64, State<N>> for Recorder<'_, '_, 
 }
 
 /// The integrator's reason for an error, without the state it carries.
-fn integrator_reason<const N: usize>(
-    error: &differential_equations::error::Error<f64, State<N>>,
+fn integrator_reason<X: differential_equations::traits::State<f64>>(
+    error: &differential_equations::error::Error<f64, X>,
 ) -> String {
     use differential_equations::error::Error as E;
     match error {
@@ -375,7 +382,7 @@ fn integrator_reason<const N: usize>(
 fn check_start<D: Dynamics<N>, const N: usize>(
     dynamics: &D,
     t: f64,
-    x: &State<N>,
+    x: &D::Integrated,
     tolerance: f64,
 ) -> Result<(), SimulationError<N>> {
     let (f, r) = dynamics.residuals(t, x);
@@ -406,11 +413,23 @@ fn check_start<D: Dynamics<N>, const N: usize>(
 /// sample as it is recorded.
 pub(super) fn run<D: Dynamics<N>, const N: usize>(
     dynamics: &D,
-    (x0, t0, tf): (State<N>, f64, f64),
+    start: (D::Integrated, f64, f64),
     options: &SimulationOptions,
     events: &[Event<'_, N>],
     observe: &mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
 ) -> Result<Trajectory<N>, SimulationError<N>> {
+    run_to_end(dynamics, start, options, events, observe).map(|(trajectory, _)| trajectory)
+}
+
+/// [`run`], with the integrated state where the run ended: at t_f, or at the event that
+/// stopped it.
+pub(super) fn run_to_end<D: Dynamics<N>, const N: usize>(
+    dynamics: &D,
+    (x0, t0, tf): (D::Integrated, f64, f64),
+    options: &SimulationOptions,
+    events: &[Event<'_, N>],
+    observe: &mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
+) -> Result<(Trajectory<N>, D::Integrated), SimulationError<N>> {
     options
         .validate(t0, tf)
         .map_err(|what| SimulationError::InvalidOptions { what })?;
@@ -419,26 +438,34 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
     let (start, hooks) = ((x0, t0, tf), (events, observe));
     match options.method {
         Method::Dop853 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
-            let mut method =
-                ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 8, 12, 16>::dop853()
-                    .rtol(rtol)
-                    .atol(atol)
-                    .max_steps(max_steps);
+            let mut method = ExplicitRungeKutta::<
+                Ordinary,
+                DormandPrince,
+                f64,
+                D::Integrated,
+                8,
+                12,
+                16,
+            >::dop853()
+            .rtol(rtol)
+            .atol(atol)
+            .max_steps(max_steps);
             method.h0 = h0;
             method
         }),
         Method::Dopri5 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
             let mut method =
-                ExplicitRungeKutta::<Ordinary, DormandPrince, f64, State<N>, 5, 7, 7>::dopri5()
-                    .rtol(rtol)
-                    .atol(atol)
-                    .max_steps(max_steps);
+                ExplicitRungeKutta::<Ordinary, DormandPrince, f64, D::Integrated, 5, 7, 7>::dopri5(
+                )
+                .rtol(rtol)
+                .atol(atol)
+                .max_steps(max_steps);
             method.h0 = h0;
             method
         }),
         Method::Radau5 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
             let mut method =
-                ImplicitRungeKutta::<Ordinary, Radau, f64, State<N>, 5, 3, 3>::radau5()
+                ImplicitRungeKutta::<Ordinary, Radau, f64, D::Integrated, 5, 3, 3>::radau5()
                     .rtol(rtol)
                     .atol(atol)
                     .max_steps(max_steps);
@@ -446,7 +473,7 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
             method
         }),
         Method::Bdf => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
-            BackwardDifferentiationFormula::<Ordinary, f64, State<N>>::adaptive()
+            BackwardDifferentiationFormula::<Ordinary, f64, D::Integrated>::adaptive()
                 .rtol(rtol)
                 .atol(atol)
                 .max_steps(max_steps)
@@ -454,16 +481,22 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
         }),
         Method::Rk4 { step } => {
             run_with(dynamics, start, options, hooks, |_, length, max_steps| {
-                ExplicitRungeKutta::<Ordinary, Fixed, f64, State<N>, 4, 4, 4>::rk4(step.min(length))
-                    .max_steps(max_steps)
+                ExplicitRungeKutta::<Ordinary, Fixed, f64, D::Integrated, 4, 4, 4>::rk4(
+                    step.min(length),
+                )
+                .max_steps(max_steps)
             })
         }
     }
 }
 
+/// After an event: the time and the integrated state to go on from (`Continue`), or where a
+/// stop ends the run (`Break`).
+type Next<X> = ControlFlow<(f64, X), (f64, X)>;
+
 /// What every piece of a run integrates with: the right-hand side, the watched events, the
 /// options and the method.
-struct Pieces<'r, 'w, D, F, const N: usize> {
+struct Pieces<'r, 'w, D: Dynamics<N>, F, const N: usize> {
     rhs: &'r Rhs<'r, D, N>,
     watched: &'w [Watched<'w, N>],
     options: &'r SimulationOptions,
@@ -474,7 +507,7 @@ impl<'w, D, F, S, const N: usize> Pieces<'_, 'w, D, F, N>
 where
     D: Dynamics<N>,
     F: Fn(f64, f64, usize) -> S,
-    S: OrdinaryNumericalMethod<f64, State<N>> + Interpolation<f64, State<N>>,
+    S: OrdinaryNumericalMethod<f64, D::Integrated> + Interpolation<f64, D::Integrated>,
 {
     /// Integrates from x at a to b, with initial step h0, the events watched (the recorder
     /// records and observes) or not (nothing is recorded); the solver where it stopped.
@@ -484,7 +517,7 @@ where
     fn integrate(
         &self,
         (a, b): (f64, f64),
-        x: &State<N>,
+        x: &D::Integrated,
         h0: f64,
         recorder: &mut Recorder<'_, 'w, D, N>,
         stats: &mut Stats,
@@ -525,25 +558,26 @@ where
         Ok(solver)
     }
 
-    /// Locates `crossing` on the flow, logs the event and acts on it: the state to go on from
-    /// at the event time, or `None` after a stop. A crossing where the event's condition does
-    /// not hold is passed through: the run goes on from it, nothing logged.
+    /// Locates `crossing` on the flow, logs the event and acts on it: the event time and the
+    /// state to go on from (`Continue`), or the state where a stop ends the run (`Break`). A
+    /// crossing where the event's condition does not hold is passed through: the run goes on
+    /// from it, nothing logged.
     ///
     /// # Errors
     /// A failed piece or evaluation, a failed reset, a burst of events over the limits.
     fn event(
         &self,
-        crossing: &Crossing<N>,
+        crossing: &Crossing<D::Integrated>,
         events: &[Event<'_, N>],
         recorder: &mut Recorder<'_, 'w, D, N>,
         stats: &mut Stats,
-    ) -> Result<Option<(f64, State<N>)>, SimulationError<N>> {
+    ) -> Result<Next<D::Integrated>, SimulationError<N>> {
         let (options, event) = (self.options, &events[crossing.index]);
         let flow = |t: f64| {
             let ends = (crossing.t_prev, t);
             let h = t - crossing.t_prev;
             let solver = self.integrate(ends, &crossing.y_prev, h, recorder, stats, false)?;
-            let x = *solver.y();
+            let x = solver.y().clone();
             match recorder.dynamics.derivative(t, &x) {
                 Ok(xd) => Ok((x, xd)),
                 Err(error) => {
@@ -557,12 +591,12 @@ where
             }
         };
         let (t, x) = locate(&self.watched[crossing.index], crossing, flow)?;
-        let before = split(&x);
+        let before = split(&x.motion());
         if !event.holds(t, &before.0, &before.1) {
             for watched in self.watched {
                 watched.restart.set(None);
             }
-            return Ok(Some((t, x)));
+            return Ok(ControlFlow::Continue((t, x)));
         }
         let after = match &event.action {
             Action::Reset(reset) => (reset(t, &before.0, &before.1))
@@ -617,7 +651,11 @@ where
             let fired = reset && index == crossing.index;
             watched.restart.set(fired.then_some((t, crossing.sign)));
         }
-        Ok((!stop).then(|| (t, join(&after.0, &after.1))))
+        let next = (t, x.with_motion(&join(&after.0, &after.1)));
+        Ok(match stop {
+            true => ControlFlow::Break(next),
+            false => ControlFlow::Continue(next),
+        })
     }
 }
 
@@ -637,14 +675,14 @@ where
 /// `ControlFlag::ModifyState`, but from a state at step accuracy.
 fn run_with<D, S, const N: usize>(
     dynamics: &D,
-    (x0, t0, tf): (State<N>, f64, f64),
+    (x0, t0, tf): (D::Integrated, f64, f64),
     options: &SimulationOptions,
     (events, observe): (&[Event<'_, N>], &mut Observer<'_, N>),
     method: impl Fn(f64, f64, usize) -> S,
-) -> Result<Trajectory<N>, SimulationError<N>>
+) -> Result<(Trajectory<N>, D::Integrated), SimulationError<N>>
 where
     D: Dynamics<N>,
-    S: OrdinaryNumericalMethod<f64, State<N>> + Interpolation<f64, State<N>>,
+    S: OrdinaryNumericalMethod<f64, D::Integrated> + Interpolation<f64, D::Integrated>,
 {
     let rhs = Rhs {
         dynamics,
@@ -680,19 +718,20 @@ where
         halt: None,
     };
     let mut stats = Stats::default();
-    let project =
-        |t: f64, x: &State<N>, recorder: &Recorder<D, N>, stats: Stats| match options.projection {
-            None => Ok(*x),
-            Some(projection) => {
-                dynamics
-                    .project(t, x, &projection)
-                    .map_err(|source| SimulationError::Projection {
-                        time: t,
-                        source,
-                        trajectory: recorder.trajectory(stats),
-                    })
-            }
-        };
+    let project = |t: f64, x: &D::Integrated, recorder: &Recorder<D, N>, stats: Stats| match options
+        .projection
+    {
+        None => Ok(x.clone()),
+        Some(projection) => {
+            dynamics
+                .project(t, x, &projection)
+                .map_err(|source| SimulationError::Projection {
+                    time: t,
+                    source,
+                    trajectory: recorder.trajectory(stats),
+                })
+        }
+    };
 
     let mut x = project(t0, &x0, &recorder, stats)?;
     check_start(dynamics, t0, &x, options.constraint_tolerance)?;
@@ -712,10 +751,11 @@ where
             let solver = pieces.integrate((a, b), &x, h0, &mut recorder, &mut stats, true)?;
             h_next = solver.h();
             let Some(crossing) = recorder.crossing.take() else {
-                break *solver.y();
+                break solver.y().clone();
             };
-            let Some(restart) = pieces.event(&crossing, events, &mut recorder, &mut stats)? else {
-                return Ok(*recorder.trajectory(stats));
+            let restart = match pieces.event(&crossing, events, &mut recorder, &mut stats)? {
+                ControlFlow::Continue(restart) => restart,
+                ControlFlow::Break((_, end)) => return Ok((*recorder.trajectory(stats), end)),
             };
             (a, x) = restart;
             if b - a <= 16.0 * f64::EPSILON * b.abs().max(1.0) {
@@ -730,5 +770,5 @@ where
         h0 = h_next.max(recorder.largest_step);
         (a, k) = (b, k + 1);
     }
-    Ok(*recorder.trajectory(stats))
+    Ok((*recorder.trajectory(stats), x))
 }

@@ -2,7 +2,7 @@
 //! dense output by `differential-equations`' own Brent–Dekker search, then found on the flow by
 //! Newton's method kept inside the bracket.
 
-use super::dynamics::{split, State};
+use super::dynamics::{split, Phase};
 use super::events::{Direction, Event};
 use differential_equations::interpolate::Interpolation;
 use differential_equations::solout::{CrossingDirection, EventConfig, EventSolout, Solout};
@@ -28,8 +28,8 @@ pub(super) struct Watched<'e, const N: usize> {
 
 impl<const N: usize> Watched<'_, N> {
     /// g at (t, x), seen as on its side before the crossing at the restart time.
-    pub(super) fn value(&self, t: f64, x: &State<N>) -> f64 {
-        let (q, v) = split(x);
+    pub(super) fn value(&self, t: f64, x: &impl Phase<N>) -> f64 {
+        let (q, v) = split(&x.motion());
         let g = self.event.value(t, &q, &v);
         match self.restart.get() {
             Some((restart, sign)) if t == restart && g * sign <= 0.0 => sign * f64::MIN_POSITIVE,
@@ -38,7 +38,7 @@ impl<const N: usize> Watched<'_, N> {
     }
 }
 
-impl<const N: usize> differential_equations::solout::Event<f64, State<N>> for Watched<'_, N> {
+impl<X: Phase<N>, const N: usize> differential_equations::solout::Event<f64, X> for Watched<'_, N> {
     fn config(&self) -> EventConfig {
         let direction = match self.event.direction {
             Direction::Rising => CrossingDirection::Positive,
@@ -48,14 +48,14 @@ impl<const N: usize> differential_equations::solout::Event<f64, State<N>> for Wa
         EventConfig::new(direction, None)
     }
 
-    fn event(&self, t: f64, y: &State<N>) -> f64 {
+    fn event(&self, t: f64, y: &X) -> f64 {
         self.value(t, y)
     }
 }
 
 /// A crossing found in the step from (t_prev, y_prev) to (t_curr, y_curr).
-#[derive(Clone, Copy, Debug)]
-pub(super) struct Crossing<const N: usize> {
+#[derive(Clone, Debug)]
+pub(super) struct Crossing<X> {
     /// The index of the event.
     pub(super) index: usize,
     /// The sign of g before the crossing.
@@ -63,18 +63,18 @@ pub(super) struct Crossing<const N: usize> {
     /// Where the dense output puts it.
     pub(super) guess: f64,
     pub(super) t_prev: f64,
-    pub(super) y_prev: State<N>,
+    pub(super) y_prev: X,
     pub(super) t_curr: f64,
-    pub(super) y_curr: State<N>,
+    pub(super) y_curr: X,
 }
 
 /// The crossings of a step, one `EventSolout` of `differential-equations` per watched event.
-pub(super) struct Detector<'w, const N: usize> {
+pub(super) struct Detector<'w, X: Phase<N>, const N: usize> {
     watched: &'w [Watched<'w, N>],
-    searches: Vec<EventSolout<'w, f64, State<N>, Watched<'w, N>>>,
+    searches: Vec<EventSolout<'w, f64, X, Watched<'w, N>>>,
 }
 
-impl<'w, const N: usize> Detector<'w, N> {
+impl<'w, X: Phase<N>, const N: usize> Detector<'w, X, N> {
     /// Watches `watched` over a piece of the run from t₀ to t_f.
     pub(super) fn new(watched: &'w [Watched<'w, N>], t0: f64, tf: f64) -> Self {
         let searches = watched
@@ -89,14 +89,14 @@ impl<'w, const N: usize> Detector<'w, N> {
     /// ends where that search finds none.
     pub(super) fn step<I>(
         &mut self,
-        (t_prev, y_prev): (f64, &State<N>),
-        (t_curr, y_curr): (f64, &State<N>),
+        (t_prev, y_prev): (f64, &X),
+        (t_curr, y_curr): (f64, &X),
         interpolator: &mut I,
-    ) -> Option<Crossing<N>>
+    ) -> Option<Crossing<X>>
     where
-        I: Interpolation<f64, State<N>> + ?Sized,
+        I: Interpolation<f64, X> + ?Sized,
     {
-        let mut earliest: Option<Crossing<N>> = None;
+        let mut earliest: Option<Crossing<X>> = None;
         for (index, (watched, search)) in self.watched.iter().zip(&mut self.searches).enumerate() {
             let mut found = Solution::new();
             search.solout(t_curr, t_prev, y_curr, y_prev, interpolator, &mut found);
@@ -111,15 +111,15 @@ impl<'w, const N: usize> Detector<'w, N> {
             let guess = (found.t.last().copied())
                 .filter(|t| *t > t_prev && *t < t_curr)
                 .unwrap_or(secant);
-            if earliest.is_none_or(|e| guess < e.guess) {
+            if earliest.as_ref().is_none_or(|e| guess < e.guess) {
                 earliest = Some(Crossing {
                     index,
                     sign,
                     guess,
                     t_prev,
-                    y_prev: *y_prev,
+                    y_prev: y_prev.clone(),
                     t_curr,
-                    y_curr: *y_curr,
+                    y_curr: y_curr.clone(),
                 });
             }
         }
@@ -137,15 +137,15 @@ impl<'w, const N: usize> Detector<'w, N> {
 ///
 /// # Errors
 /// Whatever `flow` returns.
-pub(super) fn locate<E, const N: usize>(
+pub(super) fn locate<E, X: Phase<N>, const N: usize>(
     watched: &Watched<'_, N>,
-    crossing: &Crossing<N>,
-    mut flow: impl FnMut(f64) -> Result<(State<N>, State<N>), E>,
-) -> Result<(f64, State<N>), E> {
+    crossing: &Crossing<X>,
+    mut flow: impl FnMut(f64) -> Result<(X, X), E>,
+) -> Result<(f64, X), E> {
     let step = crossing.t_curr - crossing.t_prev;
     let tolerance =
         (RELATIVE_TIME_TOLERANCE * step).max(8.0 * f64::EPSILON * crossing.t_curr.abs());
-    let (mut lo, mut hi, mut x_hi) = (crossing.t_prev, crossing.t_curr, crossing.y_curr);
+    let (mut lo, mut hi, mut x_hi) = (crossing.t_prev, crossing.t_curr, crossing.y_curr.clone());
     let inside = |t: f64, lo: f64, hi: f64| t > lo && t < hi;
     let mut t = match inside(crossing.guess, lo, hi) {
         true => crossing.guess,
@@ -157,13 +157,15 @@ pub(super) fn locate<E, const N: usize>(
         }
         let (x, xd) = flow(t)?;
         let g = watched.value(t, &x);
+        let delta = 1e-8 * step;
+        let mut ahead = x.clone();
+        ahead.add_scaled(delta, &xd);
+        let slope = (watched.value(t + delta, &ahead) - g) / delta;
         if g * crossing.sign > 0.0 {
             lo = t;
         } else {
             (hi, x_hi) = (t, x);
         }
-        let delta = 1e-8 * step;
-        let slope = (watched.value(t + delta, &(x + xd * delta)) - g) / delta;
         let newton = -g / slope;
         let next = t + newton + (0.5 * tolerance).copysign(newton);
         t = match newton.is_finite() && inside(next, lo, hi) {

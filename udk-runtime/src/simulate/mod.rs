@@ -56,7 +56,8 @@ pub use dynamic::{
 };
 pub use error::{ConstraintLevel, FailedState, SimulationError, Violation};
 pub use events::{
-    Action, Condition, Direction, Event, EventLimits, EventRecord, GuardFunction, ResetMap,
+    Action, Condition, Direction, Event, EventLimits, EventRecord, GuardFunction, GuardGradient,
+    ResetMap,
 };
 pub use free_flyer::{simulate_free_flyer, JointEfforts};
 pub use integrate::{simulate_hamiltonian, simulate_lagrangian, simulate_lagrangian_with_events};
