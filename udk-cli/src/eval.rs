@@ -47,6 +47,11 @@ pub struct LagrangianReport {
     pub acceleration: Vec<f64>,
     /// The constraint force Qᶜ = M q̈ − Q, n.
     pub constraint_force: Vec<f64>,
+    /// The multipliers λ of Qᶜ − C = Aᵀλ by row name (`holonomic[i]`, `nonholonomic[i]`), m
+    /// entries, the minimum-norm λ when rows are redundant
+    /// ([`udk_runtime::constraint_multipliers_dyn`]); absent when m = 0.
+    #[serde(skip_serializing_if = "Outputs::is_empty")]
+    pub constraint_multipliers: Outputs,
     /// M, n × n.
     pub mass_matrix: Vec<Vec<f64>>,
     /// Q, n.
@@ -68,8 +73,8 @@ pub struct LagrangianReport {
     pub rank: LagrangianRank,
 }
 
-/// The model's outputs at a state, in the model's order: a JSON object of numbers (scalar
-/// outputs) and arrays of 3 (vector outputs).
+/// Named values at a state, in the model's order (its outputs, its multipliers): a JSON object
+/// of numbers (scalars) and arrays of 3 (vector outputs).
 #[derive(Debug, Clone, Default)]
 pub struct Outputs(pub Vec<(String, Vec<f64>)>);
 
@@ -84,6 +89,17 @@ impl Outputs {
                     rest = tail;
                     (o.name.clone(), value.to_vec())
                 })
+                .collect(),
+        )
+    }
+
+    /// Scalars `values` named by `names`.
+    fn scalars(names: Vec<String>, values: &[f64]) -> Self {
+        Outputs(
+            names
+                .into_iter()
+                .zip(values)
+                .map(|(n, x)| (n, vec![*x]))
                 .collect(),
         )
     }
@@ -364,8 +380,11 @@ pub fn evaluate(
     Ok(match evaluator {
         Evaluator::Lagrangian(l) => {
             l.set_inputs(&u);
-            let mut report = lagrangian(l, &state.q, v, &u, state.t).map_err(motion)?;
+            let (mut report, multipliers) =
+                lagrangian(l, &state.q, v, &u, state.t).map_err(motion)?;
             report.outputs = Outputs::of(model, l.outputs(&state.q, v, state.t));
+            let names = model.derivation.constraint_names();
+            report.constraint_multipliers = Outputs::scalars(names, multipliers.as_slice());
             Report::Lagrangian(Box::new(report))
         }
         Evaluator::Hamiltonian(h) => {
@@ -443,13 +462,14 @@ fn lagrangian(
     qd: &[f64],
     u: &[f64],
     t: f64,
-) -> Result<LagrangianReport, udk_runtime::Error> {
+) -> Result<(LagrangianReport, DVector<f64>), udk_runtime::Error> {
     let m = e.m();
     let (energy, holonomic, velocity) = e.residuals(q, qd, t);
     let terms = e.terms(q, qd, t);
     let options = Options::default();
     let (acceleration, constraint_force) =
         udk_runtime::acceleration_and_constraint_force_dyn(terms.view(), &options)?;
+    let multipliers = udk_runtime::constraint_multipliers_dyn(terms.view(), &options)?;
     let n = q.len();
     let rank = LagrangianRank {
         n,
@@ -462,7 +482,7 @@ fn lagrangian(
             &options,
         )?,
     };
-    Ok(LagrangianReport {
+    let report = LagrangianReport {
         t,
         q: q.to_vec(),
         qd: qd.to_vec(),
@@ -483,8 +503,10 @@ fn lagrangian(
             velocity,
         },
         outputs: Outputs::default(),
+        constraint_multipliers: Outputs::default(),
         rank,
-    })
+    };
+    Ok((report, multipliers))
 }
 
 fn hamiltonian(

@@ -43,8 +43,8 @@ pub mod urdf;
 
 pub use codegen::generate;
 pub use derivation::{
-    ArticulatedEquations, Derivation, Equations, ExprMatrix, HamiltonianEquations,
-    LagrangianEquations, MassMatrixForm, NamedValue, ServoEquations,
+    ArticulatedEquations, ContactEquations, Derivation, Equations, ExprMatrix,
+    HamiltonianEquations, LagrangianEquations, MassMatrixForm, NamedValue, ServoEquations,
 };
 pub use derive::derive;
 pub use error::{Error, Errors};
