@@ -371,7 +371,7 @@ fn a_contact_whose_gap_reads_velocities_is_refused() {
     for (bad, message) in [
         (
             "gap = \"-x * beta.sin() + dot(y)\"",
-            "a function of (q, t) only",
+            "cannot appear in a contact's gap or slip coordinate, a function of (q, t)",
         ),
         ("gap = \"beta\"", "depends on no coordinate"),
     ] {
