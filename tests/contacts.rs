@@ -75,9 +75,17 @@ fn a_ball_written_in_the_macro_bounces_at_the_closed_form_times_and_rests() {
     assert_eq!(Some(run.events.len() as i32 - 1), resting);
     assert_eq!(contacts.modes(), [ContactMode::Sticking]);
     let last = run.samples.last().unwrap();
-    assert!(last.q[0].abs() < 1e-12 && last.v[0].abs() < 1e-12, "{last:?}");
-    let forces = contacts.forces(last.q.as_slice(), last.v.as_slice(), tf).unwrap();
-    assert!((forces[0].value - ball.m * ball.g).abs() < 1e-9, "{forces:?}");
+    assert!(
+        last.q[0].abs() < 1e-12 && last.v[0].abs() < 1e-12,
+        "{last:?}"
+    );
+    let forces = contacts
+        .forces(last.q.as_slice(), last.v.as_slice(), tf)
+        .unwrap();
+    assert!(
+        (forces[0].value - ball.m * ball.g).abs() < 1e-9,
+        "{forces:?}"
+    );
 }
 
 /// A bead of mass m in a circular bowl of radius r (gap r − |p|, no friction), under gravity.
@@ -105,7 +113,9 @@ fn bowl_drift(tf: f64, rtol: f64) -> f64 {
     let (s, c) = f64::sin_cos(1.0);
     let q = Vector2::new(bowl.r * s, -bowl.r * c);
     let qd = Vector2::new(c, s);
-    contacts.settle(q.as_slice(), qd.as_slice(), 0.0, 1e-12).unwrap();
+    contacts
+        .settle(q.as_slice(), qd.as_slice(), 0.0, 1e-12)
+        .unwrap();
     assert_eq!(contacts.modes(), [ContactMode::Sticking]);
     let events = contacts.events::<2>();
     let options = SimulationOptions {
@@ -185,5 +195,61 @@ fn contacts_whose_impulses_have_no_solution_give_the_typed_error() {
             );
         }
         other => panic!("expected the impact's typed error, got {other:?}"),
+    }
+}
+
+/// A block of mass m on a frictionless floor y = 0 (μ = 0, the default), pushed along it by
+/// the force k t that starts at zero.
+#[lagrangian(
+    coordinates(x, y),
+    lagrangian = 0.5 * m * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,
+    forces(k * t, 0.0),
+    contacts(floor(gap = y, slip = x)),
+)]
+pub struct Pushed {
+    pub m: f64,
+    pub g: f64,
+    pub k: f64,
+}
+
+#[test]
+fn a_frictionless_contact_slides_under_any_tangential_force() {
+    let block = Pushed {
+        m: 2.0,
+        g: 9.81,
+        k: 3.0,
+    };
+    for h in [0.0, 0.2] {
+        // At rest on the floor (no tangential force at t = 0, so it would stick if it could),
+        // then dropped from h: a plastic touchdown with no slip.
+        let contacts = block.contact_set().unwrap();
+        let (q, qd) = (Vector2::new(0.0, h), Vector2::zeros());
+        contacts
+            .settle(q.as_slice(), qd.as_slice(), 0.0, 1e-12)
+            .unwrap();
+        let events = contacts.events::<2>();
+        let tf = 1.5;
+        let run = simulate_dynamic_lagrangian_with_events(
+            &contacts,
+            (&q, &qd),
+            (0.0, tf),
+            &tight(),
+            &events,
+            |_| ControlFlow::Continue(()),
+        )
+        .unwrap();
+        let names: Vec<&str> = run.events.iter().map(|e| e.name.as_str()).collect();
+        let expected: &[&str] = if h > 0.0 { &["floor touchdown"] } else { &[] };
+        assert_eq!(names, expected);
+        assert!(matches!(contacts.modes()[..], [ContactMode::Sliding(_)]));
+        // ẍ = k t / m whatever the floor does: x = k t³ / (6 m).
+        let last = run.samples.last().unwrap();
+        let x = block.k * tf.powi(3) / (6.0 * block.m);
+        assert!(
+            (last.q[0] - x).abs() < 1e-10,
+            "x = {} against {x}",
+            last.q[0]
+        );
+        assert!(last.q[1].abs() < 1e-12, "{last:?}");
     }
 }

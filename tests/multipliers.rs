@@ -73,7 +73,10 @@ fn the_multipliers_rebuild_the_constraint_force_on_the_papers_examples() {
         g: 9.81,
         alpha: 0.4,
     };
-    let (q, qd) = (Vector2::new(0.7, 0.3 * 0.7 * 0.4f64.sin()), Vector2::zeros());
+    let (q, qd) = (
+        Vector2::new(0.7, 0.3 * 0.7 * 0.4f64.sin()),
+        Vector2::zeros(),
+    );
     let lambda = multipliers(&wheel, &q, &qd, 0.0);
     assert!((lambda[0] + 2.0 * 9.81).abs() < 1e-12, "{lambda}");
 
@@ -200,6 +203,9 @@ fn a_pendulums_rod_force_is_m_g_cos_theta_plus_m_l_theta_dot_squared() {
         let dynamic = udk::nalgebra::DVector::from_column_slice(q.as_slice());
         let rates = udk::nalgebra::DVector::from_column_slice(qd.as_slice());
         let jit = model.constraint_multipliers(&dynamic, &rates, 0.0).unwrap();
-        assert!((jit[0] + tension).abs() < 1e-12 * tension.abs().max(1.0), "{jit}");
+        assert!(
+            (jit[0] + tension).abs() < 1e-12 * tension.abs().max(1.0),
+            "{jit}"
+        );
     }
 }

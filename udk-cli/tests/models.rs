@@ -647,7 +647,12 @@ fn check_lagrangian<S: LagrangianSystem<N, M>, const N: usize, const M: usize>(
                     false => format!("nonholonomic[{}]", i - S::NUM_HOLONOMIC),
                 };
                 let path = format!("constraint_multipliers/{name}");
-                close(&field(&report, &path), &[*value], TOL, &format!("{at}: λ {name}"));
+                close(
+                    &field(&report, &path),
+                    &[*value],
+                    TOL,
+                    &format!("{at}: λ {name}"),
+                );
             }
         } else {
             assert!(report.get("constraint_multipliers").is_none(), "{report}");

@@ -104,6 +104,8 @@ pub struct ContactForce {
 /// - Stick to slip: μ|λₙ| − |λₜ| falls through 0; the contact slides against λₜ.
 /// - Slip to stick: ṡ reaches 0; the contact sticks where μ|λₙ| ≥ |λₜ| holds there, else it
 ///   slides back.
+/// - A frictionless contact (μ = 0) with a slip coordinate never sticks: closed, it slides
+///   with C = 0, whatever ṡ, so that any tangential force moves it.
 ///
 /// The rows of A come in the order: the system's holonomic rows, each closed contact's normal
 /// row, the system's nonholonomic rows, then each sticking contact's tangential row. A closed
@@ -299,7 +301,8 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     }
 
     /// The mode of closed contact i at a state where ṡ = 0: sticking where the friction cone
-    /// holds it, else sliding against its sticking force.
+    /// holds it, else sliding against its sticking force. A frictionless contact (μ = 0) with
+    /// a slip coordinate always slides: no tangential force holds it, however small.
     fn stick_or_slide(
         &self,
         q: &[f64],
@@ -307,6 +310,16 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         t: f64,
         i: usize,
     ) -> Result<ContactMode, Error> {
+        let contact = &self.contacts[i];
+        let slips = || {
+            (contact.geometry)(q, qd, t)
+                .tangent
+                .iter()
+                .any(|x| *x != 0.0)
+        };
+        if contact.friction == 0.0 && slips() {
+            return Ok(ContactMode::Sliding(1.0));
+        }
         let mut modes = self.modes();
         modes[i] = ContactMode::Sticking;
         let solved = self.solve((q, qd, t), &modes, true)?;
@@ -340,7 +353,9 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 .map_or(f64::NAN, |(n, tangential)| {
                     self.contacts[i].friction * n.abs() - tangential.abs()
                 }),
-            (Switch::Stick, ContactMode::Sliding(sign)) => sign * self.contact_rates(q, qd, t, i),
+            (Switch::Stick, ContactMode::Sliding(sign)) if self.contacts[i].friction > 0.0 => {
+                sign * self.contact_rates(q, qd, t, i)
+            }
             _ => 1.0,
         }
     }
