@@ -117,8 +117,12 @@ impl Events {
                 file.name()
             )));
         }
-        let holonomic = file.spec.holonomic.len();
-        let rows = holonomic + file.spec.nonholonomic.len();
+        // Rows, as the derivation counts them (a 3-vector constraint is three rows) and
+        // `Derivation::constraint_names` names them.
+        let (holonomic, rows) = match &model.derivation.equations {
+            Equations::Lagrangian(e) => (e.holonomic.len(), e.constraint_rhs.len()),
+            Equations::Hamiltonian(e) => (e.holonomic.len(), e.b_p.len()),
+        };
         let empty = Events {
             events: Vec::new(),
             contacts: Vec::new(),
