@@ -101,6 +101,10 @@ fn generated_functions_do_not_allocate() {
         allocations(|| pendulum.constraint_force(&q, &qd, 0.0).unwrap()),
         0
     );
+    assert_eq!(
+        allocations(|| pendulum.constraint_multipliers(&q, &qd, 0.0).unwrap()),
+        0
+    );
     assert_eq!(allocations(|| pendulum.energy(&q, &qd, 0.0)), 0);
     assert_eq!(allocations(|| pendulum.position_residual(&q, 0.0)), 0);
     assert_eq!(allocations(|| pendulum.velocity_residual(&q, &qd, 0.0)), 0);
@@ -119,6 +123,10 @@ fn generated_functions_do_not_allocate() {
     assert_eq!(allocations(|| wheel.acceleration(&q, &qd, 0.0).unwrap()), 0);
     assert_eq!(
         allocations(|| wheel.constraint_force(&q, &qd, 0.0).unwrap()),
+        0
+    );
+    assert_eq!(
+        allocations(|| wheel.constraint_multipliers(&q, &qd, 0.0).unwrap()),
         0
     );
 

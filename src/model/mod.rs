@@ -11,6 +11,7 @@ mod batch;
 mod error;
 mod free_flyer;
 mod motion;
+mod multipliers;
 mod servo;
 mod workspace;
 

@@ -49,6 +49,11 @@ pub struct LagrangianReport {
     pub acceleration: Vec<f64>,
     /// The constraint force Qᶜ = M q̈ − Q, n.
     pub constraint_force: Vec<f64>,
+    /// The multipliers λ of Qᶜ − C = Aᵀλ by row name (`holonomic[i]`, `nonholonomic[i]`), m
+    /// entries, the minimum-norm λ when rows are redundant
+    /// ([`udk_runtime::constraint_multipliers_dyn`]); absent when m = 0.
+    #[serde(skip_serializing_if = "Outputs::is_empty")]
+    pub constraint_multipliers: Outputs,
     /// M, n × n.
     pub mass_matrix: Vec<Vec<f64>>,
     /// Q, n.
@@ -96,8 +101,8 @@ pub struct ServoReport {
     pub residuals: Residuals,
 }
 
-/// The model's outputs at a state, in the model's order: a JSON object of numbers (scalar
-/// outputs) and arrays of 3 (vector outputs).
+/// Named values at a state, in the model's order (its outputs, its multipliers): a JSON object
+/// of numbers (scalars) and arrays of 3 (vector outputs).
 #[derive(Debug, Clone, Default)]
 pub struct Outputs(pub Vec<(String, Vec<f64>)>);
 
@@ -112,6 +117,17 @@ impl Outputs {
                     rest = tail;
                     (o.name.clone(), value.to_vec())
                 })
+                .collect(),
+        )
+    }
+
+    /// Scalars `values` named by `names`.
+    fn scalars(names: Vec<String>, values: &[f64]) -> Self {
+        Outputs(
+            names
+                .into_iter()
+                .zip(values)
+                .map(|(n, x)| (n, vec![*x]))
                 .collect(),
         )
     }
@@ -431,9 +447,12 @@ pub fn evaluate_with_servo(
                 u.clone_from(&servo.input);
             }
             l.set_inputs(&u);
-            let mut report = lagrangian(l, &state.q, v, &u, state.t).map_err(motion)?;
+            let (mut report, multipliers) =
+                lagrangian(l, &state.q, v, &u, state.t).map_err(motion)?;
             report.outputs = Outputs::of(model, l.outputs(&state.q, v, state.t));
             report.servo = servo;
+            let names = model.derivation.constraint_names();
+            report.constraint_multipliers = Outputs::scalars(names, multipliers.as_slice());
             Report::Lagrangian(Box::new(report))
         }
         Evaluator::Hamiltonian(h) => {
@@ -511,13 +530,14 @@ fn lagrangian(
     qd: &[f64],
     u: &[f64],
     t: f64,
-) -> Result<LagrangianReport, udk_runtime::Error> {
+) -> Result<(LagrangianReport, DVector<f64>), udk_runtime::Error> {
     let m = e.m();
     let (energy, holonomic, velocity) = e.residuals(q, qd, t);
     let terms = e.terms(q, qd, t);
     let options = Options::default();
     let (acceleration, constraint_force) =
         udk_runtime::acceleration_and_constraint_force_dyn(terms.view(), &options)?;
+    let multipliers = udk_runtime::constraint_multipliers_dyn(terms.view(), &options)?;
     let n = q.len();
     let rank = LagrangianRank {
         n,
@@ -530,7 +550,7 @@ fn lagrangian(
             &options,
         )?,
     };
-    Ok(LagrangianReport {
+    let report = LagrangianReport {
         t,
         q: q.to_vec(),
         qd: qd.to_vec(),
@@ -551,9 +571,11 @@ fn lagrangian(
             velocity,
         },
         outputs: Outputs::default(),
+        constraint_multipliers: Outputs::default(),
         rank,
         servo: None,
-    })
+    };
+    Ok((report, multipliers))
 }
 
 /// The servo controller of `model` at (q, q̇, t) under `law`.

@@ -22,7 +22,7 @@ use udk_runtime::{impact, Options};
 use udk_symbolic::emit::{compile_tape, TapeInputs};
 use udk_symbolic::expr::{ExprId, Symbol};
 use udk_symbolic::{
-    Coefficient, ContactSpec, Errors, EventAction, EventDirection, EventSpec, Expression,
+    Coefficient, Equations, Errors, EventAction, EventDirection, EventSpec, Expression,
 };
 
 /// A row of an impact: the gradient ∂φ/∂q of a gap function (its offset in the reset tape's
@@ -62,8 +62,9 @@ struct Compiled {
     reset: Option<Reset>,
 }
 
-/// A contact of a model file, compiled: its tape gives φ, ∂φ/∂q (n), b of φ̈ = (∂φ/∂q) q̈ − b,
-/// then the same three for the slip coordinate s (zeros without one).
+/// A contact of a model file, compiled from its derivation
+/// ([`udk_symbolic::ContactEquations::geometry`]): its tape gives φ, ∂φ/∂q (n), b of
+/// φ̈ = (∂φ/∂q) q̈ − b, then the same three for the slip coordinate s (zeros without one).
 #[derive(Debug)]
 struct CompiledContact {
     name: String,
@@ -118,8 +119,12 @@ impl Events {
                 file.name()
             )));
         }
-        let holonomic = file.spec.holonomic.len();
-        let rows = holonomic + file.spec.nonholonomic.len();
+        // Rows, as the derivation counts them (a 3-vector constraint is three rows) and
+        // `Derivation::constraint_names` names them.
+        let (holonomic, rows) = match &model.derivation.equations {
+            Equations::Lagrangian(e) => (e.holonomic.len(), e.constraint_rhs.len()),
+            Equations::Hamiltonian(e) => (e.holonomic.len(), e.b_p.len()),
+        };
         let empty = Events {
             events: Vec::new(),
             contacts: Vec::new(),
@@ -228,34 +233,34 @@ impl Events {
                 Err(errors) => problems.extend(file.locate(&errors).lines()),
             }
         }
-        let mut contacts = Vec::with_capacity(file.spec.contacts.len());
-        for spec in &file.spec.contacts {
-            let mut value = |c| {
-                coefficient(model, &mut pool, params, c).unwrap_or_else(|errors| {
-                    problems.extend(file.locate(&errors).lines());
-                    0.0
+        let derived = match &model.derivation.equations {
+            Equations::Lagrangian(equations) => &equations.contacts[..],
+            Equations::Hamiltonian(_) => &[],
+        };
+        let mut contacts = Vec::with_capacity(derived.len());
+        for contact in derived {
+            let value = |id| {
+                pool.eval(id, &|s| match s {
+                    Symbol::Parameter(i) => params[i],
+                    _ => f64::NAN,
                 })
             };
-            let (restitution, friction) = (value(&spec.restitution), value(&spec.friction));
-            let rest_speed = value(&spec.rest_speed);
+            let [restitution, friction, rest_speed] = contact.coefficients().map(value);
             let valid = |x: f64| x.is_finite() && x >= 0.0;
             if !(valid(restitution) && valid(friction) && valid(rest_speed)) {
                 problems.push(format!(
                     "{}: contact `{}`: the restitution, friction and rest speed must be finite and non-negative",
                     file.name(),
-                    spec.name
+                    contact.name
                 ));
             }
-            match compile_contact(model, &mut pool, spec) {
-                Ok(tape) => contacts.push(CompiledContact {
-                    name: spec.name.clone(),
-                    restitution,
-                    friction,
-                    rest_speed,
-                    tape: RefCell::new(tape),
-                }),
-                Err(errors) => problems.extend(file.locate(&errors).lines()),
-            }
+            contacts.push(CompiledContact {
+                name: contact.name.clone(),
+                restitution,
+                friction,
+                rest_speed,
+                tape: RefCell::new(Monitor::new(compile_tape(&pool, &contact.geometry()))),
+            });
         }
         match problems.is_empty() {
             true => Ok(Events {
@@ -549,51 +554,6 @@ fn coefficient(
         Symbol::Parameter(i) => params[i],
         _ => f64::NAN,
     }))
-}
-
-/// The tape of a contact: φ, ∂φ/∂q, b of φ̈ = (∂φ/∂q) q̈ − b, then s, ∂s/∂q and b of s̈ (or
-/// zeros without a slip coordinate).
-///
-/// # Errors
-/// The errors of the expressions; a gap or slip that depends on q̇, or a gap that does not
-/// depend on q.
-fn compile_contact(
-    model: &Model,
-    pool: &mut udk_symbolic::expr::Pool,
-    spec: &ContactSpec,
-) -> Result<Monitor, Errors> {
-    let n = model.n();
-    let mut expressions = vec![&spec.gap];
-    expressions.extend(&spec.slip);
-    let lowered = udk_symbolic::derive::lower(&model.file.spec, pool, &expressions)?;
-    let mut errors = Errors::default();
-    let velocity = |s: Symbol| matches!(s, Symbol::Velocity(_) | Symbol::Input(_));
-    let coordinate = |s: Symbol| matches!(s, Symbol::Coordinate(_));
-    for (expr, &id) in expressions.iter().zip(&lowered) {
-        if pool.depends_on(id, &velocity) {
-            errors.push(
-                expr.span(),
-                "a gap or slip coordinate is a function of (q, t) only",
-            );
-        }
-    }
-    if !pool.depends_on(lowered[0], &coordinate) {
-        errors.push(spec.gap.span(), "the gap depends on no coordinate");
-    }
-    if !errors.is_empty() {
-        return Err(errors);
-    }
-    let mut outputs = Vec::with_capacity(2 * n + 4);
-    for &f in &lowered {
-        let rate = pool.time_derivative(f);
-        let drift = pool.convective_derivative(rate);
-        outputs.push(f);
-        outputs.extend((0..n).map(|j| pool.diff(f, Symbol::Coordinate(j))));
-        outputs.push(pool.neg(drift));
-    }
-    let zero = pool.zero();
-    outputs.resize(2 * n + 4, zero);
-    Ok(Monitor::new(compile_tape(pool, &outputs)))
 }
 
 /// The event log of a run as text: a header and one line per event, at most `limit` of them.

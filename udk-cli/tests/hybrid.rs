@@ -372,7 +372,7 @@ fn a_contact_whose_gap_reads_velocities_is_refused() {
     for (bad, message) in [
         (
             "gap = \"-x * beta.sin() + dot(y)\"",
-            "a function of (q, t) only",
+            "cannot appear in a contact's gap or slip coordinate, a function of (q, t)",
         ),
         ("gap = \"beta\"", "depends on no coordinate"),
     ] {
@@ -481,4 +481,60 @@ fn a_rod_dropped_at_an_angle_touches_down_by_the_closed_form_and_comes_to_rest_f
     }
     let last = samples.last().unwrap();
     close(&last[2..7], &[0.0; 5], 1e-9, "at rest, flat");
+}
+
+/// A point held on the z axis by one 3-vector holonomic constraint (three rows, the third
+/// redundant), falling, with an elastic bounce at z = 0.5 that releases a holonomic row by
+/// name.
+const PINNED: &str = r#"name = "Pinned"
+coordinates = ["x", "y", "z"]
+parameters = [{ name = "m", value = 1.0 }, { name = "g", value = 9.81 }]
+lagrangian = "0.5 * m * (dot(x).powi(2) + dot(y).powi(2) + dot(z).powi(2)) - m * g * z"
+holonomic = ["vec3(x, y, x + y)"]
+
+[[events]]
+name = "tick"
+guard = "z - 0.5"
+direction = "falling"
+impact = ["z"]
+restitution = 1.0
+release = ["ROW"]
+
+[initial]
+q0 = [0.0, 0.0, 1.0]
+qd0 = [0.0, 0.0, 0.0]
+"#;
+
+#[test]
+fn impact_rows_are_named_by_the_rows_of_a_vector_constraint() {
+    let dir = tempfile::tempdir().unwrap();
+    // The third row of the one 3-vector constraint is `holonomic[2]`, as `udk eval` names
+    // its multiplier.
+    let path = write(
+        dir.path(),
+        "pinned.toml",
+        &PINNED.replace("ROW", "holonomic[2]"),
+    );
+    let (_, logged, _) = simulate(&path, "0.9", &[]);
+    assert_eq!(logged.len(), 1);
+    assert_eq!(logged[0].name, "tick");
+    assert!((logged[0].values[0] - (1.0 / 9.81f64).sqrt()).abs() < 1e-12);
+    let output = udk()
+        .args(["eval".as_ref(), path.as_os_str()])
+        .output()
+        .unwrap();
+    let report: Json = serde_json::from_slice(&output.stdout).unwrap();
+    let multipliers = report["constraint_multipliers"].as_object().unwrap();
+    let names: Vec<&String> = multipliers.keys().collect();
+    assert_eq!(names, ["holonomic[0]", "holonomic[1]", "holonomic[2]"]);
+    assert!(multipliers
+        .values()
+        .all(|v| v.as_f64().unwrap().abs() < 1e-12));
+    let path = write(
+        dir.path(),
+        "pinned.toml",
+        &PINNED.replace("ROW", "holonomic[3]"),
+    );
+    let err = fails("simulate", &path, &["--t-end", "1"], 2);
+    assert!(err.contains("release `holonomic[3]`"), "{err}");
 }

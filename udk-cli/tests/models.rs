@@ -638,6 +638,24 @@ fn check_lagrangian<S: LagrangianSystem<N, M>, const N: usize, const M: usize>(
         if M > 0 {
             let a = terms.constraint_matrix;
             agree(&report, &at, &[("constraint_matrix", "A", a.as_slice())]);
+            // λ by row name, as the kernel gives it on the generated terms.
+            let options = udk_runtime::Options::default();
+            let lambda = udk_runtime::constraint_multipliers(terms.view(), &options).unwrap();
+            for (i, value) in lambda.iter().enumerate() {
+                let name = match i < S::NUM_HOLONOMIC {
+                    true => format!("holonomic[{i}]"),
+                    false => format!("nonholonomic[{}]", i - S::NUM_HOLONOMIC),
+                };
+                let path = format!("constraint_multipliers/{name}");
+                close(
+                    &field(&report, &path),
+                    &[*value],
+                    TOL,
+                    &format!("{at}: λ {name}"),
+                );
+            }
+        } else {
+            assert!(report.get("constraint_multipliers").is_none(), "{report}");
         }
         assert_eq!(report["rank"]["mass_and_constraint_matrix"], N);
     }

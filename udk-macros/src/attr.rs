@@ -34,6 +34,7 @@ enum Key {
     Loads,
     Outputs,
     Servo,
+    Contacts,
     Urdf,
     Gravity,
     JointDamping,
@@ -43,7 +44,7 @@ enum Key {
 }
 
 impl Key {
-    const ALL: [Key; 19] = [
+    const ALL: [Key; 20] = [
         Key::Coordinates,
         Key::Momenta,
         Key::Lagrangian,
@@ -57,6 +58,7 @@ impl Key {
         Key::Loads,
         Key::Outputs,
         Key::Servo,
+        Key::Contacts,
         Key::Urdf,
         Key::Gravity,
         Key::JointDamping,
@@ -80,6 +82,7 @@ impl Key {
             Key::Loads => "loads",
             Key::Outputs => "outputs",
             Key::Servo => "servo",
+            Key::Contacts => "contacts",
             Key::Urdf => "urdf",
             Key::Gravity => "gravity",
             Key::JointDamping => "joint_damping",
@@ -100,6 +103,7 @@ impl Key {
             | Key::Inputs
             | Key::Loads
             | Key::Servo
+            | Key::Contacts
             | Key::Urdf
             | Key::Gravity
             | Key::JointDamping
@@ -227,7 +231,9 @@ pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut
         }
         seen.push(key);
         if let Err(error) = fill(spec, key, meta) {
-            errors.push(error.span(), error.to_string());
+            for error in error {
+                errors.push(error.span(), error.to_string());
+            }
             derivable &= !matches!(
                 key,
                 Key::Coordinates | Key::Momenta | Key::Lagrangian | Key::Hamiltonian | Key::Urdf
@@ -263,6 +269,13 @@ fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
         Key::Loads => spec.loads = expressions(&meta, name)?,
         Key::Outputs => spec.outputs = named_expressions(&meta, name)?,
         Key::Servo => spec.servo = expressions(&meta, name)?,
+        Key::Contacts => {
+            let (contacts, problems) = contacts(&meta)?;
+            spec.contacts = contacts;
+            if let Some(problems) = problems {
+                return Err(problems);
+            }
+        }
         Key::Urdf => {
             let literal = match string_literal(&meta) {
                 Some(literal) => literal.clone(),
@@ -425,6 +438,86 @@ fn named_expressions(meta: &Meta, name: &str) -> syn::Result<Vec<NamedExpression
             )
         })?;
     Ok(entries.into_iter().collect())
+}
+
+/// One contact of `contacts(..)`: `NAME(gap = .., slip = .., restitution = .., friction = ..,
+/// rest_speed = ..)`, its keys as written.
+struct ContactEntry {
+    name: Ident,
+    keys: Punctuated<syn::MetaNameValue, Token![,]>,
+}
+
+impl Parse for ContactEntry {
+    fn parse(input: ParseStream) -> syn::Result<Self> {
+        let name = input.parse()?;
+        let content;
+        syn::parenthesized!(content in input);
+        let keys = Punctuated::parse_terminated(&content)?;
+        Ok(ContactEntry { name, keys })
+    }
+}
+
+/// The keys of a contact, as in a model file's `[[contacts]]`.
+const CONTACT_KEYS: [&str; 5] = ["gap", "slip", "restitution", "friction", "rest_speed"];
+
+/// `contacts(NAME(gap = φ, slip = s, restitution = e, friction = μ, rest_speed = v), ..)`:
+/// the contacts that have a gap, and every unknown, repeated or missing key as one error, so
+/// that the well-formed contacts are still derived and report their own errors.
+#[allow(clippy::type_complexity)]
+fn contacts(meta: &Meta) -> syn::Result<(Vec<udk_symbolic::ContactSpec>, Option<syn::Error>)> {
+    let syntax = "`contacts(NAME(gap = φ(q, t), slip = s(q, t), restitution = e, friction = μ, \
+                  rest_speed = v), ..)`";
+    let entries = list(meta, "contacts", "contacts `NAME(gap = .., ..)`")?
+        .parse_args_with(Punctuated::<ContactEntry, Token![,]>::parse_terminated)
+        .map_err(|e| syn::Error::new(e.span(), format!("expected {syntax}: {e}")))?;
+    let mut problems: Vec<syn::Error> = Vec::new();
+    let mut contacts = Vec::with_capacity(entries.len());
+    for entry in entries {
+        let mut values: [Option<Expr>; 5] = Default::default();
+        for pair in entry.keys {
+            let key = pair.path.get_ident().map(|k| k.to_string());
+            match CONTACT_KEYS.iter().position(|k| Some(*k) == key.as_deref()) {
+                Some(i) if values[i].is_some() => problems.push(syn::Error::new(
+                    pair.path.span(),
+                    format!("`{}` is given twice", CONTACT_KEYS[i]),
+                )),
+                Some(i) => values[i] = Some(pair.value),
+                None => problems.push(syn::Error::new(
+                    pair.path.span(),
+                    format!(
+                        "unknown key of a contact; expected {}",
+                        CONTACT_KEYS.map(|k| format!("`{k}`")).join(", ")
+                    ),
+                )),
+            }
+        }
+        let [gap, slip, restitution, friction, rest_speed] = values;
+        let Some(gap) = gap else {
+            problems.push(syn::Error::new(
+                entry.name.span(),
+                format!("contact `{}` has no `gap = φ(q, t)`", entry.name),
+            ));
+            continue;
+        };
+        let coefficient = |value: Option<Expr>| {
+            value.map_or(udk_symbolic::Coefficient::Number(0.0), |e| {
+                udk_symbolic::Coefficient::Expression(Box::new(Expression(e)))
+            })
+        };
+        contacts.push(udk_symbolic::ContactSpec {
+            name: entry.name.to_string(),
+            gap: Expression(gap),
+            slip: slip.map(Expression),
+            restitution: coefficient(restitution),
+            friction: coefficient(friction),
+            rest_speed: coefficient(rest_speed),
+        });
+    }
+    let problems = problems.into_iter().reduce(|mut all, e| {
+        all.combine(e);
+        all
+    });
+    Ok((contacts, problems))
 }
 
 /// The key's parenthesized list, or an error saying it should be one.

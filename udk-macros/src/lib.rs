@@ -38,6 +38,7 @@ use udk_symbolic::{Errors, ModelSpec};
 ///     nonideal(C1, ..., Cn),             // non-ideal constraint force C
 ///     outputs(name = EXPR, ...),         // named scalars or 3-vectors, one function each
 ///     servo(holonomic(e1, ..), nonholonomic(phi1, ..)), // task constraints the inputs realize
+///     contacts(ground(gap = phi, slip = s, restitution = e, friction = mu, rest_speed = v)),
 /// )]
 /// pub struct Model { pub parameter: f64, ... }
 /// ```
@@ -67,12 +68,16 @@ use udk_symbolic::{Errors, ModelSpec};
 /// The struct's `f64` fields are the parameters. The macro adds `DOF`, `NUM_CONSTRAINTS`,
 /// `NUM_HOLONOMIC`, `NUM_INPUTS`, `COORDINATE_NAMES`, `INPUT_NAMES`, `EQUATIONS`,
 /// `mass_matrix`, `generalized_forces`, `constraint_matrix`, `constraint_rhs`,
-/// `nonideal_force`, `terms`, `acceleration`, `constraint_force`, `energy`,
-/// `position_residual`, `velocity_residual` and one function per output, and implements
+/// `nonideal_force`, `terms`, `acceleration`, `constraint_force`, `CONSTRAINT_NAMES`,
+/// `constraint_multipliers` (λ of Qᶜ − C = Aᵀλ by row), `energy`, `position_residual`,
+/// `velocity_residual` and one function per output, and implements
 /// `udk::LagrangianSystem<n, m>` (with inputs, `udk::runtime::ControlledLagrangianSystem<n, m,
 /// k>`, whose functions take `u` after `qd`). With `servo(..)` it also adds `NUM_SERVO`,
 /// `servo_terms` and `servo_control` and implements `udk::runtime::servo::ServoSystem` (see
-/// `udk::runtime::servo`). Every mistake is a compile error at its culprit.
+/// `udk::runtime::servo`). With `contacts(..)` (unilateral contacts: a gap φ(q, t) ≥ 0, an
+/// optional slip coordinate s(q, t), coefficients of the parameters) it adds `CONTACT_NAMES`,
+/// `contacts` and, without inputs, `contact_set`, the `udk::runtime::simulate::ContactSet` the
+/// simulator runs. Every mistake is a compile error at its culprit.
 /// See the `udk` crate and its README ("Writing a model") for the whole language, shapes and
 /// runnable examples.
 ///

@@ -66,6 +66,7 @@ pub mod impact;
 pub mod jacobian;
 pub mod linearize;
 pub mod lqr;
+pub mod multipliers;
 mod options;
 mod pinv;
 mod projection;
@@ -94,6 +95,7 @@ pub use jacobian::{
     HamiltonianResidualJacobiansDyn, ResidualJacobians, ResidualJacobiansDyn, StateJacobian,
     StateJacobianDyn,
 };
+pub use multipliers::{constraint_multipliers, constraint_multipliers_dyn};
 pub use options::{Options, Weighting};
 pub use pinv::{pinv, pinv_symmetric, rank};
 pub use singular::{

@@ -65,6 +65,60 @@ pub struct LagrangianEquations {
     pub jacobians: Option<LagrangianJacobians>,
     /// The servo constraints and the input matrix, for a model with `servo`; `None` without.
     pub servo: Option<ServoEquations>,
+    /// The unilateral contacts ([`crate::ModelSpec::contacts`]), in order; not part of A q̈ = b:
+    /// the simulator adds a contact's rows while it is closed (`udk_runtime::simulate::ContactSet`).
+    pub contacts: Vec<ContactEquations>,
+}
+
+/// A unilateral contact of a Lagrangian model with n coordinates, derived: its gap φ(q, t) ≥ 0
+/// and slip coordinate s(q, t), each with its row and the b of its second derivative, and its
+/// coefficients as expressions of the parameters.
+///
+/// φ̈ = (∂φ/∂q) q̈ − `normal_rhs` and s̈ = (∂s/∂q) q̈ − `tangent_rhs`, so that a closed contact
+/// adds the row ∂φ/∂q with right-hand side `normal_rhs` to A q̈ = b (review paper, eqs 18–22).
+#[derive(Clone, Debug)]
+pub struct ContactEquations {
+    /// The contact's name: its forces are `<name>.normal` and `<name>.tangent`.
+    pub name: String,
+    /// The gap φ(q, t), positive apart.
+    pub gap: ExprId,
+    /// ∂φ/∂q, n entries.
+    pub normal: Vec<ExprId>,
+    /// −(φ̈ at q̈ = 0), a function of (q, q̇, t).
+    pub normal_rhs: ExprId,
+    /// The slip coordinate s(q, t) (0 for a contact without one, which never slides).
+    pub slip: ExprId,
+    /// ∂s/∂q, n entries (zeros without a slip coordinate).
+    pub tangent: Vec<ExprId>,
+    /// −(s̈ at q̈ = 0).
+    pub tangent_rhs: ExprId,
+    /// The restitution e ≥ 0, an expression of the parameters.
+    pub restitution: ExprId,
+    /// The Coulomb friction coefficient μ ≥ 0, an expression of the parameters.
+    pub friction: ExprId,
+    /// The rest speed (a touchdown slower than it after the rebound is plastic), an
+    /// expression of the parameters.
+    pub rest_speed: ExprId,
+}
+
+impl ContactEquations {
+    /// The geometry in the order of `udk_runtime::simulate::ContactGeometry`: φ, ∂φ/∂q (n),
+    /// its b, then s, ∂s/∂q (n) and its b; 2n + 4 entries.
+    pub fn geometry(&self) -> Vec<ExprId> {
+        let mut ids = Vec::with_capacity(2 * self.normal.len() + 4);
+        ids.push(self.gap);
+        ids.extend(&self.normal);
+        ids.push(self.normal_rhs);
+        ids.push(self.slip);
+        ids.extend(&self.tangent);
+        ids.push(self.tangent_rhs);
+        ids
+    }
+
+    /// The coefficients e, μ and the rest speed.
+    pub fn coefficients(&self) -> [ExprId; 3] {
+        [self.restitution, self.friction, self.rest_speed]
+    }
 }
 
 /// The servo (task) constraints of a Lagrangian model with n coordinates, k inputs and s
@@ -325,6 +379,24 @@ pub struct NamedValue {
 }
 
 impl Derivation {
+    /// The names of the m rows of A q̈ = b (or A_p ṗ = b_p), in order: `holonomic[i]` for the
+    /// i-th holonomic row, then `nonholonomic[i]` (Lagrangian) or `constraints[i]`
+    /// (Hamiltonian) for the others, as model files name them in `[[events]]`. A 3-vector
+    /// constraint gives three rows. They name the multipliers λ
+    /// (`udk_runtime::constraint_multipliers`).
+    pub fn constraint_names(&self) -> Vec<String> {
+        let (rows, holonomic, others) = match &self.equations {
+            Equations::Lagrangian(e) => (e.constraint_rhs.len(), e.holonomic.len(), "nonholonomic"),
+            Equations::Hamiltonian(e) => (e.b_p.len(), e.holonomic.len(), "constraints"),
+        };
+        (0..rows)
+            .map(|i| match i < holonomic {
+                true => format!("holonomic[{i}]"),
+                false => format!("{others}[{}]", i - holonomic),
+            })
+            .collect()
+    }
+
     /// The columns of the model's outputs, in order: `name` for a scalar output, `name.x`,
     /// `name.y`, `name.z` for a vector one (the generated `OUTPUT_COLUMNS`, the CSV columns).
     pub fn output_columns(&self) -> Vec<String> {

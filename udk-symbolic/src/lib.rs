@@ -43,8 +43,9 @@ pub mod urdf;
 
 pub use codegen::generate;
 pub use derivation::{
-    ArticulatedEquations, Derivation, Equations, ExprMatrix, HamiltonianEquations,
-    LagrangianEquations, MassMatrixForm, NamedValue, ServoEquations, ServoRows,
+    ArticulatedEquations, ContactEquations, Derivation, Equations, ExprMatrix,
+    HamiltonianEquations, LagrangianEquations, MassMatrixForm, NamedValue, ServoEquations,
+    ServoRows,
 };
 pub use derive::derive;
 pub use error::{Error, Errors};

@@ -119,14 +119,15 @@ pub struct ModelSpec {
     /// derivation ignores them, `udk simulate` and `udk limit-cycle` run them).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub events: Vec<EventSpec>,
-    /// Unilateral contacts of a simulation (model files only; the derivation ignores them,
-    /// `udk simulate` runs them).
+    /// Unilateral contacts of a Lagrangian model (`contacts(..)` in the macro, `[[contacts]]`
+    /// in a file): the derivation gives each its rows ([`crate::ContactEquations`]), apart
+    /// from A q̈ = b; `udk_runtime::simulate::ContactSet` runs them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub contacts: Vec<ContactSpec>,
 }
 
-/// A coefficient of a model file (a restitution, a friction coefficient): a number, or an
-/// expression of the parameters, so that `--set` reaches it.
+/// A coefficient of a contact or event (a restitution, a friction coefficient): a number, or
+/// an expression of the parameters, so that `--set` (or the struct's fields) reach it.
 #[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(untagged)]
 pub enum Coefficient {
@@ -142,7 +143,8 @@ impl Default for Coefficient {
     }
 }
 
-/// A unilateral contact of a model file (`[[contacts]]`): a gap φ(q, t) ≥ 0 and, for friction,
+/// A unilateral contact (`[[contacts]]` in a model file, `contacts(NAME(gap = ..), ..)` in the
+/// macro): a gap φ(q, t) ≥ 0 and, for friction,
 /// a slip coordinate s(q, t) along the surface, with a restitution e and a Coulomb friction
 /// coefficient μ. Closed, it adds φ = 0 (and ṡ = 0 while sticking) to the constraints; sliding,
 /// the friction force −μ|λₙ| sgn(ṡ) ∂s/∂q.

@@ -2,7 +2,7 @@
 
 use super::dynamic::{DynamicLagrangianSystem, DynamicLagrangianTerms};
 use super::events::{Action, Direction, Event};
-use crate::{acceleration_and_constraint_force_dyn, impact, pinv, Error, Options};
+use crate::{constraint_multipliers_dyn, impact, Error, Options};
 use nalgebra::{DMatrix, DVector, SVector};
 use std::cell::RefCell;
 
@@ -104,11 +104,21 @@ pub struct ContactForce {
 /// - Stick to slip: μ|λₙ| − |λₜ| falls through 0; the contact slides against λₜ.
 /// - Slip to stick: ṡ reaches 0; the contact sticks where μ|λₙ| ≥ |λₜ| holds there, else it
 ///   slides back.
+/// - A frictionless contact (μ = 0) with a slip coordinate never sticks: closed, it slides
+///   with C = 0, whatever ṡ, so that any tangential force moves it.
 ///
-/// The multipliers are λ = (Aᵀ)⁺ Qᶜ of the ideal constraint force Qᶜ = Aᵀλ, with the rows of A in
-/// the order: the system's, then each closed contact's normal and (sticking) tangential rows.
+/// The rows of A come in the order: the system's holonomic rows, each closed contact's normal
+/// row, the system's nonholonomic rows, then each sticking contact's tangential row. A closed
+/// contact's φ = 0 is a holonomic row like the system's own, so the simulator's Baumgarte
+/// stabilization and projection hold its gap at position level (φ does not drift); the
+/// tangential rows ṡ = 0 are held at velocity level. The multipliers are λ = (Aᵀ)⁺ Qᶜ of the
+/// ideal constraint force Qᶜ − C = Aᵀλ ([`crate::constraint_multipliers_dyn`]; the
+/// minimum-norm λ when rows are redundant).
+///
+/// The set owns its system: pass `&system` to keep it, or a
+/// [`StaticSystem`](super::StaticSystem) over a generated model.
 pub struct ContactSet<'a, S> {
-    system: &'a S,
+    system: S,
     contacts: Vec<Contact<'a>>,
     modes: RefCell<Vec<ContactMode>>,
     kernel: Options,
@@ -118,7 +128,7 @@ pub struct ContactSet<'a, S> {
 struct Solved {
     terms: DynamicLagrangianTerms,
     geometry: Vec<ContactGeometry>,
-    /// λ of every row (the system's, then the contacts').
+    /// λ of every row, in the order of the rows of A.
     lambda: DVector<f64>,
     /// For each contact, the index in `lambda` of its normal row and tangential row.
     rows: Vec<(Option<usize>, Option<usize>)>,
@@ -134,7 +144,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     ///
     /// # Errors
     /// `InvalidOption` for a negative or non-finite restitution or friction.
-    pub fn new(system: &'a S, contacts: Vec<Contact<'a>>) -> Result<Self, Error> {
+    pub fn new(system: S, contacts: Vec<Contact<'a>>) -> Result<Self, Error> {
         let valid = |x: f64| x.is_finite() && x >= 0.0;
         let contact =
             |c: &Contact| valid(c.restitution) && valid(c.friction) && valid(c.rest_speed);
@@ -233,23 +243,25 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         let geometry: Vec<ContactGeometry> = (self.contacts.iter())
             .map(|c| (c.geometry)(q, qd, t))
             .collect();
-        let mut rows: Vec<(DVector<f64>, f64)> = (0..base.constraint_rhs.len())
-            .map(|r| {
-                let row = base.constraint_matrix.row(r).transpose();
-                (row, base.constraint_rhs[r])
-            })
-            .collect();
-        let mut indices = Vec::with_capacity(modes.len());
-        for (mode, g) in modes.iter().zip(&geometry) {
-            let normal = closed(*mode).then(|| {
+        let own = |r: usize| {
+            let row = base.constraint_matrix.row(r).transpose();
+            (row, base.constraint_rhs[r])
+        };
+        let holonomic = self.system.num_holonomic();
+        let mut rows: Vec<(DVector<f64>, f64)> = (0..holonomic).map(own).collect();
+        let mut indices = vec![(None, None); modes.len()];
+        for (i, (mode, g)) in modes.iter().zip(&geometry).enumerate() {
+            if closed(*mode) {
                 rows.push((g.normal.clone(), g.normal_rhs));
-                rows.len() - 1
-            });
-            let tangent = (*mode == ContactMode::Sticking).then(|| {
+                indices[i].0 = Some(rows.len() - 1);
+            }
+        }
+        rows.extend((holonomic..base.constraint_rhs.len()).map(own));
+        for (i, (mode, g)) in modes.iter().zip(&geometry).enumerate() {
+            if *mode == ContactMode::Sticking {
                 rows.push((g.tangent.clone(), g.tangent_rhs));
-                rows.len() - 1
-            });
-            indices.push((normal, tangent));
+                indices[i].1 = Some(rows.len() - 1);
+            }
         }
         let a = DMatrix::from_fn(rows.len(), n, |i, j| rows[i].0[j]);
         let b = DVector::from_fn(rows.len(), |i, _| rows[i].1);
@@ -267,8 +279,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             (false, false) => 0,
         };
         for _ in 0..passes {
-            let (_, force) = acceleration_and_constraint_force_dyn(terms.view(), &self.kernel)?;
-            lambda = pinv(&terms.constraint_matrix.transpose(), None)? * force;
+            lambda = constraint_multipliers_dyn(terms.view(), &self.kernel)?;
             if !sliding {
                 break;
             }
@@ -290,7 +301,8 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     }
 
     /// The mode of closed contact i at a state where ṡ = 0: sticking where the friction cone
-    /// holds it, else sliding against its sticking force.
+    /// holds it, else sliding against its sticking force. A frictionless contact (μ = 0) with
+    /// a slip coordinate always slides: no tangential force holds it, however small.
     fn stick_or_slide(
         &self,
         q: &[f64],
@@ -298,6 +310,16 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         t: f64,
         i: usize,
     ) -> Result<ContactMode, Error> {
+        let contact = &self.contacts[i];
+        let slips = || {
+            (contact.geometry)(q, qd, t)
+                .tangent
+                .iter()
+                .any(|x| *x != 0.0)
+        };
+        if contact.friction == 0.0 && slips() {
+            return Ok(ContactMode::Sliding(1.0));
+        }
         let mut modes = self.modes();
         modes[i] = ContactMode::Sticking;
         let solved = self.solve((q, qd, t), &modes, true)?;
@@ -331,7 +353,9 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 .map_or(f64::NAN, |(n, tangential)| {
                     self.contacts[i].friction * n.abs() - tangential.abs()
                 }),
-            (Switch::Stick, ContactMode::Sliding(sign)) => sign * self.contact_rates(q, qd, t, i),
+            (Switch::Stick, ContactMode::Sliding(sign)) if self.contacts[i].friction > 0.0 => {
+                sign * self.contact_rates(q, qd, t, i)
+            }
             _ => 1.0,
         }
     }
@@ -443,8 +467,9 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
         self.system.coordinate_names()
     }
 
+    /// The system's holonomic rows and the closed contacts' normal rows.
     fn num_holonomic(&self) -> usize {
-        self.system.num_holonomic()
+        self.system.num_holonomic() + self.closed_count()
     }
 
     /// The system's terms with the rows of the closed contacts after its own, and the sliding
@@ -464,32 +489,54 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
         self.system.energy(q, qd, t)
     }
 
-    /// The system's f followed by zeros for the contacts' rows (held at velocity level).
+    /// In the order of the rows: the system's f, the gap φ of each closed contact, then zeros
+    /// on the system's nonholonomic rows and the sticking contacts' tangential rows.
     fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
         let f = self.system.holonomic_residual(q, t);
-        let rows = f.len() + self.extra_rows();
-        f.resize_vertically(rows, 0.0)
-    }
-
-    /// The system's residuals, then φ̇ of each closed contact and ṡ of each sticking one.
-    fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
-        let r = self.system.velocity_residual(q, qd, t);
-        let v = DVector::from_column_slice(qd);
-        let mut rows: Vec<f64> = r.iter().copied().collect();
+        let holonomic = self.system.num_holonomic();
+        let mut rows: Vec<f64> = f.iter().take(holonomic).copied().collect();
+        let no_velocity = vec![0.0; q.len()];
         for (contact, mode) in self.contacts.iter().zip(self.modes()) {
-            let geometry = (contact.geometry)(q, qd, t);
             if closed(mode) {
-                rows.push(geometry.normal.dot(&v));
-            }
-            if mode == ContactMode::Sticking {
-                rows.push(geometry.tangent.dot(&v));
+                rows.push((contact.geometry)(q, &no_velocity, t).gap);
             }
         }
+        rows.resize(f.len() + self.extra_rows(), 0.0);
+        DVector::from_vec(rows)
+    }
+
+    /// In the order of the rows: the system's ḟ, φ̇ of each closed contact, the system's
+    /// nonholonomic residuals, then ṡ of each sticking contact.
+    fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
+        let r = self.system.velocity_residual(q, qd, t);
+        let holonomic = self.system.num_holonomic();
+        let v = DVector::from_column_slice(qd);
+        let geometry: Vec<(ContactMode, ContactGeometry)> = (self.contacts.iter())
+            .zip(self.modes())
+            .map(|(contact, mode)| (mode, (contact.geometry)(q, qd, t)))
+            .collect();
+        let mut rows: Vec<f64> = r.iter().take(holonomic).copied().collect();
+        rows.extend(
+            (geometry.iter())
+                .filter(|(mode, _)| closed(*mode))
+                .map(|(_, g)| g.normal.dot(&v)),
+        );
+        rows.extend(r.iter().skip(holonomic));
+        rows.extend(
+            (geometry.iter())
+                .filter(|(mode, _)| *mode == ContactMode::Sticking)
+                .map(|(_, g)| g.tangent.dot(&v)),
+        );
         DVector::from_vec(rows)
     }
 }
 
 impl<S> ContactSet<'_, S> {
+    /// The number of closed contacts.
+    fn closed_count(&self) -> usize {
+        self.modes.borrow().iter().filter(|m| closed(**m)).count()
+    }
+
     /// The rows the contacts add in their present modes.
     fn extra_rows(&self) -> usize {
         (self.modes.borrow().iter())

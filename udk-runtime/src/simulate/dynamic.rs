@@ -90,6 +90,28 @@ pub trait DynamicLagrangianSystem {
     }
 }
 
+/// A borrowed system is the system (so that a [`super::ContactSet`] may own or borrow it).
+impl<S: DynamicLagrangianSystem + ?Sized> DynamicLagrangianSystem for &S {
+    fn num_holonomic(&self) -> usize {
+        (**self).num_holonomic()
+    }
+    fn terms(&self, q: &[f64], qd: &[f64], t: f64) -> DynamicLagrangianTerms {
+        (**self).terms(q, qd, t)
+    }
+    fn energy(&self, q: &[f64], qd: &[f64], t: f64) -> f64 {
+        (**self).energy(q, qd, t)
+    }
+    fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
+        (**self).holonomic_residual(q, t)
+    }
+    fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
+        (**self).velocity_residual(q, qd, t)
+    }
+    fn coordinate_names(&self) -> Vec<String> {
+        (**self).coordinate_names()
+    }
+}
+
 /// H_p, H_q, H_pp, A_p and b_p of a Hamiltonian system at one state.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DynamicHamiltonianTerms {

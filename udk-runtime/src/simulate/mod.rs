@@ -43,6 +43,7 @@ mod options;
 mod periodic;
 mod plot;
 mod stabilization;
+mod static_system;
 mod summary;
 mod trajectory;
 
@@ -66,5 +67,6 @@ pub use periodic::{
     periodic_dynamic_orbit, periodic_orbit, OrbitError, OrbitOptions, PeriodicOrbit,
 };
 pub use plot::PlotOptions;
+pub use static_system::StaticSystem;
 pub use summary::{Report, Showcase, Summary};
 pub use trajectory::{OutputTable, Sample, StateKind, Stats, Trajectory};

@@ -80,6 +80,17 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
         "The constraint force Qᶜ = M q̈ − Q, {n} entries (includes C for non-ideal constraints).\n\n{state}\n\n\
          # Errors\nAs `acceleration`."
     ));
+    let doc_names = doc(&format!(
+        "The names of the {m_count} rows of A q̈ = b, in order: `holonomic[i]` for the i-th holonomic row, \
+         `nonholonomic[i]` for the i-th nonholonomic one (a 3-vector constraint gives three rows)."
+    ));
+    let doc_multipliers = doc(&format!(
+        "The Lagrange multipliers λ, {m_count} entries named by `CONSTRAINT_NAMES`, of the ideal constraint force \
+         Qᶜ − C = Aᵀλ: λ = (A M⁻¹ Aᵀ)⁺ (b − A a), a = M⁻¹(Q + C) (Udwadia & Kalaba 1993, eq 16), the minimum-norm λ \
+         when rows are redundant (`udk::runtime::constraint_multipliers`). A holonomic row's λ is in generalized \
+         force per unit of its f(q, t).\n\n{state}\n\n# Errors\nAs `acceleration`."
+    ));
+    let row_names = code.derivation.constraint_names();
     let doc_energy = doc(&format!(
         "The Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L (the total energy when L does not depend on t).\n\n{state}"
     ));
@@ -328,6 +339,16 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
             }
 
             #factored
+
+            #doc_names
+            pub const CONSTRAINT_NAMES: [&'static str; #m] = [#(#row_names),*];
+
+            #doc_multipliers
+            pub fn constraint_multipliers(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> ::core::result::Result<#vec_m, #error> {
+                let terms = Self::terms(self, q, qd, #u_arg t);
+                #runtime::constraint_multipliers(terms.view(), &#runtime::Options::default())
+                    .map_err(|e| e.with_coordinate_names(&Self::COORDINATE_NAMES))
+            }
 
             #doc_energy
             pub fn energy(&self, q: &#vec_n, qd: &#vec_n, #u t: f64) -> f64 { #energy }

@@ -11,6 +11,7 @@
 //! The code names the runtime and nalgebra through `::udk::__private`, so a user crate needs
 //! `udk` as its only dependency.
 
+mod contacts;
 mod expansion;
 pub mod free_flyer;
 mod hamiltonian;
@@ -70,6 +71,7 @@ fn emit(name: &Ident, derivation: &Derivation) -> TokenStream {
         Equations::Lagrangian(equations) => {
             let mut items = lagrangian::generate(name, &code, equations);
             items.extend(servo::generate(name, &code, equations));
+            items.extend(contacts::generate(name, &code, equations));
             items
         }
         Equations::Hamiltonian(equations) => hamiltonian::generate(name, &code, equations),

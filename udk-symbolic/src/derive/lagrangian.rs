@@ -211,6 +211,7 @@ pub(super) fn derive(
         (&holonomic, velocity_constraints.len()),
         errors,
     );
+    let contacts = super::contacts::derive(spec, scope, pool, errors);
 
     errors.is_empty().then_some(LagrangianEquations {
         mass_matrix_form: chosen,
@@ -227,6 +228,7 @@ pub(super) fn derive(
         velocity_constraints,
         jacobians,
         servo,
+        contacts,
     })
 }
 

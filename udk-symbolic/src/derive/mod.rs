@@ -11,6 +11,7 @@
 
 mod bodies;
 mod check;
+mod contacts;
 mod determinacy;
 mod energy;
 mod hamiltonian;

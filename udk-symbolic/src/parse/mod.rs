@@ -297,6 +297,21 @@ impl Context {
         momenta: false,
         inputs: true,
     };
+    /// The gap φ(q, t) or the slip coordinate s(q, t) of a unilateral contact.
+    pub const CONTACT: Context = Context {
+        what: "a contact's gap or slip coordinate, a function of (q, t)",
+        velocities: false,
+        momenta: false,
+        inputs: false,
+    };
+    /// A contact's coefficient (restitution, friction, rest speed): a constant of the
+    /// parameters, which the caller checks after parsing.
+    pub const COEFFICIENT: Context = Context {
+        what: "a contact's coefficient, a constant of the parameters",
+        velocities: false,
+        momenta: false,
+        inputs: false,
+    };
     /// A definition or an output of a Hamiltonian model: anything of (q, p, t).
     pub const HAMILTONIAN_DEFINITION: Context = Context {
         what: "a definition of (q, p, t)",
