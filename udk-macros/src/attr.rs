@@ -34,6 +34,8 @@ enum Key {
     Loads,
     Outputs,
     Servo,
+    Speeds,
+    Kinematics,
     Urdf,
     Gravity,
     JointDamping,
@@ -43,7 +45,7 @@ enum Key {
 }
 
 impl Key {
-    const ALL: [Key; 19] = [
+    const ALL: [Key; 21] = [
         Key::Coordinates,
         Key::Momenta,
         Key::Lagrangian,
@@ -57,6 +59,8 @@ impl Key {
         Key::Loads,
         Key::Outputs,
         Key::Servo,
+        Key::Speeds,
+        Key::Kinematics,
         Key::Urdf,
         Key::Gravity,
         Key::JointDamping,
@@ -80,6 +84,8 @@ impl Key {
             Key::Loads => "loads",
             Key::Outputs => "outputs",
             Key::Servo => "servo",
+            Key::Speeds => "speeds",
+            Key::Kinematics => "kinematics",
             Key::Urdf => "urdf",
             Key::Gravity => "gravity",
             Key::JointDamping => "joint_damping",
@@ -100,6 +106,8 @@ impl Key {
             | Key::Inputs
             | Key::Loads
             | Key::Servo
+            | Key::Speeds
+            | Key::Kinematics
             | Key::Urdf
             | Key::Gravity
             | Key::JointDamping
@@ -230,7 +238,12 @@ pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut
             errors.push(error.span(), error.to_string());
             derivable &= !matches!(
                 key,
-                Key::Coordinates | Key::Momenta | Key::Lagrangian | Key::Hamiltonian | Key::Urdf
+                Key::Coordinates
+                    | Key::Momenta
+                    | Key::Lagrangian
+                    | Key::Hamiltonian
+                    | Key::Urdf
+                    | Key::Speeds
             );
         }
     }
@@ -263,6 +276,8 @@ fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
         Key::Loads => spec.loads = expressions(&meta, name)?,
         Key::Outputs => spec.outputs = named_expressions(&meta, name)?,
         Key::Servo => spec.servo = expressions(&meta, name)?,
+        Key::Speeds => spec.speeds = names(&meta, name)?,
+        Key::Kinematics => spec.kinematics = expressions(&meta, name)?,
         Key::Urdf => {
             let literal = match string_literal(&meta) {
                 Some(literal) => literal.clone(),

@@ -231,7 +231,12 @@ where
         f: |q: &DVector<f64>| dynamic(&system.holonomic_residual(&fixed(q), t)),
         df: |q: &DVector<f64>, qd: &DVector<f64>| {
             let a = system.terms(&fixed(q), &fixed(qd), t).constraint_matrix;
-            Ok(holonomic_rows(dynamic_matrix(&a), S::NUM_HOLONOMIC))
+            let rows = holonomic_rows(dynamic_matrix(&a), S::NUM_HOLONOMIC);
+            // With speeds, the rows are (∂f/∂q) N: ∂f/∂q = rows · N⁻¹ (N⁺ where N is singular).
+            match system.kinematic_matrix(&fixed(q), t) {
+                Some(n) => Ok(rows * crate::pinv(&dynamic_matrix(&n), None)?),
+                None => Ok(rows),
+            }
         },
         r: |q: &DVector<f64>, qd: &DVector<f64>| {
             dynamic(&system.velocity_residual(&fixed(q), &fixed(qd), t))
