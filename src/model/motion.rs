@@ -31,6 +31,28 @@ pub struct System<'a> {
 }
 
 impl Model {
+    /// [`ModelError::Simulation`] for a model with generalized speeds (`speeds`,
+    /// `kinematics`): the run-time simulator integrates q by q̇ = v and not yet by
+    /// q̇ = N(q, t) u (the terms and u̇ of such a model are evaluated; `#[lagrangian]`
+    /// simulates it).
+    pub(crate) fn check_integrable(&self) -> Result<(), ModelError> {
+        match &self.compiled.derivation.equations {
+            udk_symbolic::derivation::Equations::Lagrangian(e) if e.kinematics.is_some() => {
+                Err(ModelError::Simulation {
+                    message: format!(
+                        "`{}` has generalized speeds: simulating it at run time is not \
+                         supported yet (its terms and u̇ are evaluated); write it with \
+                         #[lagrangian]",
+                        self.name()
+                    ),
+                    time: None,
+                    motion: None,
+                })
+            }
+            _ => Ok(()),
+        }
+    }
+
     /// The model with its current parameters as a system for the simulator
     /// (`udk_runtime::simulate::simulate_dynamic_lagrangian` and its Hamiltonian
     /// counterpart), for callers that drive the simulator themselves.
@@ -62,6 +84,7 @@ impl Model {
     ) -> Result<Assembly<DVector<f64>>, ModelError> {
         let (q, v) = (q.as_slice(), v.as_slice());
         self.check_state(q, v)?;
+        self.check_integrable()?;
         let system = self.system()?;
         Ok(match self.is_hamiltonian() {
             true => consistent_dynamic_hamiltonian_state(&system, q, v, t, options),
@@ -89,6 +112,7 @@ impl Model {
         options: &SimulationOptions,
     ) -> Result<Motion, ModelError> {
         self.check_state(q0.as_slice(), v0.as_slice())?;
+        self.check_integrable()?;
         let system = self.system()?;
         let n = self.n();
         macro_rules! dispatch {

@@ -24,6 +24,7 @@ use udk_runtime::simulate::{periodic_dynamic_orbit, OrbitOptions, SimulationOpti
 /// converge.
 pub fn run(args: &LimitCycleArgs, backend: Backend) -> Result<String, Failure> {
     let model = Model::load(&args.model)?;
+    model.check_integrable()?;
     let name = model.file.name();
     let params = model.parameter_values(&args.set)?;
     let inputs = model.input_values("", None)?;

@@ -38,6 +38,7 @@ pub const MAX_COORDINATES: usize = 24;
 /// when the CSV or SVG cannot be written.
 pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
     let model = Model::load(&args.model)?;
+    model.check_integrable()?;
     let params = model.parameter_values(&args.set)?;
     let name = model.file.name();
     let Some(initial) = model.file.spec.initial.clone() else {
