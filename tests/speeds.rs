@@ -284,3 +284,84 @@ fn a_disk_rolling_in_speeds_keeps_a_u_u_dot_equal_to_b_u() {
         assert!((a.q - b.q).amax() < 1e-8, "{} against {}", a.q, b.q);
     }
 }
+
+/// The top with body rates as a model file, as `udk::Model` (and the `udk` binary) reads it.
+const TOP_FILE: &str = r#"
+name = "top"
+coordinates = ["psi", "theta", "phi"]
+speeds = ["wx", "wy", "wz"]
+kinematics = [
+    "(wy * phi.sin() + wz * phi.cos()) / theta.cos()",
+    "wy * phi.cos() - wz * phi.sin()",
+    "wx + (wy * phi.sin() + wz * phi.cos()) * theta.tan()",
+]
+definitions = [
+    { name = "frame", value = "rot_z(psi) * rot_y(theta) * rot_x(phi)" },
+    { name = "centre", value = "frame * vec3(0.0, 0.0, l)" },
+    { name = "inertia", value = "mat3(ixx, ixy, ixz, ixy, iyy, iyz, ixz, iyz, izz)" },
+]
+lagrangian = "kinetic_energy(m, inertia, centre, frame) - m * g * centre.z()"
+loads = ["torque(-c * angular_velocity(frame), frame)"]
+parameters = [
+    { name = "m" }, { name = "l" }, { name = "g" }, { name = "c" }, { name = "ixx" },
+    { name = "iyy" }, { name = "izz" }, { name = "ixy" }, { name = "iyz" }, { name = "ixz" },
+]
+"#;
+
+#[test]
+fn a_model_file_with_speeds_simulates_as_the_macro_does() {
+    let (_, top) = tops();
+    let spec: udk::ModelSpec = toml::from_str(TOP_FILE).unwrap();
+    let mut model = udk::Model::from_spec(spec, Path::new(".")).unwrap();
+    let reference = fixture();
+    for name in ["m", "l", "g", "c", "ixx", "iyy", "izz", "ixy", "iyz", "ixz"] {
+        let value = reference["parameters"][name].as_f64().unwrap();
+        model.set_parameter(name, value).unwrap();
+    }
+    assert_eq!(model.speeds(), ["wx", "wy", "wz"]);
+    for state in reference["states"].as_array().unwrap() {
+        let (q, u) = (vector(&state["q"]), vector(&state["u"]));
+        let (qd, n) = (model.kinematics(&dvector(&q), &dvector(&u), 0.0))
+            .unwrap()
+            .unwrap();
+        assert_close(
+            &Vector3::from_column_slice(qd.as_slice()),
+            &vector(&state["qd"]),
+            1e-12,
+            "q̇",
+        );
+        let expected = top.kinematic_matrix(&q, 0.0);
+        assert!(
+            (n - udk::nalgebra::DMatrix::from_column_slice(3, 3, expected.as_slice())).amax()
+                < 1e-14
+        );
+        let ud = model.acceleration(&dvector(&q), &dvector(&u), 0.0).unwrap();
+        assert_close(
+            &Vector3::from_column_slice(ud.as_slice()),
+            &vector(&state["ud"]),
+            1e-12,
+            "u̇",
+        );
+    }
+    let (q0, u0) = (Vector3::new(0.0, 0.1, 0.05), Vector3::new(0.0, 0.0, 20.0));
+    let options = SimulationOptions {
+        rtol: 1e-12,
+        atol: 1e-12,
+        output: OutputTimes::Every(0.1),
+        ..SimulationOptions::default()
+    };
+    let motion = model
+        .simulate(&dvector(&q0), &dvector(&u0), 0.0, 1.0, &options)
+        .unwrap();
+    let run = simulate_lagrangian(&top, &q0, &u0, 0.0, 1.0, &options).unwrap();
+    assert_eq!(motion.q.ncols(), run.samples.len());
+    for (k, sample) in run.samples.iter().enumerate() {
+        let q = Vector3::from_column_slice(motion.q.column(k).as_slice());
+        assert_close(&q, &sample.q, 1e-9, "q");
+    }
+}
+
+/// A 3-vector as a dynamic one.
+fn dvector(x: &Vector3<f64>) -> udk::nalgebra::DVector<f64> {
+    udk::nalgebra::DVector::from_column_slice(x.as_slice())
+}

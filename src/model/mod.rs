@@ -307,6 +307,34 @@ impl Model {
         &self.compiled.coordinates
     }
 
+    /// The names of the n generalized speeds of a model with kinematic differential
+    /// equations (`speeds`, `kinematics`): its second state is then u, its acceleration u̇.
+    /// Empty for a model whose second state is q̇ (or p).
+    pub fn speeds(&self) -> &[String] {
+        &self.compiled.derivation.speeds
+    }
+
+    /// The kinematic differential equations of a model with generalized speeds at (q, u, t):
+    /// q̇ = N(q, t) u + c(q, t) (n entries) and N (n × n); `None` for a model without speeds.
+    ///
+    /// # Errors
+    /// As [`Model::residuals`].
+    pub fn kinematics(
+        &self,
+        q: &DVector<f64>,
+        u: &DVector<f64>,
+        t: f64,
+    ) -> Result<Option<(DVector<f64>, DMatrix<f64>)>, ModelError> {
+        if self.speeds().is_empty() {
+            return Ok(None);
+        }
+        let values = self.monitor_values(q, u, t)?;
+        let (n, start) = (self.n(), 1 + self.num_holonomic() + self.m());
+        let rates = DVector::from_column_slice(&values[start..start + n]);
+        let matrix = DMatrix::from_row_slice(n, n, &values[start + n..start + n + n * n]);
+        Ok(Some((rates, matrix)))
+    }
+
     /// The parameters' names, in order.
     pub fn parameters(&self) -> &[String] {
         &self.compiled.parameters
@@ -648,6 +676,22 @@ impl Model {
         v: &DVector<f64>,
         t: f64,
     ) -> Result<Residuals, ModelError> {
+        let values = self.monitor_values(q, v, t)?;
+        let (h, m) = (self.num_holonomic(), self.m());
+        Ok(Residuals {
+            energy: values[0],
+            holonomic: DVector::from_column_slice(&values[1..=h]),
+            velocity: DVector::from_column_slice(&values[1 + h..1 + h + m]),
+        })
+    }
+
+    /// The monitor's outputs at (q, v, t) ([`Model::monitor`]).
+    fn monitor_values(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        t: f64,
+    ) -> Result<Vec<f64>, ModelError> {
         let (q, v) = (q.as_slice(), v.as_slice());
         self.check_state(q, v)?;
         let params = self.parameter_values()?;
@@ -656,22 +700,28 @@ impl Model {
         let mut regs = vec![0.0; monitor.registers()];
         (monitor.eval(&self.tape_inputs(q, v, t, &params), &mut regs, &mut values))
             .expect("inputs checked against the model");
-        let h = self.num_holonomic();
-        Ok(Residuals {
-            energy: values[0],
-            holonomic: DVector::from_column_slice(&values[1..=h]),
-            velocity: DVector::from_column_slice(&values[1 + h..]),
-        })
+        Ok(values)
     }
 
     /// The program of the energy (h or H), the holonomic constraints and the velocity-level
-    /// rows, compiled on the first call.
+    /// rows, then, for a model with generalized speeds, q̇ = K(q, u, t) and N (row-major),
+    /// compiled on the first call.
     fn monitor(&self) -> Result<&Function, ModelError> {
         let c = &self.compiled;
         lazy(&c.monitor, || {
             let monitor = match &c.derivation.equations {
                 Equations::Lagrangian(e) => {
-                    [&[e.energy][..], &e.holonomic, &e.velocity_constraints].concat()
+                    let kinematics = e.kinematics.as_ref();
+                    let rates = kinematics.map_or(&[][..], |k| &k.rates);
+                    let matrix = kinematics.map_or(&[][..], |k| &k.matrix.entries);
+                    [
+                        &[e.energy][..],
+                        &e.holonomic,
+                        &e.velocity_constraints,
+                        rates,
+                        matrix,
+                    ]
+                    .concat()
                 }
                 Equations::Hamiltonian(e) => {
                     [&[e.hamiltonian][..], &e.holonomic, &e.constraints].concat()

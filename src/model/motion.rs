@@ -31,28 +31,6 @@ pub struct System<'a> {
 }
 
 impl Model {
-    /// [`ModelError::Simulation`] for a model with generalized speeds (`speeds`,
-    /// `kinematics`): the run-time simulator integrates q by q̇ = v and not yet by
-    /// q̇ = N(q, t) u (the terms and u̇ of such a model are evaluated; `#[lagrangian]`
-    /// simulates it).
-    pub(crate) fn check_integrable(&self) -> Result<(), ModelError> {
-        match &self.compiled.derivation.equations {
-            udk_symbolic::derivation::Equations::Lagrangian(e) if e.kinematics.is_some() => {
-                Err(ModelError::Simulation {
-                    message: format!(
-                        "`{}` has generalized speeds: simulating it at run time is not \
-                         supported yet (its terms and u̇ are evaluated); write it with \
-                         #[lagrangian]",
-                        self.name()
-                    ),
-                    time: None,
-                    motion: None,
-                })
-            }
-            _ => Ok(()),
-        }
-    }
-
     /// The model with its current parameters as a system for the simulator
     /// (`udk_runtime::simulate::simulate_dynamic_lagrangian` and its Hamiltonian
     /// counterpart), for callers that drive the simulator themselves.
@@ -84,7 +62,6 @@ impl Model {
     ) -> Result<Assembly<DVector<f64>>, ModelError> {
         let (q, v) = (q.as_slice(), v.as_slice());
         self.check_state(q, v)?;
-        self.check_integrable()?;
         let system = self.system()?;
         Ok(match self.is_hamiltonian() {
             true => consistent_dynamic_hamiltonian_state(&system, q, v, t, options),
@@ -112,7 +89,6 @@ impl Model {
         options: &SimulationOptions,
     ) -> Result<Motion, ModelError> {
         self.check_state(q0.as_slice(), v0.as_slice())?;
-        self.check_integrable()?;
         let system = self.system()?;
         let n = self.n();
         macro_rules! dispatch {
@@ -256,7 +232,22 @@ impl System<'_> {
     /// The m velocity-level rows.
     fn velocity_rows(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
         let values = self.values(q, v, t);
-        DVector::from_column_slice(&values[1 + self.model.num_holonomic()..])
+        let start = 1 + self.model.num_holonomic();
+        DVector::from_column_slice(&values[start..start + self.model.m()])
+    }
+
+    /// q̇ = K(q, u, t) (n entries) and N (row-major, n × n) of a model with generalized speeds,
+    /// after the monitor's other outputs.
+    fn kinematics(&self, q: &[f64], u: &[f64], t: f64) -> (DVector<f64>, DMatrix<f64>) {
+        let values = self.values(q, u, t);
+        let (n, start) = (
+            self.model.n(),
+            1 + self.model.num_holonomic() + self.model.m(),
+        );
+        (
+            DVector::from_column_slice(&values[start..start + n]),
+            DMatrix::from_row_slice(n, n, &values[start + n..start + n + n * n]),
+        )
     }
 
     /// Checks the lengths of q and v.
@@ -299,6 +290,24 @@ impl DynamicLagrangianSystem for System<'_> {
     fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
         self.inputs_ok(q, qd);
         self.velocity_rows(q, qd, t)
+    }
+
+    fn velocity_names(&self) -> Vec<String> {
+        self.model.speeds().to_vec()
+    }
+
+    fn coordinate_rates(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
+        self.inputs_ok(q, v);
+        match self.model.speeds().is_empty() {
+            true => DVector::from_column_slice(v),
+            false => self.kinematics(q, v, t).0,
+        }
+    }
+
+    fn kinematic_matrix(&self, q: &[f64], t: f64) -> Option<DMatrix<f64>> {
+        self.inputs_ok(q, q);
+        // N(q, t) reads no speed; the program needs n entries.
+        (!self.model.speeds().is_empty()).then(|| self.kinematics(q, q, t).1)
     }
 }
 

@@ -139,20 +139,6 @@ impl Model {
         }
     }
 
-    /// An error for a model with generalized speeds (`speeds`, `kinematics`): `udk simulate`
-    /// and `udk limit-cycle` integrate q by q̇ = v, not yet by q̇ = N(q, t) u (`udk derive`
-    /// and `udk eval` give its terms and u̇).
-    pub fn check_integrable(&self) -> Result<(), Failure> {
-        match &self.derivation.equations {
-            Equations::Lagrangian(e) if e.kinematics.is_some() => Err(Failure::bad_input(format!(
-                "{}: the model has generalized speeds, which `udk simulate` does not integrate \
-                 yet (`udk derive` and `udk eval` take it); write it with #[lagrangian]",
-                self.file.name()
-            ))),
-            _ => Ok(()),
-        }
-    }
-
     /// The model's run-time evaluator with parameter values `params` and inputs u = `inputs`
     /// (k entries checked by [`Model::input_values`], or none: zero until
     /// [`ModelEvaluator::set_inputs`]): a [`udk::Model`] compiled for `backend` (the JIT, or
@@ -320,7 +306,8 @@ impl Terms for DynamicHamiltonianTerms {
 }
 
 /// Why the evaluations of a [`ModelEvaluator`] cannot fail.
-const CHECKED: &str = "lengths checked by the command, every parameter set, programs compiled";
+pub(crate) const CHECKED: &str =
+    "lengths checked by the command, every parameter set, programs compiled";
 
 /// The run-time evaluator of a model: a [`udk::Model`] compiled by the JIT (or the tape) with
 /// every parameter set, and the terms `T` of its last evaluation.

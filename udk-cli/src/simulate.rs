@@ -7,7 +7,7 @@ use crate::failure::Failure;
 use crate::hybrid::{self, Events};
 use crate::model::{Backend, Evaluator, Model, ModelEvaluator, Terms};
 use indicatif::{HumanDuration, ProgressBar, ProgressStyle};
-use nalgebra::{DVector, SVector};
+use nalgebra::{DMatrix, DVector, SVector};
 use std::cell::RefCell;
 use std::io::IsTerminal;
 use std::ops::ControlFlow;
@@ -38,7 +38,6 @@ pub const MAX_COORDINATES: usize = 24;
 /// when the CSV or SVG cannot be written.
 pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
     let model = Model::load(&args.model)?;
-    model.check_integrable()?;
     let params = model.parameter_values(&args.set)?;
     let name = model.file.name();
     let Some(initial) = model.file.spec.initial.clone() else {
@@ -67,6 +66,12 @@ pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
         return Err(Failure::bad_input(format!(
             "{name}: servo constraints together with [[events]] or [[contacts]] are not \
              supported yet: simulate the servo model without them"
+        )));
+    }
+    if !spec.speeds.is_empty() && !(spec.events.is_empty() && spec.contacts.is_empty()) {
+        return Err(Failure::bad_input(format!(
+            "{name}: generalized speeds together with [[events]] or [[contacts]] are not \
+             supported yet: their guards, gaps and impacts are written in q̇"
         )));
     }
     let events = Events::new(&model, &params, &inputs)?;
@@ -105,14 +110,14 @@ pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
 }
 
 /// The 2n state columns of the model's trajectory CSV, named after its coordinates (and
-/// momenta).
+/// momenta or speeds).
 fn model_state_columns(model: &Model) -> Vec<String> {
     let d = &model.derivation;
-    let kind = match model.is_hamiltonian() {
-        true => StateKind::Momenta,
-        false => StateKind::Velocities,
+    let (kind, second) = match model.is_hamiltonian() {
+        true => (StateKind::Momenta, &d.momenta),
+        false => (StateKind::Velocities, &d.speeds),
     };
-    state_columns(kind, &d.coordinate_names, &d.momenta, model.n())
+    state_columns(kind, &d.coordinate_names, second, model.n())
 }
 
 /// Checks `--plot-columns` before the run: each a coordinate, a column of the CSV
@@ -612,6 +617,31 @@ impl DynamicLagrangianSystem for Tape<'_, DynamicLagrangianTerms> {
 
     fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
         Tape::velocity_residual(self, q, qd, t)
+    }
+
+    fn velocity_names(&self) -> Vec<String> {
+        self.evaluator.borrow().model().speeds().to_vec()
+    }
+
+    fn coordinate_rates(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
+        match self.kinematics(q, v, t) {
+            Some((rates, _)) => rates,
+            None => DVector::from_column_slice(v),
+        }
+    }
+
+    fn kinematic_matrix(&self, q: &[f64], t: f64) -> Option<DMatrix<f64>> {
+        // N(q, t) reads no speed; the program needs n entries.
+        self.kinematics(q, q, t).map(|(_, matrix)| matrix)
+    }
+}
+
+impl Tape<'_, DynamicLagrangianTerms> {
+    /// q̇ and N of a model with generalized speeds at (q, u, t); `None` without speeds.
+    fn kinematics(&self, q: &[f64], u: &[f64], t: f64) -> Option<(DVector<f64>, DMatrix<f64>)> {
+        let evaluator = self.evaluator.borrow();
+        let (q, u) = (DVector::from_column_slice(q), DVector::from_column_slice(u));
+        (evaluator.model().kinematics(&q, &u, t)).expect(crate::model::CHECKED)
     }
 }
 

@@ -16,7 +16,9 @@ use super::events::Event;
 use super::integrate::run;
 use super::stabilization::solve_stabilized;
 use super::{Projection, Sample, SimulationError, SimulationOptions, StateKind, Trajectory};
-use crate::assemble::{assemble, hamiltonian_position_jacobian, holonomic_rows, Levels};
+use crate::assemble::{
+    assemble, hamiltonian_position_jacobian, holonomic_rows, position_jacobian, Levels,
+};
 use crate::{Assembly, AssemblyOptions, Error, LagrangianView};
 use nalgebra::{DMatrix, DVector, Dyn, SVector};
 use std::ops::ControlFlow;
@@ -66,6 +68,23 @@ pub trait DynamicLagrangianSystem {
     /// ([`super::state_columns`]); empty (the default) for `q1`…`qn`.
     fn coordinate_names(&self) -> Vec<String> {
         Vec::new()
+    }
+    /// The names of the n generalized speeds, as [`crate::LagrangianSystem::VELOCITY_NAMES`];
+    /// empty (the default) when the second state is q̇.
+    fn velocity_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// q̇ at (q, v, t), n entries, as [`crate::LagrangianSystem::coordinate_rates`]: v itself
+    /// by default.
+    fn coordinate_rates(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
+        let _ = (q, t);
+        DVector::from_column_slice(v)
+    }
+    /// N(q, t), n × n, as [`crate::LagrangianSystem::kinematic_matrix`]: `None` (the
+    /// identity) by default.
+    fn kinematic_matrix(&self, q: &[f64], t: f64) -> Option<DMatrix<f64>> {
+        let _ = (q, t);
+        None
     }
 }
 
@@ -193,7 +212,8 @@ pub fn consistent_dynamic_lagrangian_state<S: DynamicLagrangianSystem>(
             let a = system
                 .terms(q.as_slice(), qd.as_slice(), t)
                 .constraint_matrix;
-            Ok(holonomic_rows(a, system.num_holonomic()))
+            let rows = holonomic_rows(a, system.num_holonomic());
+            position_jacobian(rows, system.kinematic_matrix(q.as_slice(), t))
         },
         r: |q: &DVector<f64>, qd: &DVector<f64>| {
             system.velocity_residual(q.as_slice(), qd.as_slice(), t)
@@ -288,10 +308,10 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
     const KIND: StateKind = StateKind::Velocities;
 
     fn state_columns(&self) -> Vec<String> {
-        super::state_columns::<_, &str>(
+        super::state_columns(
             StateKind::Velocities,
             &self.system.coordinate_names(),
-            &[],
+            &self.system.velocity_names(),
             N,
         )
     }
@@ -321,7 +341,7 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
             },
         )?;
         let xd = join(
-            &SVector::from_column_slice(qd),
+            &SVector::from_column_slice(self.system.coordinate_rates(q, qd, t).as_slice()),
             &SVector::from_column_slice(qdd.as_slice()),
         );
         finite(&xd, "state derivative (q̇, q̈)")?;
