@@ -314,25 +314,54 @@ impl Model {
         &self.compiled.derivation.speeds
     }
 
-    /// The kinematic differential equations of a model with generalized speeds at (q, u, t):
-    /// q̇ = N(q, t) u + c(q, t) (n entries) and N (n × n); `None` for a model without speeds.
+    /// The rates q̇ of the coordinates at the state (q, v, t), n entries: the kinematic
+    /// differential equations q̇ = N(q, t) u + c(q, t) of a model with generalized speeds
+    /// (v = u), v itself for a model whose second state is q̇.
     ///
     /// # Errors
     /// As [`Model::residuals`].
-    pub fn kinematics(
+    pub fn coordinate_rates(
         &self,
         q: &DVector<f64>,
-        u: &DVector<f64>,
+        v: &DVector<f64>,
         t: f64,
-    ) -> Result<Option<(DVector<f64>, DMatrix<f64>)>, ModelError> {
+    ) -> Result<DVector<f64>, ModelError> {
+        if self.speeds().is_empty() {
+            self.check_state(q.as_slice(), v.as_slice())?;
+            return Ok(v.clone());
+        }
+        let values = self.monitor_values(q, v, t)?;
+        let (n, start) = (self.n(), self.kinematics_offset());
+        Ok(DVector::from_column_slice(&values[start..start + n]))
+    }
+
+    /// N(q, t) = ∂q̇/∂u of a model with generalized speeds, n × n; `None` for a model
+    /// without speeds (N = I).
+    ///
+    /// # Errors
+    /// As [`Model::residuals`].
+    pub fn kinematic_matrix(
+        &self,
+        q: &DVector<f64>,
+        t: f64,
+    ) -> Result<Option<DMatrix<f64>>, ModelError> {
         if self.speeds().is_empty() {
             return Ok(None);
         }
-        let values = self.monitor_values(q, u, t)?;
-        let (n, start) = (self.n(), 1 + self.num_holonomic() + self.m());
-        let rates = DVector::from_column_slice(&values[start..start + n]);
-        let matrix = DMatrix::from_row_slice(n, n, &values[start + n..start + n + n * n]);
-        Ok(Some((rates, matrix)))
+        // N reads no speed; the program takes n entries.
+        let values = self.monitor_values(q, q, t)?;
+        let (n, start) = (self.n(), self.kinematics_offset() + self.n());
+        Ok(Some(DMatrix::from_row_slice(
+            n,
+            n,
+            &values[start..start + n * n],
+        )))
+    }
+
+    /// Where q̇ = K(q, u, t) starts among the monitor's outputs (after the energy, f and the
+    /// velocity-level rows); N follows it.
+    pub(crate) fn kinematics_offset(&self) -> usize {
+        1 + self.num_holonomic() + self.m()
     }
 
     /// The parameters' names, in order.

@@ -240,10 +240,7 @@ impl System<'_> {
     /// after the monitor's other outputs.
     fn kinematics(&self, q: &[f64], u: &[f64], t: f64) -> (DVector<f64>, DMatrix<f64>) {
         let values = self.values(q, u, t);
-        let (n, start) = (
-            self.model.n(),
-            1 + self.model.num_holonomic() + self.model.m(),
-        );
+        let (n, start) = (self.model.n(), self.model.kinematics_offset());
         (
             DVector::from_column_slice(&values[start..start + n]),
             DMatrix::from_row_slice(n, n, &values[start + n..start + n + n * n]),

@@ -68,7 +68,8 @@ pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
              supported yet: simulate the servo model without them"
         )));
     }
-    if !spec.speeds.is_empty() && !(spec.events.is_empty() && spec.contacts.is_empty()) {
+    let hybrid = !(spec.events.is_empty() && spec.contacts.is_empty());
+    if !spec.speeds.is_empty() && hybrid {
         return Err(Failure::bad_input(format!(
             "{name}: generalized speeds together with [[events]] or [[contacts]] are not \
              supported yet: their guards, gaps and impacts are written in q̇"
@@ -624,24 +625,15 @@ impl DynamicLagrangianSystem for Tape<'_, DynamicLagrangianTerms> {
     }
 
     fn coordinate_rates(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
-        match self.kinematics(q, v, t) {
-            Some((rates, _)) => rates,
-            None => DVector::from_column_slice(v),
-        }
+        let (q, v) = (DVector::from_column_slice(q), DVector::from_column_slice(v));
+        let evaluator = self.evaluator.borrow();
+        (evaluator.model().coordinate_rates(&q, &v, t)).expect(crate::model::CHECKED)
     }
 
     fn kinematic_matrix(&self, q: &[f64], t: f64) -> Option<DMatrix<f64>> {
-        // N(q, t) reads no speed; the program needs n entries.
-        self.kinematics(q, q, t).map(|(_, matrix)| matrix)
-    }
-}
-
-impl Tape<'_, DynamicLagrangianTerms> {
-    /// q̇ and N of a model with generalized speeds at (q, u, t); `None` without speeds.
-    fn kinematics(&self, q: &[f64], u: &[f64], t: f64) -> Option<(DVector<f64>, DMatrix<f64>)> {
+        let q = DVector::from_column_slice(q);
         let evaluator = self.evaluator.borrow();
-        let (q, u) = (DVector::from_column_slice(q), DVector::from_column_slice(u));
-        (evaluator.model().kinematics(&q, &u, t)).expect(crate::model::CHECKED)
+        (evaluator.model().kinematic_matrix(&q, t)).expect(crate::model::CHECKED)
     }
 }
 
