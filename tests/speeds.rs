@@ -366,3 +366,65 @@ fn a_model_file_with_speeds_simulates_as_the_macro_does() {
 fn dvector(x: &Vector3<f64>) -> udk::nalgebra::DVector<f64> {
     udk::nalgebra::DVector::from_column_slice(x.as_slice())
 }
+
+#[allow(dead_code)]
+#[path = "../examples/quadrotor.rs"]
+mod quadrotor;
+
+#[test]
+fn the_quadrotor_hovers_and_turns_at_the_expected_yaw_acceleration() {
+    use quadrotor::Quadrotor;
+    use udk::runtime::ControlledLagrangianSystem;
+    let drone = Quadrotor::EXAMPLE;
+    assert_eq!(
+        Quadrotor::VELOCITY_NAMES,
+        ["vx", "vy", "vz", "wx", "wy", "wz"]
+    );
+    // Four thrusts of m g / 4 hold it still, at rest or yawed.
+    let (u0, options) = (
+        SVector::<f64, 6>::zeros(),
+        SimulationOptions {
+            rtol: 1e-12,
+            atol: 1e-12,
+            output: OutputTimes::Every(0.1),
+            ..SimulationOptions::default()
+        },
+    );
+    let q0 = SVector::<f64, 6>::from([0.5, -0.2, 2.0, 0.7, 0.0, 0.0]);
+    let still = drone
+        .acceleration(&q0, &u0, &drone.thrusts(0.0), 0.0)
+        .unwrap();
+    assert!(still.amax() < 1e-14, "{still}");
+    let hover = drone.closed_loop(|_, _, _| drone.thrusts(0.0));
+    let run = simulate_lagrangian(&hover, &q0, &u0, 0.0, 2.0, &options).unwrap();
+    for sample in &run.samples {
+        assert!((sample.q - q0).amax() < 1e-12 && sample.v.amax() < 1e-12);
+    }
+    // Shifting δ from rotors 2, 4 to 1, 3: ẇz = 4 κ δ / I_z, nothing else moves.
+    let shift = 0.5;
+    let alpha = 4.0 * drone.kappa * shift / drone.iz;
+    let level = SVector::<f64, 6>::from([0.0, 0.0, 2.0, 0.0, 0.0, 0.0]);
+    let ud = drone
+        .acceleration(&level, &u0, &drone.thrusts(shift), 0.0)
+        .unwrap();
+    let expected = SVector::<f64, 6>::from([0.0, 0.0, 0.0, 0.0, 0.0, alpha]);
+    assert!((ud - expected).amax() < 1e-13, "{ud}");
+    let turn = drone.closed_loop(|_, _, _| drone.thrusts(shift));
+    let run = simulate_lagrangian(&turn, &level, &u0, 0.0, 1.0, &options).unwrap();
+    assert_eq!(run.samples.len(), 11);
+    for sample in &run.samples {
+        let t = sample.t;
+        assert!(
+            (sample.q[3] - 0.5 * alpha * t * t).abs() < 1e-10,
+            "yaw at {t}"
+        );
+        assert!((sample.v[5] - alpha * t).abs() < 1e-10, "yaw rate at {t}");
+        assert!((sample.q[2] - 2.0).abs() < 1e-12, "height at {t}");
+        let level = [0, 1, 4, 5].map(|i| sample.q[i].abs()).into_iter();
+        assert!(
+            level.fold(0.0, f64::max) < 1e-12,
+            "drift at {t}: {}",
+            sample.q
+        );
+    }
+}
