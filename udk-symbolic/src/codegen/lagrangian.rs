@@ -60,8 +60,12 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     let doc_equations = doc(
         "The derived M, Q, A, b and C, as plain text and as LaTeX (`EQUATIONS.text`, `EQUATIONS.latex`).",
     );
+    let mass = match code.derivation.speeds.is_empty() {
+        true => "M(q, t) = ∂²L/∂q̇²",
+        false => "M_u(q, t) = Nᵀ (∂²L/∂q̇²) N of the speeds",
+    };
     let doc_mass = doc(&format!(
-        "Mass matrix M(q, t) = ∂²L/∂q̇², {n} × {n}.\n\nArguments: `q`, the generalized coordinates {q}; `t`, the time."
+        "Mass matrix {mass}, {n} × {n}.\n\nArguments: `q`, the generalized coordinates {q}; `t`, the time."
     ));
     let doc_force = doc(&format!(
         "Generalized force Q(q, q̇, t) = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + the non-conservative forces, {n} entries.\n\n{state}"
