@@ -25,6 +25,9 @@ pub mod hybrid {}
 #[doc = include_str!("../guide/floating_base.md")]
 pub mod floating_base {}
 
+#[doc = include_str!("../guide/generalized_speeds.md")]
+pub mod generalized_speeds {}
+
 #[doc = include_str!("../guide/linearization.md")]
 pub mod linearization {}
 

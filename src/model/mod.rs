@@ -313,6 +313,63 @@ impl Model {
         &self.compiled.coordinates
     }
 
+    /// The names of the n generalized speeds of a model with kinematic differential
+    /// equations (`speeds`, `kinematics`): its second state is then u, its acceleration u̇.
+    /// Empty for a model whose second state is q̇ (or p).
+    pub fn speeds(&self) -> &[String] {
+        &self.compiled.derivation.speeds
+    }
+
+    /// The rates q̇ of the coordinates at the state (q, v, t), n entries: the kinematic
+    /// differential equations q̇ = N(q, t) u + c(q, t) of a model with generalized speeds
+    /// (v = u), v itself for a model whose second state is q̇.
+    ///
+    /// # Errors
+    /// As [`Model::residuals`].
+    pub fn coordinate_rates(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        t: f64,
+    ) -> Result<DVector<f64>, ModelError> {
+        if self.speeds().is_empty() {
+            self.check_state(q.as_slice(), v.as_slice())?;
+            return Ok(v.clone());
+        }
+        let values = self.monitor_values(q, v, t)?;
+        let (n, start) = (self.n(), self.kinematics_offset());
+        Ok(DVector::from_column_slice(&values[start..start + n]))
+    }
+
+    /// N(q, t) = ∂q̇/∂u of a model with generalized speeds, n × n; `None` for a model
+    /// without speeds (N = I).
+    ///
+    /// # Errors
+    /// As [`Model::residuals`].
+    pub fn kinematic_matrix(
+        &self,
+        q: &DVector<f64>,
+        t: f64,
+    ) -> Result<Option<DMatrix<f64>>, ModelError> {
+        if self.speeds().is_empty() {
+            return Ok(None);
+        }
+        // N reads no speed; the program takes n entries.
+        let values = self.monitor_values(q, q, t)?;
+        let (n, start) = (self.n(), self.kinematics_offset() + self.n());
+        Ok(Some(DMatrix::from_row_slice(
+            n,
+            n,
+            &values[start..start + n * n],
+        )))
+    }
+
+    /// Where q̇ = K(q, u, t) starts among the monitor's outputs (after the energy, f and the
+    /// velocity-level rows); N follows it.
+    pub(crate) fn kinematics_offset(&self) -> usize {
+        1 + self.num_holonomic() + self.m()
+    }
+
     /// The parameters' names, in order.
     pub fn parameters(&self) -> &[String] {
         &self.compiled.parameters
@@ -654,6 +711,22 @@ impl Model {
         v: &DVector<f64>,
         t: f64,
     ) -> Result<Residuals, ModelError> {
+        let values = self.monitor_values(q, v, t)?;
+        let (h, m) = (self.num_holonomic(), self.m());
+        Ok(Residuals {
+            energy: values[0],
+            holonomic: DVector::from_column_slice(&values[1..=h]),
+            velocity: DVector::from_column_slice(&values[1 + h..1 + h + m]),
+        })
+    }
+
+    /// The monitor's outputs at (q, v, t) ([`Model::monitor`]).
+    fn monitor_values(
+        &self,
+        q: &DVector<f64>,
+        v: &DVector<f64>,
+        t: f64,
+    ) -> Result<Vec<f64>, ModelError> {
         let (q, v) = (q.as_slice(), v.as_slice());
         self.check_state(q, v)?;
         let params = self.parameter_values()?;
@@ -662,22 +735,28 @@ impl Model {
         let mut regs = vec![0.0; monitor.registers()];
         (monitor.eval(&self.tape_inputs(q, v, t, &params), &mut regs, &mut values))
             .expect("inputs checked against the model");
-        let h = self.num_holonomic();
-        Ok(Residuals {
-            energy: values[0],
-            holonomic: DVector::from_column_slice(&values[1..=h]),
-            velocity: DVector::from_column_slice(&values[1 + h..]),
-        })
+        Ok(values)
     }
 
     /// The program of the energy (h or H), the holonomic constraints and the velocity-level
-    /// rows, compiled on the first call.
+    /// rows, then, for a model with generalized speeds, q̇ = K(q, u, t) and N (row-major),
+    /// compiled on the first call.
     fn monitor(&self) -> Result<&Function, ModelError> {
         let c = &self.compiled;
         lazy(&c.monitor, || {
             let monitor = match &c.derivation.equations {
                 Equations::Lagrangian(e) => {
-                    [&[e.energy][..], &e.holonomic, &e.velocity_constraints].concat()
+                    let kinematics = e.kinematics.as_ref();
+                    let rates = kinematics.map_or(&[][..], |k| &k.rates);
+                    let matrix = kinematics.map_or(&[][..], |k| &k.matrix.entries);
+                    [
+                        &[e.energy][..],
+                        &e.holonomic,
+                        &e.velocity_constraints,
+                        rates,
+                        matrix,
+                    ]
+                    .concat()
                 }
                 Equations::Hamiltonian(e) => {
                     [&[e.hamiltonian][..], &e.holonomic, &e.constraints].concat()

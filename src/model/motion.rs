@@ -233,7 +233,19 @@ impl System<'_> {
     /// The m velocity-level rows.
     fn velocity_rows(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
         let values = self.values(q, v, t);
-        DVector::from_column_slice(&values[1 + self.model.num_holonomic()..])
+        let start = 1 + self.model.num_holonomic();
+        DVector::from_column_slice(&values[start..start + self.model.m()])
+    }
+
+    /// q̇ = K(q, u, t) (n entries) and N (row-major, n × n) of a model with generalized speeds,
+    /// after the monitor's other outputs.
+    fn kinematics(&self, q: &[f64], u: &[f64], t: f64) -> (DVector<f64>, DMatrix<f64>) {
+        let values = self.values(q, u, t);
+        let (n, start) = (self.model.n(), self.model.kinematics_offset());
+        (
+            DVector::from_column_slice(&values[start..start + n]),
+            DMatrix::from_row_slice(n, n, &values[start + n..start + n + n * n]),
+        )
     }
 
     /// Checks the lengths of q and v.
@@ -298,6 +310,24 @@ impl DynamicLagrangianSystem for System<'_> {
                 what: "the acceleration Jacobian (its program did not compile)",
             },
         })
+    }
+
+    fn velocity_names(&self) -> Vec<String> {
+        self.model.speeds().to_vec()
+    }
+
+    fn coordinate_rates(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
+        self.inputs_ok(q, v);
+        match self.model.speeds().is_empty() {
+            true => DVector::from_column_slice(v),
+            false => self.kinematics(q, v, t).0,
+        }
+    }
+
+    fn kinematic_matrix(&self, q: &[f64], t: f64) -> Option<DMatrix<f64>> {
+        self.inputs_ok(q, q);
+        // N(q, t) reads no speed; the program needs n entries.
+        (!self.model.speeds().is_empty()).then(|| self.kinematics(q, q, t).1)
     }
 }
 

@@ -25,6 +25,12 @@ use udk_runtime::simulate::{periodic_dynamic_orbit, OrbitOptions, SimulationOpti
 pub fn run(args: &LimitCycleArgs, backend: Backend) -> Result<String, Failure> {
     let model = Model::load(&args.model)?;
     let name = model.file.name();
+    if !model.file.spec.speeds.is_empty() {
+        return Err(Failure::bad_input(format!(
+            "{name}: a limit cycle of a model with generalized speeds is not supported yet: \
+             its events are written in q̇"
+        )));
+    }
     let params = model.parameter_values(&args.set)?;
     let inputs = model.input_values("", None)?;
     let events = Events::new(&model, &params, &inputs)?;

@@ -306,7 +306,8 @@ impl Terms for DynamicHamiltonianTerms {
 }
 
 /// Why the evaluations of a [`ModelEvaluator`] cannot fail.
-const CHECKED: &str = "lengths checked by the command, every parameter set, programs compiled";
+pub(crate) const CHECKED: &str =
+    "lengths checked by the command, every parameter set, programs compiled";
 
 /// The run-time evaluator of a model: a [`udk::Model`] compiled by the JIT (or the tape) with
 /// every parameter set, and the terms `T` of its last evaluation.

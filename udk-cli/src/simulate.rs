@@ -7,7 +7,7 @@ use crate::failure::Failure;
 use crate::hybrid::{self, Events};
 use crate::model::{Backend, Evaluator, Model, ModelEvaluator, Terms};
 use indicatif::{HumanDuration, ProgressBar, ProgressStyle};
-use nalgebra::{DVector, SVector};
+use nalgebra::{DMatrix, DVector, SVector};
 use std::cell::RefCell;
 use std::io::IsTerminal;
 use std::ops::ControlFlow;
@@ -74,6 +74,13 @@ pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
              supported yet: simulate the servo model without them"
         )));
     }
+    let hybrid = !(spec.events.is_empty() && spec.contacts.is_empty());
+    if !spec.speeds.is_empty() && hybrid {
+        return Err(Failure::bad_input(format!(
+            "{name}: generalized speeds together with [[events]] or [[contacts]] are not \
+             supported yet: their guards, gaps and impacts are written in q̇"
+        )));
+    }
     let events = Events::new(&model, &params, &inputs)?;
     let run = Run {
         events: &events,
@@ -110,14 +117,14 @@ pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
 }
 
 /// The 2n state columns of the model's trajectory CSV, named after its coordinates (and
-/// momenta).
+/// momenta or speeds).
 fn model_state_columns(model: &Model) -> Vec<String> {
     let d = &model.derivation;
-    let kind = match model.is_hamiltonian() {
-        true => StateKind::Momenta,
-        false => StateKind::Velocities,
+    let (kind, second) = match model.is_hamiltonian() {
+        true => (StateKind::Momenta, &d.momenta),
+        false => (StateKind::Velocities, &d.speeds),
     };
-    state_columns(kind, &d.coordinate_names, &d.momenta, model.n())
+    state_columns(kind, &d.coordinate_names, second, model.n())
 }
 
 /// Checks `--plot-columns` before the run: each a coordinate, a column of the CSV
@@ -640,6 +647,22 @@ impl DynamicLagrangianSystem for Tape<'_, DynamicLagrangianTerms> {
                 what: "the acceleration Jacobian (its program did not compile)",
             },
         })
+    }
+
+    fn velocity_names(&self) -> Vec<String> {
+        self.evaluator.borrow().model().speeds().to_vec()
+    }
+
+    fn coordinate_rates(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
+        let (q, v) = (DVector::from_column_slice(q), DVector::from_column_slice(v));
+        let evaluator = self.evaluator.borrow();
+        (evaluator.model().coordinate_rates(&q, &v, t)).expect(crate::model::CHECKED)
+    }
+
+    fn kinematic_matrix(&self, q: &[f64], t: f64) -> Option<DMatrix<f64>> {
+        let q = DVector::from_column_slice(q);
+        let evaluator = self.evaluator.borrow();
+        (evaluator.model().kinematic_matrix(&q, t)).expect(crate::model::CHECKED)
     }
 }
 

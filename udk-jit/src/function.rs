@@ -452,7 +452,7 @@ impl Emitter<'_, '_> {
         let (kind, i) = match s {
             Symbol::Time => return self.params[1],
             Symbol::Coordinate(i) => (0, i),
-            Symbol::Velocity(i) => (1, i),
+            Symbol::Velocity(i) | Symbol::Speed(i) => (1, i),
             Symbol::Acceleration(i) => (2, i),
             Symbol::Momentum(i) => (3, i),
             Symbol::Parameter(i) => (4, i),

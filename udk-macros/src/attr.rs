@@ -35,6 +35,8 @@ enum Key {
     Outputs,
     Servo,
     Contacts,
+    Speeds,
+    Kinematics,
     Urdf,
     Gravity,
     JointDamping,
@@ -44,7 +46,7 @@ enum Key {
 }
 
 impl Key {
-    const ALL: [Key; 20] = [
+    const ALL: [Key; 22] = [
         Key::Coordinates,
         Key::Momenta,
         Key::Lagrangian,
@@ -59,6 +61,8 @@ impl Key {
         Key::Outputs,
         Key::Servo,
         Key::Contacts,
+        Key::Speeds,
+        Key::Kinematics,
         Key::Urdf,
         Key::Gravity,
         Key::JointDamping,
@@ -83,6 +87,8 @@ impl Key {
             Key::Outputs => "outputs",
             Key::Servo => "servo",
             Key::Contacts => "contacts",
+            Key::Speeds => "speeds",
+            Key::Kinematics => "kinematics",
             Key::Urdf => "urdf",
             Key::Gravity => "gravity",
             Key::JointDamping => "joint_damping",
@@ -104,6 +110,8 @@ impl Key {
             | Key::Loads
             | Key::Servo
             | Key::Contacts
+            | Key::Speeds
+            | Key::Kinematics
             | Key::Urdf
             | Key::Gravity
             | Key::JointDamping
@@ -236,7 +244,12 @@ pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut
             }
             derivable &= !matches!(
                 key,
-                Key::Coordinates | Key::Momenta | Key::Lagrangian | Key::Hamiltonian | Key::Urdf
+                Key::Coordinates
+                    | Key::Momenta
+                    | Key::Lagrangian
+                    | Key::Hamiltonian
+                    | Key::Urdf
+                    | Key::Speeds
             );
         }
     }
@@ -276,6 +289,8 @@ fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
                 return Err(problems);
             }
         }
+        Key::Speeds => spec.speeds = names(&meta, name)?,
+        Key::Kinematics => spec.kinematics = expressions(&meta, name)?,
         Key::Urdf => {
             let literal = match string_literal(&meta) {
                 Some(literal) => literal.clone(),

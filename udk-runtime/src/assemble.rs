@@ -159,6 +159,21 @@ pub(crate) fn holonomic_rows(mut a: DMatrix<f64>, num_holonomic: usize) -> DMatr
     a
 }
 
+/// ∂f/∂q from the holonomic `rows` of A: the rows themselves, or, for a system with
+/// generalized speeds whose rows are (∂f/∂q) N, rows · N⁺ (N⁻¹ where N is invertible).
+///
+/// # Errors
+/// A failed pseudoinverse of N.
+pub(crate) fn position_jacobian(
+    rows: DMatrix<f64>,
+    kinematic_matrix: Option<DMatrix<f64>>,
+) -> Result<DMatrix<f64>, Error> {
+    match kinematic_matrix {
+        Some(n) => Ok(rows * crate::pinv(&n, None)?),
+        None => Ok(rows),
+    }
+}
+
 /// ∂f/∂q = A_p,f H_pp⁻¹ of a Hamiltonian system (Udwadia 2016, eq 9: the row of A_p of a
 /// holonomic f is (∂f/∂q) H_pp), other rows zero.
 ///
@@ -231,7 +246,9 @@ where
         f: |q: &DVector<f64>| dynamic(&system.holonomic_residual(&fixed(q), t)),
         df: |q: &DVector<f64>, qd: &DVector<f64>| {
             let a = system.terms(&fixed(q), &fixed(qd), t).constraint_matrix;
-            Ok(holonomic_rows(dynamic_matrix(&a), S::NUM_HOLONOMIC))
+            let rows = holonomic_rows(dynamic_matrix(&a), S::NUM_HOLONOMIC);
+            let n = system.kinematic_matrix(&fixed(q), t);
+            position_jacobian(rows, n.as_ref().map(dynamic_matrix))
         },
         r: |q: &DVector<f64>, qd: &DVector<f64>| {
             dynamic(&system.velocity_residual(&fixed(q), &fixed(qd), t))

@@ -37,8 +37,29 @@ pub trait ControlledLagrangianSystem<const N: usize, const M: usize, const K: us
     /// The names of the n coordinates, as [`LagrangianSystem::COORDINATE_NAMES`].
     const COORDINATE_NAMES: &'static [&'static str] = &[];
 
+    /// The names of the n generalized speeds, as [`LagrangianSystem::VELOCITY_NAMES`].
+    const VELOCITY_NAMES: &'static [&'static str] = &[];
+
     /// The columns of the model's outputs, as [`LagrangianSystem::OUTPUT_COLUMNS`].
     const OUTPUT_COLUMNS: &'static [&'static str] = &[];
+
+    /// q̇ at (q, v, t), as [`LagrangianSystem::coordinate_rates`] (the kinematic differential
+    /// equations hold no input).
+    fn coordinate_rates(
+        &self,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        t: f64,
+    ) -> SVector<f64, N> {
+        let _ = (q, t);
+        *v
+    }
+
+    /// N(q, t), as [`LagrangianSystem::kinematic_matrix`].
+    fn kinematic_matrix(&self, q: &SVector<f64, N>, t: f64) -> Option<SMatrix<f64, N, N>> {
+        let _ = (q, t);
+        None
+    }
 
     /// The outputs at (q, q̇, u, t) into `out`, as [`LagrangianSystem::output_values`].
     fn output_values(
@@ -186,7 +207,21 @@ where
     const EQUATIONS: ModelEquations = S::EQUATIONS;
     const NUM_HOLONOMIC: usize = S::NUM_HOLONOMIC;
     const COORDINATE_NAMES: &'static [&'static str] = S::COORDINATE_NAMES;
+    const VELOCITY_NAMES: &'static [&'static str] = S::VELOCITY_NAMES;
     const OUTPUT_COLUMNS: &'static [&'static str] = S::OUTPUT_COLUMNS;
+
+    fn coordinate_rates(
+        &self,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        t: f64,
+    ) -> SVector<f64, N> {
+        self.system.coordinate_rates(q, v, t)
+    }
+
+    fn kinematic_matrix(&self, q: &SVector<f64, N>, t: f64) -> Option<SMatrix<f64, N, N>> {
+        self.system.kinematic_matrix(q, t)
+    }
 
     fn output_values(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64, out: &mut [f64]) {
         self.system

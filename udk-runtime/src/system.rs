@@ -80,6 +80,11 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
     /// (see `simulate::state_columns`). Empty (the default) for `q1`…`qn`.
     const COORDINATE_NAMES: &'static [&'static str] = &[];
 
+    /// The names of the n generalized speeds of a model with kinematic differential equations
+    /// (`speeds(wx, wy, wz)`), which name the second half of the trajectory's columns; empty
+    /// (the default) for a model whose second state is q̇.
+    const VELOCITY_NAMES: &'static [&'static str] = &[];
+
     /// The columns of the model's `outputs`, in order: `name` for a scalar output,
     /// `name.x`, `name.y`, `name.z` for a vector one. Empty for a model without outputs.
     const OUTPUT_COLUMNS: &'static [&'static str] = &[];
@@ -88,6 +93,28 @@ pub trait LagrangianSystem<const N: usize, const M: usize> {
     /// entry (`out` has exactly that many).
     fn output_values(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64, out: &mut [f64]) {
         let _ = (q, qd, t, out);
+    }
+
+    /// The rates q̇ (n entries) of the coordinates at the state (q, v, t): the kinematic
+    /// differential equations q̇ = N(q, t) v + c(q, t) of a model with generalized speeds v
+    /// (Kane & Levinson 1985, ch. 2), whose M, Q, A, b, C are then taken with respect to v̇
+    /// and whose `acceleration` is v̇; v itself (the default) when v is q̇.
+    fn coordinate_rates(
+        &self,
+        q: &SVector<f64, N>,
+        v: &SVector<f64, N>,
+        t: f64,
+    ) -> SVector<f64, N> {
+        let _ = (q, t);
+        *v
+    }
+
+    /// N(q, t) = ∂q̇/∂v of [`LagrangianSystem::coordinate_rates`], n × n; `None` (the
+    /// default) when it is the identity. The assembly steps q along N, since the holonomic rows
+    /// of A are then (∂f/∂q) N.
+    fn kinematic_matrix(&self, q: &SVector<f64, N>, t: f64) -> Option<SMatrix<f64, N, N>> {
+        let _ = (q, t);
+        None
     }
 
     /// The m constraints at velocity level: ḟ(q, q̇, t) for each holonomic constraint, then

@@ -68,6 +68,12 @@ pub struct LagrangianEquations {
     /// The unilateral contacts ([`crate::ModelSpec::contacts`]), in order; not part of A q̈ = b:
     /// the simulator adds a contact's rows while it is closed (`udk_runtime::simulate::ContactSet`).
     pub contacts: Vec<ContactEquations>,
+    /// The kinematic differential equations of a model with generalized speeds; `None` for a
+    /// model whose second state is q̇. With them, every other field is in terms of (q, u, t)
+    /// with the speeds u as `Symbol::Velocity`: M, Q, A, b, C are taken with respect to u̇
+    /// (`crate::derive()` documents how), the acceleration is u̇, and
+    /// [`LagrangianEquations::articulated`] and [`LagrangianEquations::jacobians`] are `None`.
+    pub kinematics: Option<Kinematics>,
 }
 
 /// A unilateral contact of a Lagrangian model with n coordinates, derived: its gap φ(q, t) ≥ 0
@@ -119,6 +125,17 @@ impl ContactEquations {
     pub fn coefficients(&self) -> [ExprId; 3] {
         [self.restitution, self.friction, self.rest_speed]
     }
+}
+
+/// The kinematic differential equations q̇ = K(q, u, t) = N(q, t) u + c(q, t) of a model with
+/// n coordinates and n generalized speeds u (Kane & Levinson 1985, ch. 2: Kane's speeds,
+/// quasi-velocities), the speeds as `Symbol::Velocity`.
+#[derive(Clone, Debug)]
+pub struct Kinematics {
+    /// q̇ = K(q, u, t), n entries: what the simulator integrates q by.
+    pub rates: Vec<ExprId>,
+    /// N = ∂K/∂u, n × n.
+    pub matrix: ExprMatrix,
 }
 
 /// The servo (task) constraints of a Lagrangian model with n coordinates, k inputs and s
@@ -421,6 +438,9 @@ pub struct Derivation {
     pub coordinate_names: Vec<String>,
     /// Momentum names (Hamiltonian models), n of them, else empty.
     pub momenta: Vec<String>,
+    /// Speed names of a model with kinematic differential equations
+    /// ([`LagrangianEquations::kinematics`]), n of them, else empty.
+    pub speeds: Vec<String>,
     /// Parameter names, in order; `Symbol::Parameter(i)` is `parameters[i]`.
     pub parameters: Vec<String>,
     /// Input names, in order; `Symbol::Input(i)` is `inputs[i]`.

@@ -122,6 +122,7 @@ fn expressions_mut(spec: &mut ModelSpec) -> impl Iterator<Item = &mut Expression
         &mut spec.nonideal,
         &mut spec.loads,
         &mut spec.servo,
+        &mut spec.kinematics,
     ];
     let named = (spec.definitions.iter_mut())
         .chain(spec.outputs.iter_mut())

@@ -25,12 +25,18 @@ use std::fmt;
 /// - `loads`: `force(F, p)` and `torque(T, R)` entries, world-frame forces at points and
 ///   torques on bodies, added to Q as F·∂ṗ/∂q̇ and T·∂ω/∂q̇;
 /// - `outputs`: named kinematic quantities (scalars or 3-vectors) to compute and plot;
+/// - `speeds`, `kinematics`: generalized speeds u₁…uₙ (Kane's speeds, quasi-velocities) and
+///   the kinematic differential equations q̇ᵢ = Kᵢ(q, u, t), one per coordinate in order, linear
+///   in u: q̇ = N(q, t) u + c(q, t). M, Q, A, b and C are then taken with respect to u̇
+///   (M_u = NᵀMN, Q_u = Nᵀ(Q − M(Ṅu + ċ)), A_u = AN, b_u = b − A(Ṅu + ċ), C_u = NᵀC; Kane &
+///   Levinson 1985, ch. 2 and 6), and the state is (q, u). L stays L(q, q̇, t); `dot(q)`
+///   elsewhere stands for Kᵢ;
 /// - `servo`: servo (task) constraints, each `holonomic(e1, ...)` (e(q, t) = 0, differentiated
 ///   twice) or `nonholonomic(φ1, ...)` (φ(q, q̇, t) = 0, differentiated once), realized by the
 ///   inputs rather than by the environment (review paper, section 8.3; Udwadia 2003).
 ///
 /// A Lagrangian model takes `holonomic`, `nonholonomic`, `forces`, `nonideal`, `inputs`,
-/// `loads`, `outputs` and `servo`; a Hamiltonian model takes `momenta`, `holonomic`, `constraints` and
+/// `loads`, `outputs`, `servo`, `speeds` and `kinematics`; a Hamiltonian model takes `momenta`, `holonomic`, `constraints` and
 /// `outputs` (its equations have no place for forces or C). Both take `definitions`.
 /// [`derive`](crate::derive()) reports any other field that is set, at its span.
 #[derive(Clone, Debug, Default, Serialize, Deserialize)]
@@ -80,6 +86,14 @@ pub struct ModelSpec {
     /// Named outputs: kinematic quantities of (q, q̇, u, t), scalars or 3-vectors.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub outputs: Vec<NamedExpression>,
+    /// Names of the generalized speeds u₁…uₙ (Lagrangian models), as many as the coordinates;
+    /// empty for a model whose speeds are the velocities q̇.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub speeds: Vec<Name>,
+    /// The kinematic differential equations: q̇ᵢ = Kᵢ(q, u, t) for each coordinate, in order,
+    /// linear in the speeds; given exactly when `speeds` is.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub kinematics: Vec<Expression>,
     /// Blocks of entries repeated over an integer range (`for i in 0..6 { .. }` in the macro,
     /// `[[repeat]]` in a file), expanded before the derivation with the indexed names and
     /// sums of every expression ([`crate::repeat`]).

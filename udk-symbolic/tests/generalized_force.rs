@@ -81,6 +81,7 @@ fn state(seed: u64) -> impl Fn(Symbol) -> f64 {
             Symbol::Acceleration(i)
             | Symbol::Momentum(i)
             | Symbol::Input(i)
+            | Symbol::Speed(i)
             | Symbol::Multiplier(i) => 4 + 4 * i,
         } as u64;
         let x = (seed.wrapping_mul(6364136223846793005) ^ k.wrapping_mul(1442695040888963407))

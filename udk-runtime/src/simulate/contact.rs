@@ -467,6 +467,18 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
         self.system.coordinate_names()
     }
 
+    fn velocity_names(&self) -> Vec<String> {
+        self.system.velocity_names()
+    }
+
+    fn coordinate_rates(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
+        self.system.coordinate_rates(q, v, t)
+    }
+
+    fn kinematic_matrix(&self, q: &[f64], t: f64) -> Option<DMatrix<f64>> {
+        self.system.kinematic_matrix(q, t)
+    }
+
     /// The system's holonomic rows and the closed contacts' normal rows.
     fn num_holonomic(&self) -> usize {
         self.system.num_holonomic() + self.closed_count()

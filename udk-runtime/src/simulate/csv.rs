@@ -56,32 +56,32 @@ const CHECK_COLUMNS: [&str; 3] = ["position_residual", "velocity_residual", "ene
 /// index a column by the model's own names:
 /// - coordinates: the model's names (`coordinates(theta, x)` gives `theta`, `x`), or
 ///   `q1`…`qn` when `coordinates` is empty;
-/// - velocities ([`StateKind::Velocities`]): each coordinate's name with `_dot` (`theta_dot`),
-///   or `qd1`…`qdn` for unnamed coordinates;
-/// - momenta ([`StateKind::Momenta`]): the model's momentum names (`momenta(p_theta, p_x)`),
-///   or `p1`…`pn` when `momenta` is empty.
+/// - velocities ([`StateKind::Velocities`]): the names in `second` when the model names its
+///   velocities (the generalized speeds of `speeds(wx, wy, wz)`), else each coordinate's name
+///   with `_dot` (`theta_dot`), or `qd1`…`qdn` for unnamed coordinates;
+/// - momenta ([`StateKind::Momenta`]): the model's momentum names in `second`
+///   (`momenta(p_theta, p_x)`), or `p1`…`pn` when it is empty.
 ///
-/// A `coordinates` or `momenta` list that is neither empty nor of length n is ignored (the
+/// A `coordinates` or `second` list that is neither empty nor of length n is ignored (the
 /// default names are used).
 pub fn state_columns<C: AsRef<str>, P: AsRef<str>>(
     kind: StateKind,
     coordinates: &[C],
-    momenta: &[P],
+    second: &[P],
     n: usize,
 ) -> Vec<String> {
+    let own = |names: &[P]| names.iter().map(|p| p.as_ref().to_string()).collect();
     let named = |names: &[C]| names.len() == n;
     let mut columns: Vec<String> = match named(coordinates) {
         true => coordinates.iter().map(|c| c.as_ref().to_string()).collect(),
         false => (1..=n).map(|i| format!("q{i}")).collect(),
     };
     let second: Vec<String> = match kind {
+        StateKind::Velocities | StateKind::Momenta if second.len() == n => own(second),
         StateKind::Velocities if named(coordinates) => (coordinates.iter())
             .map(|c| format!("{}_dot", c.as_ref()))
             .collect(),
         StateKind::Velocities => (1..=n).map(|i| format!("qd{i}")).collect(),
-        StateKind::Momenta if momenta.len() == n => {
-            momenta.iter().map(|p| p.as_ref().to_string()).collect()
-        }
         StateKind::Momenta => (1..=n).map(|i| format!("p{i}")).collect(),
     };
     columns.extend(second);

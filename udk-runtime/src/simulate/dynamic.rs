@@ -16,7 +16,9 @@ use super::events::Event;
 use super::integrate::run;
 use super::stabilization::solve_stabilized;
 use super::{Projection, Sample, SimulationError, SimulationOptions, StateKind, Trajectory};
-use crate::assemble::{assemble, hamiltonian_position_jacobian, holonomic_rows, Levels};
+use crate::assemble::{
+    assemble, hamiltonian_position_jacobian, holonomic_rows, position_jacobian, Levels,
+};
 use crate::jacobian::AccelerationJacobianDyn;
 use crate::{Assembly, AssemblyOptions, Error, LagrangianView, Options};
 use nalgebra::{DMatrix, DVector, Dyn, SMatrix, SVector};
@@ -88,6 +90,23 @@ pub trait DynamicLagrangianSystem {
             what: "the acceleration Jacobian",
         })
     }
+    /// The names of the n generalized speeds, as [`crate::LagrangianSystem::VELOCITY_NAMES`];
+    /// empty (the default) when the second state is q̇.
+    fn velocity_names(&self) -> Vec<String> {
+        Vec::new()
+    }
+    /// q̇ at (q, v, t), n entries, as [`crate::LagrangianSystem::coordinate_rates`]: v itself
+    /// by default.
+    fn coordinate_rates(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
+        let _ = (q, t);
+        DVector::from_column_slice(v)
+    }
+    /// N(q, t), n × n, as [`crate::LagrangianSystem::kinematic_matrix`]: `None` (the
+    /// identity) by default.
+    fn kinematic_matrix(&self, q: &[f64], t: f64) -> Option<DMatrix<f64>> {
+        let _ = (q, t);
+        None
+    }
 }
 
 /// A borrowed system is the system (so that a [`super::ContactSet`] may own or borrow it).
@@ -109,6 +128,24 @@ impl<S: DynamicLagrangianSystem + ?Sized> DynamicLagrangianSystem for &S {
     }
     fn coordinate_names(&self) -> Vec<String> {
         (**self).coordinate_names()
+    }
+    fn acceleration_jacobian(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: f64,
+        options: &Options,
+    ) -> Result<AccelerationJacobianDyn, Error> {
+        (**self).acceleration_jacobian(q, qd, t, options)
+    }
+    fn velocity_names(&self) -> Vec<String> {
+        (**self).velocity_names()
+    }
+    fn coordinate_rates(&self, q: &[f64], v: &[f64], t: f64) -> DVector<f64> {
+        (**self).coordinate_rates(q, v, t)
+    }
+    fn kinematic_matrix(&self, q: &[f64], t: f64) -> Option<DMatrix<f64>> {
+        (**self).kinematic_matrix(q, t)
     }
 }
 
@@ -236,7 +273,8 @@ pub fn consistent_dynamic_lagrangian_state<S: DynamicLagrangianSystem>(
             let a = system
                 .terms(q.as_slice(), qd.as_slice(), t)
                 .constraint_matrix;
-            Ok(holonomic_rows(a, system.num_holonomic()))
+            let rows = holonomic_rows(a, system.num_holonomic());
+            position_jacobian(rows, system.kinematic_matrix(q.as_slice(), t))
         },
         r: |q: &DVector<f64>, qd: &DVector<f64>| {
             system.velocity_residual(q.as_slice(), qd.as_slice(), t)
@@ -332,10 +370,10 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
     type Integrated = State<N>;
 
     fn state_columns(&self) -> Vec<String> {
-        super::state_columns::<_, &str>(
+        super::state_columns(
             StateKind::Velocities,
             &self.system.coordinate_names(),
-            &[],
+            &self.system.velocity_names(),
             N,
         )
     }
@@ -365,7 +403,7 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
             },
         )?;
         let xd = join(
-            &SVector::from_column_slice(qd),
+            &SVector::from_column_slice(self.system.coordinate_rates(q, qd, t).as_slice()),
             &SVector::from_column_slice(qdd.as_slice()),
         );
         finite(&xd, "state derivative (q̇, q̈)")?;

@@ -1,4 +1,5 @@
-//! The first-order form x = [q, v] of a Lagrangian (v = q̇) or Hamiltonian (v = p) system, with
+//! The first-order form x = [q, v] of a Lagrangian (v = q̇, or the generalized speeds u with
+//! q̇ = N(q, t) u + c(q, t)) or Hamiltonian (v = p) system, with
 //! stabilization, checks and projection: what the integrator loop needs from a system.
 
 use super::stabilization::solve_stabilized;
@@ -153,7 +154,7 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     type Integrated = State<N>;
 
     fn state_columns(&self) -> Vec<String> {
-        super::state_columns::<_, &str>(Self::KIND, S::COORDINATE_NAMES, &[], N)
+        super::state_columns(Self::KIND, S::COORDINATE_NAMES, S::VELOCITY_NAMES, N)
     }
 
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
@@ -180,7 +181,7 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
                 .map_err(|e| e.with_coordinate_names(S::COORDINATE_NAMES))
             },
         )?;
-        let xd = join(&qd, &qdd);
+        let xd = join(&self.system.coordinate_rates(&q, &qd, t), &qdd);
         finite(&xd, "state derivative (q̇, q̈)")?;
         Ok(xd)
     }

@@ -41,8 +41,16 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     } else {
         format!(" `u`, the inputs ({});", code.derivation.inputs.join(", "))
     };
+    let velocities = match code.derivation.speeds.is_empty() {
+        true => "their velocities q̇".to_owned(),
+        false => format!(
+            "the generalized speeds u ({}), with q̇ = `coordinate_rates(q, qd, t)`: M, Q, A, b and C are \
+             taken with respect to u̇, and `acceleration` returns u̇",
+            code.derivation.speeds.join(", ")
+        ),
+    };
     let state = format!(
-        "Arguments: `q`, the generalized coordinates {q}; `qd`, their velocities q̇;{inputs} `t`, the time."
+        "Arguments: `q`, the generalized coordinates {q}; `qd`, {velocities};{inputs} `t`, the time."
     );
     let doc_dof = doc(&format!("Number of generalized coordinates: n = {n} {q}."));
     let doc_m = doc(&format!(
@@ -52,8 +60,12 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     let doc_equations = doc(
         "The derived M, Q, A, b and C, as plain text and as LaTeX (`EQUATIONS.text`, `EQUATIONS.latex`).",
     );
+    let mass = match code.derivation.speeds.is_empty() {
+        true => "M(q, t) = ∂²L/∂q̇²",
+        false => "M_u(q, t) = Nᵀ (∂²L/∂q̇²) N of the speeds",
+    };
     let doc_mass = doc(&format!(
-        "Mass matrix M(q, t) = ∂²L/∂q̇², {n} × {n}.\n\nArguments: `q`, the generalized coordinates {q}; `t`, the time."
+        "Mass matrix {mass}, {n} × {n}.\n\nArguments: `q`, the generalized coordinates {q}; `t`, the time."
     ));
     let doc_force = doc(&format!(
         "Generalized force Q(q, q̇, t) = ∂L/∂q − (∂²L/∂q̇∂q) q̇ − ∂²L/∂q̇∂t + the non-conservative forces, {n} entries.\n\n{state}"
@@ -288,6 +300,47 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     } else {
         TokenStream::new()
     };
+    let (kinematics_items, kinematics_overrides) = match &eq.kinematics {
+        Some(kinematics) => {
+            let rates = code.body("coordinate_rates", Output::Vector(&kinematics.rates));
+            let matrix = code.body("kinematic_matrix", Output::Matrix(&kinematics.matrix));
+            let speeds = &code.derivation.speeds;
+            let doc_rates = doc(&format!(
+                "The kinematic differential equations q̇ = K(q, u, t) = N(q, t) u + c(q, t), {n} entries: \
+                 the rates of the coordinates {q} at the speeds u = `qd`.\n\n\
+                 Arguments: `q`, the generalized coordinates; `qd`, the speeds ({}); `t`, the time.",
+                speeds.join(", ")
+            ));
+            let doc_matrix = doc(&format!(
+                "N(q, t) = ∂q̇/∂u of the kinematic differential equations, {n} × {n}.\n\n\
+                 Arguments: `q`, the generalized coordinates {q}; `t`, the time."
+            ));
+            (
+                quote! {
+                    /// The generalized speeds' names, in order (the entries of `qd` and of the acceleration u̇).
+                    pub const VELOCITY_NAMES: [&'static str; #n] = [#(#speeds),*];
+
+                    #doc_rates
+                    pub fn coordinate_rates(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_n { #rates }
+
+                    #doc_matrix
+                    pub fn kinematic_matrix(&self, q: &#vec_n, t: f64) -> #mat_nn { #matrix }
+                },
+                quote! {
+                    const VELOCITY_NAMES: &'static [&'static str] = &[#(#speeds),*];
+
+                    fn coordinate_rates(&self, q: &#vec_n, qd: &#vec_n, t: f64) -> #vec_n {
+                        Self::coordinate_rates(self, q, qd, t)
+                    }
+
+                    fn kinematic_matrix(&self, q: &#vec_n, t: f64) -> ::core::option::Option<#mat_nn> {
+                        ::core::option::Option::Some(Self::kinematic_matrix(self, q, t))
+                    }
+                },
+            )
+        }
+        None => (TokenStream::new(), TokenStream::new()),
+    };
     let allow = allowances();
     let Shared {
         constants,
@@ -360,6 +413,8 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
 
             #jacobian_items
 
+            #kinematics_items
+
             #doc_acceleration_jacobian
             pub fn acceleration_jacobian(&self, q: &#vec_n, qd: &#vec_n, #u t: f64)
                 -> ::core::result::Result<#runtime::AccelerationJacobian<#n, #k>, #error> {
@@ -390,6 +445,8 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
             }
 
             #jacobian_overrides
+
+            #kinematics_overrides
         }
     }
 }

@@ -106,7 +106,11 @@ impl<'a> Code<'a> {
         let mut candidates: Vec<(Symbol, String)> = Vec::new();
         for (i, name) in derivation.coordinates.iter().enumerate() {
             candidates.push((Symbol::Coordinate(i), name.clone()));
-            candidates.push((Symbol::Velocity(i), format!("{name}_dot")));
+            let velocity = derivation.speeds.get(i).cloned();
+            candidates.push((
+                Symbol::Velocity(i),
+                velocity.unwrap_or_else(|| format!("{name}_dot")),
+            ));
         }
         for (i, name) in derivation.momenta.iter().enumerate() {
             candidates.push((Symbol::Momentum(i), name.clone()));
@@ -166,7 +170,7 @@ impl<'a> Code<'a> {
         match symbol {
             Symbol::Time => quote!(t),
             Symbol::Coordinate(i) => index(quote!(q), i),
-            Symbol::Velocity(i) => index(quote!(qd), i),
+            Symbol::Velocity(i) | Symbol::Speed(i) => index(quote!(qd), i),
             Symbol::Momentum(i) => index(quote!(p), i),
             Symbol::Input(i) => index(quote!(u), i),
             Symbol::Parameter(i) => {

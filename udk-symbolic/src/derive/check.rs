@@ -49,6 +49,7 @@ pub(super) fn check_spec<'a>(spec: &'a ModelSpec, errors: &mut Errors) -> Option
                      `holonomic` f(q, t) or `nonholonomic` φ(q, q̇, t) constraints",
                 );
             }
+            check_speeds(spec, errors);
             Some(Kind::Lagrangian(l))
         }
         (None, Some(h)) => {
@@ -90,6 +91,18 @@ pub(super) fn check_spec<'a>(spec: &'a ModelSpec, errors: &mut Errors) -> Option
                     "a Hamiltonian model takes no `inputs`: use a Lagrangian model",
                 );
             }
+            if let Some(u) = spec.speeds.first() {
+                errors.push(
+                    u.span(),
+                    "a Hamiltonian model takes no `speeds`: its momenta are its second state",
+                );
+            }
+            if let Some(k) = spec.kinematics.first() {
+                errors.push(
+                    k.span(),
+                    "a Hamiltonian model takes no `kinematics`: q̇ = H_p",
+                );
+            }
             Some(Kind::Hamiltonian(h))
         }
         (Some(_), Some(h)) => {
@@ -109,6 +122,62 @@ pub(super) fn check_spec<'a>(spec: &'a ModelSpec, errors: &mut Errors) -> Option
             );
             None
         }
+    }
+}
+
+/// The shape of the speeds of a Lagrangian `spec`: as many speeds as coordinates (N square),
+/// one kinematic differential equation per coordinate, both or neither, and no servo
+/// constraints or contacts with them.
+fn check_speeds(spec: &ModelSpec, errors: &mut Errors) {
+    let n = spec.coordinates.len();
+    match (spec.speeds.first(), spec.kinematics.first()) {
+        (None, None) => return,
+        (Some(u), None) => errors.push(
+            u.span(),
+            "`speeds` need their kinematic differential equations: `kinematics(..)` with \
+             q̇ᵢ as an expression of q, the speeds and t for each coordinate",
+        ),
+        (None, Some(k)) => errors.push(
+            k.span(),
+            "`kinematics` give q̇ in terms of the speeds: name them with `speeds(..)`",
+        ),
+        (Some(_), Some(_)) => {}
+    }
+    if let Some(u) = spec.speeds.get(n).or(spec.speeds.first()) {
+        if spec.speeds.len() != n {
+            errors.push(
+                u.span(),
+                format!(
+                    "the model has {} speeds and {n} coordinates: udk takes one speed per \
+                     coordinate (q̇ = N(q, t) u with N square)",
+                    spec.speeds.len()
+                ),
+            );
+        }
+    }
+    if let Some(k) = spec.kinematics.get(n).or(spec.kinematics.first()) {
+        if spec.kinematics.len() != n {
+            errors.push(
+                k.span(),
+                format!(
+                    "`kinematics` has {} entries; it needs one per coordinate ({n}), q̇ᵢ in \
+                     the order of the coordinates",
+                    spec.kinematics.len()
+                ),
+            );
+        }
+    }
+    if let (Some(s), Some(_)) = (spec.servo.first(), spec.speeds.first()) {
+        errors.push(
+            s.span(),
+            "servo constraints are not supported in a model with speeds",
+        );
+    }
+    if let (Some(c), Some(_)) = (spec.contacts.first(), spec.speeds.first()) {
+        errors.push(
+            c.gap.span(),
+            "contacts are not supported in a model with speeds: their rows are taken in q̇",
+        );
     }
 }
 
@@ -137,6 +206,12 @@ pub(crate) fn scope(spec: &ModelSpec, errors: &mut Errors) -> Scope {
                 .iter()
                 .enumerate()
                 .map(|(i, u)| (u, Binding::Input(i))),
+        )
+        .chain(
+            spec.speeds
+                .iter()
+                .enumerate()
+                .map(|(i, u)| (u, Binding::Speed(i))),
         );
     for (name, binding) in names {
         let text = name.as_string();

@@ -39,6 +39,16 @@ pub(super) fn derive(
     let loads: Vec<Load> = (spec.loads.iter())
         .filter_map(|e| parse_load(pool, scope, &e.0, errors))
         .collect();
+    let rates = (!spec.speeds.is_empty()).then(|| super::speeds::parse(spec, scope, pool, errors));
+    let speed = |s: Symbol| matches!(s, Symbol::Speed(_));
+    if pool.depends_on(l, &speed) {
+        errors.push(
+            lagrangian.span(),
+            "L is written in the generalized velocities `dot(q)`: the speeds enter it through \
+             the kinematic differential equations, and may appear in the constraints, forces, \
+             loads and outputs",
+        );
+    }
     if !errors.is_empty() {
         return None;
     }
@@ -159,7 +169,7 @@ pub(super) fn derive(
     };
 
     let articulated = match (&constants, &tree_forces) {
-        (Some(constants), Some(extra)) => {
+        (Some(constants), Some(extra)) if rates.is_none() => {
             articulated(pool, constants, extra, &nonideal_force, &constraint_matrix)
         }
         _ => None,
@@ -172,6 +182,37 @@ pub(super) fn derive(
         .collect();
     terms.push(pool.neg(l));
     let energy = pool.add(&terms);
+
+    if let Some(rates) = rates {
+        let terms = super::speeds::Terms {
+            mass_matrix,
+            generalized_force,
+            nonideal_force,
+            nonconservative_force: forces,
+            energy,
+            velocity_constraints,
+        };
+        let rewritten = super::speeds::rewrite(pool, &rates, &terms);
+        let t = rewritten.terms;
+        return errors.is_empty().then_some(LagrangianEquations {
+            mass_matrix_form: chosen,
+            mass_matrix_forms: forms,
+            mass_matrix: t.mass_matrix,
+            generalized_force: t.generalized_force,
+            constraint_matrix: rewritten.constraint_matrix,
+            constraint_rhs: rewritten.constraint_rhs,
+            nonideal_force: t.nonideal_force,
+            nonconservative_force: t.nonconservative_force,
+            articulated: None,
+            energy: t.energy,
+            holonomic,
+            velocity_constraints: t.velocity_constraints,
+            jacobians: None,
+            servo: None,
+            contacts: Vec::new(),
+            kinematics: Some(rewritten.kinematics),
+        });
+    }
 
     // A tree whose M is the composite-rigid-body one and whose rest of L is at most a
     // potential gives M v − Q₀ by inverse dynamics, O(n) where M v takes O(n²), and its
@@ -229,6 +270,7 @@ pub(super) fn derive(
         jacobians,
         servo,
         contacts,
+        kinematics: None,
     })
 }
 
@@ -435,8 +477,13 @@ pub(super) fn check_constraints(
     // A holonomic f(q, t) cannot hold a velocity (the parser rejects one), so "no coordinate"
     // is "no coordinate or velocity" there.
     check_holonomic(pool, holonomic, errors);
-    let state = |s: Symbol| matches!(s, Symbol::Coordinate(_) | Symbol::Velocity(_));
-    let velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
+    let state = |s: Symbol| {
+        matches!(
+            s,
+            Symbol::Coordinate(_) | Symbol::Velocity(_) | Symbol::Speed(_)
+        )
+    };
+    let velocity = |s: Symbol| matches!(s, Symbol::Velocity(_) | Symbol::Speed(_));
     for &(phi, span) in nonholonomic {
         if !pool.depends_on(phi, &state) {
             errors.push(

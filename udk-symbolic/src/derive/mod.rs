@@ -18,9 +18,10 @@ mod hamiltonian;
 mod jacobian;
 mod lagrangian;
 mod servo;
+mod speeds;
 pub mod tree;
 
-use crate::derivation::{Derivation, ExprMatrix, NamedValue};
+use crate::derivation::{Derivation, ExprMatrix, LagrangianEquations, NamedValue};
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{parse_components, parse_expr, parse_value, Context, Scope, Value};
@@ -63,7 +64,7 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
         Context::HAMILTONIAN_DEFINITION
     };
     let mut definitions = define(spec, context, &mut pool, &mut scope, &mut errors);
-    let outputs = (spec.outputs.iter())
+    let mut outputs: Vec<NamedValue> = (spec.outputs.iter())
         .filter_map(|o| {
             let value = parse_value(&mut pool, &scope, context, &o.value.0, &mut errors)?;
             if let Value::Matrix(_) = value {
@@ -89,6 +90,18 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
         }
         None => None,
     };
+    // A model with speeds: its definitions and outputs in its state (q, u, t), as its equations.
+    if let Some(crate::derivation::Equations::Lagrangian(LagrangianEquations {
+        kinematics: Some(kinematics),
+        ..
+    })) = &equations
+    {
+        for named in definitions.iter_mut().chain(outputs.iter_mut()) {
+            let rates = &kinematics.rates;
+            named.value =
+                (named.value).map(&mut pool, |pool, x| speeds::in_state(pool, rates, &[x])[0]);
+        }
+    }
     match equations {
         Some(equations) if errors.is_empty() => Ok(Derivation {
             name: spec.name.clone(),
@@ -99,6 +112,7 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
                 spec.coordinates.iter().map(|c| c.as_string()).collect()
             },
             momenta: spec.momenta.iter().map(|p| p.as_string()).collect(),
+            speeds: spec.speeds.iter().map(|u| u.as_string()).collect(),
             parameters: spec.parameters.iter().map(|p| p.name.as_string()).collect(),
             inputs: spec.inputs.iter().map(|u| u.as_string()).collect(),
             definitions,

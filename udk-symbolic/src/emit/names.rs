@@ -20,6 +20,10 @@ pub struct Names {
     pub coordinates: Vec<String>,
     /// Momentum names, for `Symbol::Momentum`.
     pub momenta: Vec<String>,
+    /// Speed names of a model with kinematic differential equations q̇ = N(q, t) u + c(q, t)
+    /// ([`crate::derivation::Kinematics`]), else empty: its `Symbol::Velocity(i)` is then the
+    /// speed uᵢ, shown by its name, and `Symbol::Acceleration(i)` is u̇ᵢ.
+    pub speeds: Vec<String>,
     /// Parameter names, for `Symbol::Parameter`.
     pub parameters: Vec<String>,
     /// Input names, for `Symbol::Input`.
@@ -39,6 +43,7 @@ impl Names {
         Names {
             coordinates: d.coordinates.clone(),
             momenta: d.momenta.clone(),
+            speeds: d.speeds.clone(),
             parameters: d.parameters.clone(),
             inputs: d.inputs.clone(),
             aliases: aliases(d),
@@ -55,7 +60,11 @@ impl Names {
         match symbol {
             Symbol::Time => ("t".to_owned(), 0),
             Symbol::Coordinate(i) => (pick(&self.coordinates, i, 'q'), 0),
-            Symbol::Velocity(i) => (pick(&self.coordinates, i, 'q'), 1),
+            Symbol::Velocity(i) | Symbol::Speed(i) if !self.speeds.is_empty() => {
+                (pick(&self.speeds, i, 'u'), 0)
+            }
+            Symbol::Acceleration(i) if !self.speeds.is_empty() => (pick(&self.speeds, i, 'u'), 1),
+            Symbol::Velocity(i) | Symbol::Speed(i) => (pick(&self.coordinates, i, 'q'), 1),
             Symbol::Acceleration(i) => (pick(&self.coordinates, i, 'q'), 2),
             Symbol::Momentum(i) => (pick(&self.momenta, i, 'p'), 0),
             Symbol::Parameter(i) => (pick(&self.parameters, i, 'c'), 0),

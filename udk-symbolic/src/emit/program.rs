@@ -195,7 +195,7 @@ impl Program {
                     let (slot, i) = match s {
                         Symbol::Time => continue,
                         Symbol::Coordinate(i) => (&mut sizes.q, i),
-                        Symbol::Velocity(i) => (&mut sizes.qd, i),
+                        Symbol::Velocity(i) | Symbol::Speed(i) => (&mut sizes.qd, i),
                         Symbol::Acceleration(i) => (&mut sizes.qdd, i),
                         Symbol::Momentum(i) => (&mut sizes.p, i),
                         Symbol::Parameter(i) => (&mut sizes.params, i),

@@ -414,7 +414,7 @@ fn load(inputs: &TapeInputs<'_>, s: Symbol) -> f64 {
     match s {
         Symbol::Time => inputs.t,
         Symbol::Coordinate(i) => inputs.q[i],
-        Symbol::Velocity(i) => inputs.qd[i],
+        Symbol::Velocity(i) | Symbol::Speed(i) => inputs.qd[i],
         Symbol::Acceleration(i) => inputs.qdd[i],
         Symbol::Momentum(i) => inputs.p[i],
         Symbol::Parameter(i) => inputs.params[i],

@@ -40,7 +40,7 @@ impl Pool {
     /// constant).
     ///
     /// # Panics
-    /// When `id` contains an acceleration, a momentum, an input or a multiplier (their time
+    /// When `id` contains an acceleration, a momentum, an input, a speed or a multiplier (their time
     /// derivatives are not
     /// symbols of the language; use [`Pool::total_derivative`] with explicit rates).
     pub fn time_derivative(&mut self, id: ExprId) -> ExprId {
@@ -52,6 +52,7 @@ impl Pool {
             Symbol::Acceleration(_)
             | Symbol::Momentum(_)
             | Symbol::Input(_)
+            | Symbol::Speed(_)
             | Symbol::Multiplier(_) => {
                 panic!("time derivative of {s:?} is not expressible")
             }

@@ -73,6 +73,11 @@ pub enum Symbol {
     /// Run-time input uₖ (a torque, a force, a steering command), read like a parameter but
     /// given at every call; allowed in forces, loads and non-ideal forces only.
     Input(usize),
+    /// Generalized speed uᵢ (Kane's speeds, quasi-velocities) of a model with kinematic
+    /// differential equations q̇ = N(q, t) u + c(q, t); appears only while such a model is
+    /// derived: its derived equations hold the speeds as [`Symbol::Velocity`], the second
+    /// half of the state (see [`crate::derivation::Kinematics`]).
+    Speed(usize),
     /// Constraint multiplier λᵣ, one per constraint row (Aᵀλ is the ideal constraint force);
     /// appears only in the residuals whose Jacobians the derivation forms
     /// ([`crate::derivation::LagrangianJacobians`]), never in a model's expressions.

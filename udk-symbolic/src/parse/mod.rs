@@ -8,7 +8,7 @@
 //! # The language
 //! - Numbers: decimal literals, exact rationals (`9.81` = 981/100); `PI`.
 //! - Names:
-//!   - coordinates, momenta, parameters and inputs;
+//!   - coordinates, momenta, parameters, inputs and speeds;
 //!   - definitions (`let NAME = EXPR`, each usable after its own);
 //!   - `t`, the time in s.
 //! - Operators, with Rust precedence and parentheses:
@@ -82,6 +82,8 @@ pub enum Binding {
     Parameter(usize),
     /// Run-time input uᵢ.
     Input(usize),
+    /// Generalized speed uᵢ of a model with kinematic differential equations.
+    Speed(usize),
     /// Definition number i (see [`Scope::definitions`]).
     Definition(usize),
 }
@@ -94,6 +96,7 @@ impl Binding {
             Binding::Momentum(_) => "a momentum",
             Binding::Parameter(_) => "a parameter",
             Binding::Input(_) => "an input",
+            Binding::Speed(_) => "a speed",
             Binding::Definition(_) => "a definition",
         }
     }
@@ -102,7 +105,7 @@ impl Binding {
 /// Which kinds of model quantity a value depends on, beyond q, t and the parameters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Uses {
-    /// Generalized velocities q̇.
+    /// Generalized velocities q̇ or speeds u.
     pub velocities: bool,
     /// Generalized momenta p.
     pub momenta: bool,
@@ -130,7 +133,7 @@ impl Uses {
         let ids = value.components();
         let has = |pred: &dyn Fn(Symbol) -> bool| pool.any_depends_on(ids, pred);
         Uses {
-            velocities: has(&|s| matches!(s, Symbol::Velocity(_))),
+            velocities: has(&|s| matches!(s, Symbol::Velocity(_) | Symbol::Speed(_))),
             momenta: has(&|s| matches!(s, Symbol::Momentum(_))),
             inputs: has(&|s| matches!(s, Symbol::Input(_))),
         }
@@ -288,6 +291,14 @@ impl Context {
         velocities: true,
         momenta: false,
         inputs: true,
+    };
+    /// A kinematic differential equation q̇ᵢ = K(q, u, t) of a model with speeds: the speeds
+    /// are allowed (as velocities), inputs are not; a `dot(..)` is refused by the derivation.
+    pub const KINEMATICS: Context = Context {
+        what: "a kinematic differential equation q̇ᵢ = K(q, u, t)",
+        velocities: true,
+        momenta: false,
+        inputs: false,
     };
     /// A definition or an output of a Lagrangian model: anything of (q, q̇, u, t); what it
     /// depends on is checked where a definition is used.

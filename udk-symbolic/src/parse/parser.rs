@@ -361,6 +361,13 @@ impl<'a> Parser<'a> {
                      `loads` and `nonideal`"
                 ),
             ),
+            Some(Binding::Speed(i)) if self.context.velocities => {
+                symbol(self.pool.symbol(Symbol::Speed(i)))
+            }
+            Some(Binding::Speed(_)) => self.error(
+                span,
+                format!("speed `{name}` is a velocity, which cannot appear in {what}"),
+            ),
             Some(Binding::Definition(i)) => {
                 let definition = &self.scope.definitions()[i];
                 match self.forbidden(definition.uses) {
@@ -781,6 +788,10 @@ impl<'a> Parser<'a> {
                 )),
                 Some(Binding::Input(_)) => Some(format!(
                     "`dot` takes a generalized coordinate; `{n}` is an input"
+                )),
+                Some(Binding::Speed(_)) => Some(format!(
+                    "`dot` takes a generalized coordinate; `{n}` is a speed, whose rate the \
+                     equations of motion give"
                 )),
                 None if n == "t" => {
                     Some("`dot` takes a generalized coordinate, not `t`".to_owned())

@@ -81,7 +81,7 @@ impl Point {
         match s {
             Symbol::Time => self.t,
             Symbol::Coordinate(i) => self.q[i],
-            Symbol::Velocity(i) => self.v[i],
+            Symbol::Velocity(i) | Symbol::Speed(i) => self.v[i],
             Symbol::Acceleration(i) => self.a[i],
             Symbol::Momentum(i) => self.p[i],
             Symbol::Parameter(i) => self.k[i],

@@ -14,7 +14,7 @@ pub fn symbol(s: Symbol) -> TokenStream {
     let (array, i) = match s {
         Symbol::Time => return quote!(t),
         Symbol::Coordinate(i) => (quote!(q), i),
-        Symbol::Velocity(i) => (quote!(qd), i),
+        Symbol::Velocity(i) | Symbol::Speed(i) => (quote!(qd), i),
         Symbol::Acceleration(i) => (quote!(qdd), i),
         Symbol::Momentum(i) => (quote!(p), i),
         Symbol::Parameter(i) => (quote!(c), i),
@@ -78,7 +78,7 @@ impl State {
         match s {
             Symbol::Time => self.t,
             Symbol::Coordinate(i) => self.q[i],
-            Symbol::Velocity(i) => self.qd[i],
+            Symbol::Velocity(i) | Symbol::Speed(i) => self.qd[i],
             Symbol::Acceleration(i) => self.qdd[i],
             Symbol::Momentum(i) => self.p[i],
             Symbol::Parameter(i) => self.c[i],
