@@ -254,7 +254,7 @@ impl Hybrid {
                 _ => {}
             }
             match lower_event(spec, n, &mut pool, event, &gaps) {
-                Ok((guard, reset)) => {
+                Ok(lowered) => {
                     let compile = |outputs: &[ExprId], what: &str| {
                         let name =
                             format!("{what} of event `{}` of `{}`", event.name, derivation.name);
@@ -269,9 +269,10 @@ impl Hybrid {
                                 .collect(),
                             impact: impact.clone(),
                             restitution,
-                            map: (!event.q.is_empty()).then_some((reset.1, reset.1 + n)),
-                            velocities: (!event.qd.is_empty()).then_some(reset.2),
-                            program: compile(&reset.0, "reset")?,
+                            map: (!event.q.is_empty())
+                                .then_some((lowered.map_at, lowered.map_at + n)),
+                            velocities: (!event.qd.is_empty()).then_some(lowered.velocities_at),
+                            program: compile(&lowered.reset, "reset")?,
                         }),
                         false => None,
                     };
@@ -283,7 +284,7 @@ impl Hybrid {
                             EventDirection::Both => Direction::Both,
                         },
                         action,
-                        guard: compile(&guard, "guard")?,
+                        guard: compile(&lowered.guard, "guard")?,
                         conditional: event.when.is_some(),
                         reset,
                     })
@@ -496,20 +497,18 @@ impl<'h> BoundHybrid<'h> {
         system: &'a dyn DynamicLagrangianSystem,
     ) -> Vec<Event<'a, N>> {
         (0..self.hybrid.events.len())
-            .map(|i| self.event(i, system))
+            .filter_map(|i| self.event(i, system))
             .collect()
     }
 
-    /// Event `index` (of [`Hybrid::event_names`]) for a run of `system`.
-    ///
-    /// # Panics
-    /// When `index` is not below the number of events.
+    /// Event `index` (of [`Hybrid::event_names`]) for a run of `system`; `None` when there is
+    /// no such event.
     pub fn event<'a, const N: usize>(
         &'a self,
         index: usize,
         system: &'a dyn DynamicLagrangianSystem,
-    ) -> Event<'a, N> {
-        let compiled = &self.hybrid.events[index];
+    ) -> Option<Event<'a, N>> {
+        let compiled = self.hybrid.events.get(index)?;
         let guard_buffers = &self.guards[index];
         let guard = move |t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>| {
             let state = (t, q.as_slice(), v.as_slice());
@@ -536,13 +535,13 @@ impl<'h> BoundHybrid<'h> {
             _ => Action::Record,
         };
         let event = Event::new(compiled.name.clone(), compiled.direction, guard, action);
-        match compiled.conditional {
+        Some(match compiled.conditional {
             true => event.when(move |t, q, v| {
                 let state = (t, q.as_slice(), v.as_slice());
                 self.eval(&compiled.guard, guard_buffers, state, |g| g[1] > 0.0)
             }),
             false => event,
-        }
+        })
     }
 
     /// The reset's image of (t, q, q̇): the impact, then the map.
@@ -639,20 +638,31 @@ impl<'h> BoundHybrid<'h> {
     }
 }
 
-/// The guard outputs [g, c?] of `spec` and its reset outputs with the offsets of R and q̇⁺:
-/// the gradients of `gaps` (n each), then R (n), ∂R/∂q (n × n, row-major) when `q` is given,
-/// then q̇⁺ when `qd` is given.
+/// The outputs of an event's programs.
+struct Lowered {
+    /// g and, when given, the condition c.
+    guard: Vec<ExprId>,
+    /// The gradients of the gaps (n each), then R (n), ∂R/∂q (n × n, row-major) when `q` is
+    /// given, then q̇⁺ when `qd` is given.
+    reset: Vec<ExprId>,
+    /// The offset of R in `reset`.
+    map_at: usize,
+    /// The offset of q̇⁺ in `reset`.
+    velocities_at: usize,
+}
+
+/// The guard and reset outputs of `spec` ([`Lowered`]), `gaps` its impact rows that are gap
+/// functions.
 ///
 /// # Errors
 /// The errors of the expressions; a guard that depends on neither q nor q̇.
-#[allow(clippy::type_complexity)]
 fn lower_event(
     file: &ModelSpec,
     n: usize,
     pool: &mut Pool,
     spec: &EventSpec,
     gaps: &[&Expression],
-) -> Result<(Vec<ExprId>, (Vec<ExprId>, usize, usize)), Errors> {
+) -> Result<Lowered, Errors> {
     let mut scalars: Vec<&Expression> = vec![&spec.guard];
     scalars.extend(&spec.when);
     let guard = udk_symbolic::derive::lower(file, pool, &scalars)?;
@@ -689,7 +699,12 @@ fn lower_event(
     }
     let velocities_at = outputs.len();
     outputs.extend_from_slice(&lowered[gaps.len() + spec.q.len()..]);
-    Ok((guard, (outputs, map_at, velocities_at)))
+    Ok(Lowered {
+        guard,
+        reset: outputs,
+        map_at,
+        velocities_at,
+    })
 }
 
 /// A coefficient lowered into `pool`.

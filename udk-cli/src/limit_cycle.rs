@@ -114,9 +114,11 @@ impl Search<'_> {
             evaluator: RefCell::new(evaluator),
             progress: None,
         };
-        let bound = (self.events.bind()?)
-            .ok_or_else(|| Failure::bad_input(format!("{}: no [[events]]", self.name)))?;
-        let event = bound.event::<N>(self.section, &system);
+        let bound = self.events.bind()?;
+        let event = (bound
+            .as_ref()
+            .and_then(|b| b.event::<N>(self.section, &system)))
+        .ok_or_else(|| Failure::bad_input(format!("{}: no such event", self.name)))?;
         let start = (
             &SVector::<f64, N>::from_column_slice(q0),
             &SVector::<f64, N>::from_column_slice(v0),
