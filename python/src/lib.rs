@@ -6,6 +6,7 @@
 //! with the message of [`udk::ModelError`] (the messages the `udk` command line prints).
 
 mod batch;
+mod floating;
 mod model;
 mod motion;
 
@@ -31,6 +32,7 @@ pyo3::create_exception!(
 fn _udk(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<model::Model>()?;
     m.add_class::<model::Equations>()?;
+    m.add_class::<floating::FloatingBaseModel>()?;
     m.add("BadInputError", m.py().get_type::<BadInputError>())?;
     m.add("MotionError", m.py().get_type::<MotionError>())?;
     Ok(())

@@ -102,6 +102,31 @@ impl Model {
     fn n(&self) -> usize {
         self.model.n()
     }
+
+    /// The robot of a URDF file on a fixed base, as `Model.from_urdf` documents.
+    fn fixed_base(
+        py: Python<'_>,
+        path: PathBuf,
+        gravity: Option<[f64; 3]>,
+        joint_damping: bool,
+        mimic: bool,
+        inertia: &str,
+    ) -> PyResult<Self> {
+        let file = path
+            .file_name()
+            .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+        let mut urdf = serde_json::json!({
+            "path": file,
+            "joint_damping": joint_damping,
+            "mimic": mimic,
+            "inertia": inertia,
+        });
+        if let Some(gravity) = gravity {
+            urdf["gravity"] = serde_json::json!(gravity);
+        }
+        let spec = serde_json::json!({ "name": "Robot", "urdf": urdf });
+        Self::build(py, &spec.to_string(), directory(&path))
+    }
 }
 
 /// `matrix` in row-major order (numpy's) into `out`.
@@ -138,7 +163,7 @@ impl Model {
     fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
         let extension = path.extension().and_then(|e| e.to_str());
         if extension == Some("urdf") {
-            return Self::from_urdf(py, path, None, false, false, "strict");
+            return Self::fixed_base(py, path, None, false, false, "strict");
         }
         let read = |message: String| {
             exception(ModelError::Read {
@@ -159,11 +184,15 @@ impl Model {
     /// The robot of a URDF file: gravity (3 entries, m/s², default (0, 0, −9.81)), whether
     /// each joint's `<dynamics damping>` adds −d q̇, whether `<mimic>` joints become
     /// holonomic constraints, and `inertia` "strict" (refuse a tensor that is not positive
-    /// semidefinite) or "repair".
+    /// semidefinite) or "repair". With `floating_base=True`, the robot on a free-flying base
+    /// as a `FloatingBaseModel` (Pinocchio's `JointModelFreeFlyer` layout: q of 7 + n
+    /// entries, v of 6 + n), with the default options only.
     ///
-    /// Raises BadInputError with the URDF's errors.
+    /// Raises BadInputError with the URDF's errors, or for `joint_damping`, `mimic` or
+    /// `inertia="repair"` with a floating base.
     #[staticmethod]
-    #[pyo3(signature = (path, gravity = None, joint_damping = false, mimic = false, inertia = "strict"))]
+    #[pyo3(signature = (path, gravity = None, joint_damping = false, mimic = false,
+        inertia = "strict", floating_base = false))]
     fn from_urdf(
         py: Python<'_>,
         path: PathBuf,
@@ -171,21 +200,24 @@ impl Model {
         joint_damping: bool,
         mimic: bool,
         inertia: &str,
-    ) -> PyResult<Self> {
-        let file = path
-            .file_name()
-            .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
-        let mut urdf = serde_json::json!({
-            "path": file,
-            "joint_damping": joint_damping,
-            "mimic": mimic,
-            "inertia": inertia,
-        });
-        if let Some(gravity) = gravity {
-            urdf["gravity"] = serde_json::json!(gravity);
+        floating_base: bool,
+    ) -> PyResult<Py<PyAny>> {
+        if floating_base {
+            if joint_damping || mimic || inertia != "strict" {
+                return Err(BadInputError::new_err(
+                    "a floating-base robot takes only `gravity`: joint_damping, mimic and \
+                     inertia=\"repair\" are for a fixed base",
+                ));
+            }
+            let gravity = gravity.unwrap_or(udk_symbolic::urdf::DEFAULT_GRAVITY);
+            let model = crate::floating::FloatingBaseModel::from_urdf(py, path, gravity)?;
+            return Ok(Py::new(py, model)?.into_any());
         }
-        let spec = serde_json::json!({ "name": "Robot", "urdf": urdf });
-        Self::build(py, &spec.to_string(), directory(&path))
+        Ok(Py::new(
+            py,
+            Self::fixed_base(py, path, gravity, joint_damping, mimic, inertia)?,
+        )?
+        .into_any())
     }
 
     /// A model from SymPy expressions: see `udk.sympy.spec` for the arguments.

@@ -6,7 +6,7 @@ use crate::BadInputError;
 use nalgebra::DMatrix;
 use numpy::{PyArray1, PyArrayMethods};
 use pyo3::prelude::*;
-use pyo3::types::{PyComplex, PyDict};
+use pyo3::types::{PyComplex, PyDict, PyList};
 use udk::model::Motion;
 use udk::runtime::linearize::Linearization;
 use udk::runtime::simulate::{Method, OutputTimes, SimulationOptions};
@@ -64,7 +64,9 @@ pub(crate) fn linearization<'py>(
 
 /// A simulated motion as a dict: `t` (samples), `q` and `qd` (or `p`) (samples × n),
 /// `energy`, `position_residual`, `velocity_residual` (samples), `outputs` (samples ×
-/// columns), `output_columns`, and `summary`: steps, rejected steps, right-hand sides,
+/// columns), `output_columns`, `events` (the event log: one dict per event with `t`, `name`,
+/// `q_before`, `qd_before`, `q_after`, `qd_after`; empty without events or contacts), and
+/// `summary`: steps, rejected steps, right-hand sides,
 /// final time, largest residuals and the energy drift.
 pub(crate) fn motion<'py>(
     py: Python<'py>,
@@ -102,6 +104,23 @@ pub(crate) fn motion<'py>(
         numpy_array(py, outputs, &[samples, columns.len()])?,
     )?;
     dict.set_item("output_columns", columns.clone())?;
+    let events = PyList::empty(py);
+    for event in &motion.events {
+        let record = PyDict::new(py);
+        record.set_item("t", event.t)?;
+        record.set_item("name", &event.name)?;
+        let states = [
+            ("q_before".to_string(), &event.q_before),
+            (format!("{velocity}_before"), &event.v_before),
+            ("q_after".to_string(), &event.q_after),
+            (format!("{velocity}_after"), &event.v_after),
+        ];
+        for (key, x) in states {
+            record.set_item(key, numpy_array(py, x.as_slice().to_vec(), &[n])?)?;
+        }
+        events.append(record)?;
+    }
+    dict.set_item("events", events)?;
     let summary = PyDict::new(py);
     let largest = |values: &[f64]| values.iter().fold(0.0f64, |a, &b| a.max(b));
     summary.set_item("steps", motion.stats.accepted_steps)?;

@@ -16,6 +16,6 @@ and compiled to native code by udk's JIT; its functions take numpy arrays of one
 -0.0
 """
 
-from udk._udk import BadInputError, Equations, Model, MotionError
+from udk._udk import BadInputError, Equations, FloatingBaseModel, Model, MotionError
 
-__all__ = ["BadInputError", "Equations", "Model", "MotionError"]
+__all__ = ["BadInputError", "Equations", "FloatingBaseModel", "Model", "MotionError"]

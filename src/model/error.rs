@@ -21,6 +21,15 @@ pub enum ModelError {
         /// The messages, one per line.
         messages: String,
     },
+    /// The events or contacts of the model are wrong (see `udk::model::Hybrid::new`): one
+    /// problem a line, each naming its event or contact.
+    #[error("{}", problems.join("\n"))]
+    Events {
+        /// The model's name.
+        model: String,
+        /// The problems, one a line.
+        problems: Vec<String>,
+    },
     /// The JIT failed on a function of the model.
     #[error(transparent)]
     Jit(#[from] udk_jit::JitError),

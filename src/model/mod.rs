@@ -10,6 +10,7 @@
 mod batch;
 mod error;
 mod free_flyer;
+mod hybrid;
 mod motion;
 mod multipliers;
 mod servo;
@@ -17,7 +18,8 @@ mod workspace;
 
 pub use error::ModelError;
 pub use free_flyer::{FreeFlyerModel, FreeFlyerModelError};
-pub use motion::{Motion, System, MAX_SIMULATED_COORDINATES};
+pub use hybrid::{BoundHybrid, Hybrid, HybridRun, SpecSource, SpecText};
+pub use motion::{EventRecord, Motion, System, MAX_SIMULATED_COORDINATES};
 pub use udk_jit::Backend;
 pub use udk_symbolic::ModelSpec;
 pub use workspace::Workspace;
@@ -142,6 +144,8 @@ pub struct Model {
     compiled: Arc<Compiled>,
     values: Vec<Option<f64>>,
     u: Vec<f64>,
+    /// The spec's events and contacts, when it has some ([`Model::simulate`] runs them).
+    hybrid: Option<Arc<Hybrid>>,
 }
 
 impl Model {
@@ -172,8 +176,15 @@ impl Model {
             udk_symbolic::urdf::expand(&mut spec, base).map_err(|e| failed(&name, e))?;
             udk_symbolic::derive(&spec).map_err(|e| failed(&name, e))
         })?;
-        let values = spec.parameters.iter().map(|p| p.value).collect();
-        Self::compile(&d, values, backend)
+        let values: Vec<_> = spec.parameters.iter().map(|p| p.value).collect();
+        let source = SpecText {
+            model: d.name.clone(),
+        };
+        let hybrid = Hybrid::new(&spec, &d, &values, backend, &source)?;
+        Ok(Model {
+            hybrid: hybrid.map(Arc::new),
+            ..Self::compile(&d, values, backend)?
+        })
     }
 
     /// Reads a model file (TOML, JSON if its name ends in `.json`, or a URDF robot with the
@@ -280,7 +291,14 @@ impl Model {
             u: vec![0.0; compiled.inputs.len()],
             compiled: Arc::new(compiled),
             values,
+            hybrid: None,
         })
+    }
+
+    /// The model's events and contacts (`[[events]]`, `[[contacts]]` of its spec), compiled;
+    /// `None` for a model without (or built by [`Model::compile`] from a derivation alone).
+    pub fn hybrid(&self) -> Option<&Hybrid> {
+        self.hybrid.as_deref()
     }
 
     /// The model's name.

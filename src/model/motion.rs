@@ -74,13 +74,40 @@ impl Model {
     /// with the model's inputs u held, by the udk-runtime simulator
     /// (`simulate_dynamic_lagrangian`, `simulate_dynamic_hamiltonian`: the integrator,
     /// stabilization, projection and output times of `options`), and evaluates the model's
-    /// outputs at each sample.
+    /// outputs at each sample. A model with events or contacts ([`Model::hybrid`]) runs them
+    /// as `udk simulate` does ([`BoundHybrid::simulate`](super::BoundHybrid::simulate)), and
+    /// [`Motion::events`] logs each event.
+    ///
+    /// ```
+    /// let spec: udk::ModelSpec = toml::from_str(r#"
+    ///     name = "Ball"
+    ///     coordinates = ["y"]
+    ///     parameters = [{ name = "g", value = 9.81 }]
+    ///     lagrangian = "0.5 * dot(y).powi(2) - g * y"
+    ///     [[contacts]]
+    ///     name = "floor"
+    ///     gap = "y"
+    ///     restitution = 0.5
+    /// "#).unwrap();
+    /// let model = udk::Model::from_spec(spec, std::path::Path::new(".")).unwrap();
+    /// let (q0, v0) = (udk::nalgebra::dvector![1.0], udk::nalgebra::dvector![0.0]);
+    /// let options = udk::runtime::simulate::SimulationOptions::default();
+    /// let motion = model.simulate(&q0, &v0, 0.0, 1.0, &options).unwrap();
+    /// // The ball falls from 1 m: it touches the floor at t = √(2/g).
+    /// let first = &motion.events[0];
+    /// assert_eq!(first.name, "floor touchdown");
+    /// assert!((first.t - (2.0f64 / 9.81).sqrt()).abs() < 1e-9);
+    /// assert!((first.v_after[0] + 0.5 * first.v_before[0]).abs() < 1e-9);
+    /// ```
     ///
     /// # Errors
     /// [`ModelError::Length`] when q₀ or v₀ do not have n entries, or n is above
     /// [`MAX_SIMULATED_COORDINATES`]; [`ModelError::MissingParameter`]; [`ModelError::Jit`];
-    /// [`ModelError::Simulation`] when the run stops (bad options, an inconsistent start, the
-    /// dynamics or the integrator failing), with the motion up to then.
+    /// [`ModelError::Events`] for a coefficient of an event or contact that is negative or not
+    /// finite at the parameters; [`ModelError::Runtime`] when the contacts cannot be settled
+    /// at the start; [`ModelError::Simulation`] when the run stops (bad options, an
+    /// inconsistent start, the dynamics, a reset or the integrator failing, Zeno events),
+    /// with the motion up to then.
     pub fn simulate(
         &self,
         q0: &DVector<f64>,
@@ -123,9 +150,18 @@ impl Model {
             SVector::<f64, N>::from_column_slice(v0.as_slice()),
         );
         let observe = |_: &_| ControlFlow::Continue(());
-        let result = match self.is_hamiltonian() {
-            true => simulate_dynamic_hamiltonian(system, &q0, &v0, t0, tf, options, observe),
-            false => simulate_dynamic_lagrangian(system, &q0, &v0, t0, tf, options, observe),
+        let bound = match &self.hybrid {
+            Some(hybrid) => Some(hybrid.bind(&system.params, &self.u)?),
+            None => None,
+        };
+        let result = match (self.is_hamiltonian(), bound) {
+            (true, _) => simulate_dynamic_hamiltonian(system, &q0, &v0, t0, tf, options, observe),
+            (false, Some(bound)) => {
+                bound.simulate(system, (&q0, &v0), (t0, tf), options, observe)?
+            }
+            (false, None) => {
+                simulate_dynamic_lagrangian(system, &q0, &v0, t0, tf, options, observe)
+            }
         };
         match result {
             Ok(trajectory) => self.motion(&trajectory),
@@ -168,6 +204,16 @@ impl Model {
             velocity_residual: samples.iter().map(|s| s.velocity_residual).collect(),
             energy: samples.iter().map(|s| s.energy).collect(),
             outputs,
+            events: (trajectory.events.iter())
+                .map(|e| EventRecord {
+                    t: e.t,
+                    name: e.name.clone(),
+                    q_before: DVector::from_column_slice(e.before.0.as_slice()),
+                    v_before: DVector::from_column_slice(e.before.1.as_slice()),
+                    q_after: DVector::from_column_slice(e.after.0.as_slice()),
+                    v_after: DVector::from_column_slice(e.after.1.as_slice()),
+                })
+                .collect(),
             stats: trajectory.stats,
         })
     }
@@ -193,8 +239,29 @@ pub struct Motion {
     pub energy: Vec<f64>,
     /// The model's outputs at each sample ([`Model::output_columns`]).
     pub outputs: OutputTable,
+    /// The events of the run, in order (empty for a model without events or contacts).
+    pub events: Vec<EventRecord>,
     /// Steps and right-hand-side evaluations of the run.
     pub stats: Stats,
+}
+
+/// One event of a [`Motion`]: its time, its name (an `[[events]]` name, or a contact's
+/// `<name> touchdown`, `lift-off`, `slip`, `stick`) and the state just before and after it
+/// (the reset map's image, or the same state for a record or stop).
+#[derive(Clone, Debug, PartialEq)]
+pub struct EventRecord {
+    /// The event time (s).
+    pub t: f64,
+    /// The event's name.
+    pub name: String,
+    /// q just before the event, n entries.
+    pub q_before: DVector<f64>,
+    /// q̇ just before the event, n entries.
+    pub v_before: DVector<f64>,
+    /// q just after the event, n entries.
+    pub q_after: DVector<f64>,
+    /// q̇ just after the event, n entries.
+    pub v_after: DVector<f64>,
 }
 
 impl Motion {

@@ -33,7 +33,7 @@ pub fn run(args: &LimitCycleArgs, backend: Backend) -> Result<String, Failure> {
     }
     let params = model.parameter_values(&args.set)?;
     let inputs = model.input_values("", None)?;
-    let events = Events::new(&model, &params, &inputs)?;
+    let events = Events::new(&model, &params, &inputs, backend)?;
     let resets = events.resets();
     let section = match (&args.section, resets.as_slice()) {
         (Some(section), _) => events.index(section)?,
@@ -120,7 +120,11 @@ impl Search<'_> {
             evaluator: RefCell::new(evaluator),
             progress: None,
         };
-        let event = self.events.event::<N>(self.section, &system);
+        let bound = self.events.bind()?;
+        let event = (bound
+            .as_ref()
+            .and_then(|b| b.event::<N>(self.section, &system)))
+        .ok_or_else(|| Failure::bad_input(format!("{}: no such event", self.name)))?;
         let start = (
             &SVector::<f64, N>::from_column_slice(q0),
             &SVector::<f64, N>::from_column_slice(v0),

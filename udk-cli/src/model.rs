@@ -9,7 +9,7 @@ pub use udk_jit::Backend;
 pub(crate) use udk_jit::Block;
 use udk_jit::Buffers;
 use udk_runtime::simulate::{DynamicHamiltonianTerms, DynamicLagrangianTerms};
-use udk_symbolic::emit::{Tape, TapeInputs};
+use udk_symbolic::emit::TapeInputs;
 use udk_symbolic::expr::Pool;
 use udk_symbolic::{Derivation, Equations};
 
@@ -214,33 +214,6 @@ impl Evaluator {
             Evaluator::Lagrangian(e) => e.outputs(q, v, t),
             Evaluator::Hamiltonian(e) => e.outputs(q, v, t),
         }
-    }
-}
-
-/// A tape of a scalar (energy or H), the holonomic constraints f(q, t), and the constraints at
-/// velocity level (Lagrangian) or φ(q, p, t) (Hamiltonian), with its buffers.
-#[derive(Debug, Clone)]
-pub(crate) struct Monitor {
-    tape: Tape,
-    regs: Vec<f64>,
-    out: Vec<f64>,
-}
-
-impl Monitor {
-    pub(crate) fn new(tape: Tape) -> Self {
-        Monitor {
-            regs: vec![0.0; tape.registers()],
-            out: vec![0.0; tape.outputs()],
-            tape,
-        }
-    }
-
-    /// The tape's outputs at `inputs`.
-    pub(crate) fn values(&mut self, inputs: &TapeInputs) -> &[f64] {
-        self.tape
-            .eval(inputs, &mut self.regs, &mut self.out)
-            .expect("inputs of n entries and buffers sized for the tape");
-        &self.out
     }
 }
 

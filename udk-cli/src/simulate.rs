@@ -15,9 +15,8 @@ use std::time::{Duration, Instant};
 use udk_runtime::jacobian::AccelerationJacobianDyn;
 use udk_runtime::simulate::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
-    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian,
-    simulate_dynamic_lagrangian_with_events, state_columns, ConstraintLevel, ContactSet, CsvWriter,
-    DynamicHamiltonianSystem, DynamicHamiltonianTerms, DynamicLagrangianSystem,
+    simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, state_columns, ConstraintLevel,
+    CsvWriter, DynamicHamiltonianSystem, DynamicHamiltonianTerms, DynamicLagrangianSystem,
     DynamicLagrangianTerms, OutputError, OutputTable, OutputTimes, PlotOptions, Sample,
     SimulationError, SimulationOptions, StateKind, Summary, Trajectory, Violation,
 };
@@ -81,7 +80,7 @@ pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
              supported yet: their guards, gaps and impacts are written in q̇"
         )));
     }
-    let events = Events::new(&model, &params, &inputs)?;
+    let events = Events::new(&model, &params, &inputs, backend)?;
     let run = Run {
         events: &events,
         model: &model,
@@ -332,28 +331,22 @@ impl Run<'_> {
                             observe,
                         )
                     }
-                    None => {
-                        let contacts = ContactSet::new(&system, self.events.contacts())
-                            .and_then(|set| {
-                                let tolerance = self.options.constraint_tolerance;
-                                set.settle(q0.as_slice(), v0.as_slice(), t0, tolerance)
-                                    .map(|()| set)
-                            })
+                    None => match self.events.bind()? {
+                        Some(bound) => bound
+                            .simulate(&system, (&q0, &v0), (t0, tf), &self.options, observe)
                             .map_err(|e| {
                                 Failure::bad_input(format!("{file}: [[contacts]]: {e}"))
-                            })?;
-                        let mut events = self.events.events::<N>(&contacts);
-                        events.extend(contacts.events::<N>());
-                        let (state, times) = ((&q0, &v0), (t0, tf));
-                        simulate_dynamic_lagrangian_with_events(
-                            &contacts,
-                            state,
-                            times,
+                            })?,
+                        None => simulate_dynamic_lagrangian(
+                            &system,
+                            &q0,
+                            &v0,
+                            t0,
+                            tf,
                             &self.options,
-                            &events,
                             observe,
-                        )
-                    }
+                        ),
+                    },
                 };
                 (assembled, result)
             }
