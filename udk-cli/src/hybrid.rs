@@ -283,6 +283,7 @@ impl Events {
                             normal_rhs: v[n + 1],
                             tangent: DVector::from_column_slice(&v[n + 3..2 * n + 3]),
                             tangent_rhs: v[2 * n + 3],
+                            lateral: None,
                         }
                     },
                 )

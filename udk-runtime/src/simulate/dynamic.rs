@@ -67,6 +67,12 @@ pub trait DynamicLagrangianSystem {
     fn coordinate_names(&self) -> Vec<String> {
         Vec::new()
     }
+    /// The number of velocities (the length of `qd`, the rows of M) for `coordinates`
+    /// entries of q: the same (the default); one fewer on a floating base, whose unit
+    /// quaternion (4 entries) moves with an angular velocity (3).
+    fn num_velocities(&self, coordinates: usize) -> usize {
+        coordinates
+    }
 }
 
 /// H_p, H_q, H_pp, A_p and b_p of a Hamiltonian system at one state.
