@@ -104,7 +104,9 @@ pub struct ContactForce {
 /// - Touchdown (φ falls through 0 while open) is an impact on the normal row, with the
 ///   persistent rows (the system's, the other closed contacts'), by [`crate::impact()`]; a plastic
 ///   one (e = 0, or a rebound slower than the contact's rest speed) closes the contact. The
-///   impact is frictionless.
+///   impact is frictionless in the plane; in space (a contact with a lateral slip coordinate)
+///   it also stops the slip of the point (both slip rows plastic), as a 3D point contact's
+///   impulse does in Pinocchio's `impulseDynamics`.
 /// - Lift-off: a closed contact opens when λₙ falls through 0 (it would become tensile).
 /// - Stick to slip: μ|λₙ| − |λₜ| falls through 0; the contact slides against λₜ.
 /// - Slip to stick: ṡ reaches 0; the contact sticks where μ|λₙ| ≥ |λₜ| holds there, else it
@@ -256,7 +258,8 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
 
     /// The unit direction of the slip of sliding contact i (mode `Sliding(sign)`) with
     /// `geometry` at q̇, which its friction opposes: (sign, 0) in the plane; in space the
-    /// slip velocity's direction, or the slide's own where the slip velocity is 0.
+    /// slip velocity's direction, or the direction d the slide started in while the slip
+    /// velocity does not yet go along d (ṡ·d ≤ 0, as at the start of a slide from sticking).
     fn friction_direction(
         &self,
         i: usize,
@@ -269,9 +272,10 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         }
         let slip = slip_rates(geometry, qd);
         let norm = slip[0].hypot(slip[1]);
-        match norm > 0.0 {
+        let start = self.slides.borrow()[i];
+        match slip[0] * start[0] + slip[1] * start[1] > 0.0 {
             true => slip.map(|s| s / norm),
-            false => self.slides.borrow()[i],
+            false => start,
         }
     }
 
@@ -354,7 +358,9 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     }
 
     /// The mode of closed contact i at a state where ṡ = 0: sticking where the friction cone
-    /// holds it, else sliding against its sticking force.
+    /// holds it, else sliding against its sticking force. In space the slide's direction d is
+    /// then that of the slip acceleration s̈ under the friction −μ|λₙ| d, found by fixed-point
+    /// passes from d = −λₜ/|λₜ| (the slip starts along d, so that ṡ·d rises from 0).
     fn stick_or_slide(
         &self,
         q: &[f64],
@@ -369,13 +375,29 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             return Ok(ContactMode::Sticking);
         };
         let lambda_n = solved.lambda[normal];
-        let lambda_t = [solved.lambda[tangent], lateral.map_or(0.0, |r| solved.lambda[r])];
-        Ok(
-            match self.contacts[i].friction * lambda_n.abs() >= lambda_t[0].hypot(lambda_t[1]) {
-                true => ContactMode::Sticking,
-                false => self.slide(i, lambda_t.map(|l| -l)),
-            },
-        )
+        let lambda_t = [
+            solved.lambda[tangent],
+            lateral.map_or(0.0, |r| solved.lambda[r]),
+        ];
+        if self.contacts[i].friction * lambda_n.abs() >= lambda_t[0].hypot(lambda_t[1]) {
+            return Ok(ContactMode::Sticking);
+        }
+        let mut mode = self.slide(i, lambda_t.map(|l| -l));
+        let Some((lateral, lateral_rhs)) = &solved.geometry[i].lateral else {
+            return Ok(mode);
+        };
+        let tangent = (&solved.geometry[i].tangent, solved.geometry[i].tangent_rhs);
+        for _ in 0..3 {
+            modes[i] = mode;
+            let sliding = self.solve((q, qd, t), &modes, false)?;
+            let a = crate::acceleration_dyn(sliding.terms.view(), &self.kernel)?;
+            let rate = [tangent.0.dot(&a) - tangent.1, lateral.dot(&a) - lateral_rhs];
+            if rate[0].hypot(rate[1]) == 0.0 {
+                break;
+            }
+            mode = self.slide(i, rate);
+        }
+        Ok(mode)
     }
 
     /// The guard of event `kind` of contact i at (q, q̇, t): 1 where the contact's mode does
@@ -425,11 +447,17 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 let modes = self.modes();
                 let solved = self.solve((q, qd, t), &modes, false)?;
                 let contact = &self.contacts[i];
-                let normal = solved.geometry[i].normal.transpose();
+                let geometry = &solved.geometry[i];
+                let normal = geometry.normal.transpose();
+                // In space the touchdown also stops the slip (a plastic impact of the point, as
+                // Pinocchio's impulseDynamics on a 3D contact); in the plane it is frictionless.
+                let slip = (geometry.lateral.iter())
+                    .flat_map(|(lateral, _)| [geometry.tangent.transpose(), lateral.transpose()]);
                 let a = &solved.terms.constraint_matrix;
                 let rows = DMatrix::from_rows(
                     &std::iter::once(normal)
                         .chain(a.row_iter().map(|r| r.into_owned()))
+                        .chain(slip)
                         .collect::<Vec<_>>(),
                 );
                 let approach = solved.geometry[i].normal.dot(&velocity).abs();
@@ -578,6 +606,9 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
 /// coordinate (0 without one).
 fn slip_rates(geometry: &ContactGeometry, qd: &[f64]) -> [f64; 2] {
     let v = DVector::from_column_slice(qd);
-    let lateral = geometry.lateral.as_ref().map_or(0.0, |(row, _)| row.dot(&v));
+    let lateral = geometry
+        .lateral
+        .as_ref()
+        .map_or(0.0, |(row, _)| row.dot(&v));
     [geometry.tangent.dot(&v), lateral]
 }

@@ -14,7 +14,9 @@ use super::{
 use crate::free_flyer::{configuration_rate, FreeFlyerError, FreeFlyerSystem};
 use crate::{Error, Options};
 use nalgebra::{DMatrix, DVector, SVector, Vector3};
+use std::cell::RefCell;
 use std::ops::ControlFlow;
+use std::rc::Rc;
 
 /// The joint efforts τ(t, q, v) of a run, written into `out` (n entries).
 pub type JointEfforts<'a, const NQ: usize> =
@@ -134,7 +136,10 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> DynamicLagrangianSystem for FreeFl
     }
 
     fn coordinate_names(&self) -> Vec<String> {
-        S::STATE_COLUMNS[..NQ].iter().map(|c| c.to_string()).collect()
+        S::STATE_COLUMNS[..NQ]
+            .iter()
+            .map(|c| c.to_string())
+            .collect()
     }
 
     fn num_velocities(&self, coordinates: usize) -> usize {
@@ -273,16 +278,28 @@ pub fn ground_contacts<'a, S: FreeFlyerSystem<NQ>, const NQ: usize>(
 ) -> Vec<Contact<'a>> {
     let nv = NQ - 1;
     let size = 6 + 3 * nv;
+    // The points at the last (q, v) asked, shared by the contacts: each asks at the same state.
+    let last: Rc<RefCell<(Vec<f64>, Vec<f64>)>> = Rc::default();
     (S::POINT_NAMES.iter().enumerate())
         .map(|(i, name)| {
+            let last = Rc::clone(&last);
             let geometry = move |q: &[f64], v: &[f64], _: f64| {
-                let mut out = vec![f64::NAN; size * S::POINT_NAMES.len()];
-                let q = SVector::<f64, NQ>::from_column_slice(q);
-                if system.points_into(&q, v, &mut out).is_err() {
-                    out.fill(f64::NAN);
+                let mut last = last.borrow_mut();
+                let (state, out) = &mut *last;
+                if state.len() != q.len() + v.len()
+                    || state[..q.len()] != *q
+                    || state[q.len()..] != *v
+                {
+                    *state = [q, v].concat();
+                    *out = vec![f64::NAN; size * S::POINT_NAMES.len()];
+                    let q = SVector::<f64, NQ>::from_column_slice(q);
+                    if system.points_into(&q, v, out).is_err() {
+                        out.fill(f64::NAN);
+                    }
                 }
                 let point = &out[i * size..(i + 1) * size];
-                let row = |r: usize| DVector::from_column_slice(&point[3 + r * nv..3 + (r + 1) * nv]);
+                let row =
+                    |r: usize| DVector::from_column_slice(&point[3 + r * nv..3 + (r + 1) * nv]);
                 let bias = &point[3 + 3 * nv..];
                 ContactGeometry {
                     gap: point[2] - height,

@@ -227,7 +227,11 @@ fn emit(
          world frame (m), its Jacobian J (3 × {nv}) with ṗ = J v, and J̇ v (m/s²), with \
          p̈ = J v̇ + J̇ v.\n\n# Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite \
          entry.",
-        if point_names.is_empty() { "none".to_owned() } else { point_names.join(", ") }
+        if point_names.is_empty() {
+            "none".to_owned()
+        } else {
+            point_names.join(", ")
+        }
     ));
     let doc_acceleration = doc(&format!(
         "v̇ = M⁻¹(τ − h), {nv} entries, by the articulated-body algorithm with a free-flying \

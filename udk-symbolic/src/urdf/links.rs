@@ -101,7 +101,8 @@ impl Rewriter<'_> {
         };
         let name = literal.value();
         let Some(link) = self.robot.links.iter().find(|l| l.name == name) else {
-            self.errors.push(literal.span(), unknown_link(self.robot, &name));
+            self.errors
+                .push(literal.span(), unknown_link(self.robot, &name));
             return None;
         };
         let offset = link.offset;

@@ -185,7 +185,9 @@ pub(super) fn turned_inertia(
 pub(super) fn body_frames(tree: &RigidBodyTree) -> Vec<Mat3> {
     let spins = spins(tree);
     (tree.bodies.iter().zip(spins))
-        .map(|(body, spin)| unit_axis(body).map_or(IDENTITY, |a| mul(&axis_frame(a), &about_z(spin))))
+        .map(|(body, spin)| {
+            unit_axis(body).map_or(IDENTITY, |a| mul(&axis_frame(a), &about_z(spin)))
+        })
         .collect()
 }
 
