@@ -105,7 +105,8 @@ fn contact(
 ) -> Result<SVector<f64, 18>, Box<dyn Error>> {
     let mass = Solo12.mass_matrix(q)?;
     let mut force = -Solo12.inverse_dynamics(q, v, &SVector::zeros(), 0.0)?;
-    force.fixed_rows_mut::<12>(6).add_assign(tau);
+    let mut joints = force.fixed_rows_mut::<12>(6);
+    joints += tau;
     let feet = Solo12.points(q, v)?;
     let jacobian = SMatrix::<f64, 12, 18>::from_fn(|r, c| feet[r / 3].jacobian[(r % 3, c)]);
     let rhs = SVector::<f64, 12>::from_fn(|r, _| -feet[r / 3].bias[r % 3]);

@@ -255,9 +255,11 @@ fn run(args: &[String]) -> Result<(), Box<dyn Error>> {
                 .collect::<Result<Vec<usize>, _>>()?,
         )?,
         #[cfg(feature = "floating")]
-        ["floating", path] => udk_bench::floating::floating(&serde_json::from_str(
-            &std::fs::read_to_string(path)?,
-        )?)?,
+        ["floating", path] => {
+            let robots: Vec<udk_bench::floating::FloatingWorkload> =
+                serde_json::from_str(&std::fs::read_to_string(path)?)?;
+            udk_bench::floating::floating(&robots)?
+        }
         #[cfg(feature = "robots")]
         ["robots", path] => {
             udk_bench::robots::robots(&serde_json::from_str(&std::fs::read_to_string(path)?)?)?
