@@ -100,7 +100,7 @@ fn feet_positions_jacobians_and_bias_match_pinocchio() {
             .flat_map(|p| p.position.iter().copied())
             .collect();
         let expected: Vec<f64> = (state["position"].as_array().expect("positions").iter())
-            .flat_map(|p| numbers(p))
+            .flat_map(numbers)
             .collect();
         assert_close(&positions, &expected, 1e-12, "position");
         let (jacobian, bias) = feet(&q, &v);
