@@ -156,7 +156,7 @@ pub struct PointKinematics {
 /// `link_position` names the origin of a link frame.
 ///
 /// With r(q) the point in the base frame (from the poses the fixed-base tree uses,
-/// [`super::links::poses`]), ṙ = Σ ∂r/∂qⱼ q̇ⱼ and w = v + ω × r + ṙ the point's velocity in the
+/// `links::poses`), ṙ = Σ ∂r/∂qⱼ q̇ⱼ and w = v + ω × r + ṙ the point's velocity in the
 /// base frame: ṗ = R w, and p̈ = R(v̇ + ω̇ × r + J_r q̈) + R(ω × (v + ω × r + 2ṙ) + J̇_r q̇), whose
 /// second term is J̇ v (Featherstone 2008, §2.9 and §4.3, in 3-vector form).
 ///
