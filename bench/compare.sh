@@ -11,7 +11,11 @@
 # (bench/trees.py; bench/out/trees.md).
 # Then the compass-gait walker, 100 steps on its limit cycle, `udk simulate` against SciPy's
 # solve_ivp with events at the same tolerance (bench/compass_gait.py; bench/out/compass_gait.md).
-# UDK_BENCH_PARTS="robots" (or "chains", "trees", "walker", or several, space-separated) runs
+# Then the floating-base robots Solo12, ANYmal C and Talos reduced: v̇ vs Pinocchio's C++ aba
+# with JointModelFreeFlyer, and Solo12 with its four feet held vs constraintDynamics and
+# forwardDynamics (bench/floating.py; bench/out/floating.md).
+# UDK_BENCH_PARTS="robots" (or "chains", "trees", "walker", "floating", or several,
+# space-separated) runs
 # those parts only.
 #
 # Needs python3 (3.11) with venv, network access to PyPI, a Rust toolchain, g++. Takes about
@@ -30,28 +34,30 @@ grep -v '^\s*#' "$BENCH/requirements.txt" | grep -v '^\s*$' | while read -r requ
     "$VENV/bin/pip" install -q "$requirement" || echo "pip install $requirement FAILED: its figures will be missing" >&2
 done
 
-PARTS="${UDK_BENCH_PARTS:-chains robots trees walker}"
+PARTS="${UDK_BENCH_PARTS:-chains robots trees walker floating}"
 PREFIX="$(ls -d "$VENV"/lib/python3*/site-packages/cmeel.prefix 2>/dev/null | head -n 1 || true)"
 FEATURE_LIST=()
 case "$PARTS" in *chains*|*trees*) FEATURE_LIST+=(large) ;; esac
-case "$PARTS" in *robots*)
-    FEATURE_LIST+=(robots)
-    # SO-100, G1 and TIAGo Pro (generic joint frames) are read from the installed
-    # example-robot-data package, never committed (TIAGo Pro's licence forbids it).
+case "$PARTS" in *robots*) FEATURE_LIST+=(robots) ;; esac
+case "$PARTS" in *floating*) FEATURE_LIST+=(floating) ;; esac
+case "$PARTS" in *robots*|*floating*)
+    # SO-100, G1, TIAGo Pro (generic joint frames) and Talos reduced are read from the
+    # installed example-robot-data package, never committed (TIAGo Pro's licence forbids it).
     PACKAGE="$PREFIX/share/example-robot-data/robots"
     COPIES="$BENCH/udk-bench/package-robots"
     if [ -n "$PREFIX" ] && [ -d "$PACKAGE" ]; then
         mkdir -p "$COPIES"
         cp "$PACKAGE/so_arm_description/urdf/so100.urdf" \
             "$PACKAGE/g1_description/urdf/g1_29dof_rev_1_0.urdf" \
-            "$PACKAGE/tiago_pro_description/robots/tiago_pro.urdf" "$COPIES/"
+            "$PACKAGE/tiago_pro_description/robots/tiago_pro.urdf" \
+            "$PACKAGE/talos_data/robots/talos_reduced.urdf" "$COPIES/"
         FEATURE_LIST+=(package-robots)
     else
-        echo "no example-robot-data in the venv: no SO-100, G1 or TIAGo Pro" >&2
+        echo "no example-robot-data in the venv: no SO-100, G1, TIAGo Pro or Talos" >&2
     fi
 esac
 FEATURES="$(IFS=,; echo "${FEATURE_LIST[*]}")"
-case "$PARTS" in *chains*|*robots*|*trees*)
+case "$PARTS" in *chains*|*robots*|*trees*|*floating*)
     echo "== udk (Rust): cargo build --release -p udk-bench --features $FEATURES" >&2
     (cd "$ROOT" && cargo build --release -p udk-bench --features "$FEATURES")
 esac
@@ -61,7 +67,7 @@ case "$PARTS" in *walker*)
 esac
 
 echo "== Pinocchio in C++ against the pin wheel's headers and libraries" >&2
-rm -f "$OUT/pinocchio_aba" "$OUT/pinocchio_urdf"
+rm -f "$OUT/pinocchio_aba" "$OUT/pinocchio_urdf" "$OUT/pinocchio_floating"
 if [ -n "$PREFIX" ] && [ -d "$PREFIX/include/pinocchio" ] && [ -d "$PREFIX/include/eigen3" ]; then
     # The definitions are those of the wheel's pinocchio CMake target; -O3 as the Rust side (no
     # -march=native on either side). The algorithms are header-only; the URDF reader is the
@@ -80,6 +86,13 @@ if [ -n "$PREFIX" ] && [ -d "$PREFIX/include/pinocchio" ] && [ -d "$PREFIX/inclu
             -L"$PREFIX/lib" -Wl,-rpath,"$PREFIX/lib" \
             -lpinocchio_parsers -lpinocchio_default -lurdfdom_model -lconsole_bridge -ltinyxml2 \
             || echo "building pinocchio_urdf.cpp FAILED: no Pinocchio C++ figures for the robots" >&2
+    esac
+    case "$PARTS" in *floating*)
+        g++ "${CXXFLAGS[@]}" -I"$PREFIX/include/urdfdom_headers" -I"$PREFIX/include/urdfdom" \
+            "$BENCH/pinocchio_floating.cpp" -o "$OUT/pinocchio_floating" \
+            -L"$PREFIX/lib" -Wl,-rpath,"$PREFIX/lib" \
+            -lpinocchio_parsers -lpinocchio_default -lurdfdom_model -lconsole_bridge -ltinyxml2 \
+            || echo "building pinocchio_floating.cpp FAILED: no Pinocchio C++ figures for the floating base" >&2
     esac
 else
     echo "no Pinocchio/Eigen headers in the venv: no Pinocchio C++ figures" >&2
@@ -101,4 +114,8 @@ esac
 case "$PARTS" in *walker*)
     echo "== running the compass-gait comparison" >&2
     "$VENV/bin/python" "$BENCH/compass_gait.py" --udk "${CARGO_TARGET_DIR:-$ROOT/target}/release/udk"
+esac
+case "$PARTS" in *floating*)
+    echo "== running the floating-base comparison" >&2
+    "$VENV/bin/python" "$BENCH/floating.py"
 esac

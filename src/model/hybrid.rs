@@ -473,6 +473,7 @@ impl<'h> BoundHybrid<'h> {
                         normal_rhs: v[n + 1],
                         tangent: DVector::from_column_slice(&v[n + 3..2 * n + 3]),
                         tangent_rhs: v[2 * n + 3],
+                        lateral: None,
                     })
                 })
                 .resting_below(rest_speed)

@@ -59,6 +59,7 @@ fn ground<'a>(mu: f64) -> Contact<'a> {
             normal_rhs: 0.0,
             tangent: DVector::from_vec(vec![1.0, 0.0]),
             tangent_rhs: 0.0,
+            lateral: None,
         }
     })
 }

@@ -8,9 +8,13 @@
 //! integration ([`BenchModel::simulate`]), and offers the same for the run-time tape
 //! ([`TapeModel`]) and a hand-written closed-form double pendulum ([`DoublePendulum`]).
 //! With the `robots` feature, the `robots` module holds the URDF robots UR5, Panda and Romeo
-//! under `#[lagrangian(urdf = "...")]` for the robot comparison of `bench/robots.py`.
+//! under `#[lagrangian(urdf = "...")]` for the robot comparison of `bench/robots.py`; with the
+//! `floating` feature, the `floating` module holds Solo12, ANYmal C (and with
+//! `package-robots` Talos reduced) on a floating base for `bench/floating.py`.
 
 mod closed_form;
+#[cfg(feature = "floating")]
+pub mod floating;
 mod generated;
 pub mod models;
 #[cfg(feature = "robots")]

@@ -8,6 +8,9 @@
 //! - `macro-source FORM N`: a `lib.rs` holding just that chain model under `#[lagrangian]`.
 //! - `robots WORKLOAD` (feature `robots`): q̈ of the URDF robots at the workload's states and
 //!   nanoseconds per call of their `acceleration`, `mass_matrix` and `generalized_forces`.
+//! - `floating WORKLOAD` (feature `floating`): v̇ of the floating-base robots at the
+//!   workload's states, nanoseconds per `acceleration` and, on Solo12, per contact-constrained
+//!   forward dynamics with the four feet held.
 //! - `robot-derive NAME=PATH...`: seconds of reading and expanding the URDF file at PATH
 //!   (`udk_symbolic::urdf::expand`) and of `udk_symbolic::generate` on the expanded spec.
 
@@ -251,6 +254,12 @@ fn run(args: &[String]) -> Result<(), Box<dyn Error>> {
                 .map(|s| s.parse())
                 .collect::<Result<Vec<usize>, _>>()?,
         )?,
+        #[cfg(feature = "floating")]
+        ["floating", path] => {
+            let robots: Vec<udk_bench::floating::FloatingWorkload> =
+                serde_json::from_str(&std::fs::read_to_string(path)?)?;
+            udk_bench::floating::floating(&robots)?
+        }
         #[cfg(feature = "robots")]
         ["robots", path] => {
             udk_bench::robots::robots(&serde_json::from_str(&std::fs::read_to_string(path)?)?)?
@@ -260,7 +269,7 @@ fn run(args: &[String]) -> Result<(), Box<dyn Error>> {
             print!("{}", macro_source(form(f)?, links.parse()?));
             return Ok(());
         }
-        _ => return Err("usage: udk-bench check|accel WORKLOAD | derive N... | tree N... | simulate WORKLOAD T_END TOL | macro-source cartesian|minimal N | robots WORKLOAD | robot-derive NAME=PATH...".into()),
+        _ => return Err("usage: udk-bench check|accel WORKLOAD | derive N... | tree N... | simulate WORKLOAD T_END TOL | macro-source cartesian|minimal N | robots WORKLOAD | floating WORKLOAD | robot-derive NAME=PATH...".into()),
     };
     println!("{output}");
     Ok(())

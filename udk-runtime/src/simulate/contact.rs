@@ -19,6 +19,9 @@ pub struct ContactGeometry {
     pub tangent: DVector<f64>,
     /// b of s̈ = tangent · q̈ − b.
     pub tangent_rhs: f64,
+    /// For a contact in space, the row and b of a second slip coordinate across the first
+    /// (the friction then acts in the tangent plane, in a circular cone); `None` in the plane.
+    pub lateral: Option<(DVector<f64>, f64)>,
 }
 
 /// The geometry of a contact at (q, q̇, t) (slices of n entries).
@@ -74,8 +77,10 @@ pub enum ContactMode {
 }
 
 /// The force of one contact row, by name: `"<contact>.normal"` (λₙ, N for a gap in metres,
-/// compressive positive) or `"<contact>.tangent"` (λₜ along +s: the sticking multiplier, or
-/// the sliding friction −μ|λₙ| sgn ṡ).
+/// compressive positive), `"<contact>.tangent"` (λₜ along +s: the sticking multiplier, or
+/// the sliding friction −μ|λₙ| sgn ṡ) and, for a contact with a lateral slip coordinate,
+/// `"<contact>.lateral"` (the same along it; sliding, the friction −μ|λₙ| ŝ with ŝ the unit
+/// slip velocity in the tangent plane).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ContactForce {
     /// `<contact>.normal` or `<contact>.tangent`.
@@ -99,7 +104,9 @@ pub struct ContactForce {
 /// - Touchdown (φ falls through 0 while open) is an impact on the normal row, with the
 ///   persistent rows (the system's, the other closed contacts'), by [`crate::impact()`]; a plastic
 ///   one (e = 0, or a rebound slower than the contact's rest speed) closes the contact. The
-///   impact is frictionless.
+///   impact is frictionless in the plane; in space (a contact with a lateral slip coordinate)
+///   it also stops the slip of the point (both slip rows plastic), as a 3D point contact's
+///   impulse does in Pinocchio's `impulseDynamics`.
 /// - Lift-off: a closed contact opens when λₙ falls through 0 (it would become tensile).
 /// - Stick to slip: μ|λₙ| − |λₜ| falls through 0; the contact slides against λₜ.
 /// - Slip to stick: ṡ reaches 0; the contact sticks where μ|λₙ| ≥ |λₜ| holds there, else it
@@ -107,12 +114,17 @@ pub struct ContactForce {
 /// - A frictionless contact (μ = 0) with a slip coordinate never sticks: closed, it slides
 ///   with C = 0, whatever ṡ, so that any tangential force moves it.
 ///
+/// A contact in space ([`ContactGeometry::lateral`]) has two slip coordinates: sticking adds
+/// both rows, λₜ above is the 2-vector of their multipliers (a circular friction cone),
+/// sliding friction opposes the slip velocity ṡ (2-vector), and the slide ends when ṡ·d falls
+/// through 0, d the unit direction it started in.
+///
 /// The rows of A come in the order: the system's holonomic rows, each closed contact's normal
-/// row, the system's nonholonomic rows, then each sticking contact's tangential row. A closed
-/// contact's φ = 0 is a holonomic row like the system's own, so the simulator's Baumgarte
-/// stabilization and projection hold its gap at position level (φ does not drift); the
-/// tangential rows ṡ = 0 are held at velocity level. The multipliers are λ = (Aᵀ)⁺ Qᶜ of the
-/// ideal constraint force Qᶜ − C = Aᵀλ ([`crate::constraint_multipliers_dyn`]; the
+/// row, the system's nonholonomic rows, then each sticking contact's tangential (and lateral)
+/// rows. A closed contact's φ = 0 is a holonomic row like the system's own, so the simulator's
+/// Baumgarte stabilization and projection hold its gap at position level (φ does not drift);
+/// the tangential rows ṡ = 0 are held at velocity level. The multipliers are λ = (Aᵀ)⁺ Qᶜ of
+/// the ideal constraint force Qᶜ − C = Aᵀλ ([`crate::constraint_multipliers_dyn`]; the
 /// minimum-norm λ when rows are redundant).
 ///
 /// The set owns its system: pass `&system` to keep it, or a
@@ -121,6 +133,8 @@ pub struct ContactSet<'a, S> {
     system: S,
     contacts: Vec<Contact<'a>>,
     modes: RefCell<Vec<ContactMode>>,
+    /// Per contact, the unit slip direction d in (tangent, lateral) a slide started in.
+    slides: RefCell<Vec<[f64; 2]>>,
     kernel: Options,
 }
 
@@ -130,8 +144,8 @@ struct Solved {
     geometry: Vec<ContactGeometry>,
     /// λ of every row, in the order of the rows of A.
     lambda: DVector<f64>,
-    /// For each contact, the index in `lambda` of its normal row and tangential row.
-    rows: Vec<(Option<usize>, Option<usize>)>,
+    /// For each contact, the index in `lambda` of its normal, tangential and lateral rows.
+    rows: Vec<[Option<usize>; 3]>,
 }
 
 /// Whether the contact of `mode` is closed.
@@ -155,10 +169,12 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             });
         }
         let modes = RefCell::new(vec![ContactMode::Open; contacts.len()]);
+        let slides = RefCell::new(vec![[1.0, 0.0]; contacts.len()]);
         Ok(Self {
             system,
             contacts,
             modes,
+            slides,
             kernel: Options::default(),
         })
     }
@@ -187,8 +203,8 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         for i in 0..self.contacts.len() {
             if closed(self.modes.borrow()[i]) {
                 let slip = self.contact_rates(q, qd, t, i);
-                let mode = match slip.abs() > tolerance {
-                    true => ContactMode::Sliding(slip.signum()),
+                let mode = match slip[0].hypot(slip[1]) > tolerance {
+                    true => self.slide(i, slip),
                     false => self.stick_or_slide(q, qd, t, i)?,
                 };
                 self.modes.borrow_mut()[i] = mode;
@@ -206,15 +222,23 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         let modes = self.modes();
         let mut forces = Vec::new();
         for (i, contact) in self.contacts.iter().enumerate() {
-            let (normal, tangent) = solved.rows[i];
-            let Some(normal) = normal else { continue };
-            let lambda_n = solved.lambda[normal];
-            let tangential = match (modes[i], tangent) {
-                (ContactMode::Sliding(sign), _) => -contact.friction * lambda_n.abs() * sign,
-                (_, Some(row)) => solved.lambda[row],
-                _ => 0.0,
+            let [Some(normal), tangent, lateral] = solved.rows[i] else {
+                continue;
             };
-            for (kind, value) in [("normal", lambda_n), ("tangent", tangential)] {
+            let lambda_n = solved.lambda[normal];
+            let at = |row: Option<usize>| row.map_or(0.0, |r| solved.lambda[r]);
+            let tangential = match modes[i] {
+                ContactMode::Sliding(sign) => {
+                    let d = self.friction_direction(i, &solved.geometry[i], qd, sign);
+                    d.map(|d| -contact.friction * lambda_n.abs() * d)
+                }
+                _ => [at(tangent), at(lateral)],
+            };
+            let mut named = vec![("normal", lambda_n), ("tangent", tangential[0])];
+            if solved.geometry[i].lateral.is_some() {
+                named.push(("lateral", tangential[1]));
+            }
+            for (kind, value) in named {
                 forces.push(ContactForce {
                     name: format!("{}.{kind}", contact.name),
                     value,
@@ -224,10 +248,45 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         Ok(forces)
     }
 
-    /// ṡ of contact i at (q, q̇, t).
-    fn contact_rates(&self, q: &[f64], qd: &[f64], t: f64, i: usize) -> f64 {
-        let geometry = (self.contacts[i].geometry)(q, qd, t);
-        geometry.tangent.dot(&DVector::from_column_slice(qd))
+    /// ṡ of contact i at (q, q̇, t): along the tangent, then along the lateral slip
+    /// coordinate (0 without one).
+    fn contact_rates(&self, q: &[f64], qd: &[f64], t: f64, i: usize) -> [f64; 2] {
+        slip_rates(&(self.contacts[i].geometry)(q, qd, t), qd)
+    }
+
+    /// Whether contact i has a lateral slip coordinate at (q, q̇, t).
+    fn contacts_in_space(&self, q: &[f64], qd: &[f64], t: f64, i: usize) -> bool {
+        (self.contacts[i].geometry)(q, qd, t).lateral.is_some()
+    }
+
+    /// The sliding mode of contact i with slip velocity `slip` (nonzero), its direction kept.
+    fn slide(&self, i: usize, slip: [f64; 2]) -> ContactMode {
+        let norm = slip[0].hypot(slip[1]);
+        self.slides.borrow_mut()[i] = slip.map(|s| s / norm);
+        ContactMode::Sliding(slip[0].signum())
+    }
+
+    /// The unit direction of the slip of sliding contact i (mode `Sliding(sign)`) with
+    /// `geometry` at q̇, which its friction opposes: (sign, 0) in the plane; in space the
+    /// slip velocity's direction, or the direction d the slide started in while the slip
+    /// velocity does not yet go along d (ṡ·d ≤ 0, as at the start of a slide from sticking).
+    fn friction_direction(
+        &self,
+        i: usize,
+        geometry: &ContactGeometry,
+        qd: &[f64],
+        sign: f64,
+    ) -> [f64; 2] {
+        if geometry.lateral.is_none() {
+            return [sign, 0.0];
+        }
+        let slip = slip_rates(geometry, qd);
+        let norm = slip[0].hypot(slip[1]);
+        let start = self.slides.borrow()[i];
+        match slip[0] * start[0] + slip[1] * start[1] > 0.0 {
+            true => slip.map(|s| s / norm),
+            false => start,
+        }
     }
 
     /// The system's terms with the rows and friction of `modes`, and the multipliers (zeros
@@ -239,7 +298,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         multipliers: bool,
     ) -> Result<Solved, Error> {
         let base = self.system.terms(q, qd, t);
-        let n = q.len();
+        let n = qd.len();
         let geometry: Vec<ContactGeometry> = (self.contacts.iter())
             .map(|c| (c.geometry)(q, qd, t))
             .collect();
@@ -249,18 +308,22 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         };
         let holonomic = self.system.num_holonomic();
         let mut rows: Vec<(DVector<f64>, f64)> = (0..holonomic).map(own).collect();
-        let mut indices = vec![(None, None); modes.len()];
+        let mut indices = vec![[None; 3]; modes.len()];
         for (i, (mode, g)) in modes.iter().zip(&geometry).enumerate() {
             if closed(*mode) {
                 rows.push((g.normal.clone(), g.normal_rhs));
-                indices[i].0 = Some(rows.len() - 1);
+                indices[i][0] = Some(rows.len() - 1);
             }
         }
         rows.extend((holonomic..base.constraint_rhs.len()).map(own));
         for (i, (mode, g)) in modes.iter().zip(&geometry).enumerate() {
             if *mode == ContactMode::Sticking {
                 rows.push((g.tangent.clone(), g.tangent_rhs));
-                indices[i].1 = Some(rows.len() - 1);
+                indices[i][1] = Some(rows.len() - 1);
+                if let Some((row, rhs)) = &g.lateral {
+                    rows.push((row.clone(), *rhs));
+                    indices[i][2] = Some(rows.len() - 1);
+                }
             }
         }
         let a = DMatrix::from_fn(rows.len(), n, |i, j| rows[i].0[j]);
@@ -285,9 +348,13 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             }
             let mut friction = given.clone().unwrap_or_else(|| DVector::zeros(n));
             for (i, mode) in modes.iter().enumerate() {
-                if let (ContactMode::Sliding(sign), Some(normal)) = (mode, indices[i].0) {
+                if let (ContactMode::Sliding(sign), Some(normal)) = (mode, indices[i][0]) {
                     let magnitude = self.contacts[i].friction * lambda[normal].abs();
-                    friction -= &geometry[i].tangent * (magnitude * sign);
+                    let d = self.friction_direction(i, &geometry[i], qd, *sign);
+                    friction -= &geometry[i].tangent * (magnitude * d[0]);
+                    if let Some((lateral, _)) = &geometry[i].lateral {
+                        friction -= lateral * (magnitude * d[1]);
+                    }
                 }
             }
             terms.nonideal_force = Some(friction);
@@ -301,8 +368,11 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     }
 
     /// The mode of closed contact i at a state where ṡ = 0: sticking where the friction cone
-    /// holds it, else sliding against its sticking force. A frictionless contact (μ = 0) with
-    /// a slip coordinate always slides: no tangential force holds it, however small.
+    /// holds it, else sliding against its sticking force. In space the slide's direction d is
+    /// then that of the slip acceleration s̈ under the friction −μ|λₙ| d, found by fixed-point
+    /// passes from d = −λₜ/|λₜ| (the slip starts along d, so that ṡ·d rises from 0). A
+    /// frictionless contact (μ = 0) with a slip coordinate always slides: no tangential force
+    /// holds it, however small.
     fn stick_or_slide(
         &self,
         q: &[f64],
@@ -323,16 +393,33 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         let mut modes = self.modes();
         modes[i] = ContactMode::Sticking;
         let solved = self.solve((q, qd, t), &modes, true)?;
-        let (Some(normal), Some(tangent)) = solved.rows[i] else {
+        let [Some(normal), Some(tangent), lateral] = solved.rows[i] else {
             return Ok(ContactMode::Sticking);
         };
-        let (lambda_n, lambda_t) = (solved.lambda[normal], solved.lambda[tangent]);
-        Ok(
-            match self.contacts[i].friction * lambda_n.abs() >= lambda_t.abs() {
-                true => ContactMode::Sticking,
-                false => ContactMode::Sliding(-lambda_t.signum()),
-            },
-        )
+        let lambda_n = solved.lambda[normal];
+        let lambda_t = [
+            solved.lambda[tangent],
+            lateral.map_or(0.0, |r| solved.lambda[r]),
+        ];
+        if self.contacts[i].friction * lambda_n.abs() >= lambda_t[0].hypot(lambda_t[1]) {
+            return Ok(ContactMode::Sticking);
+        }
+        let mut mode = self.slide(i, lambda_t.map(|l| -l));
+        let Some((lateral, lateral_rhs)) = &solved.geometry[i].lateral else {
+            return Ok(mode);
+        };
+        let tangent = (&solved.geometry[i].tangent, solved.geometry[i].tangent_rhs);
+        for _ in 0..3 {
+            modes[i] = mode;
+            let sliding = self.solve((q, qd, t), &modes, false)?;
+            let a = crate::acceleration_dyn(sliding.terms.view(), &self.kernel)?;
+            let rate = [tangent.0.dot(&a) - tangent.1, lateral.dot(&a) - lateral_rhs];
+            if rate[0].hypot(rate[1]) == 0.0 {
+                break;
+            }
+            mode = self.slide(i, rate);
+        }
+        Ok(mode)
     }
 
     /// The guard of event `kind` of contact i at (q, q̇, t): 1 where the contact's mode does
@@ -341,9 +428,9 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         let mode = self.modes.borrow()[i];
         let forces = || {
             self.solve((q, qd, t), &self.modes(), true).map(|s| {
-                let (normal, tangent) = s.rows[i];
+                let [normal, tangent, lateral] = s.rows[i];
                 let at = |row: Option<usize>| row.map_or(0.0, |r| s.lambda[r]);
-                (at(normal), at(tangent))
+                (at(normal), at(tangent).hypot(at(lateral)))
             })
         };
         match (kind, mode) {
@@ -354,7 +441,14 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                     self.contacts[i].friction * n.abs() - tangential.abs()
                 }),
             (Switch::Stick, ContactMode::Sliding(sign)) if self.contacts[i].friction > 0.0 => {
-                sign * self.contact_rates(q, qd, t, i)
+                let slip = self.contact_rates(q, qd, t, i);
+                match self.contacts_in_space(q, qd, t, i) {
+                    true => {
+                        let d = self.slides.borrow()[i];
+                        d[0] * slip[0] + d[1] * slip[1]
+                    }
+                    false => sign * slip[0],
+                }
             }
             _ => 1.0,
         }
@@ -375,11 +469,17 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 let modes = self.modes();
                 let solved = self.solve((q, qd, t), &modes, false)?;
                 let contact = &self.contacts[i];
-                let normal = solved.geometry[i].normal.transpose();
+                let geometry = &solved.geometry[i];
+                let normal = geometry.normal.transpose();
+                // In space the touchdown also stops the slip (a plastic impact of the point, as
+                // Pinocchio's impulseDynamics on a 3D contact); in the plane it is frictionless.
+                let slip = (geometry.lateral.iter())
+                    .flat_map(|(lateral, _)| [geometry.tangent.transpose(), lateral.transpose()]);
                 let a = &solved.terms.constraint_matrix;
                 let rows = DMatrix::from_rows(
                     &std::iter::once(normal)
                         .chain(a.row_iter().map(|r| r.into_owned()))
+                        .chain(slip)
                         .collect::<Vec<_>>(),
                 );
                 let approach = solved.geometry[i].normal.dot(&velocity).abs();
@@ -394,10 +494,10 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                     impact(&solved.terms.mass_matrix, &rows, &e, &velocity, options)?.velocity;
                 match restitution == 0.0 {
                     true => {
-                        let slip = solved.geometry[i].tangent.dot(&velocity);
-                        match slip == 0.0 {
+                        let slip = slip_rates(&solved.geometry[i], velocity.as_slice());
+                        match slip == [0.0, 0.0] {
                             true => self.stick_or_slide(q, velocity.as_slice(), t, i)?,
-                            false => ContactMode::Sliding(slip.signum()),
+                            false => self.slide(i, slip),
                         }
                     }
                     false => ContactMode::Open,
@@ -406,8 +506,9 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             Switch::LiftOff => ContactMode::Open,
             Switch::Slip => {
                 let solved = self.solve((q, qd, t), &self.modes(), true)?;
-                let tangent = solved.rows[i].1.map_or(0.0, |r| solved.lambda[r]);
-                ContactMode::Sliding(-tangent.signum())
+                let at = |row: Option<usize>| row.map_or(0.0, |r| -solved.lambda[r]);
+                let [_, tangent, lateral] = solved.rows[i];
+                self.slide(i, [at(tangent), at(lateral)])
             }
             Switch::Stick => self.stick_or_slide(q, qd, t, i)?,
         };
@@ -426,12 +527,15 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 Switch::Slip,
                 Switch::Stick,
             ] {
+                let nv = self.system.num_velocities(N);
                 let guard = move |t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>| {
-                    self.guard(kind, i, q.as_slice(), v.as_slice(), t)
+                    self.guard(kind, i, q.as_slice(), &v.as_slice()[..nv], t)
                 };
                 let reset = move |t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>| {
-                    let after = self.switch(kind, i, t, q.as_slice(), v.as_slice())?;
-                    Ok((*q, SVector::from_column_slice(after.as_slice())))
+                    let after = self.switch(kind, i, t, q.as_slice(), &v.as_slice()[..nv])?;
+                    let mut padded = SVector::<f64, N>::zeros();
+                    padded.as_mut_slice()[..nv].copy_from_slice(after.as_slice());
+                    Ok((*q, padded))
                 };
                 let name = format!("{} {}", contact.name, kind.name());
                 let action = Action::Reset(Box::new(reset));
@@ -484,6 +588,10 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
         self.system.num_holonomic() + self.closed_count()
     }
 
+    fn num_velocities(&self, coordinates: usize) -> usize {
+        self.system.num_velocities(coordinates)
+    }
+
     /// The system's terms with the rows of the closed contacts after its own, and the sliding
     /// friction in C. A failed solve of λₙ leaves C without the friction (the simulator's own
     /// solve then reports the error).
@@ -506,14 +614,14 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
     fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
         let f = self.system.holonomic_residual(q, t);
         let holonomic = self.system.num_holonomic();
+        let rest = vec![0.0; self.system.num_velocities(q.len())];
         let mut rows: Vec<f64> = f.iter().take(holonomic).copied().collect();
-        let no_velocity = vec![0.0; q.len()];
         for (contact, mode) in self.contacts.iter().zip(self.modes()) {
             if closed(mode) {
-                rows.push((contact.geometry)(q, &no_velocity, t).gap);
+                rows.push((contact.geometry)(q, &rest, t).gap);
             }
         }
-        rows.resize(f.len() + self.extra_rows(), 0.0);
+        rows.resize(self.velocity_residual(q, &rest, t).len(), 0.0);
         DVector::from_vec(rows)
     }
 
@@ -534,11 +642,13 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
                 .map(|(_, g)| g.normal.dot(&v)),
         );
         rows.extend(r.iter().skip(holonomic));
-        rows.extend(
-            (geometry.iter())
-                .filter(|(mode, _)| *mode == ContactMode::Sticking)
-                .map(|(_, g)| g.tangent.dot(&v)),
-        );
+        for (_, g) in geometry
+            .iter()
+            .filter(|(mode, _)| *mode == ContactMode::Sticking)
+        {
+            rows.push(g.tangent.dot(&v));
+            rows.extend(g.lateral.iter().map(|(row, _)| row.dot(&v)));
+        }
         DVector::from_vec(rows)
     }
 }
@@ -548,15 +658,15 @@ impl<S> ContactSet<'_, S> {
     fn closed_count(&self) -> usize {
         self.modes.borrow().iter().filter(|m| closed(**m)).count()
     }
+}
 
-    /// The rows the contacts add in their present modes.
-    fn extra_rows(&self) -> usize {
-        (self.modes.borrow().iter())
-            .map(|m| match m {
-                ContactMode::Open => 0,
-                ContactMode::Sliding(_) => 1,
-                ContactMode::Sticking => 2,
-            })
-            .sum()
-    }
+/// ṡ of a contact with `geometry` at q̇: along the tangent, then along the lateral slip
+/// coordinate (0 without one).
+fn slip_rates(geometry: &ContactGeometry, qd: &[f64]) -> [f64; 2] {
+    let v = DVector::from_column_slice(qd);
+    let lateral = geometry
+        .lateral
+        .as_ref()
+        .map_or(0.0, |(row, _)| row.dot(&v));
+    [geometry.tangent.dot(&v), lateral]
 }

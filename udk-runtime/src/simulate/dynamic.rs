@@ -107,6 +107,12 @@ pub trait DynamicLagrangianSystem {
         let _ = (q, t);
         None
     }
+    /// The number of velocities (the length of `qd`, the rows of M) for `coordinates`
+    /// entries of q: the same (the default); one fewer on a floating base, whose unit
+    /// quaternion (4 entries) moves with an angular velocity (3).
+    fn num_velocities(&self, coordinates: usize) -> usize {
+        coordinates
+    }
 }
 
 /// A borrowed system is the system (so that a [`super::ContactSet`] may own or borrow it).
@@ -146,6 +152,9 @@ impl<S: DynamicLagrangianSystem + ?Sized> DynamicLagrangianSystem for &S {
     }
     fn kinematic_matrix(&self, q: &[f64], t: f64) -> Option<DMatrix<f64>> {
         (**self).kinematic_matrix(q, t)
+    }
+    fn num_velocities(&self, coordinates: usize) -> usize {
+        (**self).num_velocities(coordinates)
     }
 }
 

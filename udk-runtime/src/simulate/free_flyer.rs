@@ -1,7 +1,10 @@
 //! The simulator on a robot with a floating base ([`FreeFlyerSystem`]): the same run as
 //! every other system (methods, output times, stats, CSV), with the state x = [q, v] on
-//! SE(3) × ℝⁿ and the base quaternion brought back to unit norm at every output time.
+//! SE(3) × ℝⁿ and the base quaternion brought back to unit norm at every output time; with
+//! unilateral frictional contacts at its link points ([`ground_contacts`], a [`ContactSet`]).
 
+use super::contact::{Contact, ContactGeometry, ContactSet};
+use super::dynamic::{DynamicLagrangianSystem, DynamicLagrangianTerms};
 use super::dynamics::{finite, Dynamics, State};
 use super::integrate::run;
 use super::{
@@ -9,19 +12,31 @@ use super::{
     Violation,
 };
 use crate::free_flyer::{configuration_rate, FreeFlyerError, FreeFlyerSystem};
-use crate::Error;
-use nalgebra::{SVector, Vector3};
+use crate::{Error, Options};
+use nalgebra::{DMatrix, DVector, SVector, Vector3};
+use std::cell::RefCell;
 use std::ops::ControlFlow;
+use std::rc::Rc;
 
 /// The joint efforts τ(t, q, v) of a run, written into `out` (n entries).
 pub type JointEfforts<'a, const NQ: usize> =
     dyn Fn(f64, &SVector<f64, NQ>, &[f64], &mut [f64]) + 'a;
 
-/// A [`FreeFlyerSystem`] under the joint efforts `efforts`, in first-order form: column 0 of
-/// the state is q (NQ), column 1 is v (NV = NQ − 1) with a last entry that stays 0.
-struct FreeFlyer<'a, S, const NQ: usize> {
+/// A [`FreeFlyerSystem`] under the joint efforts `efforts`. In first-order form column 0 of
+/// the state is q (NQ), column 1 is v (NV = NQ − 1) with a last entry that stays 0. As a
+/// [`DynamicLagrangianSystem`] over (q, v) (slices of NQ and NV entries) it gives M(q) and
+/// Q = M v̇_free = τ − h(q, v) with no constraint of its own: the system a [`ContactSet`] adds
+/// contacts to, for [`simulate_free_flyer_with_contacts`].
+pub struct FreeFlyer<'a, S, const NQ: usize> {
     system: &'a S,
     efforts: &'a JointEfforts<'a, NQ>,
+}
+
+impl<'a, S: FreeFlyerSystem<NQ>, const NQ: usize> FreeFlyer<'a, S, NQ> {
+    /// `system` under the joint efforts `efforts`.
+    pub fn new(system: &'a S, efforts: &'a JointEfforts<'a, NQ>) -> Self {
+        Self { system, efforts }
+    }
 }
 
 /// The free-flyer error as the simulator reports it.
@@ -80,6 +95,58 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> FreeFlyer<'_, S, NQ> {
     }
 }
 
+impl<S: FreeFlyerSystem<NQ>, const NQ: usize> DynamicLagrangianSystem for FreeFlyer<'_, S, NQ> {
+    fn num_holonomic(&self) -> usize {
+        0
+    }
+
+    /// M and Q = M a (a = v̇ with no contact); NaN entries where the state is refused, which
+    /// the kernels then report.
+    fn terms(&self, q: &[f64], v: &[f64], t: f64) -> DynamicLagrangianTerms {
+        let nv = NQ - 1;
+        let q = SVector::<f64, NQ>::from_column_slice(q);
+        let mut mass = vec![f64::NAN; nv * nv];
+        let terms = (self.system.mass_matrix_into(&q, &mut mass))
+            .map_err(simulation_error)
+            .and_then(|()| self.acceleration(t, &q, v));
+        let mass_matrix = DMatrix::from_row_slice(nv, nv, &mass);
+        let generalized_force = match terms {
+            Ok(a) => &mass_matrix * DVector::from_vec(a),
+            Err(_) => DVector::from_element(nv, f64::NAN),
+        };
+        DynamicLagrangianTerms {
+            mass_matrix,
+            generalized_force,
+            constraint_matrix: DMatrix::zeros(0, nv),
+            constraint_rhs: DVector::zeros(0),
+            nonideal_force: None,
+        }
+    }
+
+    fn energy(&self, q: &[f64], v: &[f64], _: f64) -> f64 {
+        self.energy(&SVector::from_column_slice(q), v)
+    }
+
+    fn holonomic_residual(&self, _: &[f64], _: f64) -> DVector<f64> {
+        DVector::zeros(0)
+    }
+
+    fn velocity_residual(&self, _: &[f64], _: &[f64], _: f64) -> DVector<f64> {
+        DVector::zeros(0)
+    }
+
+    fn coordinate_names(&self) -> Vec<String> {
+        S::STATE_COLUMNS[..NQ]
+            .iter()
+            .map(|c| c.to_string())
+            .collect()
+    }
+
+    fn num_velocities(&self, coordinates: usize) -> usize {
+        coordinates.saturating_sub(1)
+    }
+}
+
 impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for FreeFlyer<'_, S, NQ> {
     const KIND: StateKind = StateKind::Velocities;
     type Integrated = State<NQ>;
@@ -123,14 +190,131 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for FreeFlyer<'_, S, 
     }
 
     fn project(&self, _: f64, x: &State<NQ>, _: &Projection) -> Result<State<NQ>, Error> {
-        let mut projected = *x;
-        let norm = x.fixed_view::<4, 1>(3, 0).norm();
-        if norm == 0.0 || !norm.is_finite() {
-            return Err(simulation_error(FreeFlyerError::ZeroQuaternion));
-        }
-        projected.fixed_view_mut::<4, 1>(3, 0).unscale_mut(norm);
-        Ok(projected)
+        unit_quaternion(x)
     }
+}
+
+/// `x` with its base quaternion divided by its norm.
+fn unit_quaternion<const NQ: usize>(x: &State<NQ>) -> Result<State<NQ>, Error> {
+    let mut projected = *x;
+    let norm = x.fixed_view::<4, 1>(3, 0).norm();
+    if norm == 0.0 || !norm.is_finite() {
+        return Err(simulation_error(FreeFlyerError::ZeroQuaternion));
+    }
+    projected.fixed_view_mut::<4, 1>(3, 0).unscale_mut(norm);
+    Ok(projected)
+}
+
+/// A robot on a floating base with contacts, in first-order form as [`FreeFlyer`]: v̇ from the
+/// fundamental equation with the contacts' rows in their present modes.
+struct WithContacts<'s, 'a, S, const NQ: usize> {
+    set: &'s ContactSet<'a, FreeFlyer<'a, S, NQ>>,
+}
+
+impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for WithContacts<'_, '_, S, NQ> {
+    const KIND: StateKind = StateKind::Velocities;
+    type Integrated = State<NQ>;
+
+    fn derivative(&self, t: f64, x: &State<NQ>) -> Result<State<NQ>, Error> {
+        finite(x, "state (q, v)")?;
+        let q: SVector<f64, NQ> = x.column(0).into_owned();
+        let padded: SVector<f64, NQ> = x.column(1).into_owned();
+        let v = &padded.as_slice()[..NQ - 1];
+        let mut rate = SVector::<f64, NQ>::zeros();
+        configuration_rate(q.as_slice(), v, rate.as_mut_slice()).map_err(simulation_error)?;
+        let terms = self.set.terms(q.as_slice(), v, t);
+        let names = || self.set.coordinate_names();
+        let a = crate::acceleration_dyn(terms.view(), &Options::default())
+            .map_err(|e| e.with_coordinate_names(&names()))?;
+        let mut acceleration = SVector::<f64, NQ>::zeros();
+        acceleration.as_mut_slice()[..NQ - 1].copy_from_slice(a.as_slice());
+        let xd = State::from_columns(&[rate, acceleration]);
+        finite(&xd, "state derivative (q̇, v̇)")?;
+        Ok(xd)
+    }
+
+    fn state_columns(&self) -> Vec<String> {
+        let mut columns: Vec<String> = S::STATE_COLUMNS.iter().map(|c| c.to_string()).collect();
+        columns.push("padding".into());
+        columns
+    }
+
+    fn sample(&self, t: f64, x: &State<NQ>) -> Sample<NQ> {
+        let q: SVector<f64, NQ> = x.column(0).into_owned();
+        let v: SVector<f64, NQ> = x.column(1).into_owned();
+        let v_slice = &v.as_slice()[..NQ - 1];
+        Sample {
+            t,
+            q,
+            v,
+            position_residual: quaternion_residual(&q),
+            velocity_residual: self.set.velocity_residual(q.as_slice(), v_slice, t).norm(),
+            energy: self.set.energy(q.as_slice(), v_slice, t),
+        }
+    }
+
+    fn residuals(&self, t: f64, x: &State<NQ>) -> (Vec<f64>, Vec<f64>) {
+        let q: SVector<f64, NQ> = x.column(0).into_owned();
+        let v = &x.as_slice()[NQ..2 * NQ - 1];
+        let rows = self.set.velocity_residual(q.as_slice(), v, t);
+        (vec![quaternion_residual(&q)], rows.as_slice().to_vec())
+    }
+
+    fn project(&self, _: f64, x: &State<NQ>, _: &Projection) -> Result<State<NQ>, Error> {
+        unit_quaternion(x)
+    }
+}
+
+/// A ground contact at each link point of `system` (its
+/// [`FreeFlyerSystem::POINT_NAMES`], the contact named as the point), the ground the plane
+/// z = `height` (m) of the world frame: the gap is p_z − height, the normal row e_zᵀ J, the
+/// slip coordinates x (tangent, row e_xᵀ J) and y (lateral, row e_yᵀ J), each b the
+/// component of −J̇ v (see [`crate::free_flyer::PointMotion`]); restitution `restitution`,
+/// friction coefficient `friction`. A state the system refuses gives a NaN gap, which the
+/// simulator reports.
+pub fn ground_contacts<'a, S: FreeFlyerSystem<NQ>, const NQ: usize>(
+    system: &'a S,
+    height: f64,
+    restitution: f64,
+    friction: f64,
+) -> Vec<Contact<'a>> {
+    let nv = NQ - 1;
+    let size = 6 + 3 * nv;
+    // The points at the last (q, v) asked, shared by the contacts: each asks at the same state.
+    let last: Rc<RefCell<(Vec<f64>, Vec<f64>)>> = Rc::default();
+    (S::POINT_NAMES.iter().enumerate())
+        .map(|(i, name)| {
+            let last = Rc::clone(&last);
+            let geometry = move |q: &[f64], v: &[f64], _: f64| {
+                let mut last = last.borrow_mut();
+                let (state, out) = &mut *last;
+                if state.len() != q.len() + v.len()
+                    || state[..q.len()] != *q
+                    || state[q.len()..] != *v
+                {
+                    *state = [q, v].concat();
+                    *out = vec![f64::NAN; size * S::POINT_NAMES.len()];
+                    let q = SVector::<f64, NQ>::from_column_slice(q);
+                    if system.points_into(&q, v, out).is_err() {
+                        out.fill(f64::NAN);
+                    }
+                }
+                let point = &out[i * size..(i + 1) * size];
+                let row =
+                    |r: usize| DVector::from_column_slice(&point[3 + r * nv..3 + (r + 1) * nv]);
+                let bias = &point[3 + 3 * nv..];
+                ContactGeometry {
+                    gap: point[2] - height,
+                    normal: row(2),
+                    normal_rhs: -bias[2],
+                    tangent: row(0),
+                    tangent_rhs: -bias[0],
+                    lateral: Some((row(1), -bias[1])),
+                }
+            };
+            Contact::new(*name, restitution, friction, geometry)
+        })
+        .collect()
 }
 
 /// |q[3..7]| − 1.
@@ -163,6 +347,45 @@ pub fn simulate_free_flyer<S: FreeFlyerSystem<NQ>, const NQ: usize>(
     tf: f64,
     options: &SimulationOptions,
 ) -> Result<Trajectory<NQ>, SimulationError<NQ>> {
+    let (start, options) = start(q0, v0, options)?;
+    let dynamics = FreeFlyer { system, efforts };
+    run(&dynamics, (start, t0, tf), &options, &[], &mut |_| {
+        ControlFlow::Continue(())
+    })
+}
+
+/// [`simulate_free_flyer`] with the unilateral frictional contacts of `set` (built on
+/// [`FreeFlyer::new`], with [`ground_contacts`] or the caller's own, whose rows are with
+/// respect to v): v̇ by the fundamental equation with the rows of the closed contacts, and the
+/// events of [`ContactSet::events`] that switch their modes (touchdown as an impact, lift-off,
+/// stick, slip). The contacts start in the modes `set` has ([`ContactSet::settle`] closes
+/// those touching at rest). `observe` is called with each sample as soon as it is recorded,
+/// with the contacts in their modes at that time: the forces by name there come from
+/// [`ContactSet::forces`] (with the sample's q and its v, the first NQ − 1 entries of
+/// [`Sample::v`]); `ControlFlow::Break` stops the run.
+///
+/// # Errors
+/// As [`simulate_free_flyer`]; [`SimulationError::Interrupted`] when `observe` stops the run.
+pub fn simulate_free_flyer_with_contacts<S: FreeFlyerSystem<NQ>, const NQ: usize>(
+    set: &ContactSet<'_, FreeFlyer<'_, S, NQ>>,
+    (q0, v0): (&SVector<f64, NQ>, &[f64]),
+    (t0, tf): (f64, f64),
+    options: &SimulationOptions,
+    mut observe: impl FnMut(&Sample<NQ>) -> ControlFlow<()>,
+) -> Result<Trajectory<NQ>, SimulationError<NQ>> {
+    let (start, options) = start(q0, v0, options)?;
+    let events = set.events::<NQ>();
+    let dynamics = WithContacts { set };
+    run(&dynamics, (start, t0, tf), &options, &events, &mut observe)
+}
+
+/// The first-order state of (q₀, v₀) and the options of a floating-base run, after the
+/// checks of [`simulate_free_flyer`].
+fn start<const NQ: usize>(
+    q0: &SVector<f64, NQ>,
+    v0: &[f64],
+    options: &SimulationOptions,
+) -> Result<(State<NQ>, SimulationOptions), SimulationError<NQ>> {
     if v0.len() + 1 != NQ {
         return Err(SimulationError::InconsistentStart {
             violations: vec![Violation {
@@ -191,9 +414,5 @@ pub fn simulate_free_flyer<S: FreeFlyerSystem<NQ>, const NQ: usize>(
         stabilization: None,
         ..options.clone()
     };
-    let dynamics = FreeFlyer { system, efforts };
-    let start = (State::from_columns(&[*q0, v]), t0, tf);
-    run(&dynamics, start, &options, &[], &mut |_| {
-        ControlFlow::Continue(())
-    })
+    Ok((State::from_columns(&[*q0, v]), options))
 }

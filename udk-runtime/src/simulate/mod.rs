@@ -60,7 +60,10 @@ pub use events::{
     Action, Condition, Direction, Event, EventLimits, EventRecord, GuardFunction, GuardGradient,
     ResetMap,
 };
-pub use free_flyer::{simulate_free_flyer, JointEfforts};
+pub use free_flyer::{
+    ground_contacts, simulate_free_flyer, simulate_free_flyer_with_contacts, FreeFlyer,
+    JointEfforts,
+};
 pub use integrate::{simulate_hamiltonian, simulate_lagrangian, simulate_lagrangian_with_events};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};
 pub use periodic::{

@@ -107,6 +107,7 @@ fn geometry(code: &Code, contact: &ContactEquations, n_count: usize) -> TokenStr
             normal_rhs: #normal_rhs,
             tangent: #dynamic(#tangent.as_slice()),
             tangent_rhs: #tangent_rhs,
+            lateral: None,
         }
     }
 }

@@ -12,12 +12,14 @@
 //! - `integrate(&q, &v, dt)`, q ⊕ v dt on SE(3) × ℝⁿ (`udk_runtime::free_flyer::integrate`).
 
 use super::{doc, matrix_type, model_name, vector_type};
-use crate::derive::tree::free_flyer::{free_flyer, FreeFlyerDynamics};
+use crate::derive::tree::free_flyer::{
+    free_flyer, point_kinematics, FreeFlyerDynamics, PointKinematics,
+};
 use crate::emit::emit_rust;
 use crate::error::{Error, Errors};
 use crate::expr::{ExprId, Pool, Symbol};
-use crate::spec::ModelSpec;
-use crate::urdf::{read, Robot, DEFAULT_GRAVITY};
+use crate::spec::{ModelSpec, NamedExpression};
+use crate::urdf::{read, unknown_link, Robot, DEFAULT_GRAVITY};
 use proc_macro2::{Literal, TokenStream};
 use quote::quote;
 use std::path::{Path, PathBuf};
@@ -36,9 +38,9 @@ pub struct FreeFlyerCode {
 /// to `base`.
 ///
 /// # Errors
-/// At the `urdf` span: a spec with anything but the URDF and its `gravity` and `inertia`
-/// options (`joint_damping`, `mimic`, coordinates, forces, constraints, outputs, ... are not
-/// supported with a floating base), a file that cannot be read, any error of [`read`] (among
+/// At the `urdf` span: a spec with anything but the URDF, its `gravity` and `inertia`
+/// options and `outputs` of link points (`joint_damping`, `mimic`, coordinates, forces,
+/// constraints, ... are not supported with a floating base), a file that cannot be read, any error of [`read`] (among
 /// them a URDF that already has a floating joint), or a tree that cannot be derived
 /// ([`crate::derive::tree::TreeError`]). A model name that is not an identifier.
 pub fn generate_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerCode, Errors> {
@@ -59,7 +61,6 @@ pub fn generate_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerCod
         ("nonideal", !spec.nonideal.is_empty()),
         ("inputs", !spec.inputs.is_empty()),
         ("loads", !spec.loads.is_empty()),
-        ("outputs", !spec.outputs.is_empty()),
         ("joint_damping", source.joint_damping),
         ("mimic", source.mimic),
     ];
@@ -79,11 +80,80 @@ pub fn generate_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerCod
     let mut pool = Pool::new();
     let dynamics = free_flyer(&mut pool, &robot.tree, robot.base_inertia.as_ref())
         .map_err(|e| at_source(format!("{}: {e}", source.path)))?;
+    let named = link_points(&spec.outputs, &robot)?;
+    let places: Vec<_> = named.iter().map(|p| (p.body, p.offset)).collect();
+    let points = point_kinematics(&mut pool, &robot.tree, &places)
+        .map_err(|e| at_source(format!("{}: {e}", source.path)))?;
+    let names: Vec<String> = named.into_iter().map(|p| p.name).collect();
     Ok(FreeFlyerCode {
-        tokens: emit(&name, &pool, &robot, &dynamics),
+        tokens: emit(&name, &pool, &robot, &dynamics, (&names, &points)),
         file,
         warnings: robot.warnings,
     })
+}
+
+/// A point of a link named by an output `name = link_position("link")` of a floating-base
+/// model: the body it is fixed to (`None` for the base) and its position in the body frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LinkPoint {
+    /// The output's name.
+    pub name: String,
+    /// The body, `None` for the root link and the links fixed to it.
+    pub body: Option<usize>,
+    /// The link frame's origin in the body frame, m.
+    pub offset: [f64; 3],
+}
+
+/// The link points of a floating-base model's `outputs` on `robot`: each output must be
+/// `link_position("link")` of a link of the file (its frame's origin).
+///
+/// # Errors
+/// At the output: a value that is not one `link_position` call with a string literal, or an
+/// unknown link (with the nearest name).
+pub fn link_points(outputs: &[NamedExpression], robot: &Robot) -> Result<Vec<LinkPoint>, Errors> {
+    let mut errors = Vec::new();
+    let mut points = Vec::with_capacity(outputs.len());
+    for output in outputs {
+        let literal = match &output.value.0 {
+            syn::Expr::Call(call)
+                if matches!(&*call.func, syn::Expr::Path(p) if p.path.is_ident("link_position"))
+                    && call.args.len() == 1 =>
+            {
+                match &call.args[0] {
+                    syn::Expr::Lit(syn::ExprLit {
+                        lit: syn::Lit::Str(s),
+                        ..
+                    }) => Some(s.clone()),
+                    _ => None,
+                }
+            }
+            _ => None,
+        };
+        let Some(literal) = literal else {
+            errors.push(Error::new(
+                output.value.span(),
+                format!(
+                    "an output of a floating-base model is a link point, \
+                     `{} = link_position(\"link\")`",
+                    output.name.as_string()
+                ),
+            ));
+            continue;
+        };
+        let name = literal.value();
+        match robot.links.iter().find(|l| l.name == name) {
+            Some(link) => points.push(LinkPoint {
+                name: output.name.as_string(),
+                body: link.body,
+                offset: link.offset.translation,
+            }),
+            None => errors.push(Error::new(literal.span(), unknown_link(robot, &name))),
+        }
+    }
+    match errors.is_empty() {
+        true => Ok(points),
+        false => Err(Errors(errors)),
+    }
 }
 
 /// The base entries of `COORDINATE_NAMES` and `VELOCITY_NAMES`.
@@ -100,6 +170,7 @@ fn emit(
     pool: &Pool,
     robot: &Robot,
     dynamics: &FreeFlyerDynamics,
+    (point_names, points): (&[String], &[PointKinematics]),
 ) -> TokenStream {
     let n = robot.joints.len();
     let (nq, nv) = (7 + n, 6 + n);
@@ -130,6 +201,38 @@ fn emit(
         // SMatrix::from_row_slice takes the row-major entries.
         quote!({ #statements #mat_v::from_row_slice(&[#(#values),*]) })
     };
+    let point_ids: Vec<ExprId> = (points.iter())
+        .flat_map(|p| p.position.iter().chain(&p.jacobian.entries).chain(&p.bias))
+        .copied()
+        .collect();
+    let point_block = emit_rust(pool, &point_ids, &access);
+    let point_statements = point_block.statements;
+    let point_values = point_block.outputs;
+    let size = 6 + 3 * nv;
+    let motions = (0..points.len()).map(|k| {
+        let values = &point_values[k * size..(k + 1) * size];
+        let (position, rest) = values.split_at(3);
+        let (jacobian, bias) = rest.split_at(3 * nv);
+        quote!(#runtime::PointMotion {
+            position: ::udk::__private::nalgebra::Vector3::new(#(#position),*),
+            jacobian: ::udk::__private::nalgebra::SMatrix::<f64, 3, #nv_l>::from_row_slice(
+                &[#(#jacobian),*],
+            ),
+            bias: ::udk::__private::nalgebra::Vector3::new(#(#bias),*),
+        })
+    });
+    let num_points = literal(points.len());
+    let doc_points = doc(&format!(
+        "The link points of the model's `outputs` ({}) at (q, v): each one's position in the \
+         world frame (m), its Jacobian J (3 × {nv}) with ṗ = J v, and J̇ v (m/s²), with \
+         p̈ = J v̇ + J̇ v.\n\n# Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite \
+         entry.",
+        if point_names.is_empty() {
+            "none".to_owned()
+        } else {
+            point_names.join(", ")
+        }
+    ));
     let doc_acceleration = doc(&format!(
         "v̇ = M⁻¹(τ − h), {nv} entries, by the articulated-body algorithm with a free-flying \
          base (Pinocchio's `aba` with `JointModelFreeFlyer`): the base's spatial acceleration \
@@ -169,6 +272,7 @@ fn emit(
         impl #runtime::FreeFlyerSystem<#nq_l> for #name {
             const GRAVITY: [f64; 3] = [#(#gravity),*];
             const STATE_COLUMNS: &'static [&'static str] = &[#(#output_columns),*];
+            const POINT_NAMES: &'static [&'static str] = &[#(#point_names),*];
 
             fn acceleration_into(
                 &self,
@@ -196,6 +300,22 @@ fn emit(
                 out.copy_from_slice(Self::mass_matrix(self, q)?.as_slice());
                 Ok(())
             }
+
+            fn points_into(
+                &self,
+                q: &#vec_q,
+                v: &[f64],
+                out: &mut [f64],
+            ) -> ::core::result::Result<(), #runtime::FreeFlyerError> {
+                #runtime::check_length("v", v, #nv_l)?;
+                #runtime::check_length("out", out, #num_points * (6 + 3 * #nv_l))?;
+                let v = #vec_v::from_column_slice(v);
+                let motions = Self::points(self, q, &v)?;
+                for (chunk, motion) in out.chunks_mut(6 + 3 * #nv_l).zip(&motions) {
+                    motion.write_into(chunk)?;
+                }
+                Ok(())
+            }
         }
 
         #[allow(unused_variables, clippy::approx_constant, clippy::excessive_precision)]
@@ -210,6 +330,8 @@ fn emit(
             pub const COORDINATE_NAMES: [&'static str; #nq_l] = [#(#coordinate_names),*];
             /// The entries of v: the base twist, then the joints' rates.
             pub const VELOCITY_NAMES: [&'static str; #nv_l] = [#(#velocity_names),*];
+            /// The names of the link points (the `outputs`), in the order of `points`.
+            pub const POINT_NAMES: [&'static str; #num_points] = [#(#point_names),*];
 
             #doc_acceleration
             pub fn acceleration(
@@ -242,6 +364,17 @@ fn emit(
             ) -> ::core::result::Result<#vec_v, #runtime::FreeFlyerError> {
                 #runtime::check(q.as_slice(), &[("v", v.as_slice()), ("a", a.as_slice())])?;
                 Ok(#inverse)
+            }
+
+            #doc_points
+            pub fn points(
+                &self,
+                q: &#vec_q,
+                v: &#vec_v,
+            ) -> ::core::result::Result<[#runtime::PointMotion<#nv_l>; #num_points], #runtime::FreeFlyerError> {
+                #runtime::check(q.as_slice(), &[("v", v.as_slice())])?;
+                #point_statements
+                Ok([#(#motions),*])
             }
 
             #doc_integrate

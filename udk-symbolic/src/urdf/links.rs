@@ -101,15 +101,8 @@ impl Rewriter<'_> {
         };
         let name = literal.value();
         let Some(link) = self.robot.links.iter().find(|l| l.name == name) else {
-            let nearest = (self.robot.links.iter())
-                .map(|l| (strsim::levenshtein(&name, &l.name), &l.name))
-                .min()
-                .filter(|(d, _)| *d <= name.len().max(3) / 3);
-            let hint = nearest.map_or(String::new(), |(_, n)| format!("; did you mean `{n}`?"));
-            self.errors.push(
-                literal.span(),
-                format!("unknown link `{name}`: the URDF file has no such link{hint}"),
-            );
+            self.errors
+                .push(literal.span(), unknown_link(self.robot, &name));
             return None;
         };
         let offset = link.offset;
@@ -133,6 +126,16 @@ impl Rewriter<'_> {
         let tokens: TokenStream = text.parse().expect("the expansion writes valid tokens");
         syn::parse2(respan(tokens, literal.span())).ok()
     }
+}
+
+/// The message for a link `name` that `robot` does not have, with the nearest name.
+pub(crate) fn unknown_link(robot: &Robot, name: &str) -> String {
+    let nearest = (robot.links.iter())
+        .map(|l| (strsim::levenshtein(name, &l.name), &l.name))
+        .min()
+        .filter(|(d, _)| *d <= name.len().max(3) / 3);
+    let hint = nearest.map_or(String::new(), |(_, n)| format!("; did you mean `{n}`?"));
+    format!("unknown link `{name}`: the URDF file has no such link{hint}")
 }
 
 /// `tokens` with every span set to `span`, so that an error in them points at the link name.

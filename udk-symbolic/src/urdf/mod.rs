@@ -25,6 +25,7 @@
 mod expand;
 pub mod inertia;
 mod links;
+pub(crate) use links::unknown_link;
 #[cfg(test)]
 mod quirks_tests;
 mod read;

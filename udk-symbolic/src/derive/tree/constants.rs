@@ -80,7 +80,7 @@ pub(crate) fn body_constants(
             body: "gravity".to_owned(),
         });
     }
-    let spins = spins(tree);
+    let turned = body_frames(tree);
     let mut used = vec![false; n];
     let mut frames: Vec<Mat3> = Vec::with_capacity(tree.bodies.len());
     let mut bodies = Vec::with_capacity(tree.bodies.len());
@@ -123,7 +123,7 @@ pub(crate) fn body_constants(
         if !is_rotation(&rotation) {
             return Err(TreeError::NotARotation { body: name() });
         }
-        let frame = mul(&axis_frame(axis.map(|a| a / norm)), &about_z(spins[index]));
+        let frame = turned[index];
         let parent_frame = body.parent.map_or(IDENTITY, |p| frames[p]);
         let turn = snap(mul(&mul(&transpose(&parent_frame), &rotation), &frame));
         let offset = mat_vec(&transpose(&parent_frame), body.origin.translation);
@@ -177,6 +177,18 @@ pub(super) fn turned_inertia(
             mul(&mul(&transpose(frame), &i.inertia), frame).as_flattened(),
         ),
     })
+}
+
+/// For each body of `tree`, Pᵢ: the axes of its turned frame Fᵢ (columns) in its body frame,
+/// Pᵢ = `axis_frame`(aᵢ) Rz(φᵢ) with the spins φ of [`spins`]; the identity for a body whose
+/// axis is zero or not finite (which [`body_constants`] refuses).
+pub(super) fn body_frames(tree: &RigidBodyTree) -> Vec<Mat3> {
+    let spins = spins(tree);
+    (tree.bodies.iter().zip(spins))
+        .map(|(body, spin)| {
+            unit_axis(body).map_or(IDENTITY, |a| mul(&axis_frame(a), &about_z(spin)))
+        })
+        .collect()
 }
 
 /// The joint axis of `body`, normalized; `None` for a zero or non-finite axis.
@@ -300,6 +312,6 @@ pub(super) fn mat_vec(a: &Mat3, v: [f64; 3]) -> [f64; 3] {
 }
 
 /// Aᵀ.
-fn transpose(a: &Mat3) -> Mat3 {
+pub(super) fn transpose(a: &Mat3) -> Mat3 {
     [0, 1, 2].map(|i| [0, 1, 2].map(|j| a[j][i]))
 }

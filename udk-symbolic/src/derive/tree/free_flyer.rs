@@ -17,7 +17,7 @@
 //! expressions are those of the unit quaternion in the direction of q.
 
 use super::algorithms::{self, body_wrench, sum_inertias, RootMotion, Wrench};
-use super::constants::{body_constants, turned_inertia, IDENTITY};
+use super::constants::{body_constants, body_frames, mat_vec, transpose, turned_inertia, IDENTITY};
 use super::links::{about_origin, body_links, Inertia};
 use super::{articulated, TreeError};
 use crate::derivation::ExprMatrix;
@@ -138,6 +138,125 @@ pub fn free_flyer(
     })
 }
 
+/// A point fixed to a body of a tree on a free-flying base, as DAG nodes over the layout of
+/// the module docs: what a contact at the point needs.
+#[derive(Clone, Debug)]
+pub struct PointKinematics {
+    /// p(q): the point in the world frame, m.
+    pub position: [ExprId; 3],
+    /// J(q), 3 × NV: ṗ = J v, rows in the world frame (the base columns are R and
+    /// −R \[r\]×, r the point in the base frame; a joint's column is R ∂r/∂qⱼ).
+    pub jacobian: ExprMatrix,
+    /// J̇ v (q, v), world frame, m/s²: p̈ = J v̇ + J̇ v.
+    pub bias: [ExprId; 3],
+}
+
+/// The [`PointKinematics`] of each of `points` on `tree` (on a free base): a point is the
+/// body it is fixed to (`None` for the base) and its position in that body's frame (m), as
+/// `link_position` names the origin of a link frame.
+///
+/// With r(q) the point in the base frame (from the poses the fixed-base tree uses,
+/// `links::poses`), ṙ = Σ ∂r/∂qⱼ q̇ⱼ and w = v + ω × r + ṙ the point's velocity in the
+/// base frame: ṗ = R w, and p̈ = R(v̇ + ω̇ × r + J_r q̈) + R(ω × (v + ω × r + 2ṙ) + J̇_r q̇), whose
+/// second term is J̇ v (Featherstone 2008, §2.9 and §4.3, in 3-vector form).
+///
+/// # Errors
+/// A [`TreeError`] when the tree is malformed, or [`TreeError::CoordinateOutOfRange`] naming
+/// "point" for a body index out of range.
+pub fn point_kinematics(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    points: &[(Option<usize>, [f64; 3])],
+) -> Result<Vec<PointKinematics>, TreeError> {
+    let n = tree.bodies.len();
+    let constants = body_constants(pool, tree, n)?;
+    let frames = body_frames(tree);
+    let poses = super::links::poses(pool, &constants.bodies);
+    let velocity = |pool: &mut Pool, k: usize| pool.symbol(Symbol::Velocity(k));
+    let linear: [ExprId; 3] = std::array::from_fn(|k| velocity(pool, n + k));
+    let angular: [ExprId; 3] = std::array::from_fn(|k| velocity(pool, n + 3 + k));
+    let rotation = base_rotation(pool, n);
+    let rotate = |pool: &mut Pool, u: [ExprId; 3]| -> [ExprId; 3] {
+        std::array::from_fn(|r| {
+            let terms: Vec<ExprId> = (0..3).map(|c| pool.mul(&[rotation[r][c], u[c]])).collect();
+            pool.add(&terms)
+        })
+    };
+    let nv = BASE_VELOCITIES + n;
+    let mut outputs = Vec::with_capacity(points.len() * (6 + 3 * nv));
+    for &(body, offset) in points {
+        let r: [ExprId; 3] = match body {
+            None => offset.map(|x| pool.number(x)),
+            Some(b) if b < n => {
+                let local = mat_vec(&transpose(&frames[b]), offset).map(|x| pool.number(x));
+                let turned = crate::parse::mat_vec(pool, &poses[b].rotation, local);
+                add3(pool, poses[b].origin, turned)
+            }
+            Some(b) => {
+                return Err(TreeError::CoordinateOutOfRange {
+                    body: "point".to_owned(),
+                    coordinate: b,
+                    n,
+                })
+            }
+        };
+        let r = r.map(|x| pool.shared(x));
+        let turned = rotate(pool, r);
+        let position: Vec<ExprId> = (0..3)
+            .map(|k| {
+                let origin = pool.symbol(Symbol::Coordinate(n + k));
+                pool.add(&[origin, turned[k]])
+            })
+            .collect();
+        let rate = r.map(|x| {
+            let d = pool.convective_derivative(x);
+            pool.shared(d)
+        });
+        let curvature = rate.map(|x| pool.convective_derivative(x));
+        let zero = pool.zero();
+        let mut columns: Vec<[ExprId; 3]> = Vec::with_capacity(nv);
+        for c in 0..3 {
+            let mut unit = [zero; 3];
+            unit[c] = pool.one();
+            columns.push(rotate(pool, unit));
+        }
+        for c in 0..3 {
+            let mut unit = [zero; 3];
+            unit[c] = pool.one();
+            let arm = cross3(pool, unit, r);
+            columns.push(rotate(pool, arm));
+        }
+        for j in 0..n {
+            let partial = r.map(|x| pool.diff(x, Symbol::Coordinate(j)));
+            columns.push(rotate(pool, partial));
+        }
+        let two = pool.integer(2);
+        let twice_rate = rate.map(|x| pool.mul(&[two, x]));
+        let whirl = cross3(pool, angular, r);
+        let relative = super::links::sum3(pool, &[linear, whirl, twice_rate]);
+        let coriolis = cross3(pool, angular, relative);
+        let inner = add3(pool, coriolis, curvature);
+        let bias = rotate(pool, inner);
+        outputs.extend(position);
+        outputs.extend((0..3).flat_map(|row| columns.iter().map(move |column| column[row])));
+        outputs.extend(bias);
+    }
+    let outputs = layout(pool, n, &outputs);
+    let size = 6 + 3 * nv;
+    Ok(outputs
+        .chunks(size)
+        .map(|chunk| PointKinematics {
+            position: [chunk[0], chunk[1], chunk[2]],
+            jacobian: ExprMatrix {
+                rows: 3,
+                cols: nv,
+                entries: chunk[3..3 + 3 * nv].to_vec(),
+            },
+            bias: [chunk[size - 3], chunk[size - 2], chunk[size - 1]],
+        })
+        .collect())
+}
+
 /// The error for a tree whose accelerations the masses do not determine: the first body whose
 /// subtree has no mass, or "base" when nothing has.
 fn massless(tree: &RigidBodyTree) -> TreeError {
@@ -154,10 +273,20 @@ fn massless(tree: &RigidBodyTree) -> TreeError {
     TreeError::Massless { body }
 }
 
-/// Rᵀ g: the world-frame `gravity` in the base frame, R the rotation of the normalized
-/// quaternion (the placeholders n + 3 … n + 6 = qx, qy, qz, qw):
-/// R = 1 + s(w \[u\]× + \[u\]×²) with s = 2 / |q|² and u = (qx, qy, qz).
+/// Rᵀ g: the world-frame `gravity` in the base frame ([`base_rotation`]).
 fn base_gravity(pool: &mut Pool, n: usize, gravity: [ExprId; 3]) -> [ExprId; 3] {
+    let r = base_rotation(pool, n);
+    std::array::from_fn(|c| {
+        let terms: Vec<ExprId> = (0..3).map(|k| pool.mul(&[r[k][c], gravity[k]])).collect();
+        let sum = pool.add(&terms);
+        pool.shared(sum)
+    })
+}
+
+/// R (base → world, rows), the rotation of the normalized quaternion (the placeholders
+/// n + 3 … n + 6 = qx, qy, qz, qw): R = 1 + s(w \[u\]× + \[u\]×²) with s = 2 / |q|² and
+/// u = (qx, qy, qz); every entry shared.
+fn base_rotation(pool: &mut Pool, n: usize) -> [[ExprId; 3]; 3] {
     let [x, y, z, w] = [3, 4, 5, 6].map(|k| pool.symbol(Symbol::Coordinate(n + k)));
     let squares = [x, y, z, w].map(|c| pool.mul(&[c, c]));
     let norm = pool.add(&squares);
@@ -173,16 +302,18 @@ fn base_gravity(pool: &mut Pool, n: usize, gravity: [ExprId; 3]) -> [ExprId; 3] 
         let squares = [pool.mul(&[a, a]), pool.mul(&[b, b])];
         let sum = pool.add(&squares);
         let scaled = pool.mul(&[minus_one, s, sum]);
-        pool.add(&[one, scaled])
+        let entry = pool.add(&[one, scaled]);
+        pool.shared(entry)
     };
     let off = |pool: &mut Pool, (a, b): (ExprId, ExprId), (c, d): (ExprId, ExprId), sign: i64| {
         let first = product(pool, a, b);
         let second = product(pool, c, d);
         let sign = pool.integer(sign);
         let second = pool.mul(&[sign, second]);
-        pool.add(&[first, second])
+        let entry = pool.add(&[first, second]);
+        pool.shared(entry)
     };
-    let r = [
+    [
         [
             diagonal(pool, y, z),
             off(pool, (x, y), (z, w), -1),
@@ -198,12 +329,7 @@ fn base_gravity(pool: &mut Pool, n: usize, gravity: [ExprId; 3]) -> [ExprId; 3] 
             off(pool, (y, z), (x, w), 1),
             diagonal(pool, x, y),
         ],
-    ];
-    std::array::from_fn(|c| {
-        let terms: Vec<ExprId> = (0..3).map(|k| pool.mul(&[r[k][c], gravity[k]])).collect();
-        let sum = pool.add(&terms);
-        pool.shared(sum)
-    })
+    ]
 }
 
 /// The NV × NV mass matrix from the composite inertia `total` of the whole robot about the

@@ -1,0 +1,264 @@
+//! Contacts on links of a robot on a floating base: Solo12's feet as link points
+//! (`outputs(FL = link_position("FL_FOOT"), ..)` with `floating_base = true`). Their world
+//! positions, Jacobians with respect to v and J̇ v against Pinocchio 4.1
+//! (tests/fixtures/impacts_solo12.json, from tests/fixtures/make_impacts.py), the four-feet
+//! plastic impact against Pinocchio's `impulseDynamics`, and the landing of Solo12 dropped onto
+//! the ground under a PD controller: it settles, the normal forces carry its weight, no foot
+//! goes through the ground and the quaternion stays of unit norm.
+
+use std::cell::RefCell;
+use std::ops::ControlFlow;
+use udk::lagrangian;
+use udk::nalgebra::{DMatrix, DVector, SVector, UnitQuaternion};
+use udk::runtime::simulate::{
+    ground_contacts, simulate_free_flyer_with_contacts, ContactMode, ContactSet, FreeFlyer,
+    SimulationOptions,
+};
+use udk::runtime::{impact, Options};
+
+/// Solo12 on a free flyer with its four feet as link points.
+#[lagrangian(
+    urdf = "robots/example-robot-data/solo_description/robots/solo12.urdf",
+    floating_base = true,
+    outputs(
+        FL = link_position("FL_FOOT"),
+        FR = link_position("FR_FOOT"),
+        HL = link_position("HL_FOOT"),
+        HR = link_position("HR_FOOT"),
+    )
+)]
+struct Solo12;
+
+type Q = SVector<f64, 19>;
+type V = SVector<f64, 18>;
+
+fn fixture() -> serde_json::Value {
+    serde_json::from_str(include_str!("fixtures/impacts_solo12.json")).expect("JSON")
+}
+
+fn numbers(value: &serde_json::Value) -> Vec<f64> {
+    (value.as_array().expect("an array").iter())
+        .map(|x| x.as_f64().expect("a number"))
+        .collect()
+}
+
+/// max |a − b| ≤ tolerance · max(1, max |b|).
+fn assert_close(got: &[f64], expected: &[f64], tolerance: f64, what: &str) {
+    assert_eq!(got.len(), expected.len(), "{what}");
+    let scale = expected.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+    for (k, (g, e)) in got.iter().zip(expected).enumerate() {
+        assert!(
+            (g - e).abs() <= tolerance * scale,
+            "{what}[{k}]: {g} vs {e}"
+        );
+    }
+}
+
+/// udk's joint j is Pinocchio's joint `order[j]` (Pinocchio's names from the fixture).
+fn joint_order(fixture: &serde_json::Value) -> Vec<usize> {
+    let pinocchio: Vec<&str> = (fixture["coordinates"]["joints"].as_array().expect("joints"))
+        .iter()
+        .map(|x| x.as_str().expect("a name"))
+        .collect();
+    (Solo12::COORDINATE_NAMES[7..].iter())
+        .map(|name| pinocchio.iter().position(|p| p == name).expect("a joint"))
+        .collect()
+}
+
+/// The stacked Jacobian (12 × 18) and J̇ v (12) of the four feet.
+fn feet(q: &Q, v: &V) -> (DMatrix<f64>, DVector<f64>) {
+    let points = Solo12.points(q, v).expect("points");
+    let jacobian = DMatrix::from_fn(12, 18, |r, c| points[r / 3].jacobian[(r % 3, c)]);
+    let bias = DVector::from_fn(12, |r, _| points[r / 3].bias[r % 3]);
+    (jacobian, bias)
+}
+
+#[test]
+fn feet_positions_jacobians_and_bias_match_pinocchio() {
+    assert_eq!(Solo12::POINT_NAMES, ["FL", "FR", "HL", "HR"]);
+    let fixture = fixture();
+    let order = joint_order(&fixture);
+    let states = fixture["states"]["free_flyer"].as_array().expect("states");
+    assert_eq!(states.len(), 3);
+    for state in states {
+        let (q_p, v_p) = (numbers(&state["q"]), numbers(&state["v_before"]));
+        let q = Q::from_iterator(
+            q_p[..7]
+                .iter()
+                .copied()
+                .chain(order.iter().map(|&p| q_p[7 + p])),
+        );
+        let v = V::from_iterator(
+            v_p[..6]
+                .iter()
+                .copied()
+                .chain(order.iter().map(|&p| v_p[6 + p])),
+        );
+        let points = Solo12.points(&q, &v).expect("points");
+        let positions: Vec<f64> = points
+            .iter()
+            .flat_map(|p| p.position.iter().copied())
+            .collect();
+        let expected: Vec<f64> = (state["position"].as_array().expect("positions").iter())
+            .flat_map(numbers)
+            .collect();
+        assert_close(&positions, &expected, 1e-12, "position");
+        let (jacobian, bias) = feet(&q, &v);
+        assert_close(bias.as_slice(), &numbers(&state["bias"]), 1e-11, "J̇ v");
+        for (r, row) in state["jacobian"]
+            .as_array()
+            .expect("rows")
+            .iter()
+            .enumerate()
+        {
+            let row = numbers(row);
+            let expected: Vec<f64> = (0..6)
+                .map(|c| row[c])
+                .chain(order.iter().map(|&p| row[6 + p]))
+                .collect();
+            let got: Vec<f64> = (0..18).map(|c| jacobian[(r, c)]).collect();
+            assert_close(&got, &expected, 1e-12, "J");
+        }
+    }
+}
+
+#[test]
+fn four_feet_plastic_impact_matches_pinocchio_impulse_dynamics() {
+    let fixture = fixture();
+    let order = joint_order(&fixture);
+    for state in fixture["states"]["free_flyer"].as_array().expect("states") {
+        assert_eq!(state["restitution"].as_f64(), Some(0.0));
+        let (q_p, v_p) = (numbers(&state["q"]), numbers(&state["v_before"]));
+        let velocities = |x: &[f64]| -> DVector<f64> {
+            DVector::from_iterator(
+                18,
+                x[..6]
+                    .iter()
+                    .copied()
+                    .chain(order.iter().map(|&p| x[6 + p])),
+            )
+        };
+        let q = Q::from_iterator(
+            q_p[..7]
+                .iter()
+                .copied()
+                .chain(order.iter().map(|&p| q_p[7 + p])),
+        );
+        let before = velocities(&v_p);
+        let v = V::from_column_slice(before.as_slice());
+        let mass = Solo12.mass_matrix(&q).expect("crba");
+        let mass = DMatrix::from_fn(18, 18, |r, c| mass[(r, c)]);
+        let (jacobian, _) = feet(&q, &v);
+        let jump = impact(
+            &mass,
+            &jacobian,
+            &DVector::zeros(12),
+            &before,
+            &Options::default(),
+        )
+        .expect("impact");
+        let after = velocities(&numbers(&state["v_after"]));
+        assert_close(jump.velocity.as_slice(), after.as_slice(), 1e-10, "v⁺");
+        assert_close(
+            jump.impulse.as_slice(),
+            &numbers(&state["impulse"]),
+            1e-9,
+            "λ",
+        );
+        assert!((&jacobian * &jump.velocity).amax() < 1e-12, "the feet stop");
+    }
+}
+
+/// The standing posture of example-robot-data's SRDF: HAA ±0.1 rad, HFE ±0.8, KFE ∓1.6
+/// (front legs, then hind legs).
+fn standing() -> [f64; 12] {
+    [
+        0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6,
+    ]
+}
+
+/// Solo12 dropped with its base 0.3 m above the ground, tilted by 0.05 rad in roll and
+/// 0.03 rad in pitch (so that the feet touch down one at a time), in the standing posture,
+/// under a PD law τ = Kp (q* − q) − Kd q̇ on the joints; friction μ = 1.5, plastic touchdowns.
+/// The feet touch down one by one, stick, one slips and sticks again.
+#[test]
+fn solo12_lands_and_stands_on_four_feet() {
+    let (kp, kd) = (20.0, 0.5);
+    let posture = standing();
+    let pd = move |_: f64, q: &Q, v: &[f64], tau: &mut [f64]| {
+        for j in 0..12 {
+            tau[j] = kp * (posture[j] - q[7 + j]) - kd * v[6 + j];
+        }
+    };
+    let robot = FreeFlyer::new(&Solo12, &pd);
+    let set = ContactSet::new(robot, ground_contacts(&Solo12, 0.0, 0.0, 1.5)).expect("contacts");
+    let turn = UnitQuaternion::from_euler_angles(0.05, 0.03, 0.0);
+    let mut q0 = Q::zeros();
+    q0[2] = 0.3;
+    q0.fixed_rows_mut::<4>(3)
+        .copy_from(&turn.quaternion().coords);
+    q0.fixed_rows_mut::<12>(7).copy_from_slice(&posture);
+    let options = SimulationOptions {
+        rtol: 1e-10,
+        atol: 1e-12,
+        ..SimulationOptions::every(0.05)
+    };
+    let lowest = RefCell::new(f64::INFINITY);
+    let run =
+        simulate_free_flyer_with_contacts(&set, (&q0, &[0.0; 18]), (0.0, 2.0), &options, |s| {
+            let v = V::from_column_slice(&s.v.as_slice()[..18]);
+            let points = Solo12.points(&s.q, &v).expect("points");
+            let low = points
+                .iter()
+                .map(|p| p.position.z)
+                .fold(f64::INFINITY, f64::min);
+            let mut lowest = lowest.borrow_mut();
+            *lowest = lowest.min(low);
+            ControlFlow::Continue(())
+        })
+        .expect("the landing runs");
+    let touchdowns = run
+        .events
+        .iter()
+        .filter(|e| e.name.ends_with("touchdown"))
+        .count();
+    assert!(touchdowns >= 4, "{touchdowns} touchdowns");
+    assert!(
+        *lowest.borrow() > -1e-7,
+        "a foot went {} m into the ground",
+        lowest.borrow()
+    );
+    for sample in &run.samples {
+        assert!(
+            sample.position_residual.abs() < 1e-12,
+            "|quaternion| − 1 = {}",
+            sample.position_residual
+        );
+    }
+    let last = run.samples.last().expect("samples");
+    let v = &last.v.as_slice()[..18];
+    assert!(v.iter().all(|x| x.abs() < 1e-6), "still moving: {v:?}");
+    assert!(
+        set.modes().iter().all(|m| *m == ContactMode::Sticking),
+        "{:?}",
+        set.modes()
+    );
+    let forces = set.forces(last.q.as_slice(), v, last.t).expect("forces");
+    let normal: f64 = (forces.iter())
+        .filter(|f| f.name.ends_with(".normal"))
+        .map(|f| f.value)
+        .sum();
+    let total_mass = Solo12.mass_matrix(&last.q).expect("crba")[(0, 0)];
+    let weight = total_mass * 9.81;
+    assert!(
+        (normal - weight).abs() < 1e-6 * weight,
+        "Σ λₙ = {normal} N, m g = {weight} N ({forces:?})"
+    );
+    let names: Vec<&str> = forces.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(&names[..3], ["FL.normal", "FL.tangent", "FL.lateral"]);
+    assert!(
+        last.q[2] > 0.1 && last.q[2] < 0.3,
+        "standing at {} m",
+        last.q[2]
+    );
+}
