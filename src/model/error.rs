@@ -112,3 +112,42 @@ pub enum ModelError {
         source: Box<ModelError>,
     },
 }
+
+impl ModelError {
+    /// This error as the simulator's error, where a simulator asks a model for its
+    /// acceleration Jacobian (variational equations, Floquet multipliers): a run-time error
+    /// stays itself, any other (Cranelift failing on the Jacobians' program) becomes
+    /// `udk_runtime::Error::JacobianUnavailable`, which the simulator reports by name.
+    pub fn into_jacobian_error(self) -> udk_runtime::Error {
+        match self {
+            ModelError::Runtime(e) => e,
+            _ => udk_runtime::Error::JacobianUnavailable {
+                what: "the acceleration Jacobian (its program did not compile)",
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ModelError;
+
+    #[test]
+    fn a_simulator_sees_run_time_errors_as_they_are_and_others_as_jacobian_unavailable() {
+        let runtime = udk_runtime::Error::NonFinite {
+            what: "mass matrix M",
+        };
+        assert_eq!(
+            ModelError::Runtime(runtime.clone()).into_jacobian_error(),
+            runtime
+        );
+        let missing = ModelError::MissingParameter {
+            name: "m".into(),
+            model: "pendulum".into(),
+        };
+        assert!(matches!(
+            missing.into_jacobian_error(),
+            udk_runtime::Error::JacobianUnavailable { .. }
+        ));
+    }
+}

@@ -371,12 +371,8 @@ impl DynamicLagrangianSystem for System<'_> {
             DVector::from_column_slice(q),
             DVector::from_column_slice(qd),
         );
-        (self.model.acceleration_jacobian_with(&q, &qd, t, options)).map_err(|e| match e {
-            ModelError::Runtime(e) => e,
-            _ => udk_runtime::Error::JacobianUnavailable {
-                what: "the acceleration Jacobian (its program did not compile)",
-            },
-        })
+        (self.model.acceleration_jacobian_with(&q, &qd, t, options))
+            .map_err(ModelError::into_jacobian_error)
     }
 
     fn velocity_names(&self) -> Vec<String> {

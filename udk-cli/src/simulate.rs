@@ -634,12 +634,7 @@ impl DynamicLagrangianSystem for Tape<'_, DynamicLagrangianTerms> {
         (evaluator
             .model()
             .acceleration_jacobian_with(&q, &qd, t, options))
-        .map_err(|e| match e {
-            udk::ModelError::Runtime(e) => e,
-            _ => udk_runtime::Error::JacobianUnavailable {
-                what: "the acceleration Jacobian (its program did not compile)",
-            },
-        })
+        .map_err(udk::ModelError::into_jacobian_error)
     }
 
     fn velocity_names(&self) -> Vec<String> {

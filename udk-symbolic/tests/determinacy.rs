@@ -54,3 +54,26 @@ fn a_mass_that_is_a_parameter_is_not_structurally_zero() {
     let l = "0.5 * m * dot(theta).powi(2) + 0.5 * ic * dot(y).powi(2)";
     assert!(undetermined(r#""theta", "y""#, l, "").is_empty());
 }
+
+#[test]
+fn a_model_with_speeds_names_the_undetermined_speed() {
+    // u2 drives θ alone and L has no θ̇: the rate of u2 is undetermined, and the message
+    // names the speed u2, not the coordinate of the same index.
+    let text = r#"
+        name = "Slider"
+        coordinates = ["x", "th"]
+        speeds = ["u1", "u2"]
+        kinematics = ["u1", "u2"]
+        parameters = [{ name = "m" }]
+        lagrangian = "0.5 * m * dot(x).powi(2)"
+        "#;
+    let derivation = derive(&model(text)).expect("the model derives");
+    assert_eq!(derivation.undetermined_coordinates(), [1]);
+    let messages = derivation.undetermined_messages();
+    assert_eq!(messages.len(), 1);
+    assert!(
+        messages[0].starts_with("the rate of speed `u2` is never determined"),
+        "{}",
+        messages[0]
+    );
+}

@@ -11,7 +11,9 @@ impl Derivation {
     /// Udwadia–Kalaba acceleration is never unique (Udwadia & Phohomsiri 2006, eq 5.23: the
     /// massless particle on the rolling wheel). "Structurally 0" means the DAG entry is the
     /// constant 0, so a coordinate whose column vanishes only for some parameter values is
-    /// not listed. Empty for a Hamiltonian model.
+    /// not listed. Empty for a Hamiltonian model. For a model with generalized speeds u
+    /// (q̇ = N(q)u), M and A are taken with respect to u̇, so index i is that of the speed uᵢ
+    /// ([`Derivation::speeds`]), not of qᵢ.
     pub fn undetermined_coordinates(&self) -> Vec<usize> {
         let Equations::Lagrangian(e) = &self.equations else {
             return Vec::new();
@@ -25,16 +27,21 @@ impl Derivation {
     }
 
     /// One sentence per undetermined coordinate ([`Derivation::undetermined_coordinates`])
-    /// saying why its acceleration can never be found.
+    /// saying why its acceleration can never be found; it names the speed uᵢ for a model
+    /// with generalized speeds.
     pub fn undetermined_messages(&self) -> Vec<String> {
+        let (what, names) = match self.speeds.is_empty() {
+            true => ("acceleration of coordinate", &self.coordinates),
+            false => ("rate of speed", &self.speeds),
+        };
         (self.undetermined_coordinates().into_iter())
             .map(|i| {
                 format!(
-                    "the acceleration of coordinate `{}` is never determined: L has no velocity \
-                     term in it (its row and column of M are 0) and no constraint involves it, \
-                     so [M; A] has rank < n at every state and `acceleration` returns \
+                    "the {what} `{}` is never determined: L has no velocity term in it (its \
+                     row and column of M are 0) and no constraint involves it, so [M; A] has \
+                     rank < n at every state and `acceleration` returns \
                      NonUniqueAcceleration",
-                    self.coordinates[i]
+                    names[i]
                 )
             })
             .collect()
