@@ -35,6 +35,21 @@ fn evaluate(
     )
 }
 
+/// Asserts that the energies (Jacobi integrals) of two derivations agree at (q, q̇) to 1e-12
+/// relative to `scale`: a tree's is formed from its bodies' velocities, the dense path's is
+/// q̇ᵀ∂L/∂q̇ − L.
+fn assert_same_energy(
+    a: &udk_symbolic::Derivation,
+    b: &udk_symbolic::Derivation,
+    q: &[f64],
+    qd: &[f64],
+    scale: f64,
+) {
+    let values = at(q, qd, &[]);
+    let energy = |d: &udk_symbolic::Derivation| d.pool.eval(equations(d).energy, &values);
+    assert_close(&[energy(a)], &[energy(b)], 1e-12, scale);
+}
+
 /// M (row-major) and Q₀ + τ of the tree in `frames` at (q, q̇, τ).
 fn tree_values(
     tree: &RigidBodyTree,
@@ -85,6 +100,7 @@ fn assert_matches_lagrangian(bodies: &[Body], states: u32) -> Vec<(MassMatrixFor
         let (chosen_m, chosen_q) = evaluate(&by_tree, &q, &qd, &tau);
         assert_close(&chosen_m, &m, 1e-12, m_scale);
         assert_close(&chosen_q, &force, 1e-12, q_scale);
+        assert_same_energy(&by_tree, &reference, &q, &qd, m_scale + q_scale);
     }
     // With a clean tree only the tree's form is formed; the dense model gives ∂²L/∂q̇².
     let mut forms = equations(&by_tree).mass_matrix_forms.clone();
@@ -243,6 +259,17 @@ fn terms_of_the_lagrangian_outside_the_tree_are_kept() {
     let (tree_m, tree_force) = evaluate(&by_tree, &q, &qd, &tau);
     assert_close(&tree_m, &m, 1e-12, 1.0);
     assert_close(&tree_force, &force, 1e-12, 1.0);
+    // h is T + V of the tree plus the rest's q̇ᵀ∂L_rest/∂q̇ − L_rest = 3 q₁² + 0.2 q̇₀q̇₁,
+    // checked by value too.
+    assert_same_energy(&by_tree, &reference, &q, &qd, 1.0);
+    let without_spring = {
+        let mut plain = spec(&bodies, GRAVITY);
+        plain.tree = Some(tree(&bodies, GRAVITY));
+        derive(&plain).unwrap()
+    };
+    let h = |d: &udk_symbolic::Derivation| d.pool.eval(equations(d).energy, &at(&q, &qd, &[]));
+    let rest = 3.0 * q[1] * q[1] + 0.2 * qd[0] * qd[1];
+    assert_close(&[h(&by_tree) - h(&without_spring)], &[rest], 1e-12, 1.0);
 }
 
 /// A malformed tree is a typed error, and a derivation error at the Lagrangian.
@@ -371,6 +398,7 @@ fn ur5_matches_pinocchio_and_its_lagrangian() {
             numbers(&state["qd"]),
             numbers(&state["tau"]),
         );
+        assert_same_energy(&by_tree, &reference, &q, &qd, 1.0);
         for frames in [Frames::Body, Frames::World] {
             let (m, force) = tree_values(&spec.tree.clone().unwrap(), frames, &q, &qd, &tau);
             assert_close(&m, &numbers(&state["mass_matrix"]), 1e-12, largest(&m));

@@ -57,8 +57,6 @@ pub(super) fn derive(
     let nonholonomic: Vec<ExprId> = nonholonomic.into_iter().map(|(phi, _)| phi).collect();
     let forces = add_loads(pool, n, &forces, &loads);
 
-    // ∂L/∂q̇ᵢ, for the Jacobi integral and the Lagrangian forms.
-    let momenta: Vec<ExprId> = (0..n).map(|i| pool.diff(l, Symbol::Velocity(i))).collect();
     // A kinematic tree gives M by the composite-rigid-body algorithm and Q by recursive
     // Newton–Euler. When L is exactly the tree's Lagrangian (a URDF model), that form is the
     // only one formed: the others cost most of the derivation (Panda: ∂²L/∂q̇² and Q take 25824
@@ -83,9 +81,19 @@ pub(super) fn derive(
     });
     let with_rest = with_rest.filter(|&(_, rest)| spec.tree.is_some() || pool.is_zero(rest));
     let tree = (with_rest.as_ref()).map(|(c, rest)| tree_form(pool, c, n, *rest, &forces));
+    // The Jacobi integral h = q̇ᵀ ∂L/∂q̇ − L: the tree's energy plus the rest's integral where a
+    // tree holds L (the tree's momenta are never formed), else from ∂L/∂q̇ᵢ.
+    let tree_energy = (with_rest.as_ref()).map(|(c, rest)| {
+        let tree = super::tree::energy(pool, c);
+        let rest_momenta = momenta(pool, *rest, n);
+        let rest = jacobi_integral(pool, *rest, &rest_momenta);
+        pool.add(&[tree, rest])
+    });
     let constants = with_rest.map(|(c, _)| c);
     let mut candidates = Vec::new();
     let tree_forces = tree.as_ref().and_then(|form| form.joint_forces.clone());
+    // ∂L/∂q̇ᵢ, for the Lagrangian forms and the Jacobi integral of a model with no tree.
+    let mut lagrangian_momenta: Option<Vec<ExprId>> = None;
     match tree {
         Some(TreeForm {
             mass_matrix,
@@ -95,7 +103,8 @@ pub(super) fn derive(
         }) => candidates.push((MassMatrixForm::CompositeRigidBody, mass_matrix, force)),
         tree => {
             // M = ∂²L/∂q̇², which must not depend on q̇ (L quadratic in q̇).
-            let mass_matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
+            let momenta: &[ExprId] = lagrangian_momenta.get_or_insert_with(|| momenta(pool, l, n));
+            let mass_matrix = symmetric_jacobian(pool, momenta, Symbol::Velocity);
             let is_velocity = |s: Symbol| matches!(s, Symbol::Velocity(_));
             if pool.any_depends_on(&mass_matrix.entries, &is_velocity) {
                 errors.push(
@@ -105,7 +114,7 @@ pub(super) fn derive(
                 );
                 return None;
             }
-            let force = generalized_force(pool, l, &momenta, &mass_matrix.entries, &forces);
+            let force = generalized_force(pool, l, momenta, &mass_matrix.entries, &forces);
             // The same M and Q from the bodies' partial velocities (with the Lagrangian Q, and
             // with Kane's) and the tree's form with the rest of L; the smallest pair is kept
             // (the first of equals).
@@ -113,7 +122,7 @@ pub(super) fn derive(
             if let Some(split) = bodies::split(pool, scope, &lagrangian.0) {
                 let by_bodies = bodies::mass_matrix(pool, &split, n);
                 let by_bodies_force =
-                    generalized_force(pool, l, &momenta, &by_bodies.entries, &forces);
+                    generalized_force(pool, l, momenta, &by_bodies.entries, &forces);
                 // Kane: Q = Q₀ of the bodies + the Lagrangian Q of L_rest (with the forces).
                 let bias = bodies::kane_bias(pool, &split.bodies, n);
                 let (_, rest_force) = rest_terms(pool, split.rest, n, &forces);
@@ -175,13 +184,13 @@ pub(super) fn derive(
         _ => None,
     };
 
-    // h = q̇ᵀ ∂L/∂q̇ − L.
-    let velocities = velocities(pool, n);
-    let mut terms: Vec<ExprId> = (velocities.iter().zip(&momenta))
-        .map(|(&v, &p)| pool.mul(&[v, p]))
-        .collect();
-    terms.push(pool.neg(l));
-    let energy = pool.add(&terms);
+    let energy = match tree_energy {
+        Some(energy) => energy,
+        None => {
+            let momenta = lagrangian_momenta.unwrap_or_else(|| momenta(pool, l, n));
+            jacobi_integral(pool, l, &momenta)
+        }
+    };
 
     if let Some(rates) = rates {
         let terms = super::speeds::Terms {
@@ -347,12 +356,25 @@ fn rest_terms(
     n: usize,
     forces: &[ExprId],
 ) -> (Vec<ExprId>, Vec<ExprId>) {
-    let momenta: Vec<ExprId> = (0..n)
-        .map(|i| pool.diff(rest, Symbol::Velocity(i)))
-        .collect();
+    let momenta = momenta(pool, rest, n);
     let matrix = symmetric_jacobian(pool, &momenta, Symbol::Velocity);
     let force = generalized_force(pool, rest, &momenta, &matrix.entries, forces);
     (matrix.entries, force)
+}
+
+/// ∂`l`/∂q̇ᵢ, n entries.
+fn momenta(pool: &mut Pool, l: ExprId, n: usize) -> Vec<ExprId> {
+    (0..n).map(|i| pool.diff(l, Symbol::Velocity(i))).collect()
+}
+
+/// The Jacobi integral h = q̇ᵀ`momenta` − `l` of a Lagrangian `l` with ∂l/∂q̇ = `momenta`.
+fn jacobi_integral(pool: &mut Pool, l: ExprId, momenta: &[ExprId]) -> ExprId {
+    let velocities = velocities(pool, momenta.len());
+    let mut terms: Vec<ExprId> = (velocities.iter().zip(momenta))
+        .map(|(&v, &p)| pool.mul(&[v, p]))
+        .collect();
+    terms.push(pool.neg(l));
+    pool.add(&terms)
 }
 
 /// a + b, entry by entry.

@@ -256,10 +256,9 @@ pub(crate) fn constant_articulated(
     articulated::solve(pool, &links, n, tau, base_acceleration, right_hand_sides)
 }
 
-/// The tree's Lagrangian as a DAG node, with the scale its values are compared at: T − V with
-/// T = Σ kinetic_energy(mᵢ, Iᵢ, pᵢ, Rᵢ) and V = −Σ mᵢ g·pᵢ over the bodies with mass (pᵢ the
-/// centre of mass in the world frame), and the scale |T| + Σ |mᵢ g·pᵢ|.
-fn lagrangian(pool: &mut Pool, constants: &TreeConstants) -> (ExprId, ExprId) {
+/// The tree's kinetic energy T = Σ kinetic_energy(mᵢ, Iᵢ, pᵢ, Rᵢ) and the terms mᵢ g·pᵢ of
+/// −V over the bodies with mass (pᵢ the centre of mass in the world frame), as DAG nodes.
+fn energies(pool: &mut Pool, constants: &TreeConstants) -> (ExprId, Vec<ExprId>) {
     let poses = links::poses(pool, &constants.bodies);
     let mut kinetic = Vec::new();
     let mut potentials = Vec::new();
@@ -279,7 +278,13 @@ fn lagrangian(pool: &mut Pool, constants: &TreeConstants) -> (ExprId, ExprId) {
         let height = dot3(pool, constants.gravity, centre);
         potentials.push(pool.mul(&[inertia.mass, height]));
     }
-    let t = pool.add(&kinetic);
+    (pool.add(&kinetic), potentials)
+}
+
+/// The tree's Lagrangian as a DAG node, with the scale its values are compared at: T − V with
+/// T and −V = Σ mᵢ g·pᵢ from [`energies`], and the scale |T| + Σ |mᵢ g·pᵢ|.
+fn lagrangian(pool: &mut Pool, constants: &TreeConstants) -> (ExprId, ExprId) {
+    let (t, potentials) = energies(pool, constants);
     let mut terms = potentials.clone();
     terms.push(t);
     let l = pool.add(&terms);
@@ -287,6 +292,17 @@ fn lagrangian(pool: &mut Pool, constants: &TreeConstants) -> (ExprId, ExprId) {
         .map(|&x| pool.call(crate::expr::Func::Abs, &[x]))
         .collect();
     (l, pool.add(&magnitudes))
+}
+
+/// The tree's energy T + V (J), its Jacobi integral q̇ᵀ∂L/∂q̇ − L: the tree's constants do
+/// not depend on q̇ or t, so T is a quadratic form in q̇ and q̇ᵀ∂T/∂q̇ = 2T (Euler's theorem on
+/// homogeneous functions; Goldstein, *Classical Mechanics*, §2.7). Formed from the bodies'
+/// velocities, O(n · depth) operations, where differentiating L by each q̇ᵢ took O(n² · depth)
+/// (TIAGo Pro: 50 257 emitted operations).
+pub(crate) fn energy(pool: &mut Pool, constants: &TreeConstants) -> ExprId {
+    let (t, potentials) = energies(pool, constants);
+    let v = pool.add(&potentials);
+    pool.sub(t, v)
 }
 
 /// The part of the Lagrangian `l` the tree does not hold: 0 when `l` equals the tree's
