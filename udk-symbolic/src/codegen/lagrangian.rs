@@ -188,22 +188,42 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
         Output::Vector(&eq.velocity_constraints),
     );
 
-    let mut outputs = vec![
-        (local("mass_matrix"), Output::Matrix(&eq.mass_matrix)),
-        (
+    // `terms` computes M and Q together so that their shared subexpressions are computed once;
+    // where they share almost nothing (a tree: M by composite rigid bodies, Q by Newton–Euler,
+    // under 1/20 of their operations in common) it calls `mass_matrix` and
+    // `generalized_forces` instead of repeating their code (TIAGo Pro: 14 266 emitted
+    // operations fewer).
+    let calls = {
+        let pool = &code.derivation.pool;
+        let (mass, force) = (&eq.mass_matrix.entries, &eq.generalized_force);
+        let together = pool.operation_count(&[&mass[..], force].concat());
+        let apart = pool.operation_count(mass) + pool.operation_count(force);
+        20 * (apart - together) < together
+    };
+    let mut outputs = Vec::new();
+    if !calls {
+        outputs.push((local("mass_matrix"), Output::Matrix(&eq.mass_matrix)));
+        outputs.push((
             local("generalized_force"),
             Output::Vector(&eq.generalized_force),
-        ),
-        (
-            local("constraint_matrix"),
-            Output::Matrix(&eq.constraint_matrix),
-        ),
-        (local("constraint_rhs"), Output::Vector(&eq.constraint_rhs)),
-    ];
+        ));
+    }
+    outputs.push((
+        local("constraint_matrix"),
+        Output::Matrix(&eq.constraint_matrix),
+    ));
+    outputs.push((local("constraint_rhs"), Output::Vector(&eq.constraint_rhs)));
     if has_nonideal {
         outputs.push((local("nonideal_force"), Output::Vector(&eq.nonideal_force)));
     }
-    let (statements, values) = code.emit(&outputs);
+    let (mut statements, mut values) = code.emit(&outputs);
+    if calls {
+        statements.extend(quote! {
+            let mass_matrix = Self::mass_matrix(self, q, t);
+            let generalized_force = Self::generalized_forces(self, q, qd, #u_arg t);
+        });
+        values.splice(0..0, [quote!(mass_matrix), quote!(generalized_force)]);
+    }
     let nonideal_v = match values.get(4) {
         Some(c) => quote!(::core::option::Option::Some(#c)),
         None => quote!(::core::option::Option::None),
