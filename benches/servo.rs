@@ -5,7 +5,8 @@
 //!
 //! The parts of the controller's path by inverse dynamics (what `servo_control` runs on this
 //! model): the task terms (`servo_task`) and one recursive Newton–Euler pass
-//! (`servo_inverse_dynamics`). And the general path it replaces, `control` on the full terms
+//! (`servo_inverse_dynamics`), and the kernel between them (`control_by_inverse_dynamics` on
+//! given task terms, with the inverse dynamics a constant). And the general path it replaces, `control` on the full terms
 //! (`servo_terms`, with M), which was `servo_control` before.
 //!
 //! Run with `cargo bench --bench servo`.
@@ -17,7 +18,7 @@ mod ur5_circle;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;
 use udk::nalgebra::SVector;
-use udk::runtime::servo::control;
+use udk::runtime::servo::{control, control_by_inverse_dynamics};
 use udk::runtime::Options;
 use ur5_circle::Ur5Circle;
 
@@ -54,6 +55,18 @@ fn servo(c: &mut Criterion) {
     group.bench_function("servo_inverse_dynamics", |b| {
         b.iter(|| {
             arm.servo_inverse_dynamics(black_box(&q), black_box(&qd), black_box(&qdd), black_box(t))
+        })
+    });
+    let task = arm.servo_task(&q, &qd, t);
+    group.bench_function("kernel", |b| {
+        b.iter(|| {
+            control_by_inverse_dynamics::<6, 6, 6>(
+                black_box(&task),
+                |_| tau,
+                Ur5Circle::GAINS,
+                &Options::default(),
+            )
+            .expect("the task is nonsingular here")
         })
     });
     group.bench_function("general_path", |b| {

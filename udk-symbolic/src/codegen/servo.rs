@@ -145,7 +145,9 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
 /// without M: `servo_task` (A_s, b_s and the residuals (e, β) in one program) and
 /// `servo_inverse_dynamics` (M v − Q₀ − C₀, by recursive Newton–Euler for a tree), then the
 /// override of `ServoSystem::control` that runs `udk_runtime::servo::control_by_inverse_dynamics`
-/// on them and `control` on the full terms where it does not apply. `None` for other models.
+/// on the two computed as one program in two phases (the inverse dynamics, a closure run at
+/// the solved q̈*, reuses the task's subexpressions), and `control` on the full terms where
+/// that path does not apply. `None` for other models.
 fn inverse_dynamics_path(
     code: &Code,
     eq: &LagrangianEquations,
@@ -186,9 +188,21 @@ fn inverse_dynamics_path(
         ),
     ];
     let (statements, values) = code.emit(&task_outputs);
-    let fields = (task_outputs.iter().zip(&values))
-        .map(|((name, _), value)| super::field(&name.to_string(), value));
+    let fields: Vec<TokenStream> = (task_outputs.iter().zip(&values))
+        .map(|((name, _), value)| super::field(&name.to_string(), value))
+        .collect();
     let inverse = code.body("inverse_dynamics", Output::Vector(&servo.inverse_dynamics));
+    // The controller's own program: the task, then the inverse dynamics at the solved q̈*,
+    // which reuses the task's sines, cosines and rotations.
+    let mut both = task_outputs.to_vec();
+    both.push((
+        super::local("inverse_dynamics"),
+        Output::Vector(&servo.inverse_dynamics),
+    ));
+    let (task_statements, inverse_statements, both_values) = code.emit_in_phases(&both, 4);
+    let both_fields = (task_outputs.iter().zip(&both_values))
+        .map(|((name, _), value)| super::field(&name.to_string(), value));
+    let inverse_value = &both_values[4];
     let runtime = quote!(::udk::__private::udk_runtime);
     let vec_n = vector_type(n_count);
     let doc_task = doc(&format!(
@@ -217,6 +231,7 @@ fn inverse_dynamics_path(
         }
     };
     let control = quote! {
+        #allow
         fn control(
             &self,
             q: &#vec_n,
@@ -225,8 +240,12 @@ fn inverse_dynamics_path(
             law: #runtime::servo::ServoLaw,
             options: &#runtime::Options,
         ) -> ::core::result::Result<#runtime::servo::ServoControl<#n, #r, #k>, #runtime::Error> {
-            let task = Self::servo_task(self, q, qd, t);
-            let inverse_dynamics = |qdd: &#vec_n| Self::servo_inverse_dynamics(self, q, qd, qdd, t);
+            #task_statements
+            let task = #runtime::servo::ServoTask { #(#both_fields,)* };
+            let inverse_dynamics = |qdd: &#vec_n| -> #vec_n {
+                #inverse_statements
+                #inverse_value
+            };
             match #runtime::servo::control_by_inverse_dynamics(&task, inverse_dynamics, law, options)? {
                 ::core::option::Option::Some(control) => ::core::result::Result::Ok(control),
                 ::core::option::Option::None => #runtime::servo::control::<#n, 0, #r, #k>(
