@@ -7,8 +7,8 @@ mod example;
 
 use example::Ur5Circle;
 use serde_json::Value;
-use udk::nalgebra::SVector;
-use udk::runtime::servo::{servo_loop, Convergence};
+use udk::nalgebra::{SMatrix, SVector};
+use udk::runtime::servo::{control_by_inverse_dynamics, servo_loop, Convergence};
 use udk::runtime::simulate::{simulate_lagrangian, OutputTimes, SimulationOptions};
 use udk::runtime::Options;
 
@@ -82,7 +82,8 @@ fn the_tool_stays_on_the_circle_once_converged() {
 fn the_determined_path_agrees_with_the_general_one_on_the_arm() {
     use udk::nalgebra::{DMatrix, DVector};
     use udk::runtime::servo::{control_dyn, GenericServoTerms};
-    // The bench's state: off the circle, moving.
+    // servo_control takes the path by inverse dynamics on this arm (no M); the general one
+    // forms and factors M. The bench's state: off the circle, moving.
     let arm = Ur5Circle::EXAMPLE;
     let q = SVector::<f64, 6>::from([0.32, -1.18, 1.63, -1.87, -1.52, 0.21]);
     let qd = SVector::<f64, 6>::from([0.1, -0.2, 0.3, 0.05, -0.1, 0.2]);
@@ -121,4 +122,38 @@ fn the_determined_path_agrees_with_the_general_one_on_the_arm() {
             "{law:?}: {error:e}"
         );
     }
+}
+
+#[test]
+fn the_inverse_dynamics_is_the_mass_matrix_times_the_acceleration_less_the_bias() {
+    // servo_inverse_dynamics (recursive Newton–Euler) against M q̈ − Q₀ of servo_terms (M by
+    // the composite-rigid-body algorithm), and servo_task against the rows of servo_terms.
+    let arm = Ur5Circle::EXAMPLE;
+    let q = SVector::<f64, 6>::from([0.32, -1.18, 1.63, -1.87, -1.52, 0.21]);
+    let qd = SVector::<f64, 6>::from([0.1, -0.2, 0.3, 0.05, -0.1, 0.2]);
+    let terms = arm.servo_terms(&q, &qd, 0.3);
+    let task = arm.servo_task(&q, &qd, 0.3);
+    assert_eq!(task.constraint_matrix, terms.constraint_matrix);
+    assert_eq!(task.constraint_rhs, terms.constraint_rhs);
+    assert_eq!(task.position_residual, terms.position_residual);
+    assert_eq!(task.velocity_residual, terms.velocity_residual);
+    assert_eq!(terms.input_matrix, SMatrix::<f64, 6, 6>::identity());
+    for qdd in [
+        SVector::zeros(),
+        SVector::<f64, 6>::from([1.5, -2.0, 0.7, 3.0, -0.4, 9.0]),
+    ] {
+        let found = arm.servo_inverse_dynamics(&q, &qd, &qdd, 0.3);
+        let expected = terms.mass_matrix * qdd - terms.generalized_force;
+        let error = (found - expected).amax();
+        assert!(error < 1e-12 * expected.amax(), "{error:e}");
+    }
+    // servo_control is that path: the same numbers.
+    let by_inverse_dynamics = control_by_inverse_dynamics::<6, 6, 6>(
+        &task,
+        |qdd| arm.servo_inverse_dynamics(&q, &qd, qdd, 0.3),
+        Ur5Circle::GAINS,
+        &Options::default(),
+    );
+    let control = arm.servo_control(&q, &qd, 0.3, Ur5Circle::GAINS);
+    assert_eq!(by_inverse_dynamics, control.map(Some));
 }

@@ -40,7 +40,7 @@ use crate::fundamental::{solve, solve_factored};
 use crate::projection::FACTOR_TOLERANCE;
 use crate::{pinv, pinv_symmetric, Error, LagrangianView, Options};
 use nalgebra::allocator::Allocator;
-use nalgebra::{Const, DefaultAllocator, Dim, Dyn, OMatrix, OVector, SVector, U1};
+use nalgebra::{Const, DefaultAllocator, Dim, Dyn, OMatrix, OVector, SMatrix, SVector, U1};
 
 /// The terms of a servo-controlled system at one state (q, q̇, t), with n coordinates,
 /// r constraint rows (the m physical ones first, then the servo ones) and k inputs, for any
@@ -109,6 +109,23 @@ impl GenericServoTerms<Dyn, Dyn, Dyn> {
 pub type ServoTerms<const N: usize, const R: usize, const K: usize> =
     GenericServoTerms<Const<N>, Const<R>, Const<K>>;
 
+/// The task terms of a system whose servo rows alone determine the motion (no physical rows,
+/// s = n servo rows, the inputs the generalized forces: B = I), at one state: what
+/// [`control_by_inverse_dynamics`] needs besides the inverse dynamics. n = `N` coordinates,
+/// r = `R` rows (= n where the path applies).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ServoTask<const N: usize, const R: usize> {
+    /// A_s, r × n.
+    pub constraint_matrix: SMatrix<f64, R, N>,
+    /// b_s, r entries: the servo constraints hold when A_s q̈ = b_s.
+    pub constraint_rhs: SVector<f64, R>,
+    /// The holonomic servo constraints e(q, t) in their rows, 0 in the others.
+    pub position_residual: SVector<f64, R>,
+    /// The servo constraints at velocity level (ė or φ_s): the error β of the review paper,
+    /// eq 72.
+    pub velocity_residual: SVector<f64, R>,
+}
+
 /// A [`ControlledLagrangianSystem`] with servo constraints, as `#[lagrangian]` generates it for
 /// a model with `servo(..)`: n = `N` coordinates, m = `M` physical constraint rows, r = `R`
 /// rows in all (s = r − m servo rows) and k = `K` inputs.
@@ -118,6 +135,25 @@ pub trait ServoSystem<const N: usize, const M: usize, const R: usize, const K: u
     /// The terms the controller needs at (q, q̇, t), computed together in one program.
     fn servo_terms(&self, q: &SVector<f64, N>, qd: &SVector<f64, N>, t: f64)
         -> ServoTerms<N, R, K>;
+
+    /// The controller at (q, q̇, t) under `law` with the kernels' `options`: by default
+    /// [`control`] on [`ServoSystem::servo_terms`]. `#[lagrangian]` overrides it for a model
+    /// whose servo rows alone determine the motion and whose inputs are the generalized forces
+    /// (B = I): [`control_by_inverse_dynamics`] first, without M, and [`control`] where that
+    /// path does not apply.
+    ///
+    /// # Errors
+    /// As [`control`].
+    fn control(
+        &self,
+        q: &SVector<f64, N>,
+        qd: &SVector<f64, N>,
+        t: f64,
+        law: ServoLaw,
+        options: &Options,
+    ) -> Result<ServoControl<N, R, K>, Error> {
+        control::<N, M, R, K>(&self.servo_terms(q, qd, t), law, options)
+    }
 }
 
 /// How the controller drives a state that violates the servo constraints back onto them.
@@ -306,29 +342,12 @@ where
             });
         }
     }
-    let mut rhs = terms.constraint_rhs.clone();
-    match convergence {
-        Convergence::None => {}
-        Convergence::Paper { p } => {
-            if !(p > 0.0 && p.is_finite()) {
-                return Err(Error::InvalidOption {
-                    what: "the gain P of eq 72 must be positive and finite",
-                });
-            }
-        }
-        Convergence::TaskSpace { stiffness, damping } => {
-            if !(stiffness >= 0.0 && damping >= 0.0 && stiffness.is_finite() && damping.is_finite())
-            {
-                return Err(Error::InvalidOption {
-                    what: "servo stiffness K_p and damping K_d must be finite and ≥ 0",
-                });
-            }
-            for i in m..r {
-                rhs[i] -=
-                    damping * terms.velocity_residual[i] + stiffness * terms.position_residual[i];
-            }
-        }
-    }
+    let rhs = servo_rhs(
+        &terms.constraint_rhs,
+        (&terms.position_residual, &terms.velocity_residual),
+        m,
+        convergence,
+    )?;
     if m == 0 && r == n && k == n {
         if let Some(control) = determined(terms, convergence, &rhs, options)? {
             return finite(control);
@@ -433,6 +452,139 @@ where
     })
 }
 
+/// [b; b_s] with the servo rows (`m`.. of `rhs`) changed by the task-space law of
+/// `convergence` (b_s − K_d β − K_p e, from the `residuals` (e, β)); eq 72's term, which
+/// depends on the path, is left to the caller.
+///
+/// # Errors
+/// `InvalidOption` for a negative or non-finite gain or `p` ≤ 0.
+fn servo_rhs<R: Dim>(
+    rhs: &OVector<f64, R>,
+    (position, velocity): (&OVector<f64, R>, &OVector<f64, R>),
+    m: usize,
+    convergence: Convergence,
+) -> Result<OVector<f64, R>, Error>
+where
+    DefaultAllocator: Allocator<R>,
+{
+    let mut rhs = rhs.clone();
+    match convergence {
+        Convergence::None => {}
+        Convergence::Paper { p } => {
+            if !(p > 0.0 && p.is_finite()) {
+                return Err(Error::InvalidOption {
+                    what: "the gain P of eq 72 must be positive and finite",
+                });
+            }
+        }
+        Convergence::TaskSpace { stiffness, damping } => {
+            if !(stiffness >= 0.0 && damping >= 0.0 && stiffness.is_finite() && damping.is_finite())
+            {
+                return Err(Error::InvalidOption {
+                    what: "servo stiffness K_p and damping K_d must be finite and ≥ 0",
+                });
+            }
+            for i in m..rhs.len() {
+                rhs[i] -= damping * velocity[i] + stiffness * position[i];
+            }
+        }
+    }
+    Ok(rhs)
+}
+
+/// b* with eq 72's term for a square A_s: −β/P in every row for [`Convergence::Paper`]
+/// (β = `velocity`), so that q̈* = A_s⁻¹b* carries −A_s⁻¹β/P; `rhs` unchanged for the other
+/// laws.
+fn with_paper_term<R: Dim>(
+    mut rhs: OVector<f64, R>,
+    velocity: &OVector<f64, R>,
+    convergence: Convergence,
+) -> OVector<f64, R>
+where
+    DefaultAllocator: Allocator<R>,
+{
+    if let Convergence::Paper { p } = convergence {
+        rhs -= velocity / p;
+    }
+    rhs
+}
+
+/// q̈* = A_s⁻¹b* for a square A_s (`servo`, n × n) and b* (`rhs`), by [`solve_square`].
+/// `None` when a pivot ratio is at most 1e-8 (A_s singular or nearly so).
+///
+/// # Errors
+/// `ResidualTooLarge` when the componentwise backward error of q̈* in A_s q̈* = b*
+/// ([`backward_error`]) exceeds `options.residual_tolerance`.
+fn task_acceleration<N: Dim, R: Dim>(
+    n: N,
+    servo: &OMatrix<f64, R, N>,
+    rhs: &OVector<f64, R>,
+    options: &Options,
+) -> Result<Option<OVector<f64, N>>, Error>
+where
+    DefaultAllocator: Allocator<N, N> + Allocator<N> + Allocator<R, N> + Allocator<R>,
+{
+    let Some(target) = solve_square(n, servo, rhs) else {
+        return Ok(None);
+    };
+    crate::residual::check(backward_error(servo, rhs, &target), options)?;
+    Ok(Some(target))
+}
+
+/// The controller when the servo rows alone determine the motion and the inputs are the
+/// generalized forces: no physical rows, A_s square (r = n) and B = I (k = n; a robot's joint
+/// efforts, which the caller guarantees). It gives what [`control`] gives on the same
+/// system, without M: q̈* = A_s⁻¹b* by one elimination with partial pivoting (b* of the
+/// convergence law; eq 72's term is −A_s⁻¹β/P there, see [`control`]), then
+/// u = Qᶜ_s = M q̈* − Q₀ − C₀ from `inverse_dynamics`, the system's inverse dynamics at u = 0
+/// (v ↦ M v − Q₀ − C₀; recursive Newton–Euler for a kinematic tree, Featherstone 2008, Table
+/// 5.1: O(n) operations, M never formed nor factored). This u realizes the task: the
+/// acceleration under it is q̈* (to the rounding of the inverse dynamics), the unrealized
+/// force and the task residual are 0. `Ok(None)` (for [`control`] on the full terms) when
+/// r ≠ n or k ≠ n, or when a pivot of the elimination is at most 1e-8 times the largest (A_s
+/// singular or nearly so). M is not formed, so it is not checked to be positive definite
+/// either; u does not need M⁻¹.
+///
+/// # Errors
+/// `InvalidOption` for bad `options` or gains (as [`control`]); `NonFinite` when A_s, b*,
+/// q̈* or u is not finite; `ResidualTooLarge` when the componentwise backward error of q̈*
+/// exceeds `options.residual_tolerance`.
+pub fn control_by_inverse_dynamics<const N: usize, const R: usize, const K: usize>(
+    task: &ServoTask<N, R>,
+    inverse_dynamics: impl FnOnce(&SVector<f64, N>) -> SVector<f64, N>,
+    law: impl Into<ServoLaw>,
+    options: &Options,
+) -> Result<Option<ServoControl<N, R, K>>, Error> {
+    if R != N || K != N {
+        return Ok(None);
+    }
+    options.validate()?;
+    let convergence = law.into().convergence;
+    let rhs = servo_rhs(
+        &task.constraint_rhs,
+        (&task.position_residual, &task.velocity_residual),
+        0,
+        convergence,
+    )?;
+    let rhs = with_paper_term(rhs, &task.velocity_residual, convergence);
+    let servo = &task.constraint_matrix;
+    crate::validate::finite(servo, "servo constraint matrix A_s")?;
+    crate::validate::finite(&rhs, "servo constraint vector b_s")?;
+    let Some(target) = task_acceleration(Const::<N>, servo, &rhs, options)? else {
+        return Ok(None);
+    };
+    crate::validate::finite(&target, "servo acceleration q̈*")?;
+    let servo_force = inverse_dynamics(&target);
+    finite(GenericServoControl {
+        input: SVector::from_fn(|i, _| servo_force[i]),
+        acceleration: target,
+        servo_force,
+        unrealized_force: SVector::zeros(),
+        task_residual: SVector::zeros(),
+    })
+    .map(Some)
+}
+
 /// `control`, or `NonFinite` when its input or unrealized force is not finite.
 fn finite<N: Dim, R: Dim, K: Dim>(
     control: GenericServoControl<N, R, K>,
@@ -507,10 +659,7 @@ where
         KernelAllocator<N, R> + KernelAllocator<N, K> + KernelAllocator<R, K> + Allocator<U1, N>,
 {
     let mass = &terms.mass_matrix;
-    let mut rhs = rhs.clone();
-    if let Convergence::Paper { p } = convergence {
-        rhs -= &terms.velocity_residual / p;
-    }
+    let rhs = with_paper_term(rhs.clone(), &terms.velocity_residual, convergence);
     crate::validate::lagrangian_inputs(
         LagrangianView {
             mass_matrix: mass,
@@ -527,10 +676,9 @@ where
         })?;
     let (n, _) = mass.shape_generic();
     let servo = &terms.constraint_matrix;
-    let Some(target) = solve_square(n, servo, &rhs) else {
+    let Some(target) = task_acceleration(n, servo, &rhs, options)? else {
         return Ok(None);
     };
-    crate::residual::check(backward_error(servo, &rhs, &target), options)?;
     let mut servo_force = mass * &target - &terms.generalized_force;
     if let Some(c) = &terms.nonideal_force {
         servo_force -= c;
@@ -692,8 +840,8 @@ where
     })
 }
 
-/// The servo input of `system` at (q, q̇, t) under `law` ([`control`] on
-/// [`ServoSystem::servo_terms`]).
+/// The servo input of `system` at (q, q̇, t) under `law` ([`ServoSystem::control`]: [`control`]
+/// on [`ServoSystem::servo_terms`], or the path by inverse dynamics where it applies).
 ///
 /// # Errors
 /// As [`control`].
@@ -708,7 +856,7 @@ pub fn servo_control<S, const N: usize, const M: usize, const R: usize, const K:
 where
     S: ServoSystem<N, M, R, K> + ?Sized,
 {
-    control::<N, M, R, K>(&system.servo_terms(q, qd, t), law, options)
+    system.control(q, qd, t, law.into(), options)
 }
 
 /// `system` closed by its servo controller: the [`ClosedLoop`] whose law is the input of
@@ -809,45 +957,55 @@ mod tests {
         }
     }
 
+    /// Asserts that `fast` (3 inputs) is `general` (the same terms with an idle fourth input),
+    /// relative to |u|, |q̈|, |Qᶜ_s| and, for the task rows, ‖A_s‖_∞ |q̈| (rounding).
+    fn assert_agree(
+        law: Convergence,
+        fast: &ServoControl<3, 3, 3>,
+        general: &ServoControl<3, 3, 4>,
+    ) {
+        assert!(general.input[3].abs() < 1e-12);
+        let (force, acceleration) = (general.servo_force.amax(), general.acceleration.amax());
+        let pairs = [
+            (fast.input.as_slice(), &general.input.as_slice()[..3], force),
+            (
+                fast.acceleration.as_slice(),
+                general.acceleration.as_slice(),
+                acceleration,
+            ),
+            (
+                fast.servo_force.as_slice(),
+                general.servo_force.as_slice(),
+                force,
+            ),
+            (
+                fast.unrealized_force.as_slice(),
+                general.unrealized_force.as_slice(),
+                force,
+            ),
+            (
+                fast.task_residual.as_slice(),
+                general.task_residual.as_slice(),
+                3e3 * acceleration,
+            ),
+        ];
+        for (x, y, scale) in pairs {
+            let error = (x.iter().zip(y)).fold(0.0_f64, |e, (a, b)| e.max((a - b).abs()));
+            assert!(
+                error < 1e-12 * scale.max(1.0),
+                "{law:?}: {x:?} against {y:?}"
+            );
+        }
+    }
+
     #[test]
     fn the_determined_path_agrees_with_the_general_one() {
         for law in LAWS {
             let options = Options::default();
             let fast = control::<3, 0, 3, 3>(&determined_terms(), law, &options).unwrap();
             let general = control::<3, 0, 3, 4>(&determined_terms(), law, &options).unwrap();
-            assert!(general.input[3].abs() < 1e-12);
-            // Relative to |u|, |q̈|, |Qᶜ_s| and, for the task rows, ‖A_s‖_∞ |q̈| (rounding).
-            let (force, acceleration) = (general.servo_force.amax(), general.acceleration.amax());
-            let pairs = [
-                (fast.input.as_slice(), &general.input.as_slice()[..3], force),
-                (
-                    fast.acceleration.as_slice(),
-                    general.acceleration.as_slice(),
-                    acceleration,
-                ),
-                (
-                    fast.servo_force.as_slice(),
-                    general.servo_force.as_slice(),
-                    force,
-                ),
-                (
-                    fast.unrealized_force.as_slice(),
-                    general.unrealized_force.as_slice(),
-                    force,
-                ),
-                (
-                    fast.task_residual.as_slice(),
-                    general.task_residual.as_slice(),
-                    3e3 * acceleration,
-                ),
-            ];
-            for (x, y, scale) in pairs {
-                let error = (x.iter().zip(y)).fold(0.0_f64, |e, (a, b)| e.max((a - b).abs()));
-                assert!(
-                    error < 1e-12 * scale.max(1.0),
-                    "{law:?}: {x:?} against {y:?}"
-                );
-            }
+            assert_agree(law, &fast, &general);
+            let acceleration = general.acceleration.amax();
             // The task rows hold under u: A_s q̈ = b*, with eq 72's −β/P in b*.
             let terms = determined_terms::<3>();
             let mut expected = terms.constraint_rhs;
@@ -917,6 +1075,84 @@ mod tests {
         let rows = terms.constraint_matrix * control.acceleration;
         assert!((rows - terms.constraint_rhs).amax() < 1e-12, "{rows}");
         assert!(control.realized(1e-12));
+    }
+
+    /// The task of [`determined_terms`].
+    fn task_of<const K: usize>(terms: &ServoTerms<3, 3, K>) -> ServoTask<3, 3> {
+        ServoTask {
+            constraint_matrix: terms.constraint_matrix,
+            constraint_rhs: terms.constraint_rhs,
+            position_residual: terms.position_residual,
+            velocity_residual: terms.velocity_residual,
+        }
+    }
+
+    /// v ↦ M v − Q₀ − C₀ of `terms`.
+    fn inverse_dynamics<const K: usize>(
+        terms: &ServoTerms<3, 3, K>,
+    ) -> impl Fn(&SVector<f64, 3>) -> SVector<f64, 3> + '_ {
+        |v| {
+            let c = terms.nonideal_force.unwrap_or_default();
+            terms.mass_matrix * v - terms.generalized_force - c
+        }
+    }
+
+    #[test]
+    fn the_path_by_inverse_dynamics_agrees_with_the_general_one() {
+        // B = I: the inputs are the generalized forces; the general path gets an idle fourth.
+        let mut terms = determined_terms::<4>();
+        terms.input_matrix = SMatrix::identity();
+        for law in LAWS {
+            let options = Options::default();
+            let task = task_of(&terms);
+            let fast = control_by_inverse_dynamics::<3, 3, 3>(
+                &task,
+                inverse_dynamics(&terms),
+                law,
+                &options,
+            )
+            .unwrap()
+            .expect("A_s is nonsingular");
+            let general = control::<3, 0, 3, 4>(&terms, law, &options).unwrap();
+            assert_agree(law, &fast, &general);
+        }
+    }
+
+    #[test]
+    fn the_path_by_inverse_dynamics_steps_aside_or_refuses() {
+        let terms = determined_terms::<3>();
+        let options = Options::default();
+        let law = Convergence::None;
+        // A singular task (the third row twice the first): the general path's business.
+        let mut task = task_of(&terms);
+        task.constraint_matrix = matrix![1.0, 2.0, 0.0; 0.0, 1.0, 1.0; 2.0, 4.0, 0.0];
+        let found =
+            control_by_inverse_dynamics::<3, 3, 3>(&task, inverse_dynamics(&terms), law, &options);
+        assert_eq!(found, Ok(None));
+        // Fewer inputs than coordinates: not this path.
+        let found = control_by_inverse_dynamics::<3, 3, 2>(
+            &task_of(&terms),
+            inverse_dynamics(&terms),
+            law,
+            &options,
+        );
+        assert_eq!(found, Ok(None));
+        // A NaN in b_s, bad gains.
+        let mut task = task_of(&terms);
+        task.constraint_rhs[1] = f64::NAN;
+        let found =
+            control_by_inverse_dynamics::<3, 3, 3>(&task, inverse_dynamics(&terms), law, &options);
+        assert!(matches!(found, Err(Error::NonFinite { .. })), "{found:?}");
+        let found = control_by_inverse_dynamics::<3, 3, 3>(
+            &task_of(&terms),
+            inverse_dynamics(&terms),
+            Convergence::Paper { p: -1.0 },
+            &options,
+        );
+        assert!(
+            matches!(found, Err(Error::InvalidOption { .. })),
+            "{found:?}"
+        );
     }
 
     #[test]

@@ -164,6 +164,12 @@ pub struct ServoEquations {
     pub generalized_force: Vec<ExprId>,
     /// C at u = 0, n entries.
     pub nonideal_force: Vec<ExprId>,
+    /// The inverse dynamics at u = 0, M v − Q − C with the accelerations v
+    /// (`Symbol::Acceleration`), n entries: the generalized force the inputs must add for the
+    /// motion v. For a kinematic tree by recursive Newton–Euler (Featherstone 2008, Table
+    /// 5.1), O(n) operations, M never formed; else the product M v. The controller's path
+    /// without M (`udk_runtime::servo::control_by_inverse_dynamics`) evaluates it at q̈*.
+    pub inverse_dynamics: Vec<ExprId>,
 }
 
 /// The constraint rows of a servo controller's terms, for a Lagrangian model with n

@@ -6,8 +6,8 @@ mod emit_support;
 use emit_support::{build, lagrangian_outputs, symbol, tree, State};
 use proptest::prelude::*;
 use udk_symbolic::emit::{
-    compile_tape, count_ops, emit_rust, equations_latex, equations_text, latex, text,
-    HamiltonianTape, LagrangianTape, Names, TapeError, TapeInputs,
+    compile_tape, count_ops, emit_rust, emit_rust_in_phases, equations_latex, equations_text,
+    latex, text, HamiltonianTape, LagrangianTape, Names, TapeError, TapeInputs,
 };
 use udk_symbolic::expr::{ExprId, Func, Pool, Symbol};
 use udk_symbolic::models::{pendulum_chain_cartesian, pendulum_chain_minimal};
@@ -114,6 +114,40 @@ fn shared_values_become_one_temporary_and_single_uses_are_inlined() {
         code,
         "let __t0 : f64 = (q [0] + q [1]) . exp () ; let __t1 : f64 = q [2] * __t0 ; \
          let __t2 : f64 = q [2] + __t0 ; => __t1 => __t2"
+    );
+}
+
+#[test]
+fn two_phases_share_the_first_phase_values_and_read_the_late_symbols_only_later() {
+    // y = sin(q0 − q1)·q1 first; then z = cos(q0 − q1)·q̈0 + sin(q0 − q1)·q̈1, whose sin and
+    // cos come from the first phase's one sin_cos.
+    let mut pool = Pool::new();
+    let (a, b) = (x(&mut pool, 0), x(&mut pool, 1));
+    let d = pool.sub(a, b);
+    let s = pool.call(Func::Sin, &[d]);
+    let c = pool.call(Func::Cos, &[d]);
+    let y = pool.mul(&[s, b]);
+    let (v0, v1) = (
+        pool.symbol(Symbol::Acceleration(0)),
+        pool.symbol(Symbol::Acceleration(1)),
+    );
+    let terms = [pool.mul(&[c, v0]), pool.mul(&[s, v1])];
+    let z = pool.add(&terms);
+    let block = emit_rust_in_phases(&pool, &[y, z], 1, &symbol);
+    let (early, later) = (block.statements.to_string(), block.later.to_string());
+    assert_eq!(early.matches("sin_cos").count(), 1, "{early}");
+    assert!(!early.contains("qdd"), "{early}");
+    assert!(!later.contains("sin") && !later.contains("cos"), "{later}");
+    assert!(
+        later.contains("qdd [0]") && later.contains("qdd [1]"),
+        "{later}"
+    );
+    // One phase: the same statements, in one stream.
+    let whole = emit_rust(&pool, &[y, z], &symbol);
+    assert!(whole.later.is_empty());
+    assert_eq!(
+        whole.statements.to_string(),
+        format!("{early} {later}").trim()
     );
 }
 

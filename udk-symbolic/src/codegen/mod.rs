@@ -23,7 +23,7 @@ mod tests;
 pub use expansion::{expand, format_expansion, model_struct};
 
 use crate::derivation::{Derivation, Equations, ExprMatrix};
-use crate::emit::emit_rust;
+use crate::emit::emit_rust_in_phases;
 use crate::error::{Error, Errors};
 use crate::expr::{ExprId, Node, Pool, Symbol};
 use crate::parse::Value;
@@ -94,6 +94,7 @@ struct Code<'a> {
 }
 
 /// One value a generated function computes.
+#[derive(Clone, Copy)]
 enum Output<'a> {
     Scalar(ExprId),
     /// A column vector `SVector<f64, len>`.
@@ -188,6 +189,26 @@ impl<'a> Code<'a> {
     /// Straight-line code computing `outputs` together (shared subexpressions once): the
     /// statements, then one expression per output (a local or a literal).
     fn emit(&self, outputs: &[(Ident, Output)]) -> (TokenStream, Vec<TokenStream>) {
+        let (mut statements, later, values) = self.emit_in_phases(outputs, outputs.len());
+        statements.extend(later);
+        (statements, values)
+    }
+
+    /// [`Code::emit`] in two phases ([`crate::emit::emit_rust_in_phases`]): the statements
+    /// that compute `outputs[..first]`, those that compute the rest from them (which may read
+    /// `qdd`, given only then), and one expression per output.
+    fn emit_in_phases(
+        &self,
+        outputs: &[(Ident, Output)],
+        first: usize,
+    ) -> (TokenStream, TokenStream, Vec<TokenStream>) {
+        let first_ids: usize = (outputs[..first].iter())
+            .map(|(_, output)| match output {
+                Output::Scalar(_) => 1,
+                Output::Vector(ids) => ids.len(),
+                Output::Matrix(matrix) => matrix.entries.len(),
+            })
+            .sum();
         let ids: Vec<ExprId> = outputs
             .iter()
             .flat_map(|(_, output)| match output {
@@ -207,7 +228,7 @@ impl<'a> Code<'a> {
             }
             _ => self.access(s),
         };
-        let block = emit_rust(&self.derivation.pool, &ids, &symbol);
+        let block = emit_rust_in_phases(&self.derivation.pool, &ids, first_ids, &symbol);
         let used = used.into_inner();
         let locals = used.iter().map(|s| &self.names[s]);
         let reads = used.iter().map(|&s| self.access(s));
@@ -217,9 +238,15 @@ impl<'a> Code<'a> {
             _ => quote!(let (#(#locals),*) = (#(#reads),*);),
         };
         statements.extend(block.statements.clone());
+        let mut later = block.later.clone();
         let mut values = Vec::with_capacity(outputs.len());
         let mut k = 0;
-        for (name, output) in outputs {
+        for (index, (name, output)) in outputs.iter().enumerate() {
+            let phase = if index < first {
+                &mut statements
+            } else {
+                &mut later
+            };
             let (shape, rows, cols) = match output {
                 Output::Scalar(_) => {
                     values.push(block.outputs[k].clone());
@@ -247,11 +274,11 @@ impl<'a> Code<'a> {
             if fill.is_empty() {
                 values.push(quote!(#shape::zeros()));
             } else {
-                statements.extend(quote!(let mut #name = #shape::zeros(); #fill));
+                phase.extend(quote!(let mut #name = #shape::zeros(); #fill));
                 values.push(quote!(#name));
             }
         }
-        (statements, values)
+        (statements, later, values)
     }
 
     /// The body of a function returning the single `output`, built in a local named `name`.

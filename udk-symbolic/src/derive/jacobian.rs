@@ -30,7 +30,7 @@ pub(super) struct Residuals<'e> {
 
 impl Residuals<'_> {
     /// (r, g) as expressions of the state, `Symbol::Acceleration` and `Symbol::Multiplier`.
-    fn build(&self, pool: &mut Pool) -> (Vec<ExprId>, Vec<ExprId>) {
+    pub(super) fn build(&self, pool: &mut Pool) -> (Vec<ExprId>, Vec<ExprId>) {
         let n = self.force.len();
         let m = self.constraint_rhs.len();
         let v: Vec<ExprId> = (0..n)

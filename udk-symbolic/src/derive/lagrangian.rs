@@ -256,8 +256,8 @@ pub(super) fn derive(
         spec,
         scope,
         pool,
-        &generalized_force,
-        &nonideal_force,
+        (&generalized_force, &nonideal_force),
+        &residuals,
         (&holonomic, velocity_constraints.len()),
         errors,
     );

@@ -2,16 +2,19 @@
 //! (review paper, section 8.3; Udwadia 2003), derived as the physical ones are, and the input
 //! matrix B = ∂(Q + C)/∂u through which the inputs act.
 
+use super::jacobian::Residuals;
 use super::{jacobian, parse_constraints};
-use crate::derivation::ServoEquations;
+use crate::derivation::{ExprMatrix, ServoEquations};
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{Context, Scope};
 use crate::spec::{Expression, ModelSpec};
 
 /// The servo equations of `spec` (`None` without `servo`), for the generalized force
-/// `force` and the non-ideal force `nonideal` (n entries each, functions of u), next to the
-/// `physical` rows (their holonomic constraints f and their number).
+/// `force` and the non-ideal force `nonideal` (n entries each, functions of u), the model's
+/// residual of the fundamental equation `residuals` (its M v − Q − C, by inverse dynamics for
+/// a tree, gives [`ServoEquations::inverse_dynamics`]), next to the `physical` rows (their
+/// holonomic constraints f and their number).
 ///
 /// Each entry of `spec.servo` is `holonomic(e1, ...)` or `nonholonomic(φ1, ...)`; the
 /// holonomic rows come first whatever the order written. Errors (pushed to `errors`): an
@@ -21,8 +24,8 @@ pub(super) fn derive(
     spec: &ModelSpec,
     scope: &Scope,
     pool: &mut Pool,
-    force: &[ExprId],
-    nonideal: &[ExprId],
+    (force, nonideal): (&[ExprId], &[ExprId]),
+    residuals: &Residuals<'_>,
     physical: (&[ExprId], usize),
     errors: &mut Errors,
 ) -> Option<ServoEquations> {
@@ -90,6 +93,19 @@ pub(super) fn derive(
     position_residual.resize(physical.1 + velocity_constraints.len(), zero);
     let generalized_force = at_rest(pool, force);
     let nonideal_force = at_rest(pool, nonideal);
+    // M v − Q − C: the residual r of the fundamental equation without constraint rows (λ = 0).
+    let no_rows = ExprMatrix {
+        rows: 0,
+        cols: n,
+        entries: Vec::new(),
+    };
+    let free = Residuals {
+        constraint_matrix: &no_rows,
+        constraint_rhs: &[],
+        ..*residuals
+    };
+    let (inverse_dynamics, _) = free.build(pool);
+    let inverse_dynamics = at_rest(pool, &inverse_dynamics);
     Some(ServoEquations {
         constraint_matrix,
         constraint_rhs,
@@ -99,6 +115,7 @@ pub(super) fn derive(
         input_matrix,
         generalized_force,
         nonideal_force,
+        inverse_dynamics,
     })
 }
 

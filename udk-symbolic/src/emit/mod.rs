@@ -27,5 +27,5 @@ pub use model_tape::{
 };
 pub use names::Names;
 pub use program::{count_ops, Op, OpCounts, OpReport, Program, Step, Val};
-pub use rust::{emit_rust, RustBlock};
+pub use rust::{emit_rust, emit_rust_in_phases, RustBlock};
 pub use tape::{compile_tape, Tape, TapeError, TapeInputs, TapeSizes};

@@ -13,7 +13,11 @@ use quote::{format_ident, quote, ToTokens};
 pub struct RustBlock {
     /// `let` statements computing every value shared by two or more uses across all outputs,
     /// and every output that is not a literal or a symbol, each once, in dependency order.
+    /// From [`emit_rust_in_phases`], those of the first phase only.
     pub statements: TokenStream,
+    /// From [`emit_rust_in_phases`], the statements of the second phase, which read the first
+    /// phase's temporaries; empty from [`emit_rust`].
+    pub later: TokenStream,
     /// One `f64` expression per output, in the order given.
     pub outputs: Vec<TokenStream>,
     structural_zero: Vec<bool>,
@@ -50,7 +54,29 @@ pub fn emit_rust(
     outputs: &[ExprId],
     symbol: &dyn Fn(Symbol) -> TokenStream,
 ) -> RustBlock {
+    emit_rust_in_phases(pool, outputs, outputs.len(), symbol)
+}
+
+/// [`emit_rust`] in two phases: `statements` compute what `outputs[..first]` need, and
+/// `later` the rest of the outputs, reading the first phase's temporaries. Code can run
+/// between the two, and the second phase may read symbols that exist only then (an inverse
+/// dynamics at an acceleration solved from the first phase's outputs): a value the second
+/// phase shares with the first (a sin and cos of a joint angle, a link's rotation) is
+/// computed once. Each phase's outputs are cheap expressions once its statements have run.
+pub fn emit_rust_in_phases(
+    pool: &Pool,
+    outputs: &[ExprId],
+    first: usize,
+    symbol: &dyn Fn(Symbol) -> TokenStream,
+) -> RustBlock {
     let program = Program::new(pool, outputs);
+    // The program lowers its outputs in order, each value after its operands: every value
+    // the first phase needs comes before the last of its outputs, and each later value
+    // needs no symbol the second phase alone reads.
+    let boundary = (program.outputs[..first].iter())
+        .map(|&v| v as usize + 1)
+        .max()
+        .unwrap_or(0);
     let mut writer = Writer {
         program: &program,
         symbol,
@@ -69,20 +95,26 @@ pub fn emit_rust(
             bound[v] = true;
         }
     }
-    // (the names bound, the value) per statement, in order.
+    // (the names bound, the value) per statement, in order, and how many the first phase has.
     let mut statements: Vec<(Vec<Ident>, TokenStream)> = Vec::new();
+    let mut split = 0;
     for step in &program.steps {
-        match *step {
+        let value = match *step {
             Step::Op(v) if bound[v as usize] => {
                 let value = writer.expr(v).tokens;
                 statements.push((vec![writer.name(v)], value));
+                v
             }
-            Step::Op(_) => {}
+            Step::Op(_) => continue,
             Step::SinCos { arg, sin, cos } => {
                 let receiver = writer.receiver(arg);
                 let names = vec![writer.name(sin), writer.name(cos)];
                 statements.push((names, quote! { #receiver.sin_cos() }));
+                sin.min(cos)
             }
+        };
+        if (value as usize) < boundary {
+            split = statements.len();
         }
     }
     // `__t3` with type `f64`, or `(__t4, __t5)` with type `(f64, f64)` for a `sin_cos`.
@@ -90,25 +122,31 @@ pub fn emit_rust(
         [name] => (quote! { #name }, quote! { f64 }),
         _ => (quote! { (#(#names),*) }, quote! { (f64, f64) }),
     };
-    writer.statements = if statements.len() <= crate::limits::MAX_LET_STATEMENTS {
-        (statements.iter())
-            .map(|(names, value)| {
-                let (pattern, ty) = target(names);
-                quote! { let #pattern: #ty = #value; }
-            })
-            .collect()
-    } else {
-        (statements.chunks(crate::limits::LET_GROUP))
-            .map(|group| {
-                let names = group.iter().flat_map(|(names, _)| names);
-                let assignments = (group.iter()).map(|(names, value)| {
-                    let (pattern, _) = target(names);
-                    quote! { #pattern = #value; }
-                });
-                quote! { let (#(#names),*); #(#assignments)* }
-            })
-            .collect()
+    // Each phase declares its own temporaries, so that the second can run in a closure.
+    let write = |statements: &[(Vec<Ident>, TokenStream)]| -> TokenStream {
+        if statements.len() <= crate::limits::MAX_LET_STATEMENTS {
+            (statements.iter())
+                .map(|(names, value)| {
+                    let (pattern, ty) = target(names);
+                    quote! { let #pattern: #ty = #value; }
+                })
+                .collect()
+        } else {
+            (statements.chunks(crate::limits::LET_GROUP))
+                .map(|group| {
+                    let names = group.iter().flat_map(|(names, _)| names);
+                    let assignments = (group.iter()).map(|(names, value)| {
+                        let (pattern, _) = target(names);
+                        quote! { #pattern = #value; }
+                    });
+                    quote! { let (#(#names),*); #(#assignments)* }
+                })
+                .collect()
+        }
     };
+    let (early, late) = statements.split_at(split);
+    writer.statements = write(early);
+    let later = write(late);
     let outputs_tokens = program
         .outputs
         .iter()
@@ -116,6 +154,7 @@ pub fn emit_rust(
         .collect();
     RustBlock {
         statements: writer.statements,
+        later,
         outputs: outputs_tokens,
         structural_zero: outputs.iter().map(|&id| is_zero(pool, id)).collect(),
     }
