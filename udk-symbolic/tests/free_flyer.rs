@@ -234,7 +234,7 @@ fn a_model_file_with_a_floating_base_says_where_it_is_supported() {
         udk_symbolic::urdf::expand(&mut spec, std::path::Path::new(".")).expect_err("not expanded");
     assert!(
         errors.0[0].message.contains("floating_base = true")
-            && errors.0[0].message.contains("FreeFlyerModel::from_urdf"),
+            && errors.0[0].message.contains("FreeFlyerModel::from_file"),
         "{}",
         errors.0[0].message
     );

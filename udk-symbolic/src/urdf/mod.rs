@@ -192,8 +192,9 @@ pub fn expand(spec: &mut ModelSpec, base: &Path) -> Result<Option<PathBuf>, Erro
     if source.floating_base {
         return Err(at_source(
             "`floating_base = true` makes a free-flyer model, which has no Lagrangian spec to \
-             expand: use `#[lagrangian(urdf = \"..\", floating_base = true)]` or \
-             `udk::model::FreeFlyerModel::from_urdf`"
+             expand: use `#[lagrangian(urdf = \"..\", floating_base = true)]`, \
+             `udk::model::FreeFlyerModel::from_file` (or `from_urdf`), or `udk eval` and \
+             `udk simulate` on the model file"
                 .to_owned(),
         ));
     }
