@@ -7,7 +7,7 @@ use nalgebra::{DMatrix, SVector};
 use std::path::Path;
 use udk_runtime::free_flyer::{check, check_length, integrate, FreeFlyerError, FreeFlyerSystem};
 use udk_runtime::simulate::{
-    simulate_free_flyer, OutputTable, SimulationOptions, StateKind, Trajectory,
+    simulate_free_flyer, OutputTable, SimulationError, SimulationOptions, StateKind, Trajectory,
 };
 use udk_symbolic::codegen::free_flyer::{
     derive_free_flyer, read_free_flyer, FreeFlyerRobot, BASE_COORDINATE_NAMES, BASE_VELOCITY_NAMES,
@@ -456,6 +456,19 @@ impl FreeFlyerModel {
         let q0 = SVector::<f64, NQ>::from_column_slice(q0);
         match simulate_free_flyer(self, &efforts, &q0, v0, t0, tf, options) {
             Ok(trajectory) => self.motion(&trajectory),
+            Err(SimulationError::InconsistentStart { violations, .. }) => {
+                Err(ModelError::Simulation {
+                    message: format!(
+                        "the base quaternion of q0 has norm 1 {:+.3e}, off unit norm by more \
+                         than the constraint tolerance {:e}: a non-unit start is refused, not \
+                         normalized",
+                        violations.first().map_or(f64::NAN, |v| v.residual),
+                        options.constraint_tolerance
+                    ),
+                    time: Some(t0),
+                    motion: None,
+                })
+            }
             Err(error) => Err(ModelError::Simulation {
                 message: error.to_string(),
                 time: error.time(),
