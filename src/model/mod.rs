@@ -234,6 +234,7 @@ impl Model {
                 mimic: options.mimic,
                 inertia: options.inertia,
                 floating_base: false,
+                root: None,
                 span: proc_macro2::Span::call_site(),
             }),
             ..ModelSpec::default()

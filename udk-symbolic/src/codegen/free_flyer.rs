@@ -103,6 +103,7 @@ pub fn read_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerRobot, 
         ("parameters", !spec.parameters.is_empty()),
         ("events", !spec.events.is_empty()),
         ("contacts", !spec.contacts.is_empty()),
+        ("root", source.root.is_some()),
         ("joint_damping", source.joint_damping),
         ("mimic", source.mimic),
     ];

@@ -37,7 +37,7 @@ pub use expand::expand_robot;
 pub use read::{read, LinkFrame, MovableJoint, Robot, MAX_JOINTS};
 
 use crate::error::{Error, Errors};
-use crate::spec::ModelSpec;
+use crate::spec::{Expression, ModelSpec};
 use proc_macro2::Span;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::{Path, PathBuf};
@@ -74,10 +74,30 @@ pub struct UrdfSource {
     /// root link is fixed to the world).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub floating_base: bool,
+    /// Where the URDF's root link is, when the model places it (`root = { position = "..",
+    /// rotation = ".." }`, `urdf_root(position = .., rotation = ..)` in the macro): a pose in
+    /// the model's own coordinates, parameters and `let` definitions (a cart, a moving
+    /// platform). `None`: the root link is the world frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<UrdfRoot>,
     /// Where the model names the file (the `urdf = ".."` literal in the macro): every URDF
     /// error is reported there.
     #[serde(skip)]
     pub span: Span,
+}
+
+/// The pose of a URDF's root link in the world frame, as expressions of the model: its origin
+/// (a 3-vector, m; the world origin when `None`) and its rotation (3 × 3; the identity when
+/// `None`). The root link's own mass then moves with it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UrdfRoot {
+    /// The root link frame's origin in the world frame, m: `vec3(x, 0.0, 0.0)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Expression>,
+    /// The root link frame's rotation, world from root: `rot_z(psi)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<Expression>,
 }
 
 /// The check of a URDF's inertia tensors (see [`inertia`]): `inertia = "strict"` (the
@@ -113,6 +133,7 @@ impl UrdfSource {
             mimic: false,
             inertia: InertiaCheck::Strict,
             floating_base: false,
+            root: None,
             span: Span::call_site(),
         }
     }
@@ -139,11 +160,13 @@ impl<'de> Deserialize<'de> for UrdfSource {
             inertia: InertiaCheck,
             #[serde(default)]
             floating_base: bool,
+            #[serde(default)]
+            root: Option<UrdfRoot>,
         }
         #[derive(Deserialize)]
         #[serde(
             untagged,
-            expecting = "a path or a table { path, gravity, joint_damping, mimic, inertia, floating_base }"
+            expecting = "a path or a table { path, gravity, joint_damping, mimic, inertia, floating_base, root }"
         )]
         enum Repr {
             Path(String),
@@ -157,6 +180,7 @@ impl<'de> Deserialize<'de> for UrdfSource {
                 mimic: false,
                 inertia: InertiaCheck::Strict,
                 floating_base: false,
+                root: None,
             },
             Repr::Table(table) => table,
         };
@@ -167,6 +191,7 @@ impl<'de> Deserialize<'de> for UrdfSource {
             mimic: table.mimic,
             inertia: table.inertia,
             floating_base: table.floating_base,
+            root: table.root,
             span: Span::call_site(),
         })
     }
