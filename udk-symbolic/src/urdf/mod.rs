@@ -3,19 +3,24 @@
 //!
 //! [`read`] parses the file with `urdf-rs` into a [`crate::tree::RigidBodyTree`], merging
 //! fixed joints; [`expand`] then fills the spec so that every later stage works unchanged:
-//! - `coordinates`: one per revolute, continuous or prismatic joint, depth-first from the
-//!   root link, children in the order of their joints in the file (identifiers made from the
-//!   joint names; `coordinate_names` keeps the names verbatim);
+//! - `coordinates`: the model's own, then one per revolute, continuous or prismatic joint,
+//!   depth-first from the root link, children in the order of their joints in the file
+//!   (identifiers made from the joint names; `coordinate_names` keeps the names verbatim);
 //! - `definitions`: each moving link's world rotation `<link>_rotation` (3×3), frame origin
 //!   `<link>_position` (m) and, when it is not the origin, centre of mass `<link>_com`;
 //! - `lagrangian`: L = Σ `kinetic_energy(m, I, p_com, R)` + Σ m g·p_com (gravity
-//!   (0, 0, −9.81) m/s² unless `gravity` says otherwise);
-//! - `inputs`: the joint efforts `tau_<joint>` (N·m or N), one per coordinate;
-//! - `forces`: τ, minus d·q̇ with `joint_damping` (URDF `<dynamics damping>`), plus the
-//!   model's own `forces`;
+//!   (0, 0, −9.81) m/s² unless `gravity` says otherwise), plus the model's own L;
+//! - `inputs`: the model's own, then the joint efforts `tau_<joint>` (N·m or N), one per joint;
+//! - `forces`: the model's own for its coordinates, then per joint τ, minus d·q̇ with
+//!   `joint_damping` (URDF `<dynamics damping>`), plus the model's own entry if it gives one;
 //! - `holonomic`: the model's own, then q_j − multiplier·q_i − offset for each `<mimic>`
 //!   joint with `mimic`;
-//! - `tree`: the tree, for the composite-rigid-body and Newton–Euler derivation.
+//! - `tree`: the tree, for the composite-rigid-body and Newton–Euler derivation (none when
+//!   the model has its own coordinates or a `root` pose: the tree takes the root fixed).
+//!
+//! With a `root` pose ([`UrdfRoot`]) the root link's frame is `urdf_root_rotation` and
+//! `urdf_root_position`, defined from the model's expressions after those of its own `let`
+//! definitions that use no link, and the root link's mass moves with it.
 //!
 //! The model's own `holonomic`, `nonholonomic`, `nonideal`, `forces`, `loads`, `outputs` and
 //! `let` definitions combine with the URDF, and may use `link_position("link")` (the link
