@@ -175,7 +175,7 @@ impl<'de> Deserialize<'de> for UrdfSource {
         )]
         enum Repr {
             Path(String),
-            Table(Table),
+            Table(Box<Table>),
         }
         let table = match Repr::deserialize(d)? {
             Repr::Path(path) => Table {
@@ -187,7 +187,7 @@ impl<'de> Deserialize<'de> for UrdfSource {
                 floating_base: false,
                 root: None,
             },
-            Repr::Table(table) => table,
+            Repr::Table(table) => *table,
         };
         Ok(UrdfSource {
             path: table.path,
