@@ -2,13 +2,21 @@
 //! counterpart of `#[lagrangian(urdf = "..", floating_base = true)]` for a file chosen by the
 //! user of a program (Talos, read from example-robot-data's directory, is one).
 
-use super::ModelError;
+use super::{ModelError, Motion, MAX_SIMULATED_COORDINATES};
+use nalgebra::{DMatrix, SVector};
 use std::path::Path;
-use udk_runtime::free_flyer::{check, check_length, integrate, FreeFlyerError};
-use udk_symbolic::derive::tree::free_flyer::free_flyer;
+use udk_runtime::free_flyer::{check, check_length, integrate, FreeFlyerError, FreeFlyerSystem};
+use udk_runtime::simulate::{
+    simulate_free_flyer, OutputTable, SimulationError, SimulationOptions, StateKind, Trajectory,
+};
+use udk_symbolic::codegen::free_flyer::{
+    derive_free_flyer, read_free_flyer, FreeFlyerRobot, BASE_COORDINATE_NAMES, BASE_VELOCITY_NAMES,
+};
 use udk_symbolic::emit::{compile_tape, Tape, TapeError, TapeInputs};
+use udk_symbolic::error::Errors;
 use udk_symbolic::expr::Pool;
-use udk_symbolic::urdf::{read, UrdfSource, DEFAULT_GRAVITY};
+use udk_symbolic::urdf::UrdfSource;
+use udk_symbolic::ModelSpec;
 
 /// Why an evaluation of a [`FreeFlyerModel`] failed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -40,60 +48,134 @@ pub enum FreeFlyerModelError {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct FreeFlyerModel {
+    name: String,
+    gravity: [f64; 3],
     coordinate_names: Vec<String>,
     velocity_names: Vec<String>,
+    point_names: Vec<String>,
     acceleration: Tape,
     mass_matrix: Tape,
     inverse_dynamics: Tape,
+    points: Tape,
 }
 
 impl FreeFlyerModel {
     /// The robot of the URDF file `path` on a floating base, with `gravity` (m/s², world
-    /// frame; [`DEFAULT_GRAVITY`] is Pinocchio's).
+    /// frame; [`DEFAULT_GRAVITY`](udk_symbolic::urdf::DEFAULT_GRAVITY) is Pinocchio's), named `Robot`, with no link points.
     ///
     /// # Errors
     /// [`ModelError::Read`] for a file that cannot be read; [`ModelError::Derivation`] for a
-    /// URDF the reader refuses (one with a floating joint among them) or a tree that cannot be
-    /// derived (a subtree with no mass).
+    /// URDF the reader refuses (one that already has a floating joint among them) or a tree
+    /// that cannot be derived (a subtree with no mass).
     pub fn from_urdf(path: impl AsRef<Path>, gravity: [f64; 3]) -> Result<Self, ModelError> {
         let path = path.as_ref();
-        let file = path.to_string_lossy().into_owned();
-        let text = std::fs::read_to_string(path).map_err(|e| ModelError::Read {
-            path: file.clone(),
+        std::fs::metadata(path).map_err(|e| ModelError::Read {
+            path: path.display().to_string(),
             message: e.to_string(),
         })?;
-        let source = UrdfSource {
-            floating_base: true,
-            gravity: Some(gravity),
-            ..UrdfSource::new(file.clone())
+        let spec = ModelSpec {
+            name: "Robot".into(),
+            urdf: Some(UrdfSource {
+                floating_base: true,
+                gravity: Some(gravity),
+                ..UrdfSource::new(path.to_string_lossy())
+            }),
+            ..ModelSpec::default()
         };
-        let derivation = |messages: String| ModelError::Derivation {
-            model: file.clone(),
-            messages,
+        Self::from_spec(&spec, Path::new(""))
+    }
+
+    /// The floating-base model of a model file (TOML, or JSON if its name ends in `.json`)
+    /// whose `urdf = { path = "..", floating_base = true }` names the robot, read relative to
+    /// the model file: its `gravity` and `inertia` options, and `outputs` of link points
+    /// `{ name = "FL", value = "link_position(\"FL_FOOT\")" }`.
+    ///
+    /// ```
+    /// let solo = udk::model::FreeFlyerModel::from_file(std::path::Path::new(
+    ///     "tests/fixtures/solo12_floating.toml",
+    /// ))?;
+    /// assert_eq!((solo.nq(), solo.nv()), (19, 18));
+    /// assert_eq!(solo.point_names(), ["FL", "FR", "HL", "HR"]);
+    /// # Ok::<(), udk::ModelError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ModelError::Read`] for a file that cannot be read or parsed; as
+    /// [`FreeFlyerModel::from_spec`].
+    pub fn from_file(path: &Path) -> Result<Self, ModelError> {
+        let spec = super::read_spec(path)?;
+        Self::from_spec(&spec, path.parent().unwrap_or(Path::new("")))
+    }
+
+    /// The floating-base model `spec` (its `urdf` with `floating_base = true`), the URDF read
+    /// relative to `base`: the same derivation as `#[lagrangian(urdf = "..",
+    /// floating_base = true)]` (`udk_symbolic::codegen::free_flyer::read_free_flyer`),
+    /// compiled to tapes.
+    ///
+    /// # Errors
+    /// [`ModelError::Derivation`] with the messages of
+    /// `udk_symbolic::codegen::free_flyer::read_free_flyer` (a spec with anything but the URDF
+    /// and its link points, a URDF that cannot be read or that already has a floating joint,
+    /// an unknown link) or of a tree that cannot be derived.
+    pub fn from_spec(spec: &ModelSpec, base: &Path) -> Result<Self, ModelError> {
+        let derivation = |e: Errors| ModelError::Derivation {
+            model: spec.name.clone(),
+            messages: e.to_string(),
         };
-        let mut robot = read(&text, &source).map_err(derivation)?;
-        robot.tree.gravity = source.gravity.unwrap_or(DEFAULT_GRAVITY);
+        let FreeFlyerRobot { robot, points, .. } =
+            read_free_flyer(spec, base).map_err(derivation)?;
         let mut pool = Pool::new();
-        let dynamics = free_flyer(&mut pool, &robot.tree, robot.base_inertia.as_ref())
-            .map_err(|e| derivation(e.to_string()))?;
+        let (dynamics, kinematics) =
+            derive_free_flyer(&mut pool, spec, &robot, &points).map_err(derivation)?;
+        let point_ids: Vec<_> = (kinematics.iter())
+            .flat_map(|p| p.position.iter().chain(&p.jacobian.entries).chain(&p.bias))
+            .copied()
+            .collect();
         let joints = robot.joints.iter().map(|j| j.name.clone());
-        let base_q = [
-            "base_x", "base_y", "base_z", "base_qx", "base_qy", "base_qz", "base_qw",
-        ];
-        let base_v = [
-            "base_vx", "base_vy", "base_vz", "base_wx", "base_wy", "base_wz",
-        ];
         Ok(FreeFlyerModel {
-            coordinate_names: (base_q.iter().map(|s| s.to_string()))
+            name: spec.name.clone(),
+            gravity: robot.tree.gravity,
+            coordinate_names: (BASE_COORDINATE_NAMES.iter().map(|s| s.to_string()))
                 .chain(joints.clone())
                 .collect(),
-            velocity_names: (base_v.iter().map(|s| s.to_string()))
+            velocity_names: (BASE_VELOCITY_NAMES.iter().map(|s| s.to_string()))
                 .chain(joints)
                 .collect(),
+            point_names: points.into_iter().map(|p| p.name).collect(),
             acceleration: compile_tape(&pool, &dynamics.acceleration),
             mass_matrix: compile_tape(&pool, &dynamics.mass_matrix.entries),
             inverse_dynamics: compile_tape(&pool, &dynamics.inverse_dynamics),
+            points: compile_tape(&pool, &point_ids),
         })
+    }
+
+    /// The model's name (`Robot` for [`FreeFlyerModel::from_urdf`]).
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// Gravitational acceleration in the world frame, m/s².
+    pub fn gravity(&self) -> [f64; 3] {
+        self.gravity
+    }
+
+    /// The names of the link points (the model's `outputs`), in the order of
+    /// [`FreeFlyerModel::points`].
+    pub fn point_names(&self) -> &[String] {
+        &self.point_names
+    }
+
+    /// The link points at (q, v), 6 + 3 NV entries a point in the order of
+    /// [`FreeFlyerModel::point_names`]: its world position p (m), its Jacobian J (3 × NV,
+    /// row-major; ṗ = J v) and J̇ v (m/s², p̈ = J v̇ + J̇ v), as
+    /// `udk_runtime::free_flyer::PointMotion::write_into` lays them out
+    /// (`udk_symbolic::derive::tree::free_flyer::point_kinematics`).
+    ///
+    /// # Errors
+    /// As [`FreeFlyerModel::acceleration`].
+    pub fn points(&self, q: &[f64], v: &[f64]) -> Result<Vec<f64>, FreeFlyerModelError> {
+        let len = self.point_names.len() * (6 + 3 * self.nv());
+        self.run(&self.points, q, v, &[], &[], len)
     }
 
     /// NQ = 7 + n, the entries of q.
@@ -192,5 +274,250 @@ impl FreeFlyerModel {
         let mut out = vec![0.0; len];
         tape.eval(&inputs, &mut registers, &mut out)?;
         Ok(out)
+    }
+}
+
+/// The length error of a tape as the free-flyer state's error (the lengths are checked
+/// before every evaluation, so the tape never refuses one).
+fn state_error(e: FreeFlyerModelError) -> FreeFlyerError {
+    match e {
+        FreeFlyerModelError::State(e) => e,
+        FreeFlyerModelError::Tape(TapeError::Input {
+            input,
+            needed,
+            given,
+        }) => FreeFlyerError::WrongLength {
+            argument: input,
+            len: given,
+            expected: needed,
+        },
+        FreeFlyerModelError::Tape(TapeError::Outputs { expected, given }) => {
+            FreeFlyerError::WrongLength {
+                argument: "out",
+                len: given,
+                expected,
+            }
+        }
+        // The registers are allocated for the tape, and `TapeError` has no other kind today.
+        FreeFlyerModelError::Tape(_) => FreeFlyerError::WrongLength {
+            argument: "registers",
+            len: 0,
+            expected: 0,
+        },
+    }
+}
+
+/// The model as the simulator's system (`udk_runtime::simulate::simulate_free_flyer`, and
+/// `FreeFlyer` for contacts at its link points) for the `NQ` of its q: any other `NQ` gets
+/// [`FreeFlyerError::WrongLength`] at the first call.
+impl<const NQ: usize> FreeFlyerSystem<NQ> for FreeFlyerModel {
+    fn gravity(&self) -> [f64; 3] {
+        self.gravity
+    }
+
+    fn state_columns(&self) -> Vec<String> {
+        let rates = (self.velocity_names.iter().enumerate()).map(|(i, name)| match i {
+            0..6 => name.clone(),
+            _ => format!("{name}_dot"),
+        });
+        self.coordinate_names.iter().cloned().chain(rates).collect()
+    }
+
+    fn acceleration_into(
+        &self,
+        q: &SVector<f64, NQ>,
+        v: &[f64],
+        tau: &[f64],
+        _: f64,
+        out: &mut [f64],
+    ) -> Result<(), FreeFlyerError> {
+        check_length("out", out, self.nv())?;
+        let a = self
+            .acceleration(q.as_slice(), v, tau)
+            .map_err(state_error)?;
+        out.copy_from_slice(&a);
+        Ok(())
+    }
+
+    fn mass_matrix_into(
+        &self,
+        q: &SVector<f64, NQ>,
+        out: &mut [f64],
+    ) -> Result<(), FreeFlyerError> {
+        check_length("out", out, self.nv() * self.nv())?;
+        out.copy_from_slice(&self.mass_matrix(q.as_slice()).map_err(state_error)?);
+        Ok(())
+    }
+
+    fn point_names(&self) -> Vec<String> {
+        self.point_names.clone()
+    }
+
+    fn points_into(
+        &self,
+        q: &SVector<f64, NQ>,
+        v: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), FreeFlyerError> {
+        check_length("out", out, self.point_names.len() * (6 + 3 * self.nv()))?;
+        out.copy_from_slice(&self.points(q.as_slice(), v).map_err(state_error)?);
+        Ok(())
+    }
+}
+
+impl FreeFlyerModel {
+    /// The output columns of a [`Motion`] of the model: `<point>.x`, `.y`, `.z` for each link
+    /// point, its world position (m).
+    pub fn output_columns(&self) -> Vec<String> {
+        (self.point_names.iter())
+            .flat_map(|name| ["x", "y", "z"].map(|c| format!("{name}.{c}")))
+            .collect()
+    }
+
+    /// Simulates the robot from (q₀, v₀) at t₀ to t_f under the joint efforts `tau` (n
+    /// entries, held), by `udk_runtime::simulate::simulate_free_flyer`: the integrator and
+    /// output times of `options`, the base quaternion divided by its norm at every output
+    /// time. A start whose quaternion differs from unit norm by more than
+    /// `options.constraint_tolerance` is refused, not normalized. The [`Motion`] holds q (NQ
+    /// rows) and v (NV rows), |quaternion| − 1 as the position residual, the energy
+    /// ½ vᵀ M v − m g·c, and the link points' positions as outputs
+    /// ([`FreeFlyerModel::output_columns`]).
+    ///
+    /// ```
+    /// use udk::model::FreeFlyerModel;
+    /// use udk::runtime::simulate::SimulationOptions;
+    ///
+    /// let solo = FreeFlyerModel::from_file(std::path::Path::new(
+    ///     "tests/fixtures/solo12_floating.toml",
+    /// ))?;
+    /// let mut q0 = vec![0.0; 19];
+    /// (q0[2], q0[6]) = (0.3, 1.0);
+    /// let motion = solo.simulate(&q0, &[0.0; 18], &[0.0; 12], (0.0, 0.1), &SimulationOptions::every(0.05))?;
+    /// // No contact: the robot falls freely, ½ g t² in 0.1 s.
+    /// assert!((motion.q[(2, 2)] - (0.3 - 0.5 * 9.81 * 0.01)).abs() < 1e-9);
+    /// # Ok::<(), udk::ModelError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`ModelError::Length`] when q₀, v₀ or `tau` do not have NQ, NV and n entries, or n is
+    /// above [`MAX_SIMULATED_COORDINATES`]; [`ModelError::Simulation`] when the run stops (a
+    /// refused start, bad options, the dynamics or the integrator failing), with the motion up
+    /// to then.
+    pub fn simulate(
+        &self,
+        q0: &[f64],
+        v0: &[f64],
+        tau: &[f64],
+        (t0, tf): (f64, f64),
+        options: &SimulationOptions,
+    ) -> Result<Motion, ModelError> {
+        let length = |what, expected, given| ModelError::Length {
+            what,
+            expected,
+            given,
+            model: self.name.clone(),
+        };
+        for (what, given, expected) in [
+            ("q", q0.len(), self.nq()),
+            ("v", v0.len(), self.nv()),
+            ("tau", tau.len(), self.nv() - 6),
+        ] {
+            if given != expected {
+                return Err(length(what, expected, given));
+            }
+        }
+        macro_rules! dispatch {
+            ($($size:literal)*) => {
+                match self.nq() {
+                    $($size => self.simulate_sized::<$size>(q0, v0, tau, (t0, tf), options),)*
+                    nq => Err(length(
+                        "joints (Model::simulate handles)",
+                        MAX_SIMULATED_COORDINATES,
+                        nq - 7,
+                    )),
+                }
+            };
+        }
+        dispatch!(7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
+    }
+
+    /// [`FreeFlyerModel::simulate`] with NQ = `NQ`.
+    fn simulate_sized<const NQ: usize>(
+        &self,
+        q0: &[f64],
+        v0: &[f64],
+        tau: &[f64],
+        (t0, tf): (f64, f64),
+        options: &SimulationOptions,
+    ) -> Result<Motion, ModelError> {
+        let efforts = |_: f64, _: &SVector<f64, NQ>, _: &[f64], out: &mut [f64]| {
+            out.copy_from_slice(tau);
+        };
+        let q0 = SVector::<f64, NQ>::from_column_slice(q0);
+        match simulate_free_flyer(self, &efforts, &q0, v0, t0, tf, options) {
+            Ok(trajectory) => self.motion(&trajectory),
+            Err(SimulationError::InconsistentStart { violations, .. }) => {
+                Err(ModelError::Simulation {
+                    message: format!(
+                        "the base quaternion of q0 has norm 1 {:+.3e}, off unit norm by more \
+                         than the constraint tolerance {:e}: a non-unit start is refused, not \
+                         normalized",
+                        violations.first().map_or(f64::NAN, |v| v.residual),
+                        options.constraint_tolerance
+                    ),
+                    time: Some(t0),
+                    motion: None,
+                })
+            }
+            Err(error) => Err(ModelError::Simulation {
+                message: error.to_string(),
+                time: error.time(),
+                motion: match error.trajectory() {
+                    Some(trajectory) => Some(Box::new(self.motion(trajectory)?)),
+                    None => None,
+                },
+            }),
+        }
+    }
+
+    /// The samples of `trajectory` as columns (v without its padding entry), with the link
+    /// points' positions.
+    fn motion<const NQ: usize>(&self, trajectory: &Trajectory<NQ>) -> Result<Motion, ModelError> {
+        let samples = &trajectory.samples;
+        let nv = self.nv();
+        let size = 6 + 3 * nv;
+        let mut outputs = OutputTable {
+            columns: self.output_columns(),
+            values: Vec::with_capacity(samples.len() * 3 * self.point_names.len()),
+        };
+        for s in samples {
+            let points = self.points(s.q.as_slice(), &s.v.as_slice()[..nv]);
+            let points = points.map_err(|e| ModelError::Simulation {
+                message: format!("the link points at t = {}: {e}", s.t),
+                time: Some(s.t),
+                motion: None,
+            })?;
+            (outputs.values).extend(points.chunks(size).flat_map(|p| p[..3].iter().copied()));
+        }
+        Ok(Motion {
+            kind: StateKind::Velocities,
+            t: samples.iter().map(|s| s.t).collect(),
+            q: DMatrix::from_iterator(
+                NQ,
+                samples.len(),
+                samples.iter().flat_map(|s| s.q.iter().copied()),
+            ),
+            v: DMatrix::from_iterator(
+                nv,
+                samples.len(),
+                samples.iter().flat_map(|s| s.v.iter().take(nv).copied()),
+            ),
+            position_residual: samples.iter().map(|s| s.position_residual).collect(),
+            velocity_residual: samples.iter().map(|s| s.velocity_residual).collect(),
+            energy: samples.iter().map(|s| s.energy).collect(),
+            outputs,
+            events: Vec::new(),
+            stats: trajectory.stats,
+        })
     }
 }

@@ -56,6 +56,23 @@ pub struct UrdfOptions {
     pub inertia: InertiaCheck,
 }
 
+/// The spec of the model file `path`: JSON if its name ends in `.json`, else TOML.
+///
+/// # Errors
+/// [`ModelError::Read`] for a file that cannot be read or parsed.
+fn read_spec(path: &Path) -> Result<ModelSpec, ModelError> {
+    let read = |message: String| ModelError::Read {
+        path: path.display().to_string(),
+        message,
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| read(e.to_string()))?;
+    if path.extension().and_then(|e| e.to_str()) == Some("json") {
+        serde_json::from_str(&text).map_err(|e| read(e.to_string()))
+    } else {
+        toml::from_str(&text).map_err(|e| read(e.to_string()))
+    }
+}
+
 /// What a model compiles to: shared by the clones of a [`Model`].
 #[derive(Debug)]
 struct Compiled {
@@ -197,17 +214,7 @@ impl Model {
         if extension == Some("urdf") {
             return Self::from_urdf(path, &UrdfOptions::default());
         }
-        let read = |message: String| ModelError::Read {
-            path: path.display().to_string(),
-            message,
-        };
-        let text = std::fs::read_to_string(path).map_err(|e| read(e.to_string()))?;
-        let spec: ModelSpec = if extension == Some("json") {
-            serde_json::from_str(&text).map_err(|e| read(e.to_string()))?
-        } else {
-            toml::from_str(&text).map_err(|e| read(e.to_string()))?
-        };
-        Self::from_spec(spec, path.parent().unwrap_or(Path::new("")))
+        Self::from_spec(read_spec(path)?, path.parent().unwrap_or(Path::new("")))
     }
 
     /// The robot of a URDF file with `options`, named for the file, compiled by the JIT.
@@ -227,6 +234,7 @@ impl Model {
                 mimic: options.mimic,
                 inertia: options.inertia,
                 floating_base: false,
+                root: None,
                 span: proc_macro2::Span::call_site(),
             }),
             ..ModelSpec::default()

@@ -238,7 +238,8 @@ pub enum Report {
 /// pretty-printed report for one state; for `--states`, a JSON array of reports (or, for a
 /// `.jsonl` file, one report a line), each written as soon as its state is read, so that memory
 /// stays flat whatever the count; for `--states -`, one state a line read from standard input
-/// and one report a line, `out` flushed after each (a pipe to another program).
+/// and one report a line, `out` flushed after each (a pipe to another program). A robot on a
+/// floating base goes to [`crate::free_flyer::eval`].
 ///
 /// # Errors
 /// [`Failure::BadInput`] for a bad model, states file, vector length or `--set`;
@@ -246,7 +247,11 @@ pub enum Report {
 /// inconsistent (naming the state); [`Failure::Output`] when `out` cannot be written. The
 /// reports of the states before a failing one are already written.
 pub fn run(args: &EvalArgs, backend: Backend, out: &mut dyn Write) -> Result<(), Failure> {
-    let model = Model::load(&args.model)?;
+    let file = crate::model_file::ModelFile::load(&args.model)?;
+    if file.is_free_flyer() {
+        return crate::free_flyer::eval(&file, args, out);
+    }
+    let model = Model::derive(file)?;
     let params = model.parameter_values(&args.set)?;
     let mut evaluator = model.evaluator(params, Vec::new(), backend)?;
     let law = crate::servo::law(&model, &args.servo)?;

@@ -8,6 +8,8 @@
 //!   b, C (or H_p, H_q, H_pp, A_p, b_p) at a state;
 //! - [`eval`]: `udk eval`, the equations of motion at states as JSON;
 //! - [`simulate`]: `udk simulate`, the udk-runtime simulator run on the compiled model;
+//! - [`free_flyer`]: `udk eval` and `udk simulate` on a robot on a floating base
+//!   (`urdf = { path = "..", floating_base = true }`);
 //! - [`jacobian`]: `udk jacobian`, the exact Jacobian of the motion at a state as JSON;
 //! - [`linearize`]: `udk linearize`, the linearized motion about an operating point as JSON;
 //! - [`hybrid`]: the `[[events]]` of a model file, run by `udk simulate`;
@@ -17,6 +19,7 @@
 pub mod args;
 pub mod eval;
 mod failure;
+pub mod free_flyer;
 pub mod hybrid;
 pub mod jacobian;
 pub mod limit_cycle;

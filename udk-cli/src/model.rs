@@ -29,7 +29,22 @@ impl Model {
     /// [`Failure::BadInput`] for a file that does not parse and for every derivation error
     /// (unknown symbol, wrong count, L not quadratic in q̇, ...), each located in the file.
     pub fn load(path: &Path) -> Result<Self, Failure> {
-        let file = ModelFile::load(path)?;
+        Self::derive(ModelFile::load(path)?)
+    }
+
+    /// Derives the equations of the model file `file`.
+    ///
+    /// # Errors
+    /// As [`Model::load`]; a robot on a floating base ([`ModelFile::is_free_flyer`]), which
+    /// only `udk eval` and `udk simulate` take.
+    pub fn derive(file: ModelFile) -> Result<Self, Failure> {
+        if file.is_free_flyer() {
+            return Err(Failure::bad_input(format!(
+                "{}: a robot on a floating base (`floating_base = true`) is taken by `udk eval` \
+                 and `udk simulate`; this command does not support it yet",
+                file.name()
+            )));
+        }
         let derivation = udk_symbolic::derive(&file.spec).map_err(|e| file.locate(&e))?;
         for warning in &derivation.warnings {
             eprintln!("udk: warning: {warning}");

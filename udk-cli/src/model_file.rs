@@ -109,7 +109,8 @@ impl Site {
 impl ModelFile {
     /// Reads and parses the model file at `path` (JSON if its name ends in `.json`, a robot if
     /// it ends in `.urdf`, else TOML), and expands a URDF model ([`udk_symbolic::urdf::expand`],
-    /// its `urdf` file relative to the model file's directory).
+    /// its `urdf` file relative to the model file's directory) unless it is on a floating base
+    /// ([`ModelFile::is_free_flyer`]).
     ///
     /// # Errors
     /// [`Failure::BadInput`] with the file, line and column when the file cannot be read or
@@ -153,9 +154,18 @@ impl ModelFile {
             text,
             positions,
         };
-        let base = path.parent().unwrap_or(Path::new(""));
-        udk_symbolic::urdf::expand(&mut file.spec, base).map_err(|e| file.locate(&e))?;
+        if !file.is_free_flyer() {
+            let base = path.parent().unwrap_or(Path::new(""));
+            udk_symbolic::urdf::expand(&mut file.spec, base).map_err(|e| file.locate(&e))?;
+        }
         Ok(file)
+    }
+
+    /// Whether the file is a robot on a floating base (`urdf = { path = "..",
+    /// floating_base = true }`), which [`crate::free_flyer`] evaluates and simulates rather
+    /// than the Lagrangian derivation.
+    pub fn is_free_flyer(&self) -> bool {
+        self.spec.urdf.as_ref().is_some_and(|s| s.floating_base)
     }
 
     /// The file name as given, for messages.

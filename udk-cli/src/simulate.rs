@@ -27,7 +27,7 @@ use udk_runtime::{Assembly, AssemblyOptions};
 pub const MAX_COORDINATES: usize = 24;
 
 /// Runs `udk simulate` and returns the summary table (after the assembled initial state, with
-/// `--assemble`).
+/// `--assemble`). A robot on a floating base goes to [`crate::free_flyer::simulate`].
 ///
 /// # Errors
 /// [`Failure::BadInput`] for a bad model, a missing, non-finite or wrong-length initial state,
@@ -37,7 +37,12 @@ pub const MAX_COORDINATES: usize = 24;
 /// integrator failure) — the trajectory up to then is already in the CSV; [`Failure::Output`]
 /// when the CSV or SVG cannot be written.
 pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
-    let model = Model::load(&args.model)?;
+    let file = crate::model_file::ModelFile::load(&args.model)?;
+    if file.is_free_flyer() {
+        let t0 = file.spec.initial.as_ref().map_or(0.0, |i| i.t0);
+        return crate::free_flyer::simulate(&file, args, options(args, t0)?);
+    }
+    let model = Model::derive(file)?;
     let params = model.parameter_values(&args.set)?;
     let name = model.file.name();
     let Some(initial) = model.file.spec.initial.clone() else {
@@ -469,7 +474,7 @@ impl Run<'_> {
 }
 
 /// A failure to write the output file `path`.
-fn output(path: &std::path::Path, e: &dyn std::fmt::Display) -> Failure {
+pub(crate) fn output(path: &std::path::Path, e: &dyn std::fmt::Display) -> Failure {
     Failure::Output(format!("cannot write {}: {e}", path.display()))
 }
 

@@ -6,7 +6,7 @@ use syn::parse::{Parse, ParseStream, Parser};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned;
 use syn::{Expr, Ident, Meta, Token};
-use udk_symbolic::urdf::{InertiaCheck, UrdfSource};
+use udk_symbolic::urdf::{InertiaCheck, UrdfRoot, UrdfSource};
 use udk_symbolic::{Errors, Expression, ModelSpec, Name, NamedExpression};
 
 /// Which macro is expanding: it decides the keys the attribute accepts.
@@ -43,10 +43,11 @@ enum Key {
     Mimic,
     Inertia,
     FloatingBase,
+    UrdfRoot,
 }
 
 impl Key {
-    const ALL: [Key; 22] = [
+    const ALL: [Key; 23] = [
         Key::Coordinates,
         Key::Momenta,
         Key::Lagrangian,
@@ -69,6 +70,7 @@ impl Key {
         Key::Mimic,
         Key::Inertia,
         Key::FloatingBase,
+        Key::UrdfRoot,
     ];
 
     fn name(self) -> &'static str {
@@ -95,6 +97,7 @@ impl Key {
             Key::Mimic => "mimic",
             Key::Inertia => "inertia",
             Key::FloatingBase => "floating_base",
+            Key::UrdfRoot => "urdf_root",
         }
     }
 
@@ -117,7 +120,8 @@ impl Key {
             | Key::JointDamping
             | Key::Mimic
             | Key::Inertia
-            | Key::FloatingBase => kind == Kind::Lagrangian,
+            | Key::FloatingBase
+            | Key::UrdfRoot => kind == Kind::Lagrangian,
             Key::Momenta | Key::Hamiltonian | Key::Constraints => kind == Kind::Hamiltonian,
         }
     }
@@ -131,6 +135,7 @@ impl Key {
                 format!("`{} = true|false`", self.name())
             }
             Key::Inertia => "`inertia = \"strict\"|\"repair\"`".to_owned(),
+            Key::UrdfRoot => "`urdf_root(position = .., rotation = ..)`".to_owned(),
             _ => format!("`{}(..)`", self.name()),
         }
     }
@@ -257,8 +262,8 @@ pub fn parse(kind: Kind, tokens: TokenStream, spec: &mut ModelSpec, errors: &mut
         // An option was given (its span is the source's), but no file.
         errors.push(
             source.span,
-            "`gravity`, `joint_damping`, `mimic`, `inertia` and `floating_base` are options of a \
-             URDF model: add `urdf = \"path/to/robot.urdf\"`",
+            "`gravity`, `joint_damping`, `mimic`, `inertia`, `floating_base` and `urdf_root` are \
+             options of a URDF model: add `urdf = \"path/to/robot.urdf\"`",
         );
         spec.urdf = None;
     }
@@ -320,6 +325,28 @@ fn fill(spec: &mut ModelSpec, key: Key, meta: Meta) -> syn::Result<()> {
         Key::Mimic => urdf_source(spec, meta.path().span()).mimic = flag(&meta)?,
         Key::FloatingBase => {
             urdf_source(spec, meta.path().span()).floating_base = flag(&meta)?;
+        }
+        Key::UrdfRoot => {
+            let mut root = UrdfRoot {
+                position: None,
+                rotation: None,
+            };
+            for entry in named_expressions(&meta, name)? {
+                match entry.name.as_string().as_str() {
+                    "position" => root.position = Some(entry.value),
+                    "rotation" => root.rotation = Some(entry.value),
+                    other => {
+                        return Err(syn::Error::new(
+                            entry.name.span(),
+                            format!(
+                                "`urdf_root(..)` takes `position = <3-vector>` and \
+                                 `rotation = <3×3 matrix>`, not `{other}`"
+                            ),
+                        ))
+                    }
+                }
+            }
+            urdf_source(spec, meta.path().span()).root = Some(root);
         }
         Key::Inertia => {
             let check = match string_literal(&meta).map(|l| l.value()).as_deref() {

@@ -54,9 +54,10 @@ pub enum FreeFlyerError {
 /// the stated number of entries.
 pub trait FreeFlyerSystem<const NQ: usize> {
     /// Gravitational acceleration in the world frame, m/s².
-    const GRAVITY: [f64; 3];
+    fn gravity(&self) -> [f64; 3];
+
     /// The names of the trajectory's state columns: the NQ entries of q, then the NV of v.
-    const STATE_COLUMNS: &'static [&'static str];
+    fn state_columns(&self) -> Vec<String>;
 
     /// v̇ (NV entries) into `out` for joint efforts `tau` (n entries).
     ///
@@ -79,10 +80,10 @@ pub trait FreeFlyerSystem<const NQ: usize> {
         -> Result<(), FreeFlyerError>;
 
     /// The names of the model's link points (its `outputs` of `link_position("link")`).
-    const POINT_NAMES: &'static [&'static str];
+    fn point_names(&self) -> Vec<String>;
 
     /// The link points at (q, v) into `out`, 6 + 3 NV entries a point in the order of
-    /// [`FreeFlyerSystem::POINT_NAMES`], each laid out as [`PointMotion::write_into`] writes
+    /// [`FreeFlyerSystem::point_names`], each laid out as [`PointMotion::write_into`] writes
     /// it.
     ///
     /// # Errors

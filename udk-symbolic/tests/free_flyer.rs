@@ -234,8 +234,31 @@ fn a_model_file_with_a_floating_base_says_where_it_is_supported() {
         udk_symbolic::urdf::expand(&mut spec, std::path::Path::new(".")).expect_err("not expanded");
     assert!(
         errors.0[0].message.contains("floating_base = true")
-            && errors.0[0].message.contains("FreeFlyerModel::from_urdf"),
+            && errors.0[0].message.contains("FreeFlyerModel::from_file"),
         "{}",
         errors.0[0].message
+    );
+}
+
+/// The macro's generator (`#[lagrangian(urdf = .., floating_base = true)]`) on a URDF whose
+/// root already floats: the same refusal, at the `urdf` span.
+#[test]
+fn the_macro_refuses_a_floating_base_on_a_floating_joint() {
+    let spec = udk_symbolic::ModelSpec {
+        name: "DoubleBase".into(),
+        urdf: Some(UrdfSource {
+            floating_base: true,
+            ..UrdfSource::new("tests/ui/urdf_floating_joint.urdf")
+        }),
+        ..udk_symbolic::ModelSpec::default()
+    };
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let errors = udk_symbolic::codegen::free_flyer::generate_free_flyer(&spec, &root)
+        .err()
+        .expect("two free bases");
+    let message = &errors.0[0].message;
+    assert!(
+        message.contains("already has a floating joint") && message.contains("free_flight"),
+        "{message}"
     );
 }

@@ -179,6 +179,11 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         })
     }
 
+    /// The system the contacts act on.
+    pub(crate) fn system(&self) -> &S {
+        &self.system
+    }
+
     /// The modes of the contacts, in order.
     pub fn modes(&self) -> Vec<ContactMode> {
         self.modes.borrow().clone()

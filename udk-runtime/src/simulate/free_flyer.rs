@@ -61,15 +61,19 @@ fn simulation_error(e: FreeFlyerError) -> Error {
 }
 
 impl<S: FreeFlyerSystem<NQ>, const NQ: usize> FreeFlyer<'_, S, NQ> {
-    /// v̇ at (t, q, v), NV entries.
-    fn acceleration(&self, t: f64, q: &SVector<f64, NQ>, v: &[f64]) -> Result<Vec<f64>, Error> {
+    /// v̇ at (t, q, v), written into `out` (NV entries).
+    fn acceleration(
+        &self,
+        t: f64,
+        q: &SVector<f64, NQ>,
+        v: &[f64],
+        out: &mut [f64],
+    ) -> Result<(), Error> {
         let mut tau = vec![0.0; NQ - 7];
         (self.efforts)(t, q, v, &mut tau);
-        let mut out = vec![0.0; NQ - 1];
         (self.system)
-            .acceleration_into(q, v, &tau, t, &mut out)
-            .map_err(simulation_error)?;
-        Ok(out)
+            .acceleration_into(q, v, &tau, t, out)
+            .map_err(simulation_error)
     }
 
     /// The energy ½ vᵀ M v − m g·c (c the centre of mass: m c = m p + R h, with m and the
@@ -91,7 +95,7 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> FreeFlyer<'_, S, NQ> {
         let first_moment = Vector3::new(m[5 * nv + 1], m[3 * nv + 2], m[4 * nv]);
         let position = Vector3::new(q[0], q[1], q[2]);
         let moment = position * mass + rotation * first_moment;
-        kinetic - Vector3::from(S::GRAVITY).dot(&moment)
+        kinetic - Vector3::from(self.system.gravity()).dot(&moment)
     }
 }
 
@@ -106,12 +110,13 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> DynamicLagrangianSystem for FreeFl
         let nv = NQ - 1;
         let q = SVector::<f64, NQ>::from_column_slice(q);
         let mut mass = vec![f64::NAN; nv * nv];
+        let mut a = DVector::zeros(nv);
         let terms = (self.system.mass_matrix_into(&q, &mut mass))
             .map_err(simulation_error)
-            .and_then(|()| self.acceleration(t, &q, v));
+            .and_then(|()| self.acceleration(t, &q, v, a.as_mut_slice()));
         let mass_matrix = DMatrix::from_row_slice(nv, nv, &mass);
         let generalized_force = match terms {
-            Ok(a) => &mass_matrix * DVector::from_vec(a),
+            Ok(()) => &mass_matrix * a,
             Err(_) => DVector::from_element(nv, f64::NAN),
         };
         DynamicLagrangianTerms {
@@ -136,10 +141,9 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> DynamicLagrangianSystem for FreeFl
     }
 
     fn coordinate_names(&self) -> Vec<String> {
-        S::STATE_COLUMNS[..NQ]
-            .iter()
-            .map(|c| c.to_string())
-            .collect()
+        let mut columns = self.system.state_columns();
+        columns.truncate(NQ);
+        columns
     }
 
     fn num_velocities(&self, coordinates: usize) -> usize {
@@ -152,36 +156,15 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for FreeFlyer<'_, S, 
     type Integrated = State<NQ>;
 
     fn derivative(&self, t: f64, x: &State<NQ>) -> Result<State<NQ>, Error> {
-        finite(x, "state (q, v)")?;
-        let q: SVector<f64, NQ> = x.column(0).into_owned();
-        let padded: SVector<f64, NQ> = x.column(1).into_owned();
-        let v = &padded.as_slice()[..NQ - 1];
-        let mut rate = SVector::<f64, NQ>::zeros();
-        configuration_rate(q.as_slice(), v, rate.as_mut_slice()).map_err(simulation_error)?;
-        let mut acceleration = SVector::<f64, NQ>::zeros();
-        acceleration.as_mut_slice()[..NQ - 1].copy_from_slice(&self.acceleration(t, &q, v)?);
-        let xd = State::from_columns(&[rate, acceleration]);
-        finite(&xd, "state derivative (q̇, v̇)")?;
-        Ok(xd)
+        first_order_rate(x, |q, v, out| self.acceleration(t, q, v, out))
     }
 
     fn state_columns(&self) -> Vec<String> {
-        let mut columns: Vec<String> = S::STATE_COLUMNS.iter().map(|c| c.to_string()).collect();
-        columns.push("padding".into());
-        columns
+        state_columns(self.system)
     }
 
     fn sample(&self, t: f64, x: &State<NQ>) -> Sample<NQ> {
-        let q: SVector<f64, NQ> = x.column(0).into_owned();
-        let v: SVector<f64, NQ> = x.column(1).into_owned();
-        Sample {
-            t,
-            q,
-            v,
-            position_residual: quaternion_residual(&q),
-            velocity_residual: 0.0,
-            energy: self.energy(&q, &v.as_slice()[..NQ - 1]),
-        }
+        sample(t, x, |q, v| (0.0, self.energy(q, v)))
     }
 
     fn residuals(&self, _: f64, x: &State<NQ>) -> (Vec<f64>, Vec<f64>) {
@@ -191,6 +174,52 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for FreeFlyer<'_, S, 
 
     fn project(&self, _: f64, x: &State<NQ>, _: &Projection) -> Result<State<NQ>, Error> {
         unit_quaternion(x)
+    }
+}
+
+/// The rate ẋ = [q̇, v̇] of the first-order state x = [q, v] (v padded with one 0): q̇ =
+/// (R v, ½ q ⊗ ω, joint rates), v̇ written by `acceleration(q, v, out)` into its NV = NQ − 1
+/// entries, the padding's rate 0. Both x and ẋ are checked finite.
+fn first_order_rate<const NQ: usize>(
+    x: &State<NQ>,
+    acceleration: impl FnOnce(&SVector<f64, NQ>, &[f64], &mut [f64]) -> Result<(), Error>,
+) -> Result<State<NQ>, Error> {
+    finite(x, "state (q, v)")?;
+    let q: SVector<f64, NQ> = x.column(0).into_owned();
+    let v = &x.as_slice()[NQ..2 * NQ - 1];
+    let mut xd = State::<NQ>::zeros();
+    let (rate, acceleration_column) = xd.as_mut_slice().split_at_mut(NQ);
+    configuration_rate(q.as_slice(), v, rate).map_err(simulation_error)?;
+    acceleration(&q, v, &mut acceleration_column[..NQ - 1])?;
+    finite(&xd, "state derivative (q̇, v̇)")?;
+    Ok(xd)
+}
+
+/// The names of the first-order state's entries: [`FreeFlyerSystem::state_columns`], then
+/// `padding`.
+fn state_columns<S: FreeFlyerSystem<NQ>, const NQ: usize>(system: &S) -> Vec<String> {
+    let mut columns = system.state_columns();
+    columns.push("padding".into());
+    columns
+}
+
+/// The sample of x = [q, v] at t, with its velocity residual and energy from
+/// `residual_and_energy(q, v)` (v the NV = NQ − 1 entries without the padding).
+fn sample<const NQ: usize>(
+    t: f64,
+    x: &State<NQ>,
+    residual_and_energy: impl FnOnce(&SVector<f64, NQ>, &[f64]) -> (f64, f64),
+) -> Sample<NQ> {
+    let q: SVector<f64, NQ> = x.column(0).into_owned();
+    let v: SVector<f64, NQ> = x.column(1).into_owned();
+    let (velocity_residual, energy) = residual_and_energy(&q, &v.as_slice()[..NQ - 1]);
+    Sample {
+        t,
+        q,
+        v,
+        position_residual: quaternion_residual(&q),
+        velocity_residual,
+        energy,
     }
 }
 
@@ -216,41 +245,27 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for WithContacts<'_, 
     type Integrated = State<NQ>;
 
     fn derivative(&self, t: f64, x: &State<NQ>) -> Result<State<NQ>, Error> {
-        finite(x, "state (q, v)")?;
-        let q: SVector<f64, NQ> = x.column(0).into_owned();
-        let padded: SVector<f64, NQ> = x.column(1).into_owned();
-        let v = &padded.as_slice()[..NQ - 1];
-        let mut rate = SVector::<f64, NQ>::zeros();
-        configuration_rate(q.as_slice(), v, rate.as_mut_slice()).map_err(simulation_error)?;
-        let terms = self.set.terms(q.as_slice(), v, t);
-        let names = || self.set.coordinate_names();
-        let a = crate::acceleration_dyn(terms.view(), &Options::default())
-            .map_err(|e| e.with_coordinate_names(&names()))?;
-        let mut acceleration = SVector::<f64, NQ>::zeros();
-        acceleration.as_mut_slice()[..NQ - 1].copy_from_slice(a.as_slice());
-        let xd = State::from_columns(&[rate, acceleration]);
-        finite(&xd, "state derivative (q̇, v̇)")?;
-        Ok(xd)
+        first_order_rate(x, |q, v, out| {
+            let terms = self.set.terms(q.as_slice(), v, t);
+            let a = crate::acceleration_dyn(terms.view(), &Options::default())
+                .map_err(|e| e.with_coordinate_names(&self.set.coordinate_names()))?;
+            out.copy_from_slice(a.as_slice());
+            Ok(())
+        })
     }
 
     fn state_columns(&self) -> Vec<String> {
-        let mut columns: Vec<String> = S::STATE_COLUMNS.iter().map(|c| c.to_string()).collect();
-        columns.push("padding".into());
-        columns
+        state_columns(self.set.system().system)
     }
 
     fn sample(&self, t: f64, x: &State<NQ>) -> Sample<NQ> {
-        let q: SVector<f64, NQ> = x.column(0).into_owned();
-        let v: SVector<f64, NQ> = x.column(1).into_owned();
-        let v_slice = &v.as_slice()[..NQ - 1];
-        Sample {
-            t,
-            q,
-            v,
-            position_residual: quaternion_residual(&q),
-            velocity_residual: self.set.velocity_residual(q.as_slice(), v_slice, t).norm(),
-            energy: self.set.energy(q.as_slice(), v_slice, t),
-        }
+        sample(t, x, |q, v| {
+            let q = q.as_slice();
+            (
+                self.set.velocity_residual(q, v, t).norm(),
+                self.set.energy(q, v, t),
+            )
+        })
     }
 
     fn residuals(&self, t: f64, x: &State<NQ>) -> (Vec<f64>, Vec<f64>) {
@@ -266,7 +281,7 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for WithContacts<'_, 
 }
 
 /// A ground contact at each link point of `system` (its
-/// [`FreeFlyerSystem::POINT_NAMES`], the contact named as the point), the ground the plane
+/// [`FreeFlyerSystem::point_names`], the contact named as the point), the ground the plane
 /// z = `height` (m) of the world frame: the gap is p_z − height, the normal row e_zᵀ J, the
 /// slip coordinates x (tangent, row e_xᵀ J) and y (lateral, row e_yᵀ J), each b the
 /// component of −J̇ v (see [`crate::free_flyer::PointMotion`]); restitution `restitution`,
@@ -282,7 +297,9 @@ pub fn ground_contacts<'a, S: FreeFlyerSystem<NQ>, const NQ: usize>(
     let size = 6 + 3 * nv;
     // The points at the last (q, v) asked, shared by the contacts: each asks at the same state.
     let last: Rc<RefCell<(Vec<f64>, Vec<f64>)>> = Rc::default();
-    (S::POINT_NAMES.iter().enumerate())
+    let names = system.point_names();
+    let count = names.len();
+    (names.into_iter().enumerate())
         .map(|(i, name)| {
             let last = Rc::clone(&last);
             let geometry = move |q: &[f64], v: &[f64], _: f64| {
@@ -293,7 +310,7 @@ pub fn ground_contacts<'a, S: FreeFlyerSystem<NQ>, const NQ: usize>(
                     || state[q.len()..] != *v
                 {
                     *state = [q, v].concat();
-                    *out = vec![f64::NAN; size * S::POINT_NAMES.len()];
+                    *out = vec![f64::NAN; size * count];
                     let q = SVector::<f64, NQ>::from_column_slice(q);
                     if system.points_into(&q, v, out).is_err() {
                         out.fill(f64::NAN);
@@ -312,7 +329,7 @@ pub fn ground_contacts<'a, S: FreeFlyerSystem<NQ>, const NQ: usize>(
                     lateral: Some((row(1), -bias[1])),
                 }
             };
-            Contact::new(*name, restitution, friction, geometry)
+            Contact::new(name, restitution, friction, geometry)
         })
         .collect()
 }
@@ -331,7 +348,7 @@ fn quaternion_residual<const NQ: usize>(q: &SVector<f64, NQ>) -> f64 {
 /// Each [`Sample`] holds q (NQ) and, in `v`, the NV = NQ − 1 entries of v followed by one 0
 /// (the simulator's state has two columns of NQ); `position_residual` is |quaternion| − 1
 /// before the projection, `energy` is ½ vᵀ M v − m g·c. [`Trajectory::state_columns`] names
-/// q and v ([`FreeFlyerSystem::STATE_COLUMNS`]) and the padding entry `padding`.
+/// q and v ([`FreeFlyerSystem::state_columns`]) and the padding entry `padding`.
 ///
 /// # Errors
 /// [`SimulationError::InconsistentStart`] when v₀ does not have NQ − 1 entries (row 0 at the

@@ -38,13 +38,47 @@ pub struct FreeFlyerCode {
 /// to `base`.
 ///
 /// # Errors
-/// At the `urdf` span: a spec with anything but the URDF, its `gravity` and `inertia`
-/// options and `outputs` of link points (`joint_damping`, `mimic`, coordinates, forces,
-/// constraints, ... are not supported with a floating base), a file that cannot be read, any error of [`read`] (among
-/// them a URDF that already has a floating joint), or a tree that cannot be derived
-/// ([`crate::derive::tree::TreeError`]). A model name that is not an identifier.
+/// Those of [`read_free_flyer`], a tree that cannot be derived
+/// ([`crate::derive::tree::TreeError`]), a model name that is not an identifier.
 pub fn generate_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerCode, Errors> {
     let name = model_name(spec)?;
+    let FreeFlyerRobot {
+        robot,
+        points: named,
+        file,
+    } = read_free_flyer(spec, base)?;
+    let mut pool = Pool::new();
+    let (dynamics, points) = derive_free_flyer(&mut pool, spec, &robot, &named)?;
+    let names: Vec<String> = named.into_iter().map(|p| p.name).collect();
+    Ok(FreeFlyerCode {
+        tokens: emit(&name, &pool, &robot, &dynamics, (&names, &points)),
+        file,
+        warnings: robot.warnings,
+    })
+}
+
+/// A floating-base model's robot, read: what every front end (the macro, `udk::Model`'s
+/// `FreeFlyerModel`, the command line) derives.
+#[derive(Debug)]
+pub struct FreeFlyerRobot {
+    /// The URDF's tree, its gravity the model's (Pinocchio's (0, 0, −9.81) m/s² by default).
+    pub robot: Robot,
+    /// The link points of the model's `outputs`.
+    pub points: Vec<LinkPoint>,
+    /// The URDF file read.
+    pub file: PathBuf,
+}
+
+/// Reads the floating-base model `spec` (its `urdf` with `floating_base = true`), the URDF
+/// file relative to `base`.
+///
+/// # Errors
+/// At the `urdf` span: a spec with anything but the URDF, its `gravity` and `inertia`
+/// options, `outputs` of link points and `initial` (`joint_damping`, `mimic`, coordinates,
+/// forces, constraints, ... are not supported with a floating base), a file that cannot be
+/// read, any error of [`read`] (among them a URDF that already has a floating joint, which
+/// would be a second free base); at an output, those of [`link_points`].
+pub fn read_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerRobot, Errors> {
     let Some(source) = spec.urdf.as_ref().filter(|s| s.floating_base) else {
         return Err(Errors(vec![Error::new(
             proc_macro2::Span::call_site(),
@@ -61,6 +95,15 @@ pub fn generate_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerCod
         ("nonideal", !spec.nonideal.is_empty()),
         ("inputs", !spec.inputs.is_empty()),
         ("loads", !spec.loads.is_empty()),
+        ("hamiltonian", spec.hamiltonian.is_some()),
+        ("constraints", !spec.constraints.is_empty()),
+        ("definitions", !spec.definitions.is_empty()),
+        ("speeds", !spec.speeds.is_empty()),
+        ("servo", !spec.servo.is_empty()),
+        ("parameters", !spec.parameters.is_empty()),
+        ("events", !spec.events.is_empty()),
+        ("contacts", !spec.contacts.is_empty()),
+        ("root", source.root.is_some()),
         ("joint_damping", source.joint_damping),
         ("mimic", source.mimic),
     ];
@@ -77,19 +120,37 @@ pub fn generate_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerCod
         .map_err(|e| at_source(format!("{}: cannot read the URDF file: {e}", source.path)))?;
     let mut robot = read(&text, source).map_err(at_source)?;
     robot.tree.gravity = source.gravity.unwrap_or(DEFAULT_GRAVITY);
-    let mut pool = Pool::new();
-    let dynamics = free_flyer(&mut pool, &robot.tree, robot.base_inertia.as_ref())
-        .map_err(|e| at_source(format!("{}: {e}", source.path)))?;
-    let named = link_points(&spec.outputs, &robot)?;
-    let places: Vec<_> = named.iter().map(|p| (p.body, p.offset)).collect();
-    let points = point_kinematics(&mut pool, &robot.tree, &places)
-        .map_err(|e| at_source(format!("{}: {e}", source.path)))?;
-    let names: Vec<String> = named.into_iter().map(|p| p.name).collect();
-    Ok(FreeFlyerCode {
-        tokens: emit(&name, &pool, &robot, &dynamics, (&names, &points)),
+    let points = link_points(&spec.outputs, &robot)?;
+    Ok(FreeFlyerRobot {
+        robot,
+        points,
         file,
-        warnings: robot.warnings,
     })
+}
+
+/// The free-flyer dynamics of `robot` ([`free_flyer`]) and the kinematics of its link points
+/// `points` ([`point_kinematics`]), built in `pool`.
+///
+/// # Errors
+/// At `spec.urdf`'s span: a tree that cannot be derived ([`crate::derive::tree::TreeError`],
+/// a subtree with no mass).
+pub fn derive_free_flyer(
+    pool: &mut Pool,
+    spec: &ModelSpec,
+    robot: &Robot,
+    points: &[LinkPoint],
+) -> Result<(FreeFlyerDynamics, Vec<PointKinematics>), Errors> {
+    let at_source = |e: crate::derive::tree::TreeError| {
+        let (span, path) = match &spec.urdf {
+            Some(source) => (source.span, source.path.as_str()),
+            None => (proc_macro2::Span::call_site(), ""),
+        };
+        Errors(vec![Error::new(span, format!("{path}: {e}"))])
+    };
+    let dynamics = free_flyer(pool, &robot.tree, robot.base_inertia.as_ref()).map_err(at_source)?;
+    let places: Vec<_> = points.iter().map(|p| (p.body, p.offset)).collect();
+    let points = point_kinematics(pool, &robot.tree, &places).map_err(at_source)?;
+    Ok((dynamics, points))
 }
 
 /// A point of a link named by an output `name = link_position("link")` of a floating-base
@@ -156,11 +217,13 @@ pub fn link_points(outputs: &[NamedExpression], robot: &Robot) -> Result<Vec<Lin
     }
 }
 
-/// The base entries of `COORDINATE_NAMES` and `VELOCITY_NAMES`.
-const BASE_COORDINATE_NAMES: [&str; 7] = [
+/// The base entries of `COORDINATE_NAMES`: position (m), then the quaternion, scalar last.
+pub const BASE_COORDINATE_NAMES: [&str; 7] = [
     "base_x", "base_y", "base_z", "base_qx", "base_qy", "base_qz", "base_qw",
 ];
-const BASE_VELOCITY_NAMES: [&str; 6] = [
+/// The base entries of `VELOCITY_NAMES`: linear (m/s), then angular (rad/s) velocity, in the
+/// base frame.
+pub const BASE_VELOCITY_NAMES: [&str; 6] = [
     "base_vx", "base_vy", "base_vz", "base_wx", "base_wy", "base_wz",
 ];
 
@@ -270,9 +333,17 @@ fn emit(
     let gravity = robot.tree.gravity;
     quote! {
         impl #runtime::FreeFlyerSystem<#nq_l> for #name {
-            const GRAVITY: [f64; 3] = [#(#gravity),*];
-            const STATE_COLUMNS: &'static [&'static str] = &[#(#output_columns),*];
-            const POINT_NAMES: &'static [&'static str] = &[#(#point_names),*];
+            fn gravity(&self) -> [f64; 3] {
+                [#(#gravity),*]
+            }
+
+            fn state_columns(&self) -> ::std::vec::Vec<::std::string::String> {
+                [#(#output_columns),*].map(::std::string::String::from).to_vec()
+            }
+
+            fn point_names(&self) -> ::std::vec::Vec<::std::string::String> {
+                Self::POINT_NAMES.map(::std::string::String::from).to_vec()
+            }
 
             fn acceleration_into(
                 &self,

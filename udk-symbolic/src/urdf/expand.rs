@@ -6,7 +6,8 @@ use super::read::Robot;
 use super::{UrdfSource, DEFAULT_GRAVITY};
 use crate::error::Errors;
 use crate::spec::{Expression, ModelSpec, Name, NamedExpression};
-use crate::tree::{Transform, TreeBody, TreeJoint};
+use crate::tree::{SpatialInertia, Transform, TreeBody, TreeJoint};
+use quote::ToTokens;
 use std::collections::HashSet;
 
 /// Fills `spec` from `robot` with the options of `source`, keeping the model's own keys (see
@@ -21,65 +22,94 @@ pub fn expand_robot(
 ) -> Result<(), Errors> {
     let mut errors = Errors::default();
     let file = &source.path;
-    for (key, span) in [
-        ("coordinates", spec.coordinates.first().map(Name::span)),
-        ("inputs", spec.inputs.first().map(Name::span)),
-        ("lagrangian", spec.lagrangian.as_ref().map(Expression::span)),
-        (
-            "hamiltonian",
-            spec.hamiltonian.as_ref().map(Expression::span),
-        ),
-    ] {
-        if let Some(span) = span {
+    if let Some(span) = spec.hamiltonian.as_ref().map(Expression::span) {
+        errors.push(
+            span,
+            format!("a URDF model ({file}) is Lagrangian: `hamiltonian` cannot be set"),
+        );
+    }
+    let root_expressions = (source.root.iter()).flat_map(|r| r.position.iter().chain(&r.rotation));
+    for expression in root_expressions {
+        let mut names = HashSet::new();
+        identifiers(expression.0.to_token_stream(), &mut names);
+        if let Some(f) = ["link_position", "link_rotation"]
+            .iter()
+            .find(|f| names.contains(**f))
+        {
             errors.push(
-                span,
-                format!("`{key}` comes from the URDF file {file}; a URDF model cannot set it"),
+                expression.span(),
+                format!("the root pose places the links of {file}, so it cannot use `{f}`"),
             );
         }
     }
+    // The model's own coordinates come first, then the joints'.
+    let own = spec.coordinates.len();
     let n = robot.joints.len();
-    if n == 0 {
+    if n == 0 && own == 0 {
         errors.push(
             source.span,
             format!(
                 "{file}: the robot has no revolute, continuous or prismatic joint, so on a fixed \
-                 base nothing moves (a free-flying robot needs a floating base, which udk does \
-                 not support yet)"
+                 base nothing moves (a free-flying robot needs `floating_base = true`; a root \
+                 that the model moves needs its own `coordinates` and `root`)"
             ),
         );
     }
-    if !spec.forces.is_empty() && spec.forces.len() != n {
+    if !spec.forces.is_empty() && spec.forces.len() != own + n && spec.forces.len() != own {
         errors.push(
             spec.forces[0].span(),
             format!(
-                "`forces` of a URDF model has one entry per joint coordinate, added to its \
-                 effort: {n} (the file's movable joints), found {}",
+                "`forces` of a URDF model has one entry per coordinate: the model's own {own}, \
+                 then (optionally) the file's {n} movable joints, each added to the joint's \
+                 effort; found {}",
                 spec.forces.len()
             ),
         );
     }
-    let mut used = HashSet::new();
-    let coordinates: Vec<String> = (robot.joints.iter())
+    let mut used: HashSet<String> = (spec.coordinates.iter().chain(&spec.inputs))
+        .map(Name::as_string)
+        .collect();
+    let joint_coordinates: Vec<String> = (robot.joints.iter())
         .map(|j| identifier(&j.name, &mut used))
         .collect();
-    let inputs: Vec<String> = (coordinates.iter())
+    let inputs: Vec<String> = (joint_coordinates.iter())
         .map(|q| identifier(&format!("tau_{q}"), &mut used))
         .collect();
-    let names = LinkNames::new(&robot, &mut used);
+    let root = (source.root.as_ref()).map(|_| {
+        (
+            identifier("urdf_root_rotation", &mut used),
+            identifier("urdf_root_position", &mut used),
+        )
+    });
+    let names = LinkNames::new(&robot, root.clone(), &mut used);
     links::rewrite(spec, &robot, &names, &mut errors);
     if !errors.is_empty() {
         return Err(errors);
     }
     robot.tree.gravity = source.gravity.unwrap_or(DEFAULT_GRAVITY);
     let mut definitions = Vec::new();
-    let mut kinetic = Vec::new();
-    let mut potential = Vec::new();
+    let mut energies = Energies::new(robot.tree.gravity);
+    // The root pose as the model writes it (with its spans), then the generated frames.
+    let mut root_definitions = Vec::new();
+    if let (Some(pose), Some((rotation, position))) = (&source.root, &root) {
+        let defined = |name: &String, e: &Option<Expression>, default: &str| NamedExpression {
+            name: name.parse().expect("an identifier"),
+            value: e.clone().unwrap_or_else(|| parse(default)),
+        };
+        root_definitions.push(defined(rotation, &pose.rotation, "eye()"));
+        root_definitions.push(defined(position, &pose.position, "vec3(0.0, 0.0, 0.0)"));
+        if let Some(inertia) = &robot.base_inertia {
+            let com = format!("({position} + {rotation} * {})", vec3(inertia.com));
+            energies.body(inertia, &com, rotation);
+        }
+    }
     for (i, body) in robot.tree.bodies.iter().enumerate() {
-        let q = &coordinates[i];
+        let q = &joint_coordinates[i];
         let (rotation, position) = (&names.rotation[i], &names.position[i]);
-        let parent = body
-            .parent
-            .map(|p| (&names.rotation[p], &names.position[p]));
+        let parent = match body.parent {
+            Some(p) => Some((&names.rotation[p], &names.position[p])),
+            None => root.as_ref().map(|(r, p)| (r, p)),
+        };
         let (r, p) = frame(body, q, parent);
         definitions.push((rotation.clone(), r));
         definitions.push((position.clone(), p));
@@ -96,16 +126,116 @@ pub fn expand_robot(
             ));
             com
         };
-        kinetic.push(format!(
+        energies.body(&inertia, &com, rotation);
+    }
+    let lagrangian = match spec.lagrangian.take() {
+        Some(own) => format!("{} + ({own})", energies.lagrangian()),
+        None => energies.lagrangian(),
+    };
+    let joint_forces = (0..n).map(|i| {
+        let damping = robot.joints[i].damping;
+        let tau = if source.joint_damping && damping != 0.0 {
+            format!(
+                "{} - {} * dot({})",
+                inputs[i],
+                number(damping),
+                joint_coordinates[i]
+            )
+        } else {
+            inputs[i].clone()
+        };
+        let tau = parse(&tau);
+        match spec.forces.get(own + i) {
+            Some(given) => {
+                let (tau, given) = (&tau.0, &given.0);
+                Expression(syn::parse_quote!(#tau + (#given)))
+            }
+            None => tau,
+        }
+    });
+    let own_forces = (0..own).map(|i| match spec.forces.get(i) {
+        Some(given) => given.clone(),
+        None => parse("0.0"),
+    });
+    let forces = own_forces.chain(joint_forces).collect();
+    let mimics = (robot.joints.iter().enumerate())
+        .filter(|_| source.mimic)
+        .filter_map(|(j, joint)| {
+            let (i, multiplier, offset) = joint.mimic?;
+            Some(parse(&format!(
+                "{} - {} * {} - {}",
+                joint_coordinates[j],
+                number(multiplier),
+                joint_coordinates[i],
+                number(offset)
+            )))
+        });
+    spec.holonomic.extend(mimics.collect::<Vec<_>>());
+    let generated: Vec<NamedExpression> = (root_definitions.into_iter())
+        .chain(
+            definitions
+                .into_iter()
+                .map(|(name, value)| NamedExpression {
+                    name: name.parse().expect("an identifier"),
+                    value: parse(&value),
+                }),
+        )
+        .collect();
+    let own_definitions = std::mem::take(&mut spec.definitions);
+    spec.definitions = match &root {
+        // The root pose may use the model's own definitions, which may use the links': those
+        // that use none go first.
+        Some(_) => {
+            let (before, after) = split_definitions(own_definitions, &generated);
+            before.into_iter().chain(generated).chain(after).collect()
+        }
+        None => generated.into_iter().chain(own_definitions).collect(),
+    };
+    let own_names: Vec<String> = spec.coordinates.iter().map(Name::as_string).collect();
+    spec.coordinates
+        .extend((joint_coordinates.iter()).map(|q| q.parse::<Name>().expect("an identifier")));
+    spec.coordinate_names = (own_names.into_iter())
+        .chain(robot.joints.iter().map(|j| j.name.clone()))
+        .collect();
+    spec.warnings.extend(robot.warnings.iter().cloned());
+    spec.inputs
+        .extend((inputs.iter()).map(|u| u.parse::<Name>().expect("an identifier")));
+    spec.lagrangian = Some(parse(&lagrangian));
+    spec.forces = forces;
+    // The tree's recursions take the root fixed and its joints as the only coordinates.
+    spec.tree = (own == 0 && root.is_none()).then_some(robot.tree);
+    Ok(())
+}
+
+/// The kinetic and potential energies of the bodies, as the terms of L.
+struct Energies {
+    gravity: [f64; 3],
+    kinetic: Vec<String>,
+    potential: Vec<String>,
+}
+
+impl Energies {
+    fn new(gravity: [f64; 3]) -> Self {
+        Energies {
+            gravity,
+            kinetic: Vec::new(),
+            potential: Vec::new(),
+        }
+    }
+
+    /// A body of `inertia` whose centre of mass is at `com` (world frame) and whose frame
+    /// turns by `rotation`.
+    fn body(&mut self, inertia: &SpatialInertia, com: &str, rotation: &str) {
+        self.kinetic.push(format!(
             "kinetic_energy({}, {}, {com}, {rotation})",
             number(inertia.mass),
             inertia_matrix(&inertia.inertia)
         ));
         for (k, axis) in ["x", "y", "z"].iter().enumerate() {
-            let g = robot.tree.gravity[k];
+            let g = self.gravity[k];
             if g != 0.0 {
                 let sign = if g < 0.0 { "-" } else { "+" };
-                potential.push(format!(
+                self.potential.push(format!(
                     "{sign} {} * {} * {com}.{axis}()",
                     number(inertia.mass),
                     number(g.abs())
@@ -113,69 +243,49 @@ pub fn expand_robot(
             }
         }
     }
-    let lagrangian = if kinetic.is_empty() {
-        "0.0".to_owned()
-    } else {
-        format!("{} {}", kinetic.join(" + "), potential.join(" "))
-    };
-    let forces = (0..n)
-        .map(|i| {
-            let damping = robot.joints[i].damping;
-            let tau = if source.joint_damping && damping != 0.0 {
-                format!(
-                    "{} - {} * dot({})",
-                    inputs[i],
-                    number(damping),
-                    coordinates[i]
-                )
-            } else {
-                inputs[i].clone()
-            };
-            let tau = parse(&tau);
-            match spec.forces.get(i) {
-                Some(own) => {
-                    let (tau, own) = (&tau.0, &own.0);
-                    Expression(syn::parse_quote!(#tau + (#own)))
-                }
-                None => tau,
+
+    /// L = Σ T + Σ m g·c.
+    fn lagrangian(&self) -> String {
+        if self.kinetic.is_empty() {
+            "0.0".to_owned()
+        } else {
+            format!("{} {}", self.kinetic.join(" + "), self.potential.join(" "))
+        }
+    }
+}
+
+/// The model's own definitions `own` in their order, split into those that use none of the
+/// `generated` link frames (directly or through another definition), and the others.
+fn split_definitions(
+    own: Vec<NamedExpression>,
+    generated: &[NamedExpression],
+) -> (Vec<NamedExpression>, Vec<NamedExpression>) {
+    let mut later: HashSet<String> = generated.iter().map(|d| d.name.as_string()).collect();
+    let (mut before, mut after) = (Vec::new(), Vec::new());
+    for definition in own {
+        let mut names = HashSet::new();
+        identifiers(definition.value.0.to_token_stream(), &mut names);
+        if names.iter().any(|n| later.contains(n)) {
+            later.insert(definition.name.as_string());
+            after.push(definition);
+        } else {
+            before.push(definition);
+        }
+    }
+    (before, after)
+}
+
+/// Every identifier of `tokens`, into `out`.
+fn identifiers(tokens: proc_macro2::TokenStream, out: &mut HashSet<String>) {
+    for token in tokens {
+        match token {
+            proc_macro2::TokenTree::Ident(i) => {
+                out.insert(i.to_string());
             }
-        })
-        .collect();
-    let mimics = (robot.joints.iter().enumerate())
-        .filter(|_| source.mimic)
-        .filter_map(|(j, joint)| {
-            let (i, multiplier, offset) = joint.mimic?;
-            Some(parse(&format!(
-                "{} - {} * {} - {}",
-                coordinates[j],
-                number(multiplier),
-                coordinates[i],
-                number(offset)
-            )))
-        });
-    spec.holonomic.extend(mimics.collect::<Vec<_>>());
-    let own_definitions = std::mem::take(&mut spec.definitions);
-    spec.definitions = (definitions.into_iter())
-        .map(|(name, value)| NamedExpression {
-            name: name.parse().expect("an identifier"),
-            value: parse(&value),
-        })
-        .chain(own_definitions)
-        .collect();
-    spec.coordinates = coordinates
-        .iter()
-        .map(|q| q.parse().expect("an identifier"))
-        .collect();
-    spec.coordinate_names = robot.joints.iter().map(|j| j.name.clone()).collect();
-    spec.warnings.extend(robot.warnings.iter().cloned());
-    spec.inputs = inputs
-        .iter()
-        .map(|u| u.parse().expect("an identifier"))
-        .collect();
-    spec.lagrangian = Some(parse(&lagrangian));
-    spec.forces = forces;
-    spec.tree = Some(robot.tree);
-    Ok(())
+            proc_macro2::TokenTree::Group(g) => identifiers(g.stream(), out),
+            _ => {}
+        }
+    }
 }
 
 /// The world rotation and origin of `body`'s frame, as expressions: the parent's frame (or

@@ -19,11 +19,14 @@ pub struct LinkNames {
     pub position: Vec<String>,
     /// `<link>_com`, per body (defined only for a body with mass off its origin).
     pub com: Vec<String>,
+    /// The root link's world rotation and origin, when the model places it (`root`).
+    pub root: Option<(String, String)>,
 }
 
 impl LinkNames {
-    /// The names for `robot`'s bodies, distinct from those in `used`, which they join.
-    pub fn new(robot: &Robot, used: &mut HashSet<String>) -> Self {
+    /// The names for `robot`'s bodies, distinct from those in `used`, which they join; `root`
+    /// names the root link's rotation and origin when the model places it.
+    pub fn new(robot: &Robot, root: Option<(String, String)>, used: &mut HashSet<String>) -> Self {
         let mut names = |suffix: &str| -> Vec<String> {
             (robot.tree.bodies.iter())
                 .map(|b| identifier(&format!("{}_{suffix}", b.name), used))
@@ -33,6 +36,7 @@ impl LinkNames {
             rotation: names("rotation"),
             position: names("position"),
             com: names("com"),
+            root,
         }
     }
 }
@@ -53,7 +57,8 @@ pub fn rewrite(spec: &mut ModelSpec, robot: &Robot, names: &LinkNames, errors: &
         .chain(&mut spec.loads)
         .chain(&mut spec.servo)
         .chain(spec.definitions.iter_mut().map(|d| &mut d.value))
-        .chain(spec.outputs.iter_mut().map(|o| &mut o.value));
+        .chain(spec.outputs.iter_mut().map(|o| &mut o.value))
+        .chain(&mut spec.lagrangian);
     for Expression(expr) in expressions {
         rewriter.visit_expr_mut(expr);
     }
@@ -120,8 +125,15 @@ impl Rewriter<'_> {
                 self.names.rotation[b].clone()
             }
             (Some(b), _) => format!("({} * {})", self.names.rotation[b], mat3(&offset.rotation)),
-            (None, "link_position") => vec3(offset.translation),
-            (None, _) => mat3(&offset.rotation),
+            (None, f) => match (&self.names.root, f) {
+                (None, "link_position") => vec3(offset.translation),
+                (None, _) => mat3(&offset.rotation),
+                (Some((_, p)), "link_position") if offset.translation == [0.0; 3] => p.clone(),
+                (Some((r, p)), "link_position") => {
+                    format!("({p} + {r} * {})", vec3(offset.translation))
+                }
+                (Some((r, _)), _) => format!("({r} * {})", mat3(&offset.rotation)),
+            },
         };
         let tokens: TokenStream = text.parse().expect("the expansion writes valid tokens");
         syn::parse2(respan(tokens, literal.span())).ok()

@@ -3,19 +3,24 @@
 //!
 //! [`read`] parses the file with `urdf-rs` into a [`crate::tree::RigidBodyTree`], merging
 //! fixed joints; [`expand`] then fills the spec so that every later stage works unchanged:
-//! - `coordinates`: one per revolute, continuous or prismatic joint, depth-first from the
-//!   root link, children in the order of their joints in the file (identifiers made from the
-//!   joint names; `coordinate_names` keeps the names verbatim);
+//! - `coordinates`: the model's own, then one per revolute, continuous or prismatic joint,
+//!   depth-first from the root link, children in the order of their joints in the file
+//!   (identifiers made from the joint names; `coordinate_names` keeps the names verbatim);
 //! - `definitions`: each moving link's world rotation `<link>_rotation` (3×3), frame origin
 //!   `<link>_position` (m) and, when it is not the origin, centre of mass `<link>_com`;
 //! - `lagrangian`: L = Σ `kinetic_energy(m, I, p_com, R)` + Σ m g·p_com (gravity
-//!   (0, 0, −9.81) m/s² unless `gravity` says otherwise);
-//! - `inputs`: the joint efforts `tau_<joint>` (N·m or N), one per coordinate;
-//! - `forces`: τ, minus d·q̇ with `joint_damping` (URDF `<dynamics damping>`), plus the
-//!   model's own `forces`;
+//!   (0, 0, −9.81) m/s² unless `gravity` says otherwise), plus the model's own L;
+//! - `inputs`: the model's own, then the joint efforts `tau_<joint>` (N·m or N), one per joint;
+//! - `forces`: the model's own for its coordinates, then per joint τ, minus d·q̇ with
+//!   `joint_damping` (URDF `<dynamics damping>`), plus the model's own entry if it gives one;
 //! - `holonomic`: the model's own, then q_j − multiplier·q_i − offset for each `<mimic>`
 //!   joint with `mimic`;
-//! - `tree`: the tree, for the composite-rigid-body and Newton–Euler derivation.
+//! - `tree`: the tree, for the composite-rigid-body and Newton–Euler derivation (none when
+//!   the model has its own coordinates or a `root` pose: the tree takes the root fixed).
+//!
+//! With a `root` pose ([`UrdfRoot`]) the root link's frame is `urdf_root_rotation` and
+//! `urdf_root_position`, defined from the model's expressions after those of its own `let`
+//! definitions that use no link, and the root link's mass moves with it.
 //!
 //! The model's own `holonomic`, `nonholonomic`, `nonideal`, `forces`, `loads`, `outputs` and
 //! `let` definitions combine with the URDF, and may use `link_position("link")` (the link
@@ -37,7 +42,7 @@ pub use expand::expand_robot;
 pub use read::{read, LinkFrame, MovableJoint, Robot, MAX_JOINTS};
 
 use crate::error::{Error, Errors};
-use crate::spec::ModelSpec;
+use crate::spec::{Expression, ModelSpec};
 use proc_macro2::Span;
 use serde::{Deserialize, Deserializer, Serialize};
 use std::path::{Path, PathBuf};
@@ -74,10 +79,30 @@ pub struct UrdfSource {
     /// root link is fixed to the world).
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub floating_base: bool,
+    /// Where the URDF's root link is, when the model places it (`root = { position = "..",
+    /// rotation = ".." }`, `urdf_root(position = .., rotation = ..)` in the macro): a pose in
+    /// the model's own coordinates, parameters and `let` definitions (a cart, a moving
+    /// platform). `None`: the root link is the world frame.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root: Option<UrdfRoot>,
     /// Where the model names the file (the `urdf = ".."` literal in the macro): every URDF
     /// error is reported there.
     #[serde(skip)]
     pub span: Span,
+}
+
+/// The pose of a URDF's root link in the world frame, as expressions of the model: its origin
+/// (a 3-vector, m; the world origin when `None`) and its rotation (3 × 3; the identity when
+/// `None`). The root link's own mass then moves with it.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct UrdfRoot {
+    /// The root link frame's origin in the world frame, m: `vec3(x, 0.0, 0.0)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub position: Option<Expression>,
+    /// The root link frame's rotation, world from root: `rot_z(psi)`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rotation: Option<Expression>,
 }
 
 /// The check of a URDF's inertia tensors (see [`inertia`]): `inertia = "strict"` (the
@@ -113,6 +138,7 @@ impl UrdfSource {
             mimic: false,
             inertia: InertiaCheck::Strict,
             floating_base: false,
+            root: None,
             span: Span::call_site(),
         }
     }
@@ -139,15 +165,17 @@ impl<'de> Deserialize<'de> for UrdfSource {
             inertia: InertiaCheck,
             #[serde(default)]
             floating_base: bool,
+            #[serde(default)]
+            root: Option<UrdfRoot>,
         }
         #[derive(Deserialize)]
         #[serde(
             untagged,
-            expecting = "a path or a table { path, gravity, joint_damping, mimic, inertia, floating_base }"
+            expecting = "a path or a table { path, gravity, joint_damping, mimic, inertia, floating_base, root }"
         )]
         enum Repr {
             Path(String),
-            Table(Table),
+            Table(Box<Table>),
         }
         let table = match Repr::deserialize(d)? {
             Repr::Path(path) => Table {
@@ -157,8 +185,9 @@ impl<'de> Deserialize<'de> for UrdfSource {
                 mimic: false,
                 inertia: InertiaCheck::Strict,
                 floating_base: false,
+                root: None,
             },
-            Repr::Table(table) => table,
+            Repr::Table(table) => *table,
         };
         Ok(UrdfSource {
             path: table.path,
@@ -167,6 +196,7 @@ impl<'de> Deserialize<'de> for UrdfSource {
             mimic: table.mimic,
             inertia: table.inertia,
             floating_base: table.floating_base,
+            root: table.root,
             span: Span::call_site(),
         })
     }
@@ -192,8 +222,9 @@ pub fn expand(spec: &mut ModelSpec, base: &Path) -> Result<Option<PathBuf>, Erro
     if source.floating_base {
         return Err(at_source(
             "`floating_base = true` makes a free-flyer model, which has no Lagrangian spec to \
-             expand: use `#[lagrangian(urdf = \"..\", floating_base = true)]` or \
-             `udk::model::FreeFlyerModel::from_urdf`"
+             expand: use `#[lagrangian(urdf = \"..\", floating_base = true)]`, \
+             `udk::model::FreeFlyerModel::from_file` (or `from_urdf`), or `udk eval` and \
+             `udk simulate` on the model file"
                 .to_owned(),
         ));
     }

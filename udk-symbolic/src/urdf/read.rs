@@ -26,9 +26,9 @@ pub struct Robot {
     pub tree: RigidBodyTree,
     /// The movable joints, one per body and coordinate, in the same order.
     pub joints: Vec<MovableJoint>,
-    /// With `floating_base`, the mass properties of the root link and the links fixed to it,
-    /// in the root link's frame (`None` when they have none); `None` without (a fixed root
-    /// does not move, and its links' inertias are not read).
+    /// With `floating_base` or a `root` pose, the mass properties of the root link and the
+    /// links fixed to it, in the root link's frame (`None` when they have none); `None`
+    /// without (a fixed root does not move, and its links' inertias are not read).
     pub base_inertia: Option<SpatialInertia>,
     /// Every link, in file order, with the frame it is rigidly attached to.
     pub links: Vec<LinkFrame>,
@@ -157,7 +157,7 @@ pub fn read(text: &str, source: &UrdfSource) -> Result<Robot, String> {
         link_index: &link_index,
         bodies: Vec::new(),
         inertias: Vec::new(),
-        base: source.floating_base.then(Vec::new),
+        base: (source.floating_base || source.root.is_some()).then(Vec::new),
         joints: Vec::new(),
         links: vec![None; robot.links.len()],
         names: HashMap::new(),

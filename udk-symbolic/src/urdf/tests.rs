@@ -310,19 +310,98 @@ fn an_unknown_link_is_an_error_with_the_nearest_name() {
 }
 
 #[test]
-fn keys_the_file_gives_are_errors() {
+fn a_hamiltonian_and_a_wrong_count_of_forces_are_errors() {
     let mut spec = spec_of(UrdfSource::new("branched.urdf"));
     spec.coordinates = vec!["x".parse().unwrap()];
-    spec.forces = vec!["1.0".parse().unwrap()];
+    spec.forces = vec!["1.0".parse().unwrap(), "2.0".parse().unwrap()];
+    spec.hamiltonian = Some("0.5 * p_x.powi(2)".parse().unwrap());
     let message = error_of(&mut spec);
     assert!(
-        message.contains("`coordinates` comes from the URDF file"),
+        message.contains("is Lagrangian: `hamiltonian` cannot be set"),
         "{message}"
     );
     assert!(
-        message.contains("3 (the file's movable joints), found 1"),
+        message.contains("the model's own 1, then (optionally) the file's 3 movable joints")
+            && message.contains("found 2"),
         "{message}"
     );
+}
+
+/// The branched tree on a root the model turns by its own ψ and lifts by its own z, through
+/// a `let` definition; a definition that uses a link comes after the links' frames.
+#[test]
+fn a_root_on_the_models_own_pose_places_every_link() {
+    let mut spec = spec_of(UrdfSource {
+        root: Some(super::UrdfRoot {
+            position: Some("lift".parse().unwrap()),
+            rotation: Some("rot_z(psi)".parse().unwrap()),
+        }),
+        ..UrdfSource::new("branched.urdf")
+    });
+    spec.coordinates = vec!["psi".parse().unwrap(), "z".parse().unwrap()];
+    spec.lagrangian = Some(
+        "0.5 * dot(z).powi(2) + 0.5 * dot(psi).powi(2)"
+            .parse()
+            .unwrap(),
+    );
+    spec.definitions = vec![
+        NamedExpression {
+            name: "reach".parse().unwrap(),
+            value: r#"link_position("bracket") + link_rotation("bracket") * vec3(0.0, 1.0, 0.0) - lift"#
+                .parse()
+                .unwrap(),
+        },
+        NamedExpression {
+            name: "lift".parse().unwrap(),
+            value: "vec3(0.0, 0.0, z)".parse().unwrap(),
+        },
+    ];
+    spec.outputs = vec![
+        NamedExpression {
+            name: "bracket".parse().unwrap(),
+            value: "reach".parse().unwrap(),
+        },
+        NamedExpression {
+            name: "base".parse().unwrap(),
+            value: r#"link_position("world")"#.parse().unwrap(),
+        },
+    ];
+    expanded(&mut spec);
+    assert!(
+        spec.tree.is_none(),
+        "the tree's recursions take the root fixed"
+    );
+    let names: Vec<String> = spec.coordinates.iter().map(Name::as_string).collect();
+    assert_eq!(names[..2], ["psi", "z"]);
+    assert_eq!(spec.coordinate_names[2..], ["turn", "arm-joint", "slide"]);
+    let d = derive(&spec).unwrap_or_else(|e| panic!("{e}"));
+    let (psi, z, turn) = (0.4, 1.5, 0.7);
+    let q = [psi, z, turn, 0.0, 0.0];
+    let values = |s: Symbol| match s {
+        Symbol::Coordinate(i) => q[i],
+        _ => 0.0,
+    };
+    // As in `link_functions_give_the_link_frames`, turned by ψ more about z, and lifted.
+    let point = d.pool.eval_all(d.outputs[0].value.components(), &values);
+    let (s, c) = (psi + turn).sin_cos();
+    close(&point, &[0.2 * c - c, 0.2 * s - s, 0.6], 1e-15, "bracket");
+    let base = d.pool.eval_all(d.outputs[1].value.components(), &values);
+    close(&base, &[0.0, 0.0, z], 0.0, "root link");
+}
+
+#[test]
+fn a_root_that_uses_a_link_is_an_error() {
+    let mut spec = spec_of(UrdfSource {
+        root: Some(super::UrdfRoot {
+            position: Some(r#"link_position("bracket")"#.parse().unwrap()),
+            rotation: None,
+        }),
+        ..UrdfSource::new("branched.urdf")
+    });
+    spec.coordinates = vec!["x".parse().unwrap()];
+    spec.lagrangian = Some("0.5 * dot(x).powi(2)".parse().unwrap());
+    let message = error_of(&mut spec);
+    assert!(message.contains("`link_position`"), "{message}");
 }
 
 /// The error of `read` on the double pendulum with `from` replaced by `to`.

@@ -1,0 +1,195 @@
+//! `udk eval` and `udk simulate` on a robot on a floating base
+//! (`urdf = { path = "..", floating_base = true }`): Solo12 against Pinocchio 4.1 with
+//! `JointModelFreeFlyer` (tests/fixtures/free_flyer.json), the CSV's named columns and unit
+//! quaternion, the refused non-unit start, and a URDF that already has a floating joint.
+
+mod common;
+
+use common::udk;
+use std::path::PathBuf;
+
+fn fixtures() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
+fn solo12() -> PathBuf {
+    fixtures().join("solo12_floating.toml")
+}
+
+fn numbers(value: &serde_json::Value) -> Vec<f64> {
+    (value.as_array().expect("an array").iter())
+        .map(|x| x.as_f64().expect("a number"))
+        .collect()
+}
+
+fn csv(values: &[f64]) -> String {
+    values
+        .iter()
+        .map(|x| format!("{x:e}"))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
+/// max |a − b| ≤ tolerance · max(1, max |b|).
+fn assert_close(got: &[f64], expected: &[f64], tolerance: f64, what: &str) {
+    assert_eq!(got.len(), expected.len(), "{what}");
+    let scale = expected.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
+    for (k, (g, e)) in got.iter().zip(expected).enumerate() {
+        assert!(
+            (g - e).abs() <= tolerance * scale,
+            "{what}[{k}]: {g} vs {e}"
+        );
+    }
+}
+
+#[test]
+fn eval_matches_pinocchio() {
+    let text = std::fs::read_to_string(fixtures().join("free_flyer.json")).unwrap();
+    let fixture: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let entry = &fixture["robots"]["solo12"];
+    let pinocchio: Vec<String> = (entry["joints"].as_array().unwrap().iter())
+        .map(|x| x.as_str().unwrap().to_owned())
+        .collect();
+    for state in entry["states"].as_array().unwrap() {
+        let q = numbers(&state["q"]);
+        let v = numbers(&state["v"]);
+        let tau = numbers(&state["tau"]);
+        // Pinocchio's joint order is udk's for Solo12 (checked below by name).
+        let report = common::json_output(
+            "eval",
+            &solo12(),
+            &[
+                &format!("--q={}", csv(&q)),
+                &format!("--qd={}", csv(&v)),
+                &format!("--u={}", csv(&tau)),
+            ],
+        );
+        let names: Vec<String> = (report["coordinate_names"].as_array().unwrap().iter())
+            .map(|x| x.as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(names[7..], pinocchio[..]);
+        assert_eq!(names[3..7], ["base_qx", "base_qy", "base_qz", "base_qw"]);
+        let aba = numbers(&report["acceleration"]);
+        assert_close(&aba, &numbers(&state["aba"]), 1e-10, "aba");
+        let mass: Vec<f64> = (report["mass_matrix"].as_array().unwrap().iter())
+            .flat_map(numbers)
+            .collect();
+        let crba: Vec<f64> = (state["crba"].as_array().unwrap().iter())
+            .flat_map(numbers)
+            .collect();
+        assert_close(&mass, &crba, 1e-10, "crba");
+        // h = rnea(q, v, 0) = M a − τ_full at a = aba: M v̇ + h = [0, τ].
+        let h = numbers(&report["bias_force"]);
+        let generalized: Vec<f64> = (0..18)
+            .map(|r| (0..18).map(|c| mass[r * 18 + c] * aba[c]).sum::<f64>() + h[r])
+            .collect();
+        let expected: Vec<f64> = [0.0; 6].iter().chain(&tau).copied().collect();
+        assert_close(&generalized, &expected, 1e-9, "M v̇ + h");
+        let points = report["points"].as_array().unwrap();
+        assert_eq!(points.len(), 4);
+        assert_eq!(points[0]["name"], "FL");
+        assert_eq!(points[0]["jacobian"].as_array().unwrap().len(), 3);
+    }
+}
+
+#[test]
+fn simulate_names_its_columns_and_keeps_the_quaternion_unit() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("solo.csv");
+    udk()
+        .arg("simulate")
+        .arg(solo12())
+        .args(["--t-end", "0.2", "--dt-out", "0.05", "--out"])
+        .arg(&out)
+        .assert()
+        .code(0);
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    assert_eq!(
+        header[..8],
+        ["t", "base_x", "base_y", "base_z", "base_qx", "base_qy", "base_qz", "base_qw"]
+    );
+    assert_eq!(header[8], "FL_HAA");
+    assert_eq!(header[20..23], ["base_vx", "base_vy", "base_vz"]);
+    assert_eq!(header[26], "FL_HAA_dot");
+    assert_eq!(header[38], "padding");
+    assert!(header.ends_with(&["HR.x", "HR.y", "HR.z"]), "{header:?}");
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 5);
+    for row in &rows {
+        let norm = row[4..8].iter().map(|x| x * x).sum::<f64>().sqrt();
+        assert!((norm - 1.0).abs() < 1e-15, "|q| = {norm}");
+        // No contact and no torque from rest: the robot falls freely, z = 0.3 − g t²/2.
+        let t = row[0];
+        assert!(
+            (row[3] - (0.3 - 0.5 * 9.81 * t * t)).abs() < 1e-9,
+            "z = {}",
+            row[3]
+        );
+    }
+}
+
+#[test]
+fn a_non_unit_start_is_refused_and_says_so() {
+    let dir = tempfile::tempdir().unwrap();
+    let model = dir.path().join("solo.toml");
+    let text = std::fs::read_to_string(solo12()).unwrap().replace(
+        "../../robots/",
+        &format!("{}/../robots/", env!("CARGO_MANIFEST_DIR")),
+    );
+    let scaled = text.replace(
+        "0.0, 0.0, 0.0, 1.0, 0.1, 0.8",
+        "0.0, 0.0, 0.0, 1.1, 0.1, 0.8",
+    );
+    assert_ne!(text, scaled);
+    std::fs::write(&model, scaled).unwrap();
+    let output = udk()
+        .arg("simulate")
+        .arg(&model)
+        .args(["--t-end", "0.1"])
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let message = String::from_utf8(output).unwrap();
+    assert!(message.contains("non-unit start is refused"), "{message}");
+}
+
+#[test]
+fn a_floating_joint_with_a_floating_base_is_refused() {
+    let model = fixtures().join("floating_joint_with_floating_base.toml");
+    for command in ["eval", "simulate"] {
+        let mut udk = udk();
+        udk.arg(command).arg(&model);
+        if command == "simulate" {
+            udk.args(["--t-end", "1"]);
+        }
+        let output = udk.assert().code(2).get_output().stderr.clone();
+        let message = String::from_utf8(output).unwrap();
+        assert!(
+            message.contains("already has a floating joint") && message.contains("free_flight"),
+            "{command}: {message}"
+        );
+    }
+}
+
+#[test]
+fn other_commands_say_they_do_not_take_a_floating_base() {
+    let output = udk()
+        .arg("derive")
+        .arg(solo12())
+        .assert()
+        .code(2)
+        .get_output()
+        .stderr
+        .clone();
+    let message = String::from_utf8(output).unwrap();
+    assert!(
+        message.contains("`udk eval` and `udk simulate`"),
+        "{message}"
+    );
+}
