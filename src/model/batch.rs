@@ -133,7 +133,7 @@ impl Model {
         ];
         let given = parameters.map(|v| ("parameters", v.len(), p));
         for (what, given, rows) in lengths.into_iter().chain(given) {
-            self.check(what, rows * count, given)?;
+            self.check(what, rows.saturating_mul(count), given)?;
         }
         self.batch_into(q, qd, t, parameters, qdd)
     }
