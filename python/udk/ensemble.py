@@ -54,7 +54,9 @@ def run(function, model, items, client=None, chunk_size=None):
         threads = max(1, sum(client.nthreads().values()))
         chunk_size = max(1, -(-len(items) // (4 * threads)))
     chunks = [items[i:i + chunk_size] for i in range(0, len(items), chunk_size)]
-    shared = client.scatter(model, broadcast=True)
+    # A key of its own (hash=False): a key hashed from the model would be shared with a run
+    # just before on the same model, whose release could cancel this run's tasks.
+    shared = client.scatter(model, broadcast=True, hash=False)
     futures = client.map(_apply_chunk, [function] * len(chunks), [shared] * len(chunks),
                          chunks, pure=False)
     return [result for chunk in client.gather(futures) for result in chunk]
