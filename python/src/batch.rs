@@ -4,7 +4,6 @@
 
 use crate::model::{exception, Model};
 use crate::BadInputError;
-use nalgebra::DMatrix;
 use numpy::ndarray::IxDyn;
 use numpy::{AllowTypeChange, PyArrayLikeDyn, PyArrayMethods, PyUntypedArrayMethods};
 use pyo3::prelude::*;
@@ -29,13 +28,14 @@ impl Block {
     }
 }
 
-/// States (t, q, v) read from Python: one (1-D arrays) or a batch (2-D arrays, states × n).
-pub(crate) struct States<'a> {
+/// States (t, q, v) read from Python: one (1-D arrays) or a batch (2-D arrays, states × n),
+/// q and v borrowed from numpy (copied only when not already contiguous aligned f64).
+pub(crate) struct States<'a, 'py> {
     model: &'a udk::Model,
     /// q, row after row.
-    q: Vec<f64>,
+    q: Numbers<'py>,
     /// q̇ or p, row after row.
-    v: Vec<f64>,
+    v: Numbers<'py>,
     /// t: one value for every state, or one per state.
     t: Vec<f64>,
     /// Number of states of a batch; `None` for one state.
@@ -47,33 +47,34 @@ pub(crate) fn vector(x: &[f64]) -> nalgebra::DVector<f64> {
     nalgebra::DVector::from_column_slice(x)
 }
 
-/// An array argument `what`: its entries in row-major order and its shape. An array that is
-/// not aligned (as unpickled from out-of-band buffers: Dask's) or not contiguous is copied by
-/// numpy first.
-fn array(what: &str, x: &Bound<'_, PyAny>) -> PyResult<(Vec<f64>, Vec<usize>)> {
-    let mut array = numbers(what, x)?;
-    if !(array.is_contiguous() && array.data().is_aligned()) {
-        let numpy = x.py().import("numpy")?;
-        let copy = numpy.call_method1("array", ((**array).as_any(), numpy.getattr("float64")?))?;
-        array = numbers(what, &copy)?;
+/// A numpy array of f64, borrowed read-only.
+type Numbers<'py> = PyArrayLikeDyn<'py, f64, AllowTypeChange>;
+
+/// An array argument `what`, contiguous and aligned: an array that is already so is borrowed,
+/// one that is not (as unpickled from out-of-band buffers: Dask's, or a strided view) is
+/// copied by numpy first.
+fn array<'py>(what: &str, x: &Bound<'py, PyAny>) -> PyResult<Numbers<'py>> {
+    let array = numbers(what, x)?;
+    if array.is_contiguous() && array.data().is_aligned() {
+        return Ok(array);
     }
-    let values = array
-        .as_slice()
-        .expect("an aligned contiguous array")
-        .to_vec();
-    Ok((values, array.shape().to_vec()))
+    let numpy = x.py().import("numpy")?;
+    let copy = numpy.call_method1("array", ((**array).as_any(), numpy.getattr("float64")?))?;
+    numbers(what, &copy)
+}
+
+/// The entries of an array made by [`array`], in row-major order.
+fn entries<'a>(array: &'a Numbers<'_>) -> &'a [f64] {
+    array.as_slice().expect("an aligned contiguous array")
 }
 
 /// `x` as an array of f64, converted by numpy from any array-like of numbers.
-fn numbers<'py>(
-    what: &str,
-    x: &Bound<'py, PyAny>,
-) -> PyResult<PyArrayLikeDyn<'py, f64, AllowTypeChange>> {
+fn numbers<'py>(what: &str, x: &Bound<'py, PyAny>) -> PyResult<Numbers<'py>> {
     x.extract()
         .map_err(|e| BadInputError::new_err(format!("`{what}` is not an array of numbers: {e}")))
 }
 
-impl<'a> States<'a> {
+impl<'a, 'py> States<'a, 'py> {
     /// Reads q, v (named `second`: `qd` or `p`) and t (None for 0, a number, or one per
     /// state of a batch), checking the shapes against the model.
     ///
@@ -81,9 +82,9 @@ impl<'a> States<'a> {
     /// `BadInputError` for an array of the wrong shape, with the model's message.
     pub(crate) fn read(
         model: &'a Model,
-        q: &Bound<'_, PyAny>,
-        v: &Bound<'_, PyAny>,
-        t: Option<&Bound<'_, PyAny>>,
+        q: &Bound<'py, PyAny>,
+        v: &Bound<'py, PyAny>,
+        t: Option<&Bound<'py, PyAny>>,
         second: &'static str,
     ) -> PyResult<Self> {
         let m = &model.model;
@@ -97,9 +98,9 @@ impl<'a> States<'a> {
                 model: m.name().to_string(),
             })),
         };
-        let (q, q_shape) = array("q", q)?;
-        let (v, v_shape) = array(second, v)?;
-        let count = match (q_shape.as_slice(), v_shape.as_slice()) {
+        let (q, v) = (array("q", q)?, array(second, v)?);
+        let (q_shape, v_shape) = (q.shape(), v.shape());
+        let count = match (q_shape, v_shape) {
             ([qn], [vn]) => {
                 check("q", *qn)?;
                 check(second, *vn)?;
@@ -125,8 +126,9 @@ impl<'a> States<'a> {
         let t = match t {
             None => vec![0.0],
             Some(t) => {
-                let (t, shape) = array("t", t)?;
-                let fits = match (shape.as_slice(), count) {
+                let t = array("t", t)?;
+                let shape = t.shape();
+                let fits = match (shape, count) {
                     ([], _) => true,
                     ([rows], Some(count)) => *rows == count,
                     _ => false,
@@ -140,7 +142,7 @@ impl<'a> States<'a> {
                         }
                     )));
                 }
-                t
+                entries(&t).to_vec()
             }
         };
         Ok(States {
@@ -152,16 +154,16 @@ impl<'a> States<'a> {
         })
     }
 
-    /// q̈ at every state: [`udk::Model::acceleration`] for one, [`udk::Model::acceleration_batch`]
-    /// (rayon, one workspace per thread, no allocation per state on an unconstrained tree) with
-    /// the GIL released for a batch; bit for bit the same. With `parameters` (states × p, in
-    /// the order of the model's parameters), state i takes row i's values
-    /// ([`udk::Model::acceleration_batch_parameters`]).
+    /// q̈ at every state: [`udk::Model::acceleration`] for one,
+    /// [`udk::Model::acceleration_batch_into`] for a batch (rayon, one workspace per thread, no
+    /// allocation per state on an unconstrained tree), with the GIL released, reading numpy's
+    /// arrays in place and writing into the answer's; bit for bit the same. With `parameters`
+    /// (states × p, in the order of the model's parameters), state i takes row i's values.
     ///
     /// # Errors
     /// The exception of the model's error (of the lowest failing state of a batch);
     /// `BadInputError` for `parameters` with one state or of the wrong shape.
-    pub(crate) fn acceleration<'py>(
+    pub(crate) fn acceleration(
         &self,
         py: Python<'py>,
         parameters: Option<&Bound<'py, PyAny>>,
@@ -176,8 +178,8 @@ impl<'a> States<'a> {
                 ))
             }
             (Some(values), Some(count)) => {
-                let (values, shape) = array("parameters", values)?;
-                let p = self.model.parameters().len();
+                let values = array("parameters", values)?;
+                let (shape, p) = (values.shape(), self.model.parameters().len());
                 if shape != [count, p] {
                     return Err(exception(ModelError::Shape {
                         what: "parameters",
@@ -189,8 +191,7 @@ impl<'a> States<'a> {
                         model: self.model.name().to_string(),
                     }));
                 }
-                // Row-major states × p is column-major p × states: the model's layout.
-                Some(DMatrix::from_vec(p, count, values))
+                Some(values)
             }
         };
         let Some(count) = self.count else {
@@ -201,23 +202,23 @@ impl<'a> States<'a> {
             })?;
             return Ok(qdd);
         };
-        // Row-major states × n is column-major n × states: the model's layout.
-        let (q, qd) = (
-            DMatrix::from_column_slice(n, count, &self.q),
-            DMatrix::from_column_slice(n, count, &self.v),
-        );
         let t = match self.t.len() {
             1 => vec![self.t[0]; count],
             _ => self.t.clone(),
         };
-        let qdd = py
-            .detach(|| match &parameters {
-                None => self.model.acceleration_batch(&q, &qd, &t),
-                Some(p) => (self.model).acceleration_batch_parameters(&q, &qd, &t, p),
-            })
-            .map_err(exception)?;
-        let array = numpy::PyArray1::from_vec(py, qdd.as_slice().to_vec());
-        Ok(array.reshape([count, n])?.into_any())
+        // Row-major states × n (and states × p) is column-major n × states: the model's
+        // layout. q̈ is written straight into the answer.
+        let qdd = numpy::PyArray2::<f64>::zeros(py, [count, n], false);
+        {
+            let mut out = qdd.readwrite();
+            let out = out.as_slice_mut().expect("a new contiguous array");
+            let (q, qd) = (entries(&self.q), entries(&self.v));
+            let parameters = parameters.as_ref().map(entries);
+            let model = self.model;
+            py.detach(|| model.acceleration_batch_into(q, qd, &t, parameters, out))
+                .map_err(exception)?;
+        }
+        Ok(qdd.into_any())
     }
 
     /// Evaluates `f` at every state into `K` blocks of the shapes `blocks`, returned as
@@ -227,7 +228,7 @@ impl<'a> States<'a> {
     /// # Errors
     /// The exception of `f`'s error at the first state that fails (by index), its message
     /// prefixed by the state's index in a batch.
-    pub(crate) fn evaluate<'py, const K: usize, F>(
+    pub(crate) fn evaluate<const K: usize, F>(
         &self,
         py: Python<'py>,
         blocks: [Block; K],
@@ -236,22 +237,23 @@ impl<'a> States<'a> {
     where
         F: Fn(&udk::Model, &[f64], &[f64], f64, [&mut [f64]; K]) -> Result<(), ModelError> + Sync,
     {
-        let n = self.model.n();
+        let (n, model, times) = (self.model.n(), self.model, &self.t);
+        let (q, v) = (entries(&self.q), entries(&self.v));
         let lengths: [usize; K] = std::array::from_fn(|k| blocks[k].len());
         // One row per state holding its K blocks (at least one entry, for chunking).
         let width = lengths.iter().sum::<usize>().max(1);
         let count = self.count.unwrap_or(1);
         let mut rows = vec![0.0; count * width];
         let state = |i: usize, row: &mut [f64]| {
-            let t = self.t[if self.t.len() == 1 { 0 } else { i }];
-            let (q, v) = (&self.q[i * n..(i + 1) * n], &self.v[i * n..(i + 1) * n]);
+            let t = times[if times.len() == 1 { 0 } else { i }];
+            let (q, v) = (&q[i * n..(i + 1) * n], &v[i * n..(i + 1) * n]);
             let mut rest = row;
             let parts: [&mut [f64]; K] = std::array::from_fn(|k| {
                 let (part, tail) = std::mem::take(&mut rest).split_at_mut(lengths[k]);
                 rest = tail;
                 part
             });
-            f(self.model, q, v, t, parts)
+            f(model, q, v, t, parts)
         };
         match self.count {
             None => state(0, &mut rows).map_err(exception)?,

@@ -10,6 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyTuple};
 use std::path::{Path, PathBuf};
 use udk::runtime::linearize::{LinearizationOptions, Selection};
+use udk::runtime::servo::{Convergence, Realization, ServoLaw};
 use udk::runtime::Error as RuntimeError;
 use udk::{ModelError, ModelSpec};
 
@@ -550,6 +551,84 @@ impl Model {
         Ok(pd)
     }
 
+    /// The servo controller of a model with `servo` constraints at (q, q̇, t), as
+    /// `udk::Model::control` and the `servo` object of `udk eval` (review paper, Zhao, Chen,
+    /// Zhao & Dong 2018, section 8.3; Udwadia 2003): a dict with `input` (the inputs u, k),
+    /// `acceleration` (q̈ under u and the physical constraints, n), `servo_force` (Qᶜ_s, n,
+    /// the generalized force the inputs should supply), `unrealized_force` (the part of Qᶜ_s
+    /// the inputs cannot supply, n; zeros when the task is realizable) and `task_residual`
+    /// (A q̈(u) − b* in every row, physical then servo, m + s); a leading axis of states for
+    /// a batch. The inputs held by the model (`model.u`) play no part.
+    ///
+    /// The convergence law for a state off the servo constraints: `gain` P (s, > 0) of the
+    /// paper's eq 72 (β̇ = −β/P), or the task-space law ë = −K_d ė − K_p e with `stiffness`
+    /// K_p (s⁻²) and `damping` K_d (s⁻¹), both ≥ 0; none of them keeps the error where it is.
+    /// `realization` is "force" (u minimizes Gauss's measure of the distance to the servo
+    /// motion, the default) or "task" (u minimizes the task acceleration error).
+    ///
+    /// Raises BadInputError for a model without servo constraints, a wrong shape, a missing
+    /// parameter or a bad law; MotionError where the controller fails (a singular M,
+    /// inconsistent constraints).
+    #[pyo3(signature = (q, qd, t = None, gain = None, stiffness = None, damping = None,
+        realization = "force"))]
+    #[allow(clippy::too_many_arguments)]
+    fn control<'py>(
+        &self,
+        py: Python<'py>,
+        q: &Bound<'py, PyAny>,
+        qd: &Bound<'py, PyAny>,
+        t: Option<&Bound<'py, PyAny>>,
+        gain: Option<f64>,
+        stiffness: Option<f64>,
+        damping: Option<f64>,
+        realization: &str,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        if self.model.num_servo() == 0 {
+            return Err(exception(ModelError::NoServo {
+                model: self.model.name().to_string(),
+            }));
+        }
+        let law = ServoLaw {
+            convergence: convergence(gain, stiffness, damping)?,
+            realization: match realization {
+                "force" => Realization::Force,
+                "task" => Realization::Task,
+                other => {
+                    return Err(BadInputError::new_err(format!(
+                        "unknown realization `{other}`: \"force\" or \"task\""
+                    )))
+                }
+            },
+        };
+        let states = States::read(self, q, qd, t, "qd")?;
+        let (n, k) = (self.n(), self.model.inputs().len());
+        let r = self.model.m() + self.model.num_servo();
+        let blocks = [
+            Block::vector(k),
+            Block::vector(n),
+            Block::vector(n),
+            Block::vector(n),
+            Block::vector(r),
+        ];
+        let arrays = states.evaluate(py, blocks, |model, q, qd, t, [u, qdd, qs, qu, e]| {
+            let c = model.control(&vector(q), &vector(qd), t, law)?;
+            u.copy_from_slice(c.input.as_slice());
+            qdd.copy_from_slice(c.acceleration.as_slice());
+            qs.copy_from_slice(c.servo_force.as_slice());
+            qu.copy_from_slice(c.unrealized_force.as_slice());
+            e.copy_from_slice(c.task_residual.as_slice());
+            Ok(())
+        })?;
+        let names = [
+            "input",
+            "acceleration",
+            "servo_force",
+            "unrealized_force",
+            "task_residual",
+        ];
+        named(py, names, arrays)
+    }
+
     /// The model's outputs at (q, v, t), v = q̇ (or p): one entry per `output_columns`, or
     /// states × columns.
     ///
@@ -717,6 +796,39 @@ impl Model {
         });
         let (text, latex) = sheets.map_err(|e: Built| e.into_exception())?;
         Ok(Equations { text, latex })
+    }
+}
+
+/// The servo controller's convergence law from `Model.control`'s arguments, checked as the
+/// command line's `--servo-gain`, `--servo-stiffness` and `--servo-damping`.
+///
+/// # Errors
+/// `BadInputError` for a gain with a task-space gain, a gain P that is not positive and
+/// finite, or a task-space gain that is negative or not finite.
+fn convergence(
+    gain: Option<f64>,
+    stiffness: Option<f64>,
+    damping: Option<f64>,
+) -> PyResult<Convergence> {
+    let task = stiffness.is_some() || damping.is_some();
+    match (gain, task) {
+        (Some(_), true) => Err(BadInputError::new_err(
+            "`gain` (eq 72) and `stiffness`/`damping` (task space) are two laws: give one",
+        )),
+        (Some(p), false) if p > 0.0 && p.is_finite() => Ok(Convergence::Paper { p }),
+        (Some(p), false) => Err(BadInputError::new_err(format!(
+            "gain {p}: the gain P of eq 72 is a time constant, positive and finite"
+        ))),
+        (None, true) => {
+            let (stiffness, damping) = (stiffness.unwrap_or(0.0), damping.unwrap_or(0.0));
+            if !(stiffness >= 0.0 && damping >= 0.0 && (stiffness + damping).is_finite()) {
+                return Err(BadInputError::new_err(
+                    "`stiffness` and `damping` must be finite and ≥ 0",
+                ));
+            }
+            Ok(Convergence::TaskSpace { stiffness, damping })
+        }
+        (None, false) => Ok(Convergence::None),
     }
 }
 

@@ -58,6 +58,12 @@ def test_monte_carlo_simulations_on_two_workers_are_the_serial_run(client):
     for (q, qd, steps), (q_s, qd_s, steps_s) in zip(distributed_run, serial):
         assert np.array_equal(q, q_s) and np.array_equal(qd, qd_s) and steps == steps_s
     assert len({tuple(q) for q, _, _ in serial}) == 12
+    # Chunks of 5 (the last one short) give the same results in the same order.
+    chunked = ensemble.monte_carlo(final_state, model, q0, qd0, client=client, chunk_size=5)
+    for (q, qd, steps), (q_s, qd_s, steps_s) in zip(chunked, serial):
+        assert np.array_equal(q, q_s) and np.array_equal(qd, qd_s) and steps == steps_s
+    with pytest.raises(ValueError, match="positive integer"):
+        ensemble.monte_carlo(final_state, model, q0, qd0, client=client, chunk_size=0)
 
 
 def test_unknown_parameter_in_a_sweep_is_raised(client, model):

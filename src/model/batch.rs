@@ -79,15 +79,83 @@ impl Model {
                 });
             }
         }
+        let mut qdd = DMatrix::zeros(n, count);
+        let parameters = parameters.map(DMatrix::as_slice);
+        (self.batch_into(
+            q.as_slice(),
+            qd.as_slice(),
+            t,
+            parameters,
+            qdd.as_mut_slice(),
+        ))?;
+        Ok(qdd)
+    }
+
+    /// [`Model::acceleration_batch`], or with `parameters` [`Model::acceleration_batch_parameters`],
+    /// on slices and into `qdd`, for a caller that holds its own arrays (numpy's): `q`, `qd`
+    /// and `qdd` hold count states of n entries one after the other (n × count column-major,
+    /// which is states × n row-major), `parameters` count rows of p, count = `t.len()`. Bit for
+    /// bit as [`Model::acceleration`] at each state; nothing is allocated for the answer, nor
+    /// per state on an unconstrained kinematic tree.
+    ///
+    /// ```
+    /// let spec: udk::ModelSpec = toml::from_str(r#"
+    ///     name = "Pendulum"
+    ///     coordinates = ["theta"]
+    ///     parameters = [{ name = "g", value = 9.81 }]
+    ///     lagrangian = "0.5 * dot(theta).powi(2) + g * theta.cos()"
+    /// "#).unwrap();
+    /// let model = udk::Model::from_spec(spec, std::path::Path::new(".")).unwrap();
+    /// let (q, qd, t) = ([0.1, 0.2, 0.3], [0.0; 3], [0.0; 3]);
+    /// let mut qdd = [0.0; 3];
+    /// model.acceleration_batch_into(&q, &qd, &t, None, &mut qdd).unwrap();
+    /// assert_eq!(qdd[2], -9.81 * 0.3f64.sin());
+    /// assert!(model.acceleration_batch_into(&q, &qd, &t, None, &mut [0.0; 2]).is_err());
+    /// ```
+    ///
+    /// # Errors
+    /// [`ModelError::Length`] unless `q`, `qd` and `qdd` have n · count entries and
+    /// `parameters` p · count; otherwise as [`Model::acceleration_batch_parameters`].
+    pub fn acceleration_batch_into(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: &[f64],
+        parameters: Option<&[f64]>,
+        qdd: &mut [f64],
+    ) -> Result<(), ModelError> {
+        let (n, count) = (self.n(), t.len());
+        let p = self.parameters().len();
+        let lengths = [
+            ("q", q.len(), n),
+            ("qd", qd.len(), n),
+            ("qdd", qdd.len(), n),
+        ];
+        let given = parameters.map(|v| ("parameters", v.len(), p));
+        for (what, given, rows) in lengths.into_iter().chain(given) {
+            self.check(what, rows.saturating_mul(count), given)?;
+        }
+        self.batch_into(q, qd, t, parameters, qdd)
+    }
+
+    /// The parallel loop of the batches, on slices of checked lengths.
+    fn batch_into(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: &[f64],
+        parameters: Option<&[f64]>,
+        qdd: &mut [f64],
+    ) -> Result<(), ModelError> {
+        let (n, p) = (self.n(), self.parameters().len());
         let mut template = self.workspace()?;
         if parameters.is_none() {
             self.parameter_values_into(&mut template.params)?;
         }
-        let mut qdd = DMatrix::zeros(n, count);
         if n == 0 {
-            return Ok(qdd);
+            return Ok(());
         }
-        let failed = (qdd.as_mut_slice().par_chunks_mut(n).enumerate())
+        let failed = (qdd.par_chunks_mut(n).enumerate())
             .map_init(
                 || template.clone(),
                 |workspace, (j, out)| {
@@ -101,7 +169,7 @@ impl Model {
             .filter_map(Result::err)
             .min_by_key(|(j, _)| *j);
         match failed {
-            None => Ok(qdd),
+            None => Ok(()),
             Some((index, source)) => Err(ModelError::Batch {
                 index,
                 source: Box::new(source),
@@ -110,7 +178,7 @@ impl Model {
     }
 }
 
-/// Column j of `m`, a matrix of `rows` rows, as a slice.
-fn column(m: &DMatrix<f64>, j: usize, rows: usize) -> &[f64] {
-    &m.as_slice()[j * rows..(j + 1) * rows]
+/// Column j of `m`, column-major with `rows` rows.
+fn column(m: &[f64], j: usize, rows: usize) -> &[f64] {
+    &m[j * rows..(j + 1) * rows]
 }
