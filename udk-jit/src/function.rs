@@ -84,8 +84,10 @@ impl JitFunction {
     /// Compiles `program`; `name` names the result in errors.
     ///
     /// # Errors
-    /// As [`JitFunction::compile`].
+    /// As [`JitFunction::compile`], and [`JitError::InvalidProgram`] when `program` is not
+    /// well formed (see [`Program`]: every value is read after the step that defines it).
     pub fn from_program(program: &Program, name: &str) -> Result<Self, JitError> {
+        validate(program, name)?;
         let layout = Layout::new(program);
         let mut module = module()?;
         let mut imports = Imports::declare(&mut module, name)?;
@@ -207,6 +209,103 @@ impl JitFunction {
         }
         Ok(())
     }
+}
+
+/// The largest index of an input the code may read: its byte offset fits an `isize`, as in
+/// any slice the caller can pass.
+const MAX_INPUT: usize = isize::MAX as usize / 8;
+
+/// Checks what the compiled code relies on to stay within the buffers that
+/// [`JitFunction::eval`] checks: every value index is in the program, every operand and output
+/// is defined by an earlier step (leaves too, so that [`Program::required`] counts every
+/// input read), no value is defined twice, a `sin_cos` step defines the sine and cosine of its
+/// argument, and input indices are addressable.
+fn validate(program: &Program, name: &str) -> Result<(), JitError> {
+    let invalid = |message: String| JitError::InvalidProgram {
+        function: name.to_string(),
+        message,
+    };
+    let ops = &program.ops;
+    let exists = |v: Val, what: &dyn Fn() -> String| {
+        if (v as usize) < ops.len() {
+            Ok(())
+        } else {
+            Err(invalid(format!(
+                "{} names value {v}, beyond its {} values",
+                what(),
+                ops.len()
+            )))
+        }
+    };
+    let mut defined = vec![false; ops.len()];
+    let read = |v: Val, defined: &[bool], what: &dyn Fn() -> String| {
+        exists(v, what)?;
+        if defined[v as usize] {
+            Ok(())
+        } else {
+            Err(invalid(format!(
+                "{} reads value {v} before a step defines it",
+                what()
+            )))
+        }
+    };
+    let define = |v: Val, defined: &mut [bool], what: &dyn Fn() -> String| {
+        if std::mem::replace(&mut defined[v as usize], true) {
+            Err(invalid(format!("{} defines value {v} again", what())))
+        } else {
+            Ok(())
+        }
+    };
+    for (k, &step) in program.steps.iter().enumerate() {
+        let what = || format!("step {k}");
+        match step {
+            Step::Op(v) => {
+                exists(v, &what)?;
+                let op = ops[v as usize];
+                for w in op.operands() {
+                    read(w, &defined, &what)?;
+                }
+                if let Op::Load(s) = op {
+                    let index = match s {
+                        Symbol::Time => 0,
+                        Symbol::Coordinate(i)
+                        | Symbol::Velocity(i)
+                        | Symbol::Speed(i)
+                        | Symbol::Acceleration(i)
+                        | Symbol::Momentum(i)
+                        | Symbol::Parameter(i)
+                        | Symbol::Input(i)
+                        | Symbol::Multiplier(i) => i,
+                    };
+                    if index > MAX_INPUT {
+                        return Err(invalid(format!(
+                            "step {k} reads input {index}, beyond any slice"
+                        )));
+                    }
+                }
+                define(v, &mut defined, &what)?;
+            }
+            Step::SinCos { arg, sin, cos } => {
+                read(arg, &defined, &what)?;
+                exists(sin, &what)?;
+                exists(cos, &what)?;
+                if ops[sin as usize] != Op::Call(Func::Sin, arg)
+                    || ops[cos as usize] != Op::Call(Func::Cos, arg)
+                {
+                    return Err(invalid(format!(
+                        "step {k} computes sin and cos of value {arg} into values {sin} and \
+                         {cos}, which are not sin({arg}) and cos({arg})"
+                    )));
+                }
+                define(sin, &mut defined, &what)?;
+                define(cos, &mut defined, &what)?;
+            }
+        }
+    }
+    for (k, &v) in program.outputs.iter().enumerate() {
+        read(v, &defined, &|| format!("output {k}"))?;
+    }
+    Ok(())
 }
 
 /// The JIT module for the host, with the shims as its symbols.
