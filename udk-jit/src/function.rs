@@ -3,7 +3,8 @@
 use crate::error::JitError;
 use crate::shims;
 use cranelift_codegen::ir::{
-    types, AbiParam, FuncRef, InstBuilder, MemFlags, Signature, UserFuncName, Value,
+    types, AbiParam, FuncRef, InstBuilder, MemFlags, Signature, StackSlotData, StackSlotKind,
+    UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -116,6 +117,7 @@ impl JitFunction {
                 local: HashMap::new(),
                 bases: [None; 7],
                 params: [Value::from_u32(0); 4],
+                sin_cos: None,
             }
             .emit(group);
             module
@@ -335,6 +337,7 @@ fn module() -> Result<JITModule, JitError> {
     for (symbol, shim) in Func::ALL.into_iter().filter_map(shims::unary) {
         builder.symbol(symbol, shim as *const u8);
     }
+    builder.symbol("udk_jit_sin_cos", shims::sin_cos as *const u8);
     builder.symbol("udk_jit_powi", shims::powi as *const u8);
     builder.symbol("udk_jit_powf", shims::powf as *const u8);
     builder.symbol("udk_jit_atan2", shims::atan2 as *const u8);
@@ -354,6 +357,7 @@ fn chunk_signature(module: &JITModule) -> Signature {
 /// The shims declared in the module.
 struct Imports {
     unary: HashMap<Func, FuncId>,
+    sin_cos: FuncId,
     powi: FuncId,
     powf: FuncId,
     atan2: FuncId,
@@ -372,6 +376,10 @@ impl Imports {
             signature(&[types::F64, types::F64]),
             signature(&[types::F64, types::I32]),
         );
+        let pointer = module.target_config().pointer_type();
+        let mut f_fp = module.make_signature();
+        f_fp.params.push(AbiParam::new(types::F64));
+        f_fp.params.push(AbiParam::new(pointer));
         let mut declare = |symbol: &str, s: &Signature| {
             module
                 .declare_function(symbol, Linkage::Import, s)
@@ -388,6 +396,7 @@ impl Imports {
         }
         Ok(Imports {
             unary,
+            sin_cos: declare("udk_jit_sin_cos", &f_fp)?,
             powi: declare("udk_jit_powi", &f_fi)?,
             powf: declare("udk_jit_powf", &f_ff)?,
             atan2: declare("udk_jit_atan2", &f_ff)?,
@@ -479,6 +488,8 @@ struct Emitter<'a, 'f> {
     bases: [Option<Value>; 7],
     /// The parameters (inputs, t, scratch, out).
     params: [Value; 4],
+    /// The stack slot (two f64) that the `sin_cos` shim writes, made on first use.
+    sin_cos: Option<cranelift_codegen::ir::StackSlot>,
 }
 
 /// Memory that the code reads and writes: aligned, never trapping (checked by the caller).
@@ -502,8 +513,7 @@ impl Emitter<'_, '_> {
                 }
                 Step::SinCos { arg, sin, cos } => {
                     let a = self.value(arg);
-                    let s = self.call(self.imports.unary[&Func::Sin], &[a]);
-                    let c = self.call(self.imports.unary[&Func::Cos], &[a]);
+                    let (s, c) = self.sin_cos(a);
                     self.define(sin, s);
                     self.define(cos, c);
                 }
@@ -593,6 +603,24 @@ impl Emitter<'_, '_> {
             Ok(offset) => (base, offset),
             Err(_) => (self.builder.ins().iadd_imm(base, offset as i64), 0),
         }
+    }
+
+    /// sin a and cos a by one call of the `sin_cos` shim, through a stack slot.
+    fn sin_cos(&mut self, a: Value) -> (Value, Value) {
+        let slot = *self.sin_cos.get_or_insert_with(|| {
+            (self.builder).create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                16,
+                3,
+            ))
+        });
+        let pointer = self.module.target_config().pointer_type();
+        let out = self.builder.ins().stack_addr(pointer, slot, 0);
+        let callee = (self.module).declare_func_in_func(self.imports.sin_cos, self.builder.func);
+        self.builder.ins().call(callee, &[a, out]);
+        let s = self.builder.ins().stack_load(types::F64, slot, 0);
+        let c = self.builder.ins().stack_load(types::F64, slot, 8);
+        (s, c)
     }
 
     fn call(&mut self, id: FuncId, args: &[Value]) -> Value {
