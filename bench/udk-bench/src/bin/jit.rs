@@ -1,8 +1,9 @@
 //! `udk::Model` (the JIT) side by side with the code `#[lagrangian]` generates, in one run:
 //! - derive + JIT: `Model::from_spec` / `from_urdf` and the first workspace (which compiles
 //!   the articulated-body program), seconds, best of up to 7;
-//! - q̈ per call: the JIT's `acceleration_in` (reused workspace), the tape's (`--interpret`),
-//!   and the generated `acceleration`, on the same states (ns, best of 7 runs);
+//! - q̈ per call: the bare JIT-compiled articulated-body program (no `udk::Model` around it),
+//!   the JIT's `acceleration_in` (reused workspace), the tape's (`--interpret`), and the
+//!   generated `acceleration`, on the same states (ns, best of 7 runs);
 //! - batch: `acceleration_batch` on 20,000 states with rayon pools of 1 and 2 threads
 //!   (states per second, best of 5).
 //!
@@ -53,8 +54,10 @@ fn model_ns(model: &Model, states: &[State]) -> f64 {
 /// relative to `base`): the JIT-compiled function alone, at the spec's parameter values, with
 /// none of `Model::acceleration_in` around it (checks, parameters, scatter, kernel).
 fn bare_ns(mut spec: udk::ModelSpec, base: &Path, states: &[State]) -> f64 {
-    udk_symbolic::urdf::expand(&mut spec, base).expect("the URDF expands");
-    let d = udk_symbolic::derive(&spec).expect("the model derives");
+    let d = udk_symbolic::limits::on_large_stack(|| {
+        udk_symbolic::urdf::expand(&mut spec, base).expect("the URDF expands");
+        udk_symbolic::derive(&spec).expect("the model derives")
+    });
     let udk_symbolic::Equations::Lagrangian(e) = &d.equations else {
         unreachable!("a Lagrangian tree")
     };
