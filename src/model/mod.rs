@@ -88,8 +88,9 @@ struct Compiled {
     hamiltonian: bool,
     /// Whether C is not structurally zero.
     nonideal: bool,
-    /// M, Q, A, b, C (Lagrangian) or H_p, H_q, H_pp, A_p, b_p (Hamiltonian).
-    terms: Scatter,
+    /// M, Q, A, b, C (Lagrangian) or H_p, H_q, H_pp, A_p, b_p (Hamiltonian), compiled on
+    /// first use: q̈ of a kinematic tree does not need them.
+    terms: Lazy<Scatter>,
     /// The model's outputs, their components concatenated.
     outputs: Function,
     /// The derivation, for the programs compiled on first use.
@@ -243,10 +244,11 @@ impl Model {
     }
 
     /// Compiles a derived model for `backend`, with parameter values `values` (in the
-    /// model's order, `None` for one to be set before evaluating).
+    /// model's order, `None` for one to be set before evaluating): its outputs now, every
+    /// other program (the terms included) on its first use.
     ///
     /// # Errors
-    /// [`ModelError::Jit`] when Cranelift fails; [`ModelError::Length`] when `values` does
+    /// [`ModelError::Jit`] when Cranelift fails on the outputs; [`ModelError::Length`] when `values` does
     /// not have one entry per parameter.
     pub fn compile(
         d: &Derivation,
@@ -263,7 +265,6 @@ impl Model {
         }
         let pool = &d.pool;
         let name = |what: &str| format!("{what} of `{}`", d.name);
-        let terms = Scatter::new(pool, &Block::terms(&d.equations), &name("terms"), backend)?;
         let (m, holonomic, nonideal) = match &d.equations {
             Equations::Lagrangian(e) => (
                 e.constraint_rhs.len(),
@@ -285,7 +286,7 @@ impl Model {
             holonomic,
             hamiltonian: matches!(d.equations, Equations::Hamiltonian(_)),
             nonideal,
-            terms,
+            terms: OnceLock::new(),
             outputs: Function::compile(pool, &components, &name("outputs"), backend)?,
             derivation: d.clone(),
             backend,
@@ -544,48 +545,62 @@ impl Model {
         Ok(f(&self.tape_inputs(q, v, t, &params)))
     }
 
+    /// The program of the terms, compiled on the first call.
+    fn terms_program(&self) -> Result<&Scatter, ModelError> {
+        let c = &self.compiled;
+        lazy(&c.terms, || {
+            let name = format!("terms of `{}`", c.name);
+            let blocks = Block::terms(&c.derivation.equations);
+            Scatter::new(&c.derivation.pool, &blocks, &name, c.backend)
+        })
+    }
+
     /// The five blocks of the terms (M, Q, A, b, C or H_p, H_q, H_pp, A_p, b_p) at `inputs`,
     /// checked against the model.
-    fn term_blocks(&self, inputs: &TapeInputs) -> [DMatrix<f64>; 5] {
+    fn term_blocks(&self, inputs: &TapeInputs) -> Result<[DMatrix<f64>; 5], ModelError> {
         let (n, m) = (self.n(), self.m());
         let shapes = if self.compiled.hamiltonian {
             [(n, 1), (n, 1), (n, n), (m, n), (m, 1)]
         } else {
             [(n, n), (n, 1), (m, n), (m, 1), (n, 1)]
         };
-        matrices(&self.compiled.terms, inputs, shapes)
+        Ok(matrices(self.terms_program()?, inputs, shapes))
     }
 
     /// The Lagrangian terms at `inputs`, checked against the model.
-    fn lagrangian_terms(&self, inputs: &TapeInputs) -> DynamicLagrangianTerms {
+    fn lagrangian_terms(&self, inputs: &TapeInputs) -> Result<DynamicLagrangianTerms, ModelError> {
         let [mass_matrix, generalized_force, constraint_matrix, constraint_rhs, nonideal_force] =
-            self.term_blocks(inputs);
-        DynamicLagrangianTerms {
+            self.term_blocks(inputs)?;
+        Ok(DynamicLagrangianTerms {
             mass_matrix,
             generalized_force: generalized_force.column(0).into_owned(),
             constraint_matrix,
             constraint_rhs: constraint_rhs.column(0).into_owned(),
             nonideal_force: (self.compiled.nonideal).then(|| nonideal_force.column(0).into_owned()),
-        }
+        })
     }
 
     /// The Hamiltonian terms at `inputs`, checked against the model.
-    fn hamiltonian_blocks(&self, inputs: &TapeInputs) -> DynamicHamiltonianTerms {
-        let [h_p, h_q, h_pp, a_p, b_p] = self.term_blocks(inputs);
-        DynamicHamiltonianTerms {
+    fn hamiltonian_blocks(
+        &self,
+        inputs: &TapeInputs,
+    ) -> Result<DynamicHamiltonianTerms, ModelError> {
+        let [h_p, h_q, h_pp, a_p, b_p] = self.term_blocks(inputs)?;
+        Ok(DynamicHamiltonianTerms {
             h_p: h_p.column(0).into_owned(),
             h_q: h_q.column(0).into_owned(),
             h_pp,
             a_p,
             b_p: b_p.column(0).into_owned(),
-        }
+        })
     }
 
     /// M, Q, A, b and C of a Lagrangian model at (q, q̇, t): n × n, n, m × n, m, n (C `None`
     /// for ideal constraints).
     ///
     /// # Errors
-    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`].
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`];
+    /// [`ModelError::Jit`] when Cranelift fails on the terms (compiled on the first call).
     pub fn terms(
         &self,
         q: &DVector<f64>,
@@ -594,7 +609,7 @@ impl Model {
     ) -> Result<DynamicLagrangianTerms, ModelError> {
         self.at(q.as_slice(), qd.as_slice(), t, Some(false), |inputs| {
             self.lagrangian_terms(inputs)
-        })
+        })?
     }
 
     /// The generalized acceleration q̈ at (q, q̇, t) by the Udwadia–Kalaba equation, n
@@ -606,7 +621,8 @@ impl Model {
     ///
     /// # Errors
     /// As [`Model::terms`], and the kernel's [`udk_runtime::Error`] (a singular M with A, …);
-    /// [`ModelError::Jit`] when Cranelift fails on the articulated-body program.
+    /// [`ModelError::Jit`] when Cranelift fails on the articulated-body program or, on the
+    /// dense path, on the terms (each compiled on its first use).
     pub fn acceleration(
         &self,
         q: &DVector<f64>,
@@ -861,7 +877,8 @@ impl Model {
     /// H_p, H_q, H_pp, A_p and b_p of a Hamiltonian model at (q, p, t).
     ///
     /// # Errors
-    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`].
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`];
+    /// [`ModelError::Jit`] when Cranelift fails on the terms (compiled on the first call).
     pub fn hamiltonian_terms(
         &self,
         q: &DVector<f64>,
@@ -870,7 +887,7 @@ impl Model {
     ) -> Result<DynamicHamiltonianTerms, ModelError> {
         self.at(q.as_slice(), p.as_slice(), t, Some(true), |inputs| {
             self.hamiltonian_blocks(inputs)
-        })
+        })?
     }
 
     /// The momentum rate ṗ of a Hamiltonian model at (q, p, t) (Udwadia 2016, eq 36), n

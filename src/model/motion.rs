@@ -38,8 +38,11 @@ impl Model {
     ///
     /// # Errors
     /// [`ModelError::MissingParameter`]; [`ModelError::Jit`] when Cranelift fails on the
-    /// program of the energy and constraint residuals (compiled on the first call).
+    /// program of the terms or of the energy and constraint residuals (compiled on the first
+    /// call).
     pub fn system(&self) -> Result<System<'_>, ModelError> {
+        // Compiled now, so that the system's terms cannot fail later.
+        self.terms_program()?;
         Ok(System {
             model: self,
             params: self.parameter_values()?,
@@ -339,7 +342,9 @@ impl DynamicLagrangianSystem for System<'_> {
     fn terms(&self, q: &[f64], qd: &[f64], t: f64) -> DynamicLagrangianTerms {
         self.inputs_ok(q, qd);
         assert!(!self.model.is_hamiltonian(), "a Hamiltonian model");
-        (self.model).lagrangian_terms(&self.model.tape_inputs(q, qd, t, &self.params))
+        (self.model)
+            .lagrangian_terms(&self.model.tape_inputs(q, qd, t, &self.params))
+            .expect("the terms compiled with the system")
     }
 
     fn energy(&self, q: &[f64], qd: &[f64], t: f64) -> f64 {
@@ -406,7 +411,9 @@ impl DynamicHamiltonianSystem for System<'_> {
     fn terms(&self, q: &[f64], p: &[f64], t: f64) -> DynamicHamiltonianTerms {
         self.inputs_ok(q, p);
         assert!(self.model.is_hamiltonian(), "a Lagrangian model");
-        (self.model).hamiltonian_blocks(&self.model.tape_inputs(q, p, t, &self.params))
+        (self.model)
+            .hamiltonian_blocks(&self.model.tape_inputs(q, p, t, &self.params))
+            .expect("the terms compiled with the system")
     }
 
     fn hamiltonian(&self, q: &[f64], p: &[f64], t: f64) -> f64 {

@@ -18,7 +18,8 @@ use udk_symbolic::Equations;
 pub struct Workspace {
     /// The parameter values of the evaluation, in the model's order.
     pub(super) params: Vec<f64>,
-    terms_buffers: Buffers,
+    /// The buffers of the terms program, made on the first use of the dense path.
+    terms_buffers: Option<Buffers>,
     terms: DynamicLagrangianTerms,
     factored: Option<Factored>,
 }
@@ -86,7 +87,7 @@ impl Model {
         });
         Ok(Workspace {
             params: vec![0.0; self.values.len()],
-            terms_buffers: self.compiled.terms.buffers(),
+            terms_buffers: None,
             terms: DynamicLagrangianTerms {
                 mass_matrix: DMatrix::zeros(n, n),
                 generalized_force: DVector::zeros(n),
@@ -166,9 +167,10 @@ impl Model {
                 return self.factored_solve(f, qdd, force, &options);
             }
         }
-        self.compiled
-            .terms
-            .eval(&inputs, terms_buffers, super::term_slices(terms))
+        let program = self.terms_program()?;
+        let buffers = terms_buffers.get_or_insert_with(|| program.buffers());
+        (program)
+            .eval(&inputs, buffers, super::term_slices(terms))
             .expect(checked);
         // A non-unique acceleration names its free coordinates.
         let named = |e: udk_runtime::Error| {

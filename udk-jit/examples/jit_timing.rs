@@ -1,7 +1,10 @@
-//! Times the JIT on a model file or a URDF robot: derivation, JIT compilation and tape compilation of the
-//! model's terms (M, Q, A, b, C), and one evaluation by each, in ns per call.
+//! Times the JIT on a model file or a URDF robot, phase by phase: derivation, lowering of the
+//! terms (M, Q, A, b, C) and of the articulated-body program (q̈₀, W, A, b, pivots, C of a
+//! kinematic tree) to a [`Program`] (the CSE'd straight-line form), their compilation by
+//! Cranelift and by the tape, and one evaluation of each by the tape and the JIT, per call.
 //!
-//! `cargo run --release -p udk-jit --example jit_timing -- robots/panda.urdf`
+//! `cargo run --release -p udk-jit --example jit_timing -- robots/panda.urdf` (or `chain:N` for
+//! the N-link chain of `udk_symbolic::models::pendulum_chain_tree`)
 
 #[path = "../tests/support/mod.rs"]
 mod support;
@@ -9,33 +12,45 @@ mod support;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use udk_jit::JitFunction;
-use udk_symbolic::emit::{compile_tape, TapeInputs};
+use udk_symbolic::emit::{compile_tape, Program, TapeInputs};
+use udk_symbolic::expr::ExprId;
+use udk_symbolic::Equations;
 
-/// Mean time of one call of `f`, over at least 0.2 s.
+/// Time of one call of `f`: the best of 50 runs of at least 2 ms each (the machine is shared:
+/// the best run is the one least disturbed).
 fn per_call(mut f: impl FnMut()) -> Duration {
-    let (mut calls, start) = (0u32, Instant::now());
-    while start.elapsed() < Duration::from_millis(200) {
-        f();
-        calls += 1;
-    }
-    start.elapsed() / calls
+    (0..50)
+        .map(|_| {
+            let (mut calls, start) = (0u32, Instant::now());
+            while start.elapsed() < Duration::from_millis(2) {
+                f();
+                calls += 1;
+            }
+            start.elapsed() / calls
+        })
+        .min()
+        .expect("50 runs")
 }
 
-fn main() {
-    let path = std::env::args()
-        .nth(1)
-        .expect("a model file or a URDF robot");
-    let path = Path::new(&path);
-    let start = Instant::now();
-    let d = support::derive(path);
-    let derive = start.elapsed();
-    let ids = d.equations.outputs();
-    let start = Instant::now();
-    let tape = compile_tape(&d.pool, &ids);
-    let tape_time = start.elapsed();
-    let start = Instant::now();
-    let jit = JitFunction::compile(&d.pool, &ids, "terms").unwrap();
-    let jit_time = start.elapsed();
+/// The duration of `f` (the best of 5 calls) and its result.
+fn timed<R>(mut f: impl FnMut() -> R) -> (Duration, R) {
+    let mut best = (Duration::MAX, None);
+    for _ in 0..5 {
+        let start = Instant::now();
+        let r = f();
+        let elapsed = start.elapsed();
+        if elapsed < best.0 {
+            best = (elapsed, Some(r));
+        }
+    }
+    (best.0, best.1.expect("5 calls"))
+}
+
+/// Lowers, compiles and evaluates `ids` of `d`'s pool, printing one line named `what`.
+fn program(d: &udk_symbolic::Derivation, what: &str, ids: &[ExprId]) {
+    let (lower, program) = timed(|| Program::new(&d.pool, ids));
+    let (jit_time, jit) = timed(|| JitFunction::from_program(&program, what).unwrap());
+    let (tape_time, tape) = timed(|| compile_tape(&d.pool, ids));
     let s = tape.required();
     let (q, qd, params, u) = (
         vec![0.3; s.q],
@@ -56,12 +71,42 @@ fn main() {
     let mut jit_regs = vec![0.0; jit.registers()];
     let jit_call = per_call(|| jit.eval(&inputs, &mut jit_regs, &mut out).unwrap());
     println!(
-        "{}: n = {}, {} values in {} native functions; derive {derive:.1?}, \
-         tape compile {tape_time:.1?}, JIT compile {jit_time:.1?}; \
-         terms: tape {tape_call:.1?}, JIT {jit_call:.1?} per call",
-        path.display(),
-        d.coordinates.len(),
-        tape.len(),
+        "  {what}: {} values in {} native functions; lowering {lower:.1?}, JIT compile \
+         {jit_time:.1?}, tape compile {tape_time:.1?}; per call: tape {tape_call:.1?}, JIT \
+         {jit_call:.1?}",
+        program.steps.len(),
         jit.functions(),
     );
+}
+
+fn main() {
+    let path = std::env::args()
+        .nth(1)
+        .expect("a model file or a URDF robot");
+    let (derive, d) = match path.strip_prefix("chain:") {
+        Some(links) => {
+            let spec = udk_symbolic::models::pendulum_chain_tree(links.parse().expect("N"));
+            timed(|| udk_symbolic::derive(&spec).expect("the chain derives"))
+        }
+        None => timed(|| support::derive(Path::new(&path))),
+    };
+    println!(
+        "{path}: n = {}, derivation {derive:.1?}",
+        d.coordinates.len()
+    );
+    program(&d, "terms", &d.equations.outputs());
+    if let Equations::Lagrangian(e) = &d.equations {
+        if let Some(art) = &e.articulated {
+            let ids: Vec<ExprId> = (art.unconstrained_acceleration.iter())
+                .chain(&art.inverse_mass_constraint.entries)
+                .chain(&e.constraint_matrix.entries)
+                .chain(&e.constraint_rhs)
+                .chain(&art.pivots)
+                .chain(&e.nonideal_force)
+                .copied()
+                .filter(|&id| !d.pool.is_zero(id))
+                .collect();
+            program(&d, "articulated-body program", &ids);
+        }
+    }
 }

@@ -17,4 +17,16 @@ pub enum JitError {
         /// Cranelift's message.
         message: String,
     },
+    /// The program is not well formed (it was built by hand rather than by
+    /// [`Program::new`](udk_symbolic::emit::Program::new)): a value read before a step
+    /// defines it, an index beyond its values, a value defined twice, a `sin_cos` step whose
+    /// values are not the sine and cosine of its argument, or an input index too large to
+    /// address. Nothing was compiled.
+    #[error("the program `{function}` is not well formed: {message}")]
+    InvalidProgram {
+        /// The name of the program.
+        function: String,
+        /// What is wrong, naming the step or output.
+        message: String,
+    },
 }

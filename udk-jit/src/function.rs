@@ -3,7 +3,8 @@
 use crate::error::JitError;
 use crate::shims;
 use cranelift_codegen::ir::{
-    types, AbiParam, FuncRef, InstBuilder, MemFlags, Signature, UserFuncName, Value,
+    types, AbiParam, FuncRef, InstBuilder, MemFlags, Signature, StackSlotData, StackSlotKind,
+    UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
@@ -84,8 +85,10 @@ impl JitFunction {
     /// Compiles `program`; `name` names the result in errors.
     ///
     /// # Errors
-    /// As [`JitFunction::compile`].
+    /// As [`JitFunction::compile`], and [`JitError::InvalidProgram`] when `program` is not
+    /// well formed (see [`Program`]: every value is read after the step that defines it).
     pub fn from_program(program: &Program, name: &str) -> Result<Self, JitError> {
+        validate(program, name)?;
         let layout = Layout::new(program);
         let mut module = module()?;
         let mut imports = Imports::declare(&mut module, name)?;
@@ -114,6 +117,7 @@ impl JitFunction {
                 local: HashMap::new(),
                 bases: [None; 7],
                 params: [Value::from_u32(0); 4],
+                sin_cos: None,
             }
             .emit(group);
             module
@@ -209,6 +213,103 @@ impl JitFunction {
     }
 }
 
+/// The largest index of an input the code may read: its byte offset fits an `isize`, as in
+/// any slice the caller can pass.
+const MAX_INPUT: usize = isize::MAX as usize / 8;
+
+/// Checks what the compiled code relies on to stay within the buffers that
+/// [`JitFunction::eval`] checks: every value index is in the program, every operand and output
+/// is defined by an earlier step (leaves too, so that [`Program::required`] counts every
+/// input read), no value is defined twice, a `sin_cos` step defines the sine and cosine of its
+/// argument, and input indices are addressable.
+fn validate(program: &Program, name: &str) -> Result<(), JitError> {
+    let invalid = |message: String| JitError::InvalidProgram {
+        function: name.to_string(),
+        message,
+    };
+    let ops = &program.ops;
+    let exists = |v: Val, what: &dyn Fn() -> String| {
+        if (v as usize) < ops.len() {
+            Ok(())
+        } else {
+            Err(invalid(format!(
+                "{} names value {v}, beyond its {} values",
+                what(),
+                ops.len()
+            )))
+        }
+    };
+    let mut defined = vec![false; ops.len()];
+    let read = |v: Val, defined: &[bool], what: &dyn Fn() -> String| {
+        exists(v, what)?;
+        if defined[v as usize] {
+            Ok(())
+        } else {
+            Err(invalid(format!(
+                "{} reads value {v} before a step defines it",
+                what()
+            )))
+        }
+    };
+    let define = |v: Val, defined: &mut [bool], what: &dyn Fn() -> String| {
+        if std::mem::replace(&mut defined[v as usize], true) {
+            Err(invalid(format!("{} defines value {v} again", what())))
+        } else {
+            Ok(())
+        }
+    };
+    for (k, &step) in program.steps.iter().enumerate() {
+        let what = || format!("step {k}");
+        match step {
+            Step::Op(v) => {
+                exists(v, &what)?;
+                let op = ops[v as usize];
+                for w in op.operands() {
+                    read(w, &defined, &what)?;
+                }
+                if let Op::Load(s) = op {
+                    let index = match s {
+                        Symbol::Time => 0,
+                        Symbol::Coordinate(i)
+                        | Symbol::Velocity(i)
+                        | Symbol::Speed(i)
+                        | Symbol::Acceleration(i)
+                        | Symbol::Momentum(i)
+                        | Symbol::Parameter(i)
+                        | Symbol::Input(i)
+                        | Symbol::Multiplier(i) => i,
+                    };
+                    if index > MAX_INPUT {
+                        return Err(invalid(format!(
+                            "step {k} reads input {index}, beyond any slice"
+                        )));
+                    }
+                }
+                define(v, &mut defined, &what)?;
+            }
+            Step::SinCos { arg, sin, cos } => {
+                read(arg, &defined, &what)?;
+                exists(sin, &what)?;
+                exists(cos, &what)?;
+                if ops[sin as usize] != Op::Call(Func::Sin, arg)
+                    || ops[cos as usize] != Op::Call(Func::Cos, arg)
+                {
+                    return Err(invalid(format!(
+                        "step {k} computes sin and cos of value {arg} into values {sin} and \
+                         {cos}, which are not sin({arg}) and cos({arg})"
+                    )));
+                }
+                define(sin, &mut defined, &what)?;
+                define(cos, &mut defined, &what)?;
+            }
+        }
+    }
+    for (k, &v) in program.outputs.iter().enumerate() {
+        read(v, &defined, &|| format!("output {k}"))?;
+    }
+    Ok(())
+}
+
 /// The JIT module for the host, with the shims as its symbols.
 fn module() -> Result<JITModule, JitError> {
     let unsupported = |e: &dyn fmt::Display| JitError::Unsupported(e.to_string());
@@ -236,6 +337,7 @@ fn module() -> Result<JITModule, JitError> {
     for (symbol, shim) in Func::ALL.into_iter().filter_map(shims::unary) {
         builder.symbol(symbol, shim as *const u8);
     }
+    builder.symbol("udk_jit_sin_cos", shims::sin_cos as *const u8);
     builder.symbol("udk_jit_powi", shims::powi as *const u8);
     builder.symbol("udk_jit_powf", shims::powf as *const u8);
     builder.symbol("udk_jit_atan2", shims::atan2 as *const u8);
@@ -255,6 +357,7 @@ fn chunk_signature(module: &JITModule) -> Signature {
 /// The shims declared in the module.
 struct Imports {
     unary: HashMap<Func, FuncId>,
+    sin_cos: FuncId,
     powi: FuncId,
     powf: FuncId,
     atan2: FuncId,
@@ -273,6 +376,10 @@ impl Imports {
             signature(&[types::F64, types::F64]),
             signature(&[types::F64, types::I32]),
         );
+        let pointer = module.target_config().pointer_type();
+        let mut f_fp = module.make_signature();
+        f_fp.params.push(AbiParam::new(types::F64));
+        f_fp.params.push(AbiParam::new(pointer));
         let mut declare = |symbol: &str, s: &Signature| {
             module
                 .declare_function(symbol, Linkage::Import, s)
@@ -289,6 +396,7 @@ impl Imports {
         }
         Ok(Imports {
             unary,
+            sin_cos: declare("udk_jit_sin_cos", &f_fp)?,
             powi: declare("udk_jit_powi", &f_fi)?,
             powf: declare("udk_jit_powf", &f_ff)?,
             atan2: declare("udk_jit_atan2", &f_ff)?,
@@ -380,6 +488,8 @@ struct Emitter<'a, 'f> {
     bases: [Option<Value>; 7],
     /// The parameters (inputs, t, scratch, out).
     params: [Value; 4],
+    /// The stack slot (two f64) that the `sin_cos` shim writes, made on first use.
+    sin_cos: Option<cranelift_codegen::ir::StackSlot>,
 }
 
 /// Memory that the code reads and writes: aligned, never trapping (checked by the caller).
@@ -403,8 +513,7 @@ impl Emitter<'_, '_> {
                 }
                 Step::SinCos { arg, sin, cos } => {
                     let a = self.value(arg);
-                    let s = self.call(self.imports.unary[&Func::Sin], &[a]);
-                    let c = self.call(self.imports.unary[&Func::Cos], &[a]);
+                    let (s, c) = self.sin_cos(a);
                     self.define(sin, s);
                     self.define(cos, c);
                 }
@@ -494,6 +603,24 @@ impl Emitter<'_, '_> {
             Ok(offset) => (base, offset),
             Err(_) => (self.builder.ins().iadd_imm(base, offset as i64), 0),
         }
+    }
+
+    /// sin a and cos a by one call of the `sin_cos` shim, through a stack slot.
+    fn sin_cos(&mut self, a: Value) -> (Value, Value) {
+        let slot = *self.sin_cos.get_or_insert_with(|| {
+            (self.builder).create_sized_stack_slot(StackSlotData::new(
+                StackSlotKind::ExplicitSlot,
+                16,
+                3,
+            ))
+        });
+        let pointer = self.module.target_config().pointer_type();
+        let out = self.builder.ins().stack_addr(pointer, slot, 0);
+        let callee = (self.module).declare_func_in_func(self.imports.sin_cos, self.builder.func);
+        self.builder.ins().call(callee, &[a, out]);
+        let s = self.builder.ins().stack_load(types::F64, slot, 0);
+        let c = self.builder.ins().stack_load(types::F64, slot, 8);
+        (s, c)
     }
 
     fn call(&mut self, id: FuncId, args: &[Value]) -> Value {

@@ -15,6 +15,21 @@ macro_rules! unary {
 
 unary!(sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, exp, ln);
 
+/// `f64::sin_cos`, as the tape and the generated code compute a sine and cosine of one
+/// argument (one `sincos` of the C library where the compiler combines them): sin into
+/// `out[0]`, cos into `out[1]`.
+///
+/// # Safety
+/// `out` points to two writable f64.
+pub(crate) unsafe extern "C" fn sin_cos(x: f64, out: *mut f64) {
+    let (s, c) = x.sin_cos();
+    // SAFETY: the caller passes two writable f64 (a stack slot of the compiled code).
+    unsafe {
+        out.write(s);
+        out.add(1).write(c);
+    }
+}
+
 /// `f64::powi`, with the exponent as a run-time argument as in the tape.
 pub(crate) extern "C" fn powi(x: f64, k: i32) -> f64 {
     x.powi(k)

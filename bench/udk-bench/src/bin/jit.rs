@@ -1,8 +1,9 @@
 //! `udk::Model` (the JIT) side by side with the code `#[lagrangian]` generates, in one run:
 //! - derive + JIT: `Model::from_spec` / `from_urdf` and the first workspace (which compiles
 //!   the articulated-body program), seconds, best of up to 7;
-//! - q̈ per call: the JIT's `acceleration_in` (reused workspace), the tape's (`--interpret`),
-//!   and the generated `acceleration`, on the same states (ns, best of 7 runs);
+//! - q̈ per call: the bare JIT-compiled articulated-body program (no `udk::Model` around it),
+//!   the JIT's `acceleration_in` (reused workspace), the tape's (`--interpret`), and the
+//!   generated `acceleration`, on the same states (ns, best of 7 runs);
 //! - batch: `acceleration_batch` on 20,000 states with rayon pools of 1 and 2 threads
 //!   (states per second, best of 5).
 //!
@@ -49,6 +50,45 @@ fn model_ns(model: &Model, states: &[State]) -> f64 {
     })
 }
 
+/// ns per evaluation of the bare articulated-body program of `spec` (a URDF it names read
+/// relative to `base`): the JIT-compiled function alone, at the spec's parameter values, with
+/// none of `Model::acceleration_in` around it (checks, parameters, scatter, kernel).
+fn bare_ns(mut spec: udk::ModelSpec, base: &Path, states: &[State]) -> f64 {
+    let d = udk_symbolic::limits::on_large_stack(|| {
+        udk_symbolic::urdf::expand(&mut spec, base).expect("the URDF expands");
+        udk_symbolic::derive(&spec).expect("the model derives")
+    });
+    let udk_symbolic::Equations::Lagrangian(e) = &d.equations else {
+        unreachable!("a Lagrangian tree")
+    };
+    let art = e.articulated.as_ref().expect("a kinematic tree");
+    let ids: Vec<_> = (art.unconstrained_acceleration.iter())
+        .chain(&art.inverse_mass_constraint.entries)
+        .chain(&e.constraint_matrix.entries)
+        .chain(&e.constraint_rhs)
+        .chain(&art.pivots)
+        .chain(&e.nonideal_force)
+        .copied()
+        .filter(|&id| !d.pool.is_zero(id))
+        .collect();
+    let jit = udk_jit::JitFunction::compile(&d.pool, &ids, "bare").expect("compiles");
+    let params: Vec<f64> = (spec.parameters.iter())
+        .map(|p| p.value.expect("a value"))
+        .collect();
+    let (mut regs, mut out) = (vec![0.0; jit.registers()], vec![0.0; jit.outputs()]);
+    timing::ns_per_call(states, |(q, qd, tau)| {
+        let inputs = udk_symbolic::emit::TapeInputs {
+            q,
+            qd,
+            params: &params,
+            u: tau,
+            ..Default::default()
+        };
+        jit.eval(&inputs, &mut regs, &mut out)
+            .map_or(f64::NAN, |()| out[0])
+    })
+}
+
 /// States per second of `acceleration_batch` on a pool of `threads` threads.
 fn batch_rate(model: &Model, threads: usize) -> f64 {
     let (n, count) = (model.n(), 20_000);
@@ -69,7 +109,13 @@ fn batch_rate(model: &Model, threads: usize) -> f64 {
 }
 
 /// Prints one row: derive + JIT, q̈ by JIT, tape and generated code, and the batch rates.
-fn row(name: &str, build: impl Fn(Backend) -> Model, generated_ns: Option<f64>, states: &[State]) {
+fn row(
+    name: &str,
+    build: impl Fn(Backend) -> Model,
+    bare: f64,
+    generated_ns: Option<f64>,
+    states: &[State],
+) {
     let compile =
         timing::seconds_per_call(10.0, || build(Backend::Jit).workspace().expect("compiles"));
     let (jit, tape) = (build(Backend::Jit), build(Backend::Tape));
@@ -78,7 +124,7 @@ fn row(name: &str, build: impl Fn(Backend) -> Model, generated_ns: Option<f64>, 
     let generated = generated_ns.map_or(String::from("–"), |g| format!("{g:.0}"));
     let (one, two) = (batch_rate(&jit, 1), batch_rate(&jit, 2));
     println!(
-        "| {name} | {} | {:.1} | {jit_ns:.0} | {tape_ns:.0} | {generated} | {ratio} | {:.2} | {:.2} |",
+        "| {name} | {} | {:.1} | {bare:.0} | {jit_ns:.0} | {tape_ns:.0} | {generated} | {ratio} | {:.2} | {:.2} |",
         jit.n(),
         compile * 1e3,
         one / 1e6,
@@ -88,9 +134,9 @@ fn row(name: &str, build: impl Fn(Backend) -> Model, generated_ns: Option<f64>, 
 
 fn main() {
     println!(
-        "| model | n | derive + JIT (ms) | JIT q̈ (ns) | tape q̈ (ns) | generated q̈ (ns) | JIT / generated | batch, 1 thread (M states/s) | batch, 2 threads (M states/s) |"
+        "| model | n | derive + JIT (ms) | bare JIT program (ns) | JIT q̈ (ns) | tape q̈ (ns) | generated q̈ (ns) | JIT / generated | batch, 1 thread (M states/s) | batch, 2 threads (M states/s) |"
     );
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for links in [2, 5, 10, 20, 30, 40, 60] {
         let Some(generated) = models::tree_chain(links) else {
             continue;
@@ -107,6 +153,7 @@ fn main() {
         row(
             &format!("tree chain {links}"),
             build,
+            bare_ns(spec.clone(), Path::new("."), &states),
             Some(generated_ns),
             &states,
         );
@@ -117,7 +164,7 @@ fn main() {
 
 #[cfg(feature = "robots")]
 mod robots {
-    use super::{row, states, State};
+    use super::{bare_ns, row, states, State};
     use std::path::{Path, PathBuf};
     use udk::model::Backend;
     use udk::nalgebra::SVector;
@@ -131,18 +178,27 @@ mod robots {
             .join(file)
     }
 
+    /// The spec of the robot of `file`.
+    fn spec(file: &str) -> udk::ModelSpec {
+        udk::ModelSpec {
+            name: "Robot".into(),
+            urdf: Some(udk_symbolic::urdf::UrdfSource::new(file)),
+            ..udk::ModelSpec::default()
+        }
+    }
+
     /// The robot of `file` compiled for a backend.
     fn build(file: &str) -> impl Fn(Backend) -> Model + '_ {
         move |backend| {
             let path = urdf(file);
-            let spec = udk::ModelSpec {
-                name: "Robot".into(),
-                urdf: Some(udk_symbolic::urdf::UrdfSource::new(file)),
-                ..udk::ModelSpec::default()
-            };
-            Model::from_spec_with(spec, path.parent().expect("robots/"), backend)
+            Model::from_spec_with(spec(file), path.parent().expect("robots/"), backend)
                 .expect("the robot derives")
         }
+    }
+
+    /// [`bare_ns`] of the robot of `file`.
+    fn bare(file: &str, states: &[State]) -> f64 {
+        bare_ns(spec(file), urdf(file).parent().expect("robots/"), states)
     }
 
     macro_rules! generated_ns {
@@ -170,6 +226,7 @@ mod robots {
         row(
             "UR5",
             build("ur5_robot.urdf"),
+            bare("ur5_robot.urdf", &s),
             Some(generated_ns!(Ur5, 6, s)),
             &s,
         );
@@ -177,14 +234,29 @@ mod robots {
         row(
             "Panda",
             build("panda.urdf"),
+            bare("panda.urdf", &s),
             Some(generated_ns!(Panda, 9, s)),
             &s,
         );
         let s = states(31, 31, 32);
         let romeo = generated_ns!(RomeoSmall, 31, s);
-        row("Romeo", build("romeo_small.urdf"), Some(romeo), &s);
+        let romeo_bare = bare("romeo_small.urdf", &s);
+        row(
+            "Romeo",
+            build("romeo_small.urdf"),
+            romeo_bare,
+            Some(romeo),
+            &s,
+        );
         let n = build("so100.urdf")(Backend::Jit).n();
         let s = states(n, n, 32);
-        row("SO-100 (generic frames)", build("so100.urdf"), None, &s);
+        let so100_bare = bare("so100.urdf", &s);
+        row(
+            "SO-100 (generic frames)",
+            build("so100.urdf"),
+            so100_bare,
+            None,
+            &s,
+        );
     }
 }
