@@ -654,6 +654,30 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
         }
     }
 
+    /// The system's own, without contacts; else [`DynamicLagrangianSystem::terms`].
+    fn terms_into(&self, q: &[f64], qd: &[f64], t: f64, terms: &mut DynamicLagrangianTerms) {
+        match self.contacts.is_empty() {
+            true => self.system.terms_into(q, qd, t, terms),
+            false => *terms = self.terms(q, qd, t),
+        }
+    }
+
+    /// The system's own, without contacts; else both residuals of the contact set.
+    fn residuals_into(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: f64,
+        holonomic: &mut DVector<f64>,
+        velocity: &mut DVector<f64>,
+    ) {
+        if self.contacts.is_empty() {
+            return self.system.residuals_into(q, qd, t, holonomic, velocity);
+        }
+        *holonomic = self.holonomic_residual(q, t);
+        *velocity = self.velocity_residual(q, qd, t);
+    }
+
     fn energy(&self, q: &[f64], qd: &[f64], t: f64) -> f64 {
         self.system.energy(q, qd, t)
     }
