@@ -62,8 +62,8 @@ case "$PARTS" in *chains*|*robots*|*trees*|*floating*)
     (cd "$ROOT" && cargo build --release -p udk-bench --features "$FEATURES")
 esac
 case "$PARTS" in *walker*)
-    echo "== udk (Rust): cargo build --release -p udk-cli" >&2
-    (cd "$ROOT" && cargo build --release -p udk-cli)
+    echo "== udk (Rust): cargo build --release -p udk-cli, and udk-bench's walker" >&2
+    (cd "$ROOT" && cargo build --release -p udk-cli && cargo build --release -p udk-bench --bin walker)
 esac
 
 echo "== Pinocchio in C++ against the pin wheel's headers and libraries" >&2
@@ -113,7 +113,8 @@ case "$PARTS" in *trees*)
 esac
 case "$PARTS" in *walker*)
     echo "== running the compass-gait comparison" >&2
-    "$VENV/bin/python" "$BENCH/compass_gait.py" --udk "${CARGO_TARGET_DIR:-$ROOT/target}/release/udk"
+    "$VENV/bin/python" "$BENCH/compass_gait.py" --udk "${CARGO_TARGET_DIR:-$ROOT/target}/release/udk" \
+        --walker "${CARGO_TARGET_DIR:-$ROOT/target}/release/walker"
 esac
 case "$PARTS" in *floating*)
     echo "== running the floating-base comparison" >&2

@@ -15,14 +15,23 @@ move its stance toe by 100 step lengths.
 
 udk's time per step is the difference between a 100.5-step and a 0.5-step run of the command,
 over 100: the derivation and the JIT compilation, done once per command, cancel. Each figure
-is the best of `--repeat` runs. Writes bench/out/compass_gait.md and prints it.
+is the best of `--repeat` runs.
 
-    python bench/compass_gait.py [--udk target/release/udk] [--repeat 5]
+udk's static path, a second udk row: the same walker written with `#[lagrangian]`
+(bench/udk-bench/src/bin/walker.rs), the same simulator, event and impact, timed in-process in
+the same way (best of 7); it also times a limit-cycle search with multipliers
+(`periodic_orbit`), and checks both against the fixture. `udk limit-cycle` on the model file is
+timed as a command (best of `--repeat`, including its derivation and JIT).
+
+Writes bench/out/compass_gait.md and prints it.
+
+    python bench/compass_gait.py [--udk target/release/udk] [--walker target/release/walker] [--repeat 5]
 """
 
 import argparse
 import json
 import re
+import resource
 import subprocess
 import sys
 import tempfile
@@ -70,19 +79,30 @@ def drake_walk(slope, period, steps):
     simulator.Initialize()
     simulator.AdvanceTo(20.0)
     toe = context.get_discrete_state_vector().CopyToVector()[0]
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.thread_time()
     simulator.AdvanceTo(20.0 + steps * period)
-    elapsed = time.perf_counter() - start
-    return elapsed, context.get_discrete_state_vector().CopyToVector()[0] - toe
+    elapsed, cpu = time.perf_counter() - start, time.thread_time() - cpu_start
+    return elapsed, cpu, context.get_discrete_state_vector().CopyToVector()[0] - toe
 
 
-def best(f, repeat):
-    times = []
+def cpu_time(children):
+    """CPU seconds (user + system) of this thread, or of the finished child processes."""
+    if not children:
+        return time.thread_time()
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def best(f, repeat, children=False):
+    """The fastest wall-clock and CPU seconds of `repeat` calls of f (each its own best), and the
+    last result. On a loaded machine the CPU time leaves out the waits for a core."""
+    walls, cpus = [], []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), cpu_time(children)
         result = f()
-        times.append(time.perf_counter() - start)
-    return min(times), result
+        walls.append(time.perf_counter() - start)
+        cpus.append(cpu_time(children) - cpu_start)
+    return (min(walls), min(cpus)), result
 
 
 def udk_walk(udk, model, t_end):
@@ -99,6 +119,7 @@ def udk_walk(udk, model, t_end):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--udk", default=str(ROOT / "target" / "release" / "udk"))
+    parser.add_argument("--walker", default=str(ROOT / "target" / "release" / "walker"))
     parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
 
@@ -107,7 +128,7 @@ def main():
     slope, state, period = gait["slope"], gait["state"], gait["period"]
     x0 = np.array([state[3], state[2], state[7], state[6]])  # (tns, ts, tns', ts')
 
-    scipy_time, (scipy_t, scipy_x) = best(lambda: scipy_walk(x0, slope, STEPS), args.repeat)
+    (scipy_time, scipy_cpu), (scipy_t, scipy_x) = best(lambda: scipy_walk(x0, slope, STEPS), args.repeat)
     assert abs(scipy_t - STEPS * period) < 1e-6, scipy_t
     assert np.abs(scipy_x - x0).max() < 1e-8, scipy_x - x0
 
@@ -116,37 +137,67 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         model = Path(tmp) / "compass_gait.toml"
         model.write_text(re.sub(r"\[initial\][\s\S]*", initial, text))
-        long_time, log = best(lambda: udk_walk(args.udk, model, (STEPS + 0.5) * period), args.repeat)
-        short_time, short = best(lambda: udk_walk(args.udk, model, 0.5 * period), args.repeat)
+        (long_time, long_cpu), log = best(lambda: udk_walk(args.udk, model, (STEPS + 0.5) * period), args.repeat, True)
+        (short_time, short_cpu), short = best(lambda: udk_walk(args.udk, model, 0.5 * period), args.repeat, True)
     assert len(log) == STEPS and not short, (len(log), len(short))
     assert abs(log[-1][0] - STEPS * period) < 1e-6, log[-1][0]
     after = np.array(log[-1][9:17])  # t, then q and q' before, then q and q' after
     assert np.abs(after - np.array(state)).max() < 1e-8, after - np.array(state)
 
-    udk_step = (long_time - short_time) / STEPS
-    scipy_step = scipy_time / STEPS
+    udk_step, udk_cpu = (long_time - short_time) / STEPS, (long_cpu - short_cpu) / STEPS
+    scipy_step, scipy_step_cpu = scipy_time / STEPS, scipy_cpu / STEPS
+
+    # The static path: prints its own timings and checks (JSON).
+    static = json.loads(subprocess.run([args.walker], check=True, capture_output=True, text=True).stdout)
+    assert static["steps"] == STEPS, static
+    assert static["state_error"] < 1e-8 and static["last_strike_time_error"] < 1e-6, static
+    assert static["search_state_error"] < 1e-8 and static["search_multipliers"] == 3, static
+    assert static["search_multiplier_error"] < 1e-8, static
+    (search_time, search_cpu), search = best(
+        lambda: subprocess.run([args.udk, "limit-cycle", str(ROOT / "examples" / "models" / "compass_gait.toml")],
+                               check=True, capture_output=True, text=True).stdout,
+        args.repeat,
+        True,
+    )
+    found = json.loads(search)
+    assert np.abs(np.array(found["state"]) - np.array(state)).max() < 1e-8, found
     try:
         runs = [drake_walk(slope, period, STEPS) for _ in range(args.repeat)]
-        drake_time, moved = min(runs)
+        drake_time, drake_cpu = min(r[0] for r in runs), min(r[1] for r in runs)
+        moved = runs[-1][2]
         spread = 2 * np.sin((state[2] - state[3]) / 2)  # the step length 2 l sin(alpha), l = 1
         assert abs(moved / spread - STEPS) < 0.01, moved / spread
         drake = (
             f"| Drake `CompassGait` (pydrake, RK3 at accuracy 1e-10) | {drake_time / STEPS * 1e6:.0f} µs | "
-            f"{drake_time * 1e3:.0f} ms | {scipy_step / (drake_time / STEPS):.0f}× |"
+            f"{drake_cpu / STEPS * 1e6:.0f} µs | {drake_time * 1e3:.0f} ms | "
+            f"{scipy_step / (drake_time / STEPS):.0f}× | {scipy_step_cpu / (drake_cpu / STEPS):.0f}× |"
         )
     except ImportError:
-        drake = "| Drake `CompassGait` | not installed (`pip install drake`) | | |"
+        drake = "| Drake `CompassGait` | not installed (`pip install drake`) | | | | |"
+    static_step, static_cpu = static["step_us"] * 1e-6, static["step_cpu_us"] * 1e-6
     table = "\n".join(
         [
-            f"Compass gait (3° slope), {STEPS} steps on the limit cycle, DOP853 rtol {RTOL:g} atol {ATOL:g}",
+            f"Compass gait (3° slope), {STEPS} steps on the limit cycle, DOP853 rtol {RTOL:g} atol {ATOL:g}; "
+            "time per step in wall-clock and CPU time (user + system; on a loaded machine the CPU "
+            "time leaves out the waits for a core)",
             "",
-            "| | time per step | whole run | SciPy / udk |",
-            "|---|---:|---:|---:|",
-            f"| udk (`udk simulate`, model file, JIT) | {udk_step * 1e6:.0f} µs | {long_time * 1e3:.0f} ms "
-            f"(of which {short_time * 1e3:.0f} ms derivation, JIT and start-up) | {scipy_step / udk_step:.0f}× |",
+            "| | per step (wall) | per step (CPU) | whole run (wall) | SciPy / tool (wall) | SciPy / tool (CPU) |",
+            "|---|---:|---:|---:|---:|---:|",
+            f"| udk (`udk simulate`, model file, JIT) | {udk_step * 1e6:.0f} µs | {udk_cpu * 1e6:.0f} µs | "
+            f"{long_time * 1e3:.0f} ms (of which {short_time * 1e3:.0f} ms derivation, JIT and start-up) | "
+            f"{scipy_step / udk_step:.0f}× | {scipy_step_cpu / udk_cpu:.0f}× |",
+            f"| udk static path (`#[lagrangian]`, `simulate_lagrangian_with_events`) | {static_step * 1e6:.0f} µs | "
+            f"{static_cpu * 1e6:.0f} µs | {static['whole_ms']:.1f} ms | {scipy_step / static_step:.0f}× | "
+            f"{scipy_step_cpu / static_cpu:.0f}× |",
             f"| SciPy `solve_ivp` with events (Goswami's equations) | {scipy_step * 1e6:.0f} µs | "
-            f"{scipy_time * 1e3:.0f} ms | 1× |",
+            f"{scipy_step_cpu * 1e6:.0f} µs | {scipy_time * 1e3:.0f} ms | 1× | 1× |",
             drake,
+            "",
+            f"udk right-hand sides per step: {static['evaluations_per_step']:.0f} (static path). "
+            f"Limit-cycle search with multipliers: `udk limit-cycle examples/models/compass_gait.toml` "
+            f"{search_time * 1e3:.0f} ms wall, {search_cpu * 1e3:.0f} ms CPU (the whole command, derivation "
+            f"and JIT included); `periodic_orbit` on the static path {static['search_ms']:.1f} ms wall, "
+            f"{static['search_cpu_ms']:.1f} ms CPU ({static['search_iterations']} Newton iterations).",
         ]
     )
     out = BENCH / "out"

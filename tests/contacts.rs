@@ -253,3 +253,115 @@ fn a_frictionless_contact_slides_under_any_tangential_force() {
         assert!(last.q[1].abs() < 1e-12, "{last:?}");
     }
 }
+
+/// A rod of mass m and length l, its centre at (x, y) and its angle θ from the horizontal,
+/// dropped onto a table y = 0 with friction μ at each end (restitution 0), as
+/// `examples/models/falling_rod.toml`.
+#[lagrangian(
+    coordinates(x, y, theta),
+    lagrangian = 0.5 * m * (dot(x).powi(2) + dot(y).powi(2))
+        + 0.5 * (m * l.powi(2) / 12.0) * dot(theta).powi(2) - m * g * y,
+    contacts(
+        end_a(gap = y - 0.5 * l * theta.sin(), slip = x - 0.5 * l * theta.cos(), friction = mu),
+        end_b(gap = y + 0.5 * l * theta.sin(), slip = x + 0.5 * l * theta.cos(), friction = mu),
+    ),
+)]
+pub struct Rod {
+    pub m: f64,
+    pub l: f64,
+    pub g: f64,
+    pub mu: f64,
+}
+
+/// The lower end's touchdown by Newton–Euler impulses on the rigid rod, dropped from rest at
+/// angle θ with its lower end at height `drop`: the impulse (Pₜ, Pₙ) at the end, at r = l/2
+/// from the centre, changes the centre's velocity by P/m and the spin by (r × P)/I. Plastic
+/// (the end's normal velocity after is 0); sticking when the Pₜ that stops the end's slip
+/// (|Pₜ| ≤ μPₙ), else sliding with Pₜ = μPₙ in that direction. Returns (ẋ, ẏ, θ̇) after.
+fn rod_touchdown(rod: &Rod, theta: f64, drop: f64) -> [f64; 3] {
+    let v = (2.0 * rod.g * drop).sqrt();
+    let (r, inertia) = (0.5 * rod.l, rod.m * rod.l * rod.l / 12.0);
+    let (s, c) = theta.sin_cos();
+    // The end is at (−r cos θ, −r sin θ) from the centre; a spin ω moves it at ω r (sin θ,
+    // −cos θ). Its velocity after: (Pₜ/m + r s ω⁺, −v + Pₙ/m − r c ω⁺), ω⁺ = r (s Pₜ − c Pₙ)/I.
+    let k = r * r / inertia;
+    // Sticking: the end's slip 0 gives Pₜ (1/m + k s²) = k s c Pₙ.
+    let ratio = k * s * c / (1.0 / rod.m + k * s * s);
+    let tangential = match ratio.abs() <= rod.mu {
+        true => ratio,
+        false => rod.mu * ratio.signum(),
+    };
+    // The end's normal velocity 0: −v + Pₙ (1/m + k c²) − k s c Pₜ = 0.
+    let normal = v / (1.0 / rod.m + k * c * c - k * s * c * tangential);
+    let pt = tangential * normal;
+    [
+        pt / rod.m,
+        -v + normal / rod.m,
+        r * (s * pt - c * normal) / inertia,
+    ]
+}
+
+#[test]
+fn a_rod_touches_down_with_a_sliding_or_a_sticking_frictional_impact_by_newton_euler() {
+    // The sticking impulse ratio at θ = 0.5 is 0.748: μ = 0.3 slides through the impact, μ = 0.9
+    // sticks. μ = 0 is the frictionless impact.
+    for (mu, sticks) in [(0.3, false), (0.9, true), (0.0, false)] {
+        let rod = Rod {
+            m: 1.0,
+            l: 1.0,
+            g: 9.81,
+            mu,
+        };
+        let contacts = rod.contact_set().unwrap();
+        let events = contacts.events::<3>();
+        let (theta, height) = (0.5_f64, 0.6);
+        let drop = height - 0.5 * rod.l * theta.sin();
+        let t1 = (2.0 * drop / rod.g).sqrt();
+        let (q, qd) = (
+            udk::nalgebra::Vector3::new(0.0, height, theta),
+            udk::nalgebra::Vector3::zeros(),
+        );
+        let run = simulate_dynamic_lagrangian_with_events(
+            &contacts,
+            (&q, &qd),
+            (0.0, t1 + 1e-3),
+            &tight(),
+            &events,
+            |_| ControlFlow::Continue(()),
+        )
+        .unwrap();
+        let touchdown = &run.events[0];
+        assert_eq!(touchdown.name, "end_a touchdown");
+        assert!(
+            (touchdown.t - t1).abs() < 1e-12,
+            "{} against {t1}",
+            touchdown.t
+        );
+        let expected = rod_touchdown(&rod, touchdown.before.0[2], drop);
+        let after = touchdown.after.1;
+        for (j, value) in expected.iter().enumerate() {
+            assert!(
+                (after[j] - value).abs() < 1e-11,
+                "μ = {mu}: q̇⁺ = {after} against {expected:?}"
+            );
+        }
+        // The end's slip after: 0 when it sticks (then the forces decide whether it goes on
+        // sticking), else it slides on, closed.
+        let slip = after[0] + 0.5 * rod.l * theta.sin() * after[2];
+        assert_eq!(slip.abs() < 1e-12, sticks, "μ = {mu}: slip {slip}");
+        if !sticks {
+            let sliding = ContactMode::Sliding(slip.signum());
+            assert_eq!(contacts.modes()[0], sliding, "μ = {mu}");
+        }
+        // The impact does not add energy.
+        let energy = |v: &udk::nalgebra::Vector3<f64>| {
+            0.5 * rod.m * (v[0] * v[0] + v[1] * v[1])
+                + 0.5 * rod.m * rod.l.powi(2) / 12.0 * v[2] * v[2]
+        };
+        let (before, after) = (energy(&touchdown.before.1), energy(&touchdown.after.1));
+        assert!(
+            after < before,
+            "μ = {mu}: {after} J after, {before} J before"
+        );
+    }
+}

@@ -259,3 +259,29 @@ fn a_failed_reset_stops_the_run_with_an_error_naming_its_event() {
     );
     assert_eq!(error.trajectory().unwrap().events.len(), 0);
 }
+
+#[test]
+fn a_reset_that_leaves_the_state_as_it_was_lets_the_motion_go_on_through_the_surface() {
+    // A no-op impact at y = 0: the ball falls on through the ground as after a record, with
+    // one event, instead of firing again at once until the run ends as Zeno.
+    let ball = Ball { m: 1.0, g: G };
+    let no_op = Event::reset(
+        "ground",
+        Direction::Falling,
+        |_, q: &Vector1<f64>, _| q[0],
+        |_, q, v| Ok((*q, *v)),
+    );
+    let (q0, v0) = (Vector1::new(1.0), Vector1::zeros());
+    let options = SimulationOptions::default();
+    let tf = 1.0;
+    let run =
+        simulate_lagrangian_with_events(&ball, &q0, &v0, 0.0, tf, &options, &[no_op]).unwrap();
+    assert_eq!(run.events.len(), 1, "{:?}", run.events);
+    assert!((run.events[0].t - (2.0 / G).sqrt()).abs() < 1e-12);
+    let last = run.samples.last().unwrap();
+    assert_eq!(last.t, tf);
+    assert!(
+        (last.q[0] - (1.0 - 0.5 * G * tf * tf)).abs() < 1e-12,
+        "{last:?}"
+    );
+}

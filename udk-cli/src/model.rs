@@ -355,6 +355,13 @@ impl<T: Terms> ModelEvaluator<T> {
         &self.terms
     }
 
+    /// The terms at (q, v, t) into `terms` (replacing them), as [`ModelEvaluator::terms`]
+    /// without keeping a copy.
+    pub fn terms_into(&mut self, q: &[f64], v: &[f64], t: f64, terms: &mut T) {
+        let (q, v) = (DVector::from_column_slice(q), DVector::from_column_slice(v));
+        *terms = T::of(&self.model, &q, &v, t);
+    }
+
     /// (Jacobi integral h or H, holonomic residuals f(q, t), the m constraints at velocity
     /// level: (ḟ, φ(q, q̇, t)) or φ(q, p, t)).
     pub fn residuals(&mut self, q: &[f64], v: &[f64], t: f64) -> (f64, Vec<f64>, Vec<f64>) {

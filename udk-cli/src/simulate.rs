@@ -572,6 +572,14 @@ impl<T: Terms + Clone> Tape<'_, T> {
         self.evaluator.borrow_mut().terms(q, v, t).clone()
     }
 
+    /// [`Tape::terms`] moved into `terms`, without the copy.
+    fn terms_into(&self, q: &[f64], v: &[f64], t: f64, terms: &mut T) {
+        if let Some(progress) = self.progress {
+            progress.borrow_mut().update(t);
+        }
+        self.evaluator.borrow_mut().terms_into(q, v, t, terms);
+    }
+
     /// The energy h or H.
     fn scalar(&self, q: &[f64], v: &[f64], t: f64) -> f64 {
         self.evaluator.borrow_mut().residuals(q, v, t).0
@@ -622,6 +630,27 @@ impl DynamicLagrangianSystem for Tape<'_, DynamicLagrangianTerms> {
 
     fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
         Tape::velocity_residual(self, q, qd, t)
+    }
+
+    fn terms_into(&self, q: &[f64], qd: &[f64], t: f64, terms: &mut DynamicLagrangianTerms) {
+        Tape::terms_into(self, q, qd, t, terms);
+    }
+
+    /// Both residuals from one evaluation of the model's monitor.
+    fn residuals_into(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: f64,
+        holonomic: &mut DVector<f64>,
+        velocity: &mut DVector<f64>,
+    ) {
+        let mut evaluator = self.evaluator.borrow_mut();
+        let m = evaluator.m();
+        let (_, f, r) = evaluator.residuals(q, qd, t);
+        *holonomic = DVector::zeros(m);
+        holonomic.as_mut_slice()[..f.len()].copy_from_slice(&f);
+        *velocity = DVector::from_vec(r);
     }
 
     fn acceleration_jacobian(

@@ -453,18 +453,29 @@ fn a_rod_dropped_at_an_angle_touches_down_by_the_closed_form_and_comes_to_rest_f
     let names: Vec<&str> = logged.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names[0], "end_a touchdown", "{names:?}");
     assert!(names.contains(&"end_b touchdown"), "{names:?}");
-    // Free fall of the lower end from 0.6 − ½ sin 0.5, then a frictionless plastic impact:
-    // the impulse P = v / (1/m + (L/2)² cos²θ / I) at the end, I = mL²/12.
-    let (g, m, l, theta) = (9.81_f64, 1.0, 1.0, 0.5_f64);
+    // Free fall of the lower end from 0.6 − ½ sin 0.5, then a plastic impact with friction
+    // μ = 0.3. Sticking would need the tangential impulse Pₜ = 0.748 Pₙ, outside the friction
+    // cone, so the end slides through the impact with Pₜ = μ Pₙ. Newton–Euler on the rod
+    // (I = mL²/12, the end at r = L/2, k = r²/I): Pₙ = v / (1/m + k c² − μ k s c) and the
+    // spin ω⁺ = r (s Pₜ − c Pₙ) / I, with (s, c) = (sin θ, cos θ).
+    let (g, m, l, theta, mu) = (9.81_f64, 1.0, 1.0, 0.5_f64, 0.3);
     let drop = 0.6 - 0.5 * l * theta.sin();
     let t = (2.0 * drop / g).sqrt();
     let v = g * t;
     let inertia = m * l * l / 12.0;
-    let arm = 0.5 * l * theta.cos();
-    let impulse = v / (1.0 / m + arm * arm / inertia);
+    let (r, (s, c)) = (0.5 * l, theta.sin_cos());
+    let k = r * r / inertia;
+    let ratio = k * s * c / (1.0 / m + k * s * s);
+    assert!((ratio - 0.748).abs() < 1e-3, "{ratio}");
+    let normal = v / (1.0 / m + k * c * c - mu * k * s * c);
+    let tangential = mu * normal;
     let first = &logged[0].values;
     assert!((first[0] - t).abs() < 1e-12, "{} against {t}", first[0]);
-    let after = [0.0, -v + impulse / m, -arm * impulse / inertia];
+    let after = [
+        tangential / m,
+        -v + normal / m,
+        r * (s * tangential - c * normal) / inertia,
+    ];
     close(
         &first[10..13],
         &after,

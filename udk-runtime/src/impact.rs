@@ -92,6 +92,138 @@ where
         + Allocator<N>
         + Allocator<R>,
 {
+    let no_impulse = velocity.map(|_| 0.0);
+    impact_under(
+        mass_matrix,
+        constraint_matrix,
+        restitution,
+        velocity,
+        &no_impulse,
+        options,
+    )
+}
+
+/// Coulomb friction that slides through an impact: the impulse μ λₖ d, with λₖ the impulse of
+/// constraint row `normal_row` (the contact's normal row, compressive positive), μ ≥ 0 the
+/// friction coefficient and d the generalized direction of the friction impulse (n entries:
+/// −(∂s/∂q)ᵀ sgn ṡ for a slip coordinate s, or any unit combination of the tangential rows in
+/// space).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SlidingFriction<'a, N: Dim>
+where
+    DefaultAllocator: Allocator<N>,
+{
+    /// The index of the normal row in the constraint rows Ĵ.
+    pub normal_row: usize,
+    /// The friction coefficient μ (≥ 0).
+    pub coefficient: f64,
+    /// The generalized direction d of the friction impulse (n entries).
+    pub direction: &'a OVector<f64, N>,
+}
+
+/// [`impact`] with Coulomb friction sliding through it (Routh's sliding impact, with Newton's
+/// restitution on the normal row): the rows Ĵ close as in [`impact`], and the generalized
+/// impulse is P = Ĵᵀλ + μ λₖ d ([`SlidingFriction`]). [`Impact::impulse`] is λ (Ĵᵀλ the ideal
+/// part), [`Impact::generalized_impulse`] the whole P = M(q̇⁺ − q̇⁻).
+///
+/// The jump is affine in a given impulse, so λₖ(c) = λₖ(0) + κc for a friction impulse c·μd;
+/// the consistent c = λₖ solves c = λₖ(0) / (1 − κ). This takes three solves of the kernel of
+/// [`impact`] (with no friction, with μd, then with λₖμd), so it holds for a singular M and
+/// redundant rows as [`impact`] does. A contact whose sticking impulse lies within the
+/// friction cone (|λₜ| ≤ μλₙ) sticks instead: that is [`impact`] with the tangential rows in Ĵ
+/// (e = 0), which [`crate::simulate::ContactSet`] tries first.
+///
+/// # Example
+/// A unit point mass in the plane moving at (1, −1) m/s hits the floor y = 0, plastic, with
+/// μ = 0.5: the normal impulse 1 N·s stops its fall, and friction takes μ·1 = 0.5 N·s from the
+/// slip (less than the 1 N·s that sticking needs).
+/// ```
+/// use nalgebra::{matrix, vector};
+/// use udk_runtime::{sliding_impact, Options, SlidingFriction};
+///
+/// let mass_matrix = matrix![1.0, 0.0; 0.0, 1.0];
+/// let floor = matrix![0.0, 1.0];
+/// let against_slip = vector![-1.0, 0.0];
+/// let friction = SlidingFriction { normal_row: 0, coefficient: 0.5, direction: &against_slip };
+/// let velocity = vector![1.0, -1.0];
+/// let jump = sliding_impact(&mass_matrix, &floor, &vector![0.0], &velocity, friction, &Options::default())?;
+/// assert!((jump.velocity - vector![0.5, 0.0]).norm() < 1e-14);
+/// assert!((jump.impulse[0] - 1.0).abs() < 1e-14);
+/// # Ok::<(), udk_runtime::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`impact`]; `InvalidOption` for a `normal_row` out of range, a negative or non-finite μ
+/// or a `direction` of the wrong length; `InconsistentConstraints` when 1 − κ ≤ 0 (the friction
+/// would need a tensile or unbounded normal impulse: Painlevé's paradox at the impact).
+pub fn sliding_impact<N: Dim, R: Dim>(
+    mass_matrix: &OMatrix<f64, N, N>,
+    constraint_matrix: &OMatrix<f64, R, N>,
+    restitution: &OVector<f64, R>,
+    velocity: &OVector<f64, N>,
+    friction: SlidingFriction<'_, N>,
+    options: &Options,
+) -> Result<Impact<N, R>, Error>
+where
+    DefaultAllocator: Allocator<N, N>
+        + Allocator<R, N>
+        + Allocator<N, R>
+        + Allocator<R, R>
+        + Allocator<N>
+        + Allocator<R>,
+{
+    let SlidingFriction {
+        normal_row: k,
+        coefficient: mu,
+        direction,
+    } = friction;
+    if k >= constraint_matrix.nrows() || !(mu.is_finite() && mu >= 0.0) {
+        return Err(Error::InvalidOption {
+            what: "sliding friction needs a normal row among the rows and a finite μ ≥ 0",
+        });
+    }
+    validate::shape(direction, (velocity.len(), 1), "friction direction d")?;
+    validate::finite(direction, "friction direction d")?;
+    let under = |c: f64| {
+        let impulse = direction * (mu * c);
+        impact_under(
+            mass_matrix,
+            constraint_matrix,
+            restitution,
+            velocity,
+            &impulse,
+            options,
+        )
+    };
+    let frictionless = under(0.0)?.impulse[k];
+    let slope = under(1.0)?.impulse[k] - frictionless;
+    if 1.0 - slope <= f64::EPSILON.sqrt() {
+        return Err(Error::InconsistentConstraints {
+            residual: (1.0 - slope).abs(),
+        });
+    }
+    under(frictionless / (1.0 - slope))
+}
+
+/// [`impact`] under a given generalized impulse `impulse` (n entries, acting with the
+/// constraints' Ĵᵀλ): the jump of M Δq̇ = Ĵᵀλ + `impulse`, Ĵ q̇⁺ = b̂. The outcome's
+/// generalized impulse is the whole M Δq̇.
+fn impact_under<N: Dim, R: Dim>(
+    mass_matrix: &OMatrix<f64, N, N>,
+    constraint_matrix: &OMatrix<f64, R, N>,
+    restitution: &OVector<f64, R>,
+    velocity: &OVector<f64, N>,
+    impulse: &OVector<f64, N>,
+    options: &Options,
+) -> Result<Impact<N, R>, Error>
+where
+    DefaultAllocator: Allocator<N, N>
+        + Allocator<R, N>
+        + Allocator<N, R>
+        + Allocator<R, R>
+        + Allocator<N>
+        + Allocator<R>,
+{
     let (m, n) = constraint_matrix.shape();
     validate::shape(restitution, (m, 1), "restitution e")?;
     validate::shape(velocity, (n, 1), "velocity q̇⁻")?;
@@ -105,19 +237,20 @@ where
     // b̂ − Ĵ q̇⁻ = −(1 + e) ∘ Ĵ q̇⁻.
     let closing = constraint_matrix * velocity;
     let jump_rhs = closing.zip_map(restitution, |v, e| -(1.0 + e) * v);
-    let no_force = velocity.map(|_| 0.0);
-    let terms = LagrangianView::new(mass_matrix, &no_force, constraint_matrix, &jump_rhs);
-    let (jump, generalized_impulse) = solve(terms, options, true)?;
-    let generalized_impulse = generalized_impulse.unwrap_or_else(|| mass_matrix * &jump);
+    let terms = LagrangianView::new(mass_matrix, impulse, constraint_matrix, &jump_rhs);
+    let (jump, ideal) = solve(terms, options, true)?;
+    // `solve` gives Qᶜ = M Δq̇ − impulse when asked: the constraints' own Ĵᵀλ.
+    let ideal = ideal.unwrap_or_else(|| mass_matrix * &jump - impulse);
     // (Ĵᵀ)⁺ = (Ĵ⁺)ᵀ.
     let (pinv, _) = pinv_and_rank(constraint_matrix, Tolerance::Default)?;
-    let impulse = pinv.tr_mul(&generalized_impulse);
+    let lambda = pinv.tr_mul(&ideal);
+    let generalized_impulse = ideal + impulse;
     let velocity = velocity + jump;
     validate::finite(&velocity, "velocity q̇⁺ (overflow)")?;
-    validate::finite(&impulse, "impulse λ (overflow)")?;
+    validate::finite(&lambda, "impulse λ (overflow)")?;
     Ok(Impact {
         velocity,
-        impulse,
+        impulse: lambda,
         generalized_impulse,
     })
 }

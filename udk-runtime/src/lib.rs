@@ -89,7 +89,7 @@ pub use fundamental::{
     acceleration, acceleration_and_constraint_force, acceleration_and_constraint_force_dyn,
     acceleration_dyn, constraint_force, constraint_force_dyn,
 };
-pub use impact::{impact, Impact};
+pub use impact::{impact, sliding_impact, Impact, SlidingFriction};
 pub use jacobian::{
     AccelerationJacobian, AccelerationJacobianDyn, HamiltonianResidualJacobians,
     HamiltonianResidualJacobiansDyn, ResidualJacobians, ResidualJacobiansDyn, StateJacobian,

@@ -2,7 +2,7 @@
 
 use super::dynamic::{DynamicLagrangianSystem, DynamicLagrangianTerms};
 use super::events::{Action, Direction, Event};
-use crate::{constraint_multipliers_dyn, impact, Error, Options};
+use crate::{constraint_multipliers_dyn, impact, sliding_impact, Error, Options, SlidingFriction};
 use nalgebra::{DMatrix, DVector, SVector};
 use std::cell::RefCell;
 
@@ -103,10 +103,12 @@ pub struct ContactForce {
 ///   are M-orthogonal, as for a block on a plane).
 /// - Touchdown (φ falls through 0 while open) is an impact on the normal row, with the
 ///   persistent rows (the system's, the other closed contacts'), by [`crate::impact()`]; a plastic
-///   one (e = 0, or a rebound slower than the contact's rest speed) closes the contact. The
-///   impact is frictionless in the plane; in space (a contact with a lateral slip coordinate)
-///   it also stops the slip of the point (both slip rows plastic), as a 3D point contact's
-///   impulse does in Pinocchio's `impulseDynamics`.
+///   one (e = 0, or a rebound slower than the contact's rest speed) closes the contact. With
+///   friction μ > 0 and a slip coordinate, the impact sticks (the slip rows join it with
+///   e = 0, as a 3D point contact's impulse in Pinocchio's `impulseDynamics`) when the
+///   tangential impulse that needs lies in the friction cone, |λₜ| ≤ μλₙ, and otherwise
+///   slides through it with the tangential impulse μλₙ along the sticking one
+///   ([`crate::sliding_impact()`]). Without friction it is frictionless.
 /// - Lift-off: a closed contact opens when λₙ falls through 0 (it would become tensile).
 /// - Stick to slip: μ|λₙ| − |λₜ| falls through 0; the contact slides against λₜ.
 /// - Slip to stick: ṡ reaches 0; the contact sticks where μ|λₙ| ≥ |λₜ| holds there, else it
@@ -471,41 +473,23 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         let mut velocity = DVector::from_column_slice(qd);
         let mode = match kind {
             Switch::Touchdown => {
-                let modes = self.modes();
-                let solved = self.solve((q, qd, t), &modes, false)?;
+                let solved = self.solve((q, qd, t), &self.modes(), false)?;
                 let contact = &self.contacts[i];
-                let geometry = &solved.geometry[i];
-                let normal = geometry.normal.transpose();
-                // In space the touchdown also stops the slip (a plastic impact of the point, as
-                // Pinocchio's impulseDynamics on a 3D contact); in the plane it is frictionless.
-                let slip = (geometry.lateral.iter())
-                    .flat_map(|(lateral, _)| [geometry.tangent.transpose(), lateral.transpose()]);
-                let a = &solved.terms.constraint_matrix;
-                let rows = DMatrix::from_rows(
-                    &std::iter::once(normal)
-                        .chain(a.row_iter().map(|r| r.into_owned()))
-                        .chain(slip)
-                        .collect::<Vec<_>>(),
-                );
                 let approach = solved.geometry[i].normal.dot(&velocity).abs();
                 let rests = contact.restitution * approach < contact.rest_speed;
                 let restitution = if rests { 0.0 } else { contact.restitution };
-                let e = DVector::from_fn(rows.nrows(), |r, _| match r {
-                    0 => restitution,
-                    _ => 0.0,
-                });
-                let options = &self.kernel;
-                velocity =
-                    impact(&solved.terms.mass_matrix, &rows, &e, &velocity, options)?.velocity;
-                match restitution == 0.0 {
-                    true => {
+                let (after, sticks) = self.touchdown_impulse(&solved, i, restitution, &velocity)?;
+                velocity = after;
+                match (restitution == 0.0, sticks) {
+                    (true, true) => self.stick_or_slide(q, velocity.as_slice(), t, i)?,
+                    (true, false) => {
                         let slip = slip_rates(&solved.geometry[i], velocity.as_slice());
                         match slip == [0.0, 0.0] {
                             true => self.stick_or_slide(q, velocity.as_slice(), t, i)?,
                             false => self.slide(i, slip),
                         }
                     }
-                    false => ContactMode::Open,
+                    (false, _) => ContactMode::Open,
                 }
             }
             Switch::LiftOff => ContactMode::Open,
@@ -519,6 +503,71 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         };
         self.modes.borrow_mut()[i] = mode;
         Ok(velocity)
+    }
+
+    /// The velocities after the touchdown of contact i (restitution `restitution` on its
+    /// normal row, the rows of `solved` persisting), and whether it stuck. With a slip
+    /// coordinate and friction μ, the touchdown first tries a sticking impact: its tangential
+    /// rows join the impact with e = 0, so that the slip stops with the normal restitution. It
+    /// sticks when the tangential impulse that needs lies in the friction cone,
+    /// |λₜ| ≤ μ λₙ; otherwise it slides through the impact with the friction impulse μ λₙ
+    /// along the sticking impulse's direction ([`crate::sliding_impact`]). Without a slip
+    /// coordinate, or with μ = 0, the impact is frictionless.
+    fn touchdown_impulse(
+        &self,
+        solved: &Solved,
+        i: usize,
+        restitution: f64,
+        velocity: &DVector<f64>,
+    ) -> Result<(DVector<f64>, bool), Error> {
+        let geometry = &solved.geometry[i];
+        let mass_matrix = &solved.terms.mass_matrix;
+        let persistent = solved.terms.constraint_matrix.row_iter();
+        let normal = std::iter::once(geometry.normal.transpose());
+        let frictionless = |rows: Vec<_>| {
+            let rows = DMatrix::from_rows(&rows);
+            let e = DVector::from_fn(rows.nrows(), |r, _| if r == 0 { restitution } else { 0.0 });
+            impact(mass_matrix, &rows, &e, velocity, &self.kernel)
+        };
+        let mu = self.contacts[i].friction;
+        if mu == 0.0 || geometry.tangent.iter().all(|x| *x == 0.0) {
+            let rows = normal.chain(persistent.map(|r| r.into_owned())).collect();
+            return Ok((frictionless(rows)?.velocity, false));
+        }
+        let slip: Vec<_> = std::iter::once(&geometry.tangent)
+            .chain(geometry.lateral.as_ref().map(|(row, _)| row))
+            .collect();
+        let rows: Vec<_> = (normal.clone())
+            .chain(persistent.clone().map(|r| r.into_owned()))
+            .chain(slip.iter().map(|row| row.transpose()))
+            .collect();
+        let first_slip = rows.len() - slip.len();
+        let sticking = frictionless(rows)?;
+        let lambda_n = sticking.impulse[0];
+        let lambda_t: Vec<f64> = (first_slip..first_slip + slip.len())
+            .map(|r| sticking.impulse[r])
+            .collect();
+        let tangential = lambda_t.iter().fold(0.0_f64, |sum, x| sum.hypot(*x));
+        if tangential <= mu * lambda_n.abs() {
+            return Ok((sticking.velocity, true));
+        }
+        let direction = (slip.iter().zip(&lambda_t))
+            .fold(DVector::zeros(velocity.len()), |d, (row, l)| {
+                d + *row * (l / tangential)
+            });
+        let rows = DMatrix::from_rows(
+            &normal
+                .chain(persistent.map(|r| r.into_owned()))
+                .collect::<Vec<_>>(),
+        );
+        let e = DVector::from_fn(rows.nrows(), |r, _| if r == 0 { restitution } else { 0.0 });
+        let friction = SlidingFriction {
+            normal_row: 0,
+            coefficient: mu,
+            direction: &direction,
+        };
+        let sliding = sliding_impact(mass_matrix, &rows, &e, velocity, friction, &self.kernel)?;
+        Ok((sliding.velocity, false))
     }
 
     /// The events that switch the contacts' modes, four a contact (`<name> touchdown`,
@@ -608,6 +657,30 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
             Ok(solved) => solved.terms,
             Err(_) => self.system.terms(q, qd, t),
         }
+    }
+
+    /// The system's own, without contacts; else [`DynamicLagrangianSystem::terms`].
+    fn terms_into(&self, q: &[f64], qd: &[f64], t: f64, terms: &mut DynamicLagrangianTerms) {
+        match self.contacts.is_empty() {
+            true => self.system.terms_into(q, qd, t, terms),
+            false => *terms = self.terms(q, qd, t),
+        }
+    }
+
+    /// The system's own, without contacts; else both residuals of the contact set.
+    fn residuals_into(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: f64,
+        holonomic: &mut DVector<f64>,
+        velocity: &mut DVector<f64>,
+    ) {
+        if self.contacts.is_empty() {
+            return self.system.residuals_into(q, qd, t, holonomic, velocity);
+        }
+        *holonomic = self.holonomic_residual(q, t);
+        *velocity = self.velocity_residual(q, qd, t);
     }
 
     fn energy(&self, q: &[f64], qd: &[f64], t: f64) -> f64 {

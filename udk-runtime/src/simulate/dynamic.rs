@@ -65,6 +65,28 @@ pub trait DynamicLagrangianSystem {
     fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64>;
     /// ḟ on the holonomic rows, φ(q, q̇, t) on the others, m entries.
     fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64>;
+    /// [`DynamicLagrangianSystem::terms`] into `terms`, the simulator's buffers of the
+    /// previous evaluation (one set per run): a system that evaluates in place, or moves its
+    /// own buffers in, saves their allocation at every right-hand side. The default assigns
+    /// `terms(q, qd, t)`.
+    fn terms_into(&self, q: &[f64], qd: &[f64], t: f64, terms: &mut DynamicLagrangianTerms) {
+        *terms = self.terms(q, qd, t);
+    }
+    /// [`DynamicLagrangianSystem::holonomic_residual`] and
+    /// [`DynamicLagrangianSystem::velocity_residual`] together (m entries each) into the
+    /// simulator's buffers, for Baumgarte's stabilization at every right-hand side: a system
+    /// that evaluates both in one pass saves one. The default calls both.
+    fn residuals_into(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: f64,
+        holonomic: &mut DVector<f64>,
+        velocity: &mut DVector<f64>,
+    ) {
+        *holonomic = self.holonomic_residual(q, t);
+        *velocity = self.velocity_residual(q, qd, t);
+    }
     /// The names of the n coordinates for the trajectory's columns
     /// ([`super::state_columns`]); empty (the default) for `q1`…`qn`.
     fn coordinate_names(&self) -> Vec<String> {
@@ -131,6 +153,19 @@ impl<S: DynamicLagrangianSystem + ?Sized> DynamicLagrangianSystem for &S {
     }
     fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
         (**self).velocity_residual(q, qd, t)
+    }
+    fn terms_into(&self, q: &[f64], qd: &[f64], t: f64, terms: &mut DynamicLagrangianTerms) {
+        (**self).terms_into(q, qd, t, terms);
+    }
+    fn residuals_into(
+        &self,
+        q: &[f64],
+        qd: &[f64],
+        t: f64,
+        holonomic: &mut DVector<f64>,
+        velocity: &mut DVector<f64>,
+    ) {
+        (**self).residuals_into(q, qd, t, holonomic, velocity);
     }
     fn coordinate_names(&self) -> Vec<String> {
         (**self).coordinate_names()
@@ -372,6 +407,31 @@ fn halves<const N: usize>(x: &State<N>) -> (&[f64], &[f64]) {
 /// Marker of a [`DynamicLagrangianSystem`] in [`WithOptions`].
 pub(super) struct DynamicLagrange;
 
+/// The buffers of a run's right-hand side of run-time size, reused from call to call
+/// ([`DynamicLagrangianSystem::terms_into`], [`DynamicLagrangianSystem::residuals_into`]).
+#[derive(Debug)]
+pub(crate) struct Scratch {
+    terms: DynamicLagrangianTerms,
+    holonomic: DVector<f64>,
+    velocity: DVector<f64>,
+}
+
+impl Default for Scratch {
+    fn default() -> Self {
+        Self {
+            terms: DynamicLagrangianTerms {
+                mass_matrix: DMatrix::zeros(0, 0),
+                generalized_force: DVector::zeros(0),
+                constraint_matrix: DMatrix::zeros(0, 0),
+                constraint_rhs: DVector::zeros(0),
+                nonideal_force: None,
+            },
+            holonomic: DVector::zeros(0),
+            velocity: DVector::zeros(0),
+        }
+    }
+}
+
 impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
     for WithOptions<'_, S, DynamicLagrange>
 {
@@ -390,15 +450,25 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
         finite(x, "state (q, q̇)")?;
         let (q, qd) = halves(x);
-        let terms = self.system.terms(q, qd, t);
+        // The buffers of the previous call, or a fresh set while those are in use.
+        let mut reused = self.scratch.try_borrow_mut().ok();
+        let mut fresh = Scratch::default();
+        let Scratch {
+            terms,
+            holonomic,
+            velocity,
+        } = reused.as_deref_mut().unwrap_or(&mut fresh);
+        self.system.terms_into(q, qd, t, terms);
+        let terms = &*terms;
         let qdd = solve_stabilized(
             self.stabilization.as_ref(),
             self.system.num_holonomic(),
             &terms.constraint_matrix,
             &terms.constraint_rhs,
-            || {
-                let f = self.system.holonomic_residual(q, t);
-                (f, self.system.velocity_residual(q, qd, t))
+            move || {
+                self.system.residuals_into(q, qd, t, holonomic, velocity);
+                let residuals: (&DVector<f64>, &DVector<f64>) = (holonomic, velocity);
+                residuals
             },
             |b| {
                 crate::acceleration_dyn(

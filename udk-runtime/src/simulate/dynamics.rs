@@ -2,11 +2,13 @@
 //! q̇ = N(q, t) u + c(q, t)) or Hamiltonian (v = p) system, with
 //! stabilization, checks and projection: what the integrator loop needs from a system.
 
+use super::dynamic::Scratch;
 use super::stabilization::solve_stabilized;
 use super::{Baumgarte, Projection, Sample, SimulationOptions, StateKind};
 use crate::{Error, HamiltonianSystem, LagrangianSystem, LagrangianView, Options};
 use nalgebra::allocator::Allocator;
 use nalgebra::{Const, DefaultAllocator, Dim, OMatrix, SMatrix, SVector};
+use std::cell::RefCell;
 use std::marker::PhantomData;
 
 /// The state of a system: column 0 is q, column 1 is q̇ or p (n × 2).
@@ -126,6 +128,8 @@ pub(crate) struct WithOptions<'a, S, K> {
     pub(crate) system: &'a S,
     pub(crate) stabilization: Option<Baumgarte>,
     pub(crate) kernel: &'a Options,
+    /// The buffers of a right-hand side of run-time size (unused by the others).
+    pub(crate) scratch: RefCell<Scratch>,
     kind: PhantomData<K>,
 }
 
@@ -135,6 +139,7 @@ impl<'a, S, K> WithOptions<'a, S, K> {
             system,
             stabilization: options.stabilization,
             kernel: &options.kernel,
+            scratch: RefCell::default(),
             kind: PhantomData,
         }
     }

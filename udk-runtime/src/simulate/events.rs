@@ -54,7 +54,8 @@ pub enum Action<'a, const N: usize> {
 /// Right after a reset, the guard that fired counts as on its side before the crossing when its
 /// value is zero or past the crossing: a reset that leaves the motion going on through the
 /// surface fires it again at once, which [`EventLimits`] turns into an error. After a record,
-/// the motion goes on through the surface.
+/// and after a reset that leaves the state as it was (a no-op impact, such as a plastic one
+/// whose rows already hold), the motion goes on through the surface.
 pub struct Event<'a, const N: usize> {
     pub(super) name: String,
     pub(super) direction: Direction,

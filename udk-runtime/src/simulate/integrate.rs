@@ -646,7 +646,9 @@ where
                 trajectory: recorder.trajectory(*stats),
             });
         }
-        let reset = matches!(event.action, Action::Reset(_));
+        // A reset that leaves the state as it was (a no-op impact) lets the motion go on
+        // through the surface, as a record does.
+        let reset = matches!(event.action, Action::Reset(_)) && after != before;
         for (index, watched) in self.watched.iter().enumerate() {
             let fired = reset && index == crossing.index;
             watched.restart.set(fired.then_some((t, crossing.sign)));

@@ -5,6 +5,7 @@ use crate::allocator::KernelAllocator;
 use crate::Error;
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector};
+use std::borrow::Borrow;
 
 /// The Baumgarte correction c (m entries) with b̃ = b + c: cᵢ = −2α rᵢ − β² fᵢ on the first
 /// `num_holonomic` rows, cᵢ = −γ rᵢ on the others.
@@ -48,12 +49,12 @@ where
 ///
 /// # Errors
 /// The kernel's error; a failed pseudoinverse of A.
-pub(crate) fn solve_stabilized<R: Dim, C: Dim, T>(
+pub(crate) fn solve_stabilized<R: Dim, C: Dim, T, V: Borrow<OVector<f64, R>>>(
     gains: Option<&Baumgarte>,
     num_holonomic: usize,
     constraint_matrix: &OMatrix<f64, R, C>,
     rhs: &OVector<f64, R>,
-    residuals: impl FnOnce() -> (OVector<f64, R>, OVector<f64, R>),
+    residuals: impl FnOnce() -> (V, V),
     solve: impl Fn(&OVector<f64, R>) -> Result<T, Error>,
 ) -> Result<T, Error>
 where
@@ -63,7 +64,7 @@ where
         return solve(rhs);
     };
     let (f, r) = residuals();
-    let c = correction(num_holonomic, &f, &r, gains);
+    let c = correction(num_holonomic, f.borrow(), r.borrow(), gains);
     match solve(&(rhs + &c)) {
         Err(Error::InconsistentConstraints { .. }) => {
             let in_range = constraint_matrix * (crate::pinv(constraint_matrix, None)? * c);
