@@ -127,47 +127,72 @@ fn a_block_thrown_up_an_incline_stops_then_sticks_or_slides_back() {
     }
 }
 
+/// A block dropped from rest onto an incline reaches it with a slip speed tan β times its
+/// normal speed, so the touchdown is a sticking impact where μ ≥ tan β (the tangential impulse
+/// that stops the slip is inside the friction cone) and a sliding one otherwise, with the
+/// tangential impulse μλₙ; either way the normal speed goes to 0 (plastic impact).
 #[test]
-fn a_block_dropped_on_an_incline_touches_down_slides_and_sticks() {
-    let (beta, mu, h0) = (0.2_f64, 0.6, 0.5);
-    let block = Block { beta };
-    let set = ContactSet::new(&block, vec![ground(mu)]).unwrap();
-    let (q0, v0) = (SVector::<f64, 2>::new(0.0, h0), SVector::<f64, 2>::zeros());
-    set.settle(q0.as_slice(), v0.as_slice(), 0.0, 1e-12)
+fn a_block_dropped_on_an_incline_sticks_or_slides_through_its_touchdown() {
+    let (beta, h0) = (0.2_f64, 0.5);
+    for mu in [0.6, 0.1] {
+        let block = Block { beta };
+        let set = ContactSet::new(&block, vec![ground(mu)]).unwrap();
+        let (q0, v0) = (SVector::<f64, 2>::new(0.0, h0), SVector::<f64, 2>::zeros());
+        set.settle(q0.as_slice(), v0.as_slice(), 0.0, 1e-12)
+            .unwrap();
+        assert_eq!(set.modes(), vec![ContactMode::Open]);
+        let events = set.events::<2>();
+        let tf = 2.0;
+        let run = simulate_dynamic_lagrangian_with_events(
+            &set,
+            (&q0, &v0),
+            (0.0, tf),
+            &tight(),
+            &events,
+            |_| ControlFlow::Continue(()),
+        )
         .unwrap();
-    assert_eq!(set.modes(), vec![ContactMode::Open]);
-    let events = set.events::<2>();
-    let run = simulate_dynamic_lagrangian_with_events(
-        &set,
-        (&q0, &v0),
-        (0.0, 2.0),
-        &tight(),
-        &events,
-        |_| ControlFlow::Continue(()),
-    )
-    .unwrap();
-    let names: Vec<&str> = run.events.iter().map(|e| e.name.as_str()).collect();
-    assert_eq!(names, ["ground touchdown", "ground stick"]);
-    // Free fall to h = 0, then the plastic impact keeps the slip speed and kills the normal one.
-    let td = (2.0 * h0 / (G * beta.cos())).sqrt();
-    let slip = -G * beta.sin() * td;
-    let touchdown = &run.events[0];
-    assert!(
-        (touchdown.t - td).abs() < 1e-12,
-        "{} against {td}",
-        touchdown.t
-    );
-    assert!((touchdown.after.1[0] - slip).abs() < 1e-12);
-    assert!(touchdown.after.1[1].abs() < 1e-15);
-    // Sliding down decelerates at g(μ cos β − sin β) until it sticks.
-    let deceleration = G * (mu * beta.cos() - beta.sin());
-    let ts = td - slip / deceleration;
-    let s = -0.5 * G * beta.sin() * td * td + slip * slip / (-2.0 * deceleration);
-    let stick = &run.events[1];
-    assert!((stick.t - ts).abs() < 1e-11, "{} against {ts}", stick.t);
-    let last = run.samples.last().unwrap();
-    assert!((last.q[0] - s).abs() < 1e-11, "{} against {s}", last.q[0]);
-    assert_eq!(set.modes(), vec![ContactMode::Sticking]);
+        let names: Vec<&str> = run.events.iter().map(|e| e.name.as_str()).collect();
+        assert_eq!(names, ["ground touchdown"], "μ = {mu}");
+        // Free fall to h = 0: the normal speed g cos β t_d and the slip speed g sin β t_d.
+        let td = (2.0 * h0 / (G * beta.cos())).sqrt();
+        let (slip, normal) = (-G * beta.sin() * td, G * beta.cos() * td);
+        let s_td = -0.5 * G * beta.sin() * td * td;
+        let touchdown = &run.events[0];
+        assert!(
+            (touchdown.t - td).abs() < 1e-12,
+            "{} against {td}",
+            touchdown.t
+        );
+        assert!((touchdown.before.1[0] - slip).abs() < 1e-12);
+        assert!(touchdown.after.1[1].abs() < 1e-12);
+        let last = run.samples.last().unwrap();
+        if mu >= beta.tan() {
+            assert!(
+                touchdown.after.1[0].abs() < 1e-12,
+                "{:?}",
+                touchdown.after.1
+            );
+            assert_eq!(set.modes(), vec![ContactMode::Sticking]);
+            assert!(
+                (last.q[0] - s_td).abs() < 1e-11,
+                "{} against {s_td}",
+                last.q[0]
+            );
+        } else {
+            // The slip loses μ times the normal speed, then slides down at g(sin β − μ cos β).
+            let after = slip + mu * normal;
+            assert!(
+                (touchdown.after.1[0] - after).abs() < 1e-12,
+                "{:?}",
+                touchdown.after.1
+            );
+            let down = G * (beta.sin() - mu * beta.cos());
+            let s = s_td + after * (tf - td) - 0.5 * down * (tf - td).powi(2);
+            assert!((last.q[0] - s).abs() < 1e-11, "{} against {s}", last.q[0]);
+            assert_eq!(set.modes(), vec![ContactMode::Sliding(-1.0)]);
+        }
+    }
 }
 
 #[test]
