@@ -11,6 +11,9 @@ use udk::nalgebra::{SVector, Vector3};
 use udk::runtime::free_flyer::{momentum, FreeFlyerError};
 use udk::runtime::simulate::{simulate_free_flyer, Method, SimulationOptions};
 
+mod fixture_support;
+use fixture_support::{assert_close, numbers};
+
 /// Solo12 on a free flyer, gravity (0, 0, −9.81) m/s².
 #[lagrangian(
     urdf = "robots/example-robot-data/solo_description/robots/solo12.urdf",
@@ -47,24 +50,6 @@ type V = SVector<f64, 18>;
 
 fn fixture() -> serde_json::Value {
     serde_json::from_str(include_str!("fixtures/free_flyer.json")).expect("JSON")
-}
-
-fn numbers(value: &serde_json::Value) -> Vec<f64> {
-    (value.as_array().expect("an array").iter())
-        .map(|x| x.as_f64().expect("a number"))
-        .collect()
-}
-
-/// max |a − b| ≤ tolerance · max(1, max |b|).
-fn assert_close(got: &[f64], expected: &[f64], tolerance: f64, what: &str) {
-    assert_eq!(got.len(), expected.len(), "{what}");
-    let scale = expected.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
-    for (k, (g, e)) in got.iter().zip(expected).enumerate() {
-        assert!(
-            (g - e).abs() <= tolerance * scale,
-            "{what}[{k}]: {g} vs {e}"
-        );
-    }
 }
 
 #[test]

@@ -10,6 +10,9 @@ use udk::model::{FreeFlyerModel, ModelError};
 use udk::nalgebra::SVector;
 use udk::runtime::simulate::{simulate_free_flyer, SimulationOptions};
 
+mod fixture_support;
+use fixture_support::{assert_close, numbers};
+
 /// The model file's robot, by the macro.
 #[lagrangian(
     urdf = "robots/example-robot-data/solo_description/robots/solo12.urdf",
@@ -27,24 +30,6 @@ const FILE: &str = "tests/fixtures/solo12_floating.toml";
 
 fn solo12() -> FreeFlyerModel {
     FreeFlyerModel::from_file(Path::new(FILE)).expect("the model file")
-}
-
-fn numbers(value: &serde_json::Value) -> Vec<f64> {
-    (value.as_array().expect("an array").iter())
-        .map(|x| x.as_f64().expect("a number"))
-        .collect()
-}
-
-/// max |a − b| ≤ tolerance · max(1, max |b|).
-fn assert_close(got: &[f64], expected: &[f64], tolerance: f64, what: &str) {
-    assert_eq!(got.len(), expected.len(), "{what}");
-    let scale = expected.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
-    for (k, (g, e)) in got.iter().zip(expected).enumerate() {
-        assert!(
-            (g - e).abs() <= tolerance * scale,
-            "{what}[{k}]: {g} vs {e}"
-        );
-    }
 }
 
 #[test]

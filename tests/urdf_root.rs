@@ -9,6 +9,9 @@ use std::path::Path;
 use udk::lagrangian;
 use udk::nalgebra::{DVector, SVector};
 
+mod fixture_support;
+use fixture_support::{assert_close, numbers};
+
 /// The cart of tests/fixtures/cart_ur5.toml, by the macro.
 #[lagrangian(
     urdf = "robots/ur5_robot.urdf",
@@ -35,24 +38,6 @@ struct CartUr5 {
 )]
 struct TurntableUr5 {
     i_table: f64,
-}
-
-fn numbers(value: &serde_json::Value) -> Vec<f64> {
-    (value.as_array().expect("an array").iter())
-        .map(|x| x.as_f64().expect("a number"))
-        .collect()
-}
-
-/// max |a − b| ≤ tolerance · max(1, max |b|).
-fn assert_close(got: &[f64], expected: &[f64], tolerance: f64, what: &str) {
-    assert_eq!(got.len(), expected.len(), "{what}");
-    let scale = expected.iter().fold(1.0_f64, |m, x| m.max(x.abs()));
-    for (k, (g, e)) in got.iter().zip(expected).enumerate() {
-        assert!(
-            (g - e).abs() <= tolerance * scale,
-            "{what}[{k}]: {g} vs {e}"
-        );
-    }
 }
 
 type Q = SVector<f64, 7>;

@@ -128,6 +128,25 @@ impl ModelError {
     }
 }
 
+impl ModelError {
+    /// A run that stopped with `error`, as [`ModelError::Simulation`]: its message and time,
+    /// with the motion up to the stop made from its trajectory by `motion` (whose own error is
+    /// returned instead when it fails).
+    pub(crate) fn stopped<const N: usize>(
+        error: &udk_runtime::simulate::SimulationError<N>,
+        motion: impl FnOnce(&udk_runtime::simulate::Trajectory<N>) -> Result<super::Motion, ModelError>,
+    ) -> ModelError {
+        match error.trajectory().map(motion).transpose() {
+            Ok(motion) => ModelError::Simulation {
+                message: error.to_string(),
+                time: error.time(),
+                motion: motion.map(Box::new),
+            },
+            Err(e) => e,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::ModelError;

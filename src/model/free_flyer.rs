@@ -469,14 +469,7 @@ impl FreeFlyerModel {
                     motion: None,
                 })
             }
-            Err(error) => Err(ModelError::Simulation {
-                message: error.to_string(),
-                time: error.time(),
-                motion: match error.trajectory() {
-                    Some(trajectory) => Some(Box::new(self.motion(trajectory)?)),
-                    None => None,
-                },
-            }),
+            Err(error) => Err(ModelError::stopped(&error, |t| self.motion(t))),
         }
     }
 

@@ -168,14 +168,7 @@ impl Model {
         };
         match result {
             Ok(trajectory) => self.motion(&trajectory),
-            Err(error) => Err(ModelError::Simulation {
-                message: error.to_string(),
-                time: error.time(),
-                motion: match error.trajectory() {
-                    Some(trajectory) => Some(Box::new(self.motion(trajectory)?)),
-                    None => None,
-                },
-            }),
+            Err(error) => Err(ModelError::stopped(&error, |t| self.motion(t))),
         }
     }
 
