@@ -30,6 +30,7 @@
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector};
 
+use crate::allocator::KernelAllocator;
 use crate::fundamental::solve;
 use crate::pinv::{pinv_and_rank, Tolerance};
 use crate::{validate, Error, LagrangianView, Options};
@@ -217,12 +218,7 @@ fn impact_under<N: Dim, R: Dim>(
     options: &Options,
 ) -> Result<Impact<N, R>, Error>
 where
-    DefaultAllocator: Allocator<N, N>
-        + Allocator<R, N>
-        + Allocator<N, R>
-        + Allocator<R, R>
-        + Allocator<N>
-        + Allocator<R>,
+    DefaultAllocator: KernelAllocator<N, R>,
 {
     let (m, n) = constraint_matrix.shape();
     validate::shape(restitution, (m, 1), "restitution e")?;
