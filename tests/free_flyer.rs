@@ -12,7 +12,7 @@ use udk::runtime::free_flyer::{momentum, FreeFlyerError};
 use udk::runtime::simulate::{simulate_free_flyer, Method, SimulationOptions};
 
 mod fixture_support;
-use fixture_support::{assert_close, numbers};
+use fixture_support::{assert_close, numbers, JointOrder};
 
 /// Solo12 on a free flyer, gravity (0, 0, −9.81) m/s².
 #[lagrangian(
@@ -71,53 +71,28 @@ fn solo12_generated_functions_match_pinocchio() {
     let fixture = fixture();
     let entry = &fixture["robots"]["solo12"];
     let dt = fixture["dt"].as_f64().expect("dt");
-    let pinocchio: Vec<&str> = (entry["joints"].as_array().expect("joints").iter())
-        .map(|x| x.as_str().expect("a name"))
-        .collect();
-    // udk's joint j is Pinocchio's joint order[j].
-    let order: Vec<usize> = (Solo12::COORDINATE_NAMES[7..].iter())
-        .map(|name| pinocchio.iter().position(|p| p == name).expect("a joint"))
-        .collect();
-    let q_of = |x: &[f64]| -> Vec<f64> {
-        let mut out = x[..7].to_vec();
-        out.extend(order.iter().map(|&p| x[7 + p]));
-        out
-    };
-    let v_of = |x: &[f64]| -> Vec<f64> {
-        let mut out = x[..6].to_vec();
-        out.extend(order.iter().map(|&p| x[6 + p]));
-        out
-    };
+    let order = JointOrder::new(&Solo12::COORDINATE_NAMES[7..], &entry["joints"]);
     for state in entry["states"].as_array().expect("states") {
-        let q = Q::from_column_slice(&q_of(&numbers(&state["q"])));
-        let v = V::from_column_slice(&v_of(&numbers(&state["v"])));
-        let a = V::from_column_slice(&v_of(&numbers(&state["a"])));
-        let tau_p = numbers(&state["tau"]);
-        let tau = SVector::<f64, 12>::from_iterator(order.iter().map(|&p| tau_p[p]));
+        let q = Q::from_column_slice(&order.reorder(&numbers(&state["q"]), 7));
+        let v = V::from_column_slice(&order.reorder(&numbers(&state["v"]), 6));
+        let a = V::from_column_slice(&order.reorder(&numbers(&state["a"]), 6));
+        let tau = SVector::<f64, 12>::from_column_slice(&order.reorder(&numbers(&state["tau"]), 0));
         let aba = Solo12.acceleration(&q, &v, &tau, 0.0).expect("aba");
-        assert_close(aba.as_slice(), &v_of(&numbers(&state["aba"])), 1e-10, "aba");
+        let expected = order.reorder(&numbers(&state["aba"]), 6);
+        assert_close(aba.as_slice(), &expected, 1e-10, "aba");
         let rnea = Solo12.inverse_dynamics(&q, &v, &a, 0.0).expect("rnea");
-        assert_close(
-            rnea.as_slice(),
-            &v_of(&numbers(&state["rnea"])),
-            1e-10,
-            "rnea",
-        );
+        let expected = order.reorder(&numbers(&state["rnea"]), 6);
+        assert_close(rnea.as_slice(), &expected, 1e-10, "rnea");
         let mass = Solo12.mass_matrix(&q).expect("crba");
-        let rows: Vec<Vec<f64>> = (state["crba"].as_array().expect("rows").iter())
-            .map(|row| v_of(&numbers(row)))
-            .collect();
-        let row_order = (0..6).chain(order.iter().map(|&p| 6 + p));
-        let expected: Vec<f64> = row_order.flat_map(|r| rows[r].clone()).collect();
         let got: Vec<f64> = (0..18)
             .flat_map(|r| (0..18).map(move |c| (r, c)))
             .map(|(r, c)| mass[(r, c)])
             .collect();
-        assert_close(&got, &expected, 1e-10, "crba");
+        assert_close(&got, &order.matrix(&state["crba"]), 1e-10, "crba");
         let next = Solo12::integrate(&q, &v, dt).expect("integrate");
         assert_close(
             next.as_slice(),
-            &q_of(&numbers(&state["integrate"])),
+            &order.reorder(&numbers(&state["integrate"]), 7),
             1e-12,
             "integrate",
         );
@@ -356,39 +331,27 @@ fn the_run_time_model_matches_pinocchio() {
         };
         let model = FreeFlyerModel::from_urdf(&path, [0.0, 0.0, -9.81]).expect("a model");
         let entry = &fixture["robots"][key];
-        let pinocchio: Vec<&str> = (entry["joints"].as_array().expect("joints").iter())
-            .map(|x| x.as_str().expect("a name"))
-            .collect();
-        let order: Vec<usize> = (model.coordinate_names()[7..].iter())
-            .map(|name| pinocchio.iter().position(|p| p == name).expect("a joint"))
-            .collect();
-        let reorder = |x: &[f64], base: usize| -> Vec<f64> {
-            let mut out = x[..base].to_vec();
-            out.extend(order.iter().map(|&p| x[base + p]));
-            out
-        };
+        let order = JointOrder::new(&model.coordinate_names()[7..], &entry["joints"]);
         for state in entry["states"].as_array().expect("states") {
-            let q = reorder(&numbers(&state["q"]), 7);
-            let v = reorder(&numbers(&state["v"]), 6);
-            let a = reorder(&numbers(&state["a"]), 6);
-            let tau_p = numbers(&state["tau"]);
-            let tau: Vec<f64> = order.iter().map(|&p| tau_p[p]).collect();
+            let q = order.reorder(&numbers(&state["q"]), 7);
+            let v = order.reorder(&numbers(&state["v"]), 6);
+            let a = order.reorder(&numbers(&state["a"]), 6);
+            let tau = order.reorder(&numbers(&state["tau"]), 0);
             let aba = model.acceleration(&q, &v, &tau).expect("aba");
-            assert_close(&aba, &reorder(&numbers(&state["aba"]), 6), 1e-10, key);
+            assert_close(&aba, &order.reorder(&numbers(&state["aba"]), 6), 1e-10, key);
             let rnea = model.inverse_dynamics(&q, &v, &a).expect("rnea");
-            assert_close(&rnea, &reorder(&numbers(&state["rnea"]), 6), 1e-10, key);
-            let rows: Vec<Vec<f64>> = (state["crba"].as_array().expect("rows").iter())
-                .map(|row| reorder(&numbers(row), 6))
-                .collect();
-            let expected: Vec<f64> = (0..6)
-                .chain(order.iter().map(|&p| 6 + p))
-                .flat_map(|r| rows[r].clone())
-                .collect();
+            assert_close(
+                &rnea,
+                &order.reorder(&numbers(&state["rnea"]), 6),
+                1e-10,
+                key,
+            );
+            let expected = order.matrix(&state["crba"]);
             assert_close(&model.mass_matrix(&q).expect("crba"), &expected, 1e-10, key);
             let next = model.integrate(&q, &v, fixture["dt"].as_f64().expect("dt"));
             assert_close(
                 &next.expect("integrate"),
-                &reorder(&numbers(&state["integrate"]), 7),
+                &order.reorder(&numbers(&state["integrate"]), 7),
                 1e-12,
                 key,
             );

@@ -17,7 +17,7 @@ use udk::runtime::simulate::{
 use udk::runtime::{impact, Options};
 
 mod fixture_support;
-use fixture_support::{assert_close, numbers};
+use fixture_support::{assert_close, numbers, JointOrder};
 
 /// Solo12 on a free flyer with its four feet as link points.
 #[lagrangian(
@@ -39,15 +39,12 @@ fn fixture() -> serde_json::Value {
     serde_json::from_str(include_str!("fixtures/impacts_solo12.json")).expect("JSON")
 }
 
-/// udk's joint j is Pinocchio's joint `order[j]` (Pinocchio's names from the fixture).
-fn joint_order(fixture: &serde_json::Value) -> Vec<usize> {
-    let pinocchio: Vec<&str> = (fixture["coordinates"]["joints"].as_array().expect("joints"))
-        .iter()
-        .map(|x| x.as_str().expect("a name"))
-        .collect();
-    (Solo12::COORDINATE_NAMES[7..].iter())
-        .map(|name| pinocchio.iter().position(|p| p == name).expect("a joint"))
-        .collect()
+/// Pinocchio's joint order (its names from the fixture) against Solo12's.
+fn joint_order(fixture: &serde_json::Value) -> JointOrder {
+    JointOrder::new(
+        &Solo12::COORDINATE_NAMES[7..],
+        &fixture["coordinates"]["joints"],
+    )
 }
 
 /// The stacked Jacobian (12 × 18) and J̇ v (12) of the four feet.
@@ -67,18 +64,8 @@ fn feet_positions_jacobians_and_bias_match_pinocchio() {
     assert_eq!(states.len(), 3);
     for state in states {
         let (q_p, v_p) = (numbers(&state["q"]), numbers(&state["v_before"]));
-        let q = Q::from_iterator(
-            q_p[..7]
-                .iter()
-                .copied()
-                .chain(order.iter().map(|&p| q_p[7 + p])),
-        );
-        let v = V::from_iterator(
-            v_p[..6]
-                .iter()
-                .copied()
-                .chain(order.iter().map(|&p| v_p[6 + p])),
-        );
+        let q = Q::from_column_slice(&order.reorder(&q_p, 7));
+        let v = V::from_column_slice(&order.reorder(&v_p, 6));
         let points = Solo12.points(&q, &v).expect("points");
         let positions: Vec<f64> = points
             .iter()
@@ -96,11 +83,7 @@ fn feet_positions_jacobians_and_bias_match_pinocchio() {
             .iter()
             .enumerate()
         {
-            let row = numbers(row);
-            let expected: Vec<f64> = (0..6)
-                .map(|c| row[c])
-                .chain(order.iter().map(|&p| row[6 + p]))
-                .collect();
+            let expected = order.reorder(&numbers(row), 6);
             let got: Vec<f64> = (0..18).map(|c| jacobian[(r, c)]).collect();
             assert_close(&got, &expected, 1e-12, "J");
         }
@@ -114,21 +97,8 @@ fn four_feet_plastic_impact_matches_pinocchio_impulse_dynamics() {
     for state in fixture["states"]["free_flyer"].as_array().expect("states") {
         assert_eq!(state["restitution"].as_f64(), Some(0.0));
         let (q_p, v_p) = (numbers(&state["q"]), numbers(&state["v_before"]));
-        let velocities = |x: &[f64]| -> DVector<f64> {
-            DVector::from_iterator(
-                18,
-                x[..6]
-                    .iter()
-                    .copied()
-                    .chain(order.iter().map(|&p| x[6 + p])),
-            )
-        };
-        let q = Q::from_iterator(
-            q_p[..7]
-                .iter()
-                .copied()
-                .chain(order.iter().map(|&p| q_p[7 + p])),
-        );
+        let velocities = |x: &[f64]| DVector::from_vec(order.reorder(x, 6));
+        let q = Q::from_column_slice(&order.reorder(&q_p, 7));
         let before = velocities(&v_p);
         let v = V::from_column_slice(before.as_slice());
         let mass = Solo12.mass_matrix(&q).expect("crba");

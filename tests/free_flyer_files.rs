@@ -11,7 +11,7 @@ use udk::nalgebra::SVector;
 use udk::runtime::simulate::{simulate_free_flyer, SimulationOptions};
 
 mod fixture_support;
-use fixture_support::{assert_close, numbers};
+use fixture_support::{assert_close, numbers, JointOrder};
 
 /// The model file's robot, by the macro.
 #[lagrangian(
@@ -43,36 +43,29 @@ fn the_model_file_matches_pinocchio() {
     let fixture: serde_json::Value =
         serde_json::from_str(include_str!("fixtures/free_flyer.json")).expect("JSON");
     let entry = &fixture["robots"]["solo12"];
-    let pinocchio: Vec<&str> = (entry["joints"].as_array().expect("joints").iter())
-        .map(|x| x.as_str().expect("a name"))
-        .collect();
-    let order: Vec<usize> = (model.coordinate_names()[7..].iter())
-        .map(|name| pinocchio.iter().position(|p| p == name).expect("a joint"))
-        .collect();
-    let reorder = |x: &[f64], base: usize| -> Vec<f64> {
-        let mut out = x[..base].to_vec();
-        out.extend(order.iter().map(|&p| x[base + p]));
-        out
-    };
+    let order = JointOrder::new(&model.coordinate_names()[7..], &entry["joints"]);
     let states = entry["states"].as_array().expect("states");
     assert!(states.len() >= 2);
     for state in states {
-        let q = reorder(&numbers(&state["q"]), 7);
-        let v = reorder(&numbers(&state["v"]), 6);
-        let a = reorder(&numbers(&state["a"]), 6);
-        let tau_p = numbers(&state["tau"]);
-        let tau: Vec<f64> = order.iter().map(|&p| tau_p[p]).collect();
+        let q = order.reorder(&numbers(&state["q"]), 7);
+        let v = order.reorder(&numbers(&state["v"]), 6);
+        let a = order.reorder(&numbers(&state["a"]), 6);
+        let tau = order.reorder(&numbers(&state["tau"]), 0);
         let aba = model.acceleration(&q, &v, &tau).expect("aba");
-        assert_close(&aba, &reorder(&numbers(&state["aba"]), 6), 1e-10, "aba");
+        assert_close(
+            &aba,
+            &order.reorder(&numbers(&state["aba"]), 6),
+            1e-10,
+            "aba",
+        );
         let rnea = model.inverse_dynamics(&q, &v, &a).expect("rnea");
-        assert_close(&rnea, &reorder(&numbers(&state["rnea"]), 6), 1e-10, "rnea");
-        let rows: Vec<Vec<f64>> = (state["crba"].as_array().expect("rows").iter())
-            .map(|row| reorder(&numbers(row), 6))
-            .collect();
-        let expected: Vec<f64> = (0..6)
-            .chain(order.iter().map(|&p| 6 + p))
-            .flat_map(|r| rows[r].clone())
-            .collect();
+        assert_close(
+            &rnea,
+            &order.reorder(&numbers(&state["rnea"]), 6),
+            1e-10,
+            "rnea",
+        );
+        let expected = order.matrix(&state["crba"]);
         assert_close(
             &model.mass_matrix(&q).expect("crba"),
             &expected,
