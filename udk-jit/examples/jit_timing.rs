@@ -96,16 +96,8 @@ fn main() {
     );
     program(&d, "terms", &d.equations.outputs());
     if let Equations::Lagrangian(e) = &d.equations {
-        if let Some(art) = &e.articulated {
-            let ids: Vec<ExprId> = (art.unconstrained_acceleration.iter())
-                .chain(&art.inverse_mass_constraint.entries)
-                .chain(&e.constraint_matrix.entries)
-                .chain(&e.constraint_rhs)
-                .chain(&art.pivots)
-                .chain(&e.nonideal_force)
-                .copied()
-                .filter(|&id| !d.pool.is_zero(id))
-                .collect();
+        if let Some(ids) = e.articulated_outputs() {
+            let ids: Vec<ExprId> = ids.into_iter().filter(|&id| !d.pool.is_zero(id)).collect();
             program(&d, "articulated-body program", &ids);
         }
     }

@@ -28,13 +28,7 @@ fn programs(d: &Derivation) -> Vec<(&'static str, Vec<ExprId>)> {
                 "monitor",
                 [&[e.energy][..], &e.holonomic, &e.velocity_constraints].concat(),
             ));
-            if let Some(a) = &e.articulated {
-                let ids = [
-                    &a.unconstrained_acceleration[..],
-                    &a.inverse_mass_constraint.entries,
-                    &a.pivots,
-                ]
-                .concat();
+            if let Some(ids) = e.articulated_outputs() {
                 all.push(("articulated", ids));
             }
             if let Some(j) = &e.jacobians {

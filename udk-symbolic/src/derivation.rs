@@ -187,6 +187,25 @@ pub struct ServoRows {
 }
 
 impl LagrangianEquations {
+    /// The outputs of the articulated-body program, concatenated (matrices row-major): q̈₀
+    /// (n), W = M⁻¹Aᵀ (n × m), A (m × n), b (m), the pivots (one per body) and C (n), the
+    /// order in which `udk::Model` compiles them. `None` for a model that is not a kinematic
+    /// tree ([`LagrangianEquations::articulated`]).
+    pub fn articulated_outputs(&self) -> Option<Vec<ExprId>> {
+        let art = self.articulated.as_ref()?;
+        Some(
+            [
+                &art.unconstrained_acceleration[..],
+                &art.inverse_mass_constraint.entries,
+                &self.constraint_matrix.entries,
+                &self.constraint_rhs,
+                &art.pivots,
+                &self.nonideal_force,
+            ]
+            .concat(),
+        )
+    }
+
     /// The physical and servo rows stacked, for the servo controller; `None` for a model
     /// without servo constraints.
     pub fn servo_rows(&self) -> Option<ServoRows> {

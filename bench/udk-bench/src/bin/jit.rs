@@ -61,16 +61,12 @@ fn bare_ns(mut spec: udk::ModelSpec, base: &Path, states: &[State]) -> f64 {
     let udk_symbolic::Equations::Lagrangian(e) = &d.equations else {
         unreachable!("a Lagrangian tree")
     };
-    let art = e.articulated.as_ref().expect("a kinematic tree");
-    let ids: Vec<_> = (art.unconstrained_acceleration.iter())
-        .chain(&art.inverse_mass_constraint.entries)
-        .chain(&e.constraint_matrix.entries)
-        .chain(&e.constraint_rhs)
-        .chain(&art.pivots)
-        .chain(&e.nonideal_force)
-        .copied()
-        .filter(|&id| !d.pool.is_zero(id))
-        .collect();
+    let ids: Vec<_> = (e
+        .articulated_outputs()
+        .expect("a kinematic tree")
+        .into_iter())
+    .filter(|&id| !d.pool.is_zero(id))
+    .collect();
     let jit = udk_jit::JitFunction::compile(&d.pool, &ids, "bare").expect("compiles");
     let params: Vec<f64> = (spec.parameters.iter())
         .map(|p| p.value.expect("a value"))
