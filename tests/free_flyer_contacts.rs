@@ -7,6 +7,7 @@
 //! goes through the ground and the quaternion stays of unit norm.
 
 use std::cell::RefCell;
+use std::ops::AddAssign;
 use std::ops::ControlFlow;
 use udk::lagrangian;
 use udk::nalgebra::{DMatrix, DVector, SVector, UnitQuaternion};
@@ -87,6 +88,43 @@ fn feet_positions_jacobians_and_bias_match_pinocchio() {
             let got: Vec<f64> = (0..18).map(|c| jacobian[(r, c)]).collect();
             assert_close(&got, &expected, 1e-12, "J");
         }
+    }
+}
+
+#[test]
+fn contact_terms_are_the_dynamics_and_the_feet_in_one_program() {
+    let fixture = fixture();
+    let order = joint_order(&fixture);
+    for state in fixture["states"]["free_flyer"].as_array().expect("states") {
+        let q = Q::from_column_slice(&order.reorder(&numbers(&state["q"]), 7));
+        let v = V::from_column_slice(&order.reorder(&numbers(&state["v_before"]), 6));
+        let tau = SVector::<f64, 12>::from_fn(|j, _| 0.5 - 0.1 * j as f64);
+        let (mass, force, jacobian, rhs) = Solo12.contact_terms(&q, &v, &tau, 0.0).expect("terms");
+        let expected = Solo12.mass_matrix(&q).expect("crba");
+        assert_close(mass.as_slice(), expected.as_slice(), 1e-13, "M");
+        let mut expected = -Solo12
+            .inverse_dynamics(&q, &v, &V::zeros(), 0.0)
+            .expect("h");
+        expected.fixed_rows_mut::<12>(6).add_assign(&tau);
+        assert_close(force.as_slice(), expected.as_slice(), 1e-13, "τ − h");
+        let (feet, bias) = feet(&q, &v);
+        assert_close(jacobian.as_slice(), feet.as_slice(), 1e-13, "J");
+        assert_close(rhs.as_slice(), (-bias).as_slice(), 1e-13, "−J̇ v");
+        // The feet held: J v̇ = −J̇ v, and M v̇ − (τ − h) = Jᵀλ is a force of the feet alone.
+        let terms = udk::runtime::LagrangianView::new(&mass, &force, &jacobian, &rhs);
+        let (a, qc) =
+            udk::runtime::acceleration_and_constraint_force(terms, &Options::default()).expect("v̇");
+        assert_close((jacobian * a).as_slice(), rhs.as_slice(), 1e-10, "J v̇");
+        let lambda = (jacobian * jacobian.transpose())
+            .lu()
+            .solve(&(jacobian * qc))
+            .expect("J Jᵀ is regular");
+        assert_close(
+            (jacobian.transpose() * lambda).as_slice(),
+            qc.as_slice(),
+            1e-10,
+            "Qᶜ in range(Jᵀ)",
+        );
     }
 }
 

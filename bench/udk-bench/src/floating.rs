@@ -4,15 +4,15 @@
 //! example-robot-data package by `bench/compare.sh`). Per robot, on the states of a workload
 //! written by `bench/floating.py` (Pinocchio's layout and joint order, mapped here by joint
 //! name): v̇ from the generated `acceleration` (the articulated-body algorithm with a 6-DoF
-//! root) and, on Solo12, the four-feet contact-constrained forward dynamics: M from
-//! `mass_matrix`, h from `inverse_dynamics` at v̇ = 0, the feet's J and J̇ v from `points`, and
-//! v̇ by the fundamental equation ([`udk::runtime::acceleration`], A = J, b = −J̇ v).
+//! root) and, on Solo12, the four-feet contact-constrained forward dynamics: M, τ − h, the
+//! feet's J and −J̇ v from one program (`contact_terms`), and v̇ by the fundamental equation
+//! ([`udk::runtime::acceleration`], A = J, b = −J̇ v).
 
 use crate::timing;
 use serde::Deserialize;
 use serde_json::{json, Value};
 use std::error::Error;
-use udk::nalgebra::{SMatrix, SVector};
+use udk::nalgebra::SVector;
 use udk::runtime::{acceleration, LagrangianView, Options};
 
 /// Solo12 of example-robot-data (12 revolute joints), its feet as link points.
@@ -103,13 +103,7 @@ fn contact(
     v: &SVector<f64, 18>,
     tau: &SVector<f64, 12>,
 ) -> Result<SVector<f64, 18>, Box<dyn Error>> {
-    let mass = Solo12.mass_matrix(q)?;
-    let mut force = -Solo12.inverse_dynamics(q, v, &SVector::zeros(), 0.0)?;
-    let mut joints = force.fixed_rows_mut::<12>(6);
-    joints += tau;
-    let feet = Solo12.points(q, v)?;
-    let jacobian = SMatrix::<f64, 12, 18>::from_fn(|r, c| feet[r / 3].jacobian[(r % 3, c)]);
-    let rhs = SVector::<f64, 12>::from_fn(|r, _| -feet[r / 3].bias[r % 3]);
+    let (mass, force, jacobian, rhs) = Solo12.contact_terms(q, v, tau, 0.0)?;
     let terms = LagrangianView::new(&mass, &force, &jacobian, &rhs);
     Ok(acceleration(terms, &Options::default())?)
 }

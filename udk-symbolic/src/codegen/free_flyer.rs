@@ -284,6 +284,7 @@ fn emit(
             bias: ::udk::__private::nalgebra::Vector3::new(#(#bias),*),
         })
     });
+    let contact_terms = contact_terms(pool, dynamics, points, n);
     let num_points = literal(points.len());
     let doc_points = doc(&format!(
         "The link points of the model's `outputs` ({}) at (q, v): each one's position in the \
@@ -448,6 +449,8 @@ fn emit(
                 Ok([#(#motions),*])
             }
 
+            #contact_terms
+
             #doc_integrate
             pub fn integrate(
                 q: &#vec_q,
@@ -458,6 +461,67 @@ fn emit(
                 #runtime::integrate(q.as_slice(), v.as_slice(), dt, out.as_mut_slice())?;
                 Ok(out)
             }
+        }
+    }
+}
+
+/// The generated `contact_terms`: M, Q = [0; τ] − h, the link points' stacked Jacobian J and
+/// b = −J̇ v in one program, so that the dynamics and the points share their kinematics (the
+/// joint sines and cosines, the link rotations); none for a model without link points.
+fn contact_terms(
+    pool: &Pool,
+    dynamics: &FreeFlyerDynamics,
+    points: &[PointKinematics],
+    n: usize,
+) -> TokenStream {
+    if points.is_empty() {
+        return TokenStream::new();
+    }
+    let nv = 6 + n;
+    let rows = 3 * points.len();
+    let ids: Vec<ExprId> = (dynamics.mass_matrix.entries.iter())
+        .chain(&dynamics.bias_force)
+        .chain(points.iter().flat_map(|p| &p.jacobian.entries))
+        .chain(points.iter().flat_map(|p| &p.bias))
+        .copied()
+        .collect();
+    let block = emit_rust(pool, &ids, &access);
+    let statements = block.statements;
+    let (mass, rest) = block.outputs.split_at(nv * nv);
+    let (bias, rest) = rest.split_at(nv);
+    let (jacobian, point_bias) = rest.split_at(rows * nv);
+    let (vec_v, mat_v, vec_r, mat_rv) = (
+        vector_type(nv),
+        matrix_type(nv, nv),
+        vector_type(rows),
+        matrix_type(rows, nv),
+    );
+    let runtime = quote!(::udk::__private::udk_runtime::free_flyer);
+    let (vec_q, vec_n) = (vector_type(7 + n), vector_type(n));
+    let docs = doc(&format!(
+        "The terms of the fundamental equation with every link point held (p̈ = 0 at each):          M ({nv} × {nv}), Q = [0; τ] − h ({nv}: h the Coriolis, centrifugal and gravity          forces), A = J ({rows} × {nv}: the points' Jacobians stacked, three world-frame rows          each, in the order of `POINT_NAMES`) and b = −J̇ v ({rows}), from one program that          computes the kinematics once. `udk::runtime::acceleration(LagrangianView::new(&m, &q,          &a, &b), &Options::default())` then gives v̇ as Pinocchio's `constraintDynamics` with          `CONTACT_3D` at the points; drop rows for the points that are not held.\n\n         # Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite entry."
+    ));
+    quote! {
+        #docs
+        pub fn contact_terms(
+            &self,
+            q: &#vec_q,
+            v: &#vec_v,
+            tau: &#vec_n,
+            t: f64,
+        ) -> ::core::result::Result<(#mat_v, #vec_v, #mat_rv, #vec_r), #runtime::FreeFlyerError> {
+            #runtime::check(q.as_slice(), &[("v", v.as_slice()), ("tau", tau.as_slice())])?;
+            #statements
+            let mut force = -#vec_v::from([#(#bias),*]);
+            for (force, tau) in force.iter_mut().skip(6).zip(tau.iter()) {
+                *force += tau;
+            }
+            Ok((
+                #mat_v::from_row_slice(&[#(#mass),*]),
+                force,
+                #mat_rv::from_row_slice(&[#(#jacobian),*]),
+                -#vec_r::from([#(#point_bias),*]),
+            ))
         }
     }
 }

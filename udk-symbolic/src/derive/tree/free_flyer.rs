@@ -47,6 +47,10 @@ pub struct FreeFlyerDynamics {
     /// about its origin in N·m, base frame; zero along a free motion), then the joint efforts.
     /// Pinocchio's `rnea`.
     pub inverse_dynamics: Vec<ExprId>,
+    /// h(q, v): [`FreeFlyerDynamics::inverse_dynamics`] at v̇ = 0, NV entries, the Coriolis,
+    /// centrifugal and gravity forces (N, then N·m, base frame; then the joints'), with
+    /// M v̇ + h = [0; τ] on a free motion. Pinocchio's `nonLinearEffects`.
+    pub bias_force: Vec<ExprId>,
 }
 
 /// The [`FreeFlyerDynamics`] of `tree` on a free base whose own mass properties (those of the
@@ -134,6 +138,9 @@ pub fn free_flyer(
             cols: nv,
             entries: outputs[nv..nv + nv * nv].to_vec(),
         },
+        bias_force: pool.substitute_many(&outputs[nv + nv * nv..], &mut |pool, symbol| {
+            matches!(symbol, Symbol::Acceleration(_)).then(|| pool.zero())
+        }),
         inverse_dynamics: outputs[nv + nv * nv..].to_vec(),
     })
 }
