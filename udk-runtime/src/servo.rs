@@ -849,7 +849,14 @@ where
         let (upper, lower) = w.split_at_mut((k + 1) * size);
         let pivot_row = &upper[k * size..];
         let pivot = pivot_row[k];
-        (smallest, largest) = (smallest.min(best), largest.max(best));
+        // Plain comparisons (one each) where f64::min/max would also sort out NaNs, which
+        // the backward error catches.
+        if best < smallest {
+            smallest = best;
+        }
+        if best > largest {
+            largest = best;
+        }
         if pivot == 0.0 {
             return None;
         }
@@ -905,7 +912,10 @@ where
     }
     let tolerance = options.residual_tolerance;
     let rows = || residual.iter().zip(size.iter());
-    if rows().all(|(r, s)| r.abs() <= tolerance * s && *s <= f64::MAX) {
+    // Every row at once (no early exit: a few lanes of vector compares).
+    let within =
+        |ok: bool, (r, s): (&f64, &f64)| ok & (r.abs() <= tolerance * s) & (*s <= f64::MAX);
+    if rows().fold(true, within) {
         return Ok(());
     }
     if rows().any(|(_, s)| !s.is_finite()) {
