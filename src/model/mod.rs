@@ -112,6 +112,10 @@ struct Compiled {
     /// The servo controller's terms (`servo.rs`), compiled on first use; `None` for a model
     /// without servo constraints.
     servo: Lazy<Option<Scatter>>,
+    /// The task terms (A_s, b_s, e, β) and the inverse dynamics M v − Q − C of a model whose
+    /// servo rows alone determine the motion with B = I (`servo.rs`, the controller's path
+    /// by inverse dynamics), compiled on first use; `None` for other models.
+    servo_inverse: Lazy<Option<[Scatter; 2]>>,
 }
 
 /// A program compiled on its first use, shared by the clones of a [`Model`].
@@ -295,6 +299,7 @@ impl Model {
             monitor: OnceLock::new(),
             factored: OnceLock::new(),
             servo: OnceLock::new(),
+            servo_inverse: OnceLock::new(),
         };
         Ok(Model {
             u: vec![0.0; compiled.inputs.len()],

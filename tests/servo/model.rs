@@ -1,13 +1,18 @@
 //! `udk::Model::control`, the servo controller of a model known at run time, against the
 //! generated `servo_control` of the same model: the section 8.3 arm
-//! (`examples/models/flexible_joint_servo.toml`) and a cart with a physical constraint.
+//! (`examples/models/flexible_joint_servo.toml`), a cart with a physical constraint, and the
+//! UR5 circle (`examples/ur5_circle.rs`), whose controller takes the path by inverse dynamics.
 
 use crate::flexible_joint::example::FlexibleJointServo;
+use crate::ur5_circle::example::Ur5Circle;
 use std::path::Path;
 use udk::lagrangian;
 use udk::nalgebra::Dyn;
-use udk::nalgebra::{DVector, Vector2, Vector4};
-use udk::runtime::servo::{Convergence, GenericServoControl, Realization, ServoControl, ServoLaw};
+use udk::nalgebra::{DVector, SVector, Vector2, Vector4};
+use udk::runtime::servo::{
+    control_dyn, Convergence, GenericServoControl, Realization, ServoControl, ServoLaw,
+};
+use udk::runtime::Options;
 use udk::{Model, ModelError};
 
 /// A cart of mass `m` on the track y = x/2 (a physical constraint), pushed along x by `f` and
@@ -152,6 +157,104 @@ fn the_model_controls_a_cart_on_a_track_as_the_generated_code() {
         generated.constraint_rhs.as_slice(),
         "[b; b_s]",
     );
+}
+
+/// The UR5 circle of `examples/ur5_circle.rs` as a model file, with its parameters.
+fn ur5_circle_spec() -> String {
+    let arm = Ur5Circle::EXAMPLE;
+    let urdf = Path::new(env!("CARGO_MANIFEST_DIR")).join("robots/ur5_robot.urdf");
+    format!(
+        r#"
+        name = "Ur5Circle"
+        urdf = "{urdf}"
+        parameters = [
+            {{ name = "cx", value = {cx:?} }}, {{ name = "cy", value = {cy:?} }},
+            {{ name = "cz", value = {cz:?} }}, {{ name = "radius", value = {radius:?} }},
+            {{ name = "rate", value = {rate:?} }},
+        ]
+        definitions = [
+            {{ name = "tool", value = 'link_position("tool0")' }},
+            {{ name = "tool_rotation", value = 'link_rotation("tool0")' }},
+            {{ name = "target", value = "vec3(cx + radius * (rate * t).cos(), cy + radius * (rate * t).sin(), cz)" }},
+        ]
+        servo = ["holonomic(tool - target)", "nonholonomic(angular_velocity(tool_rotation))"]
+        "#,
+        urdf = urdf.display(),
+        cx = arm.cx,
+        cy = arm.cy,
+        cz = arm.cz,
+        radius = arm.radius,
+        rate = arm.rate,
+    )
+}
+
+/// max |x − y| ≤ 1e-12 · max(1, max |y|).
+fn within_1e12(x: &DVector<f64>, y: &[f64], what: &str) {
+    let scale = y.iter().fold(1.0_f64, |m, v| m.max(v.abs()));
+    let error = (x.iter().zip(y)).fold(0.0_f64, |m, (a, b)| m.max((a - b).abs()));
+    assert!(error <= 1e-12 * scale, "{what}: {x} against {y:?}");
+}
+
+#[test]
+fn the_model_controls_the_ur5_circle_by_inverse_dynamics() {
+    // Fully actuated (B = I) with s = n = 6 servo rows: Model::control takes the path by
+    // inverse dynamics; it must equal the general path (control_dyn on the full terms, with
+    // M) and the generated servo_control.
+    let spec: udk::ModelSpec = toml::from_str(&ur5_circle_spec()).unwrap();
+    let model = Model::from_spec(spec, Path::new(".")).unwrap();
+    assert_eq!((model.n(), model.m(), model.num_servo()), (6, 0, 6));
+    let arm = Ur5Circle::EXAMPLE;
+    let states = [
+        (Ur5Circle::START, [0.0; 6], 0.0),
+        (
+            [0.32, -1.18, 1.63, -1.87, -1.52, 0.21],
+            [0.1, -0.2, 0.3, 0.05, -0.1, 0.2],
+            0.3,
+        ),
+    ];
+    let laws = [
+        Convergence::None,
+        Convergence::Paper { p: 0.25 },
+        Ur5Circle::GAINS,
+    ];
+    for (q, qd, t) in states {
+        let (q, qd) = (SVector::from(q), SVector::from(qd));
+        let (dq, dqd) = (
+            DVector::from_column_slice(q.as_slice()),
+            DVector::from_column_slice(qd.as_slice()),
+        );
+        for law in laws {
+            let found = model.control(&dq, &dqd, t, law).unwrap();
+            let terms = model.servo_terms(&dq, &dqd, t).unwrap();
+            let general = control_dyn(&terms, 0, law, &Options::default()).unwrap();
+            let generated = arm.servo_control(&q, &qd, t, law).unwrap();
+            for (x, y, what) in [
+                (
+                    &found.input,
+                    general.input.as_slice(),
+                    "u against the general path",
+                ),
+                (
+                    &found.input,
+                    generated.input.as_slice(),
+                    "u against the generated code",
+                ),
+                (
+                    &found.acceleration,
+                    general.acceleration.as_slice(),
+                    "q̈ (general)",
+                ),
+                (
+                    &found.acceleration,
+                    generated.acceleration.as_slice(),
+                    "q̈ (generated)",
+                ),
+            ] {
+                within_1e12(x, y, &format!("{law:?}: {what}"));
+            }
+            assert!(found.realized(1e-12), "{law:?}");
+        }
+    }
 }
 
 #[test]

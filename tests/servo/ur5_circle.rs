@@ -3,7 +3,7 @@
 
 #[allow(dead_code)]
 #[path = "../../examples/ur5_circle.rs"]
-mod example;
+pub(crate) mod example;
 
 use example::Ur5Circle;
 use serde_json::Value;

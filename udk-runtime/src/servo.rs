@@ -40,7 +40,7 @@ use crate::fundamental::{solve, solve_factored};
 use crate::projection::FACTOR_TOLERANCE;
 use crate::{pinv, pinv_symmetric, Error, LagrangianView, Options};
 use nalgebra::allocator::Allocator;
-use nalgebra::{Const, DefaultAllocator, Dim, Dyn, OMatrix, OVector, SMatrix, SVector, U1};
+use nalgebra::{Const, DefaultAllocator, Dim, Dyn, OMatrix, OVector, SVector, U1};
 
 /// The terms of a servo-controlled system at one state (q, q̇, t), with n coordinates,
 /// r constraint rows (the m physical ones first, then the servo ones) and k inputs, for any
@@ -111,19 +111,51 @@ pub type ServoTerms<const N: usize, const R: usize, const K: usize> =
 
 /// The task terms of a system whose servo rows alone determine the motion (no physical rows,
 /// s = n servo rows, the inputs the generalized forces: B = I), at one state: what
-/// [`control_by_inverse_dynamics`] needs besides the inverse dynamics. n = `N` coordinates,
-/// r = `R` rows (= n where the path applies).
+/// [`control_by_inverse_dynamics`] needs besides the inverse dynamics. n coordinates and r
+/// rows (= n where the path applies), for any nalgebra dimensions (`DVector` ones for a
+/// run-time model); [`ServoTask`] for fixed sizes.
 #[derive(Clone, Debug, PartialEq)]
-pub struct ServoTask<const N: usize, const R: usize> {
+pub struct GenericServoTask<N: Dim, R: Dim>
+where
+    DefaultAllocator: Allocator<R, N> + Allocator<R>,
+{
     /// A_s, r × n.
-    pub constraint_matrix: SMatrix<f64, R, N>,
+    pub constraint_matrix: OMatrix<f64, R, N>,
     /// b_s, r entries: the servo constraints hold when A_s q̈ = b_s.
-    pub constraint_rhs: SVector<f64, R>,
+    pub constraint_rhs: OVector<f64, R>,
     /// The holonomic servo constraints e(q, t) in their rows, 0 in the others.
-    pub position_residual: SVector<f64, R>,
+    pub position_residual: OVector<f64, R>,
     /// The servo constraints at velocity level (ė or φ_s): the error β of the review paper,
     /// eq 72.
-    pub velocity_residual: SVector<f64, R>,
+    pub velocity_residual: OVector<f64, R>,
+}
+
+/// [`GenericServoTask`] with n = `N` coordinates and r = `R` rows, as `#[lagrangian]`
+/// generates it (`servo_task`).
+pub type ServoTask<const N: usize, const R: usize> = GenericServoTask<Const<N>, Const<R>>;
+
+impl GenericServoTask<Dyn, Dyn> {
+    /// Task terms of zeros for n coordinates and r rows: the buffers a run-time model's
+    /// program fills through [`GenericServoTask::blocks_mut`].
+    pub fn zeros(n: usize, r: usize) -> Self {
+        GenericServoTask {
+            constraint_matrix: OMatrix::zeros_generic(Dyn(r), Dyn(n)),
+            constraint_rhs: OVector::zeros_generic(Dyn(r), U1),
+            position_residual: OVector::zeros_generic(Dyn(r), U1),
+            velocity_residual: OVector::zeros_generic(Dyn(r), U1),
+        }
+    }
+
+    /// The four blocks as column-major slices, in the order of the fields: A_s, b_s, the
+    /// position and the velocity residuals.
+    pub fn blocks_mut(&mut self) -> [&mut [f64]; 4] {
+        [
+            self.constraint_matrix.as_mut_slice(),
+            self.constraint_rhs.as_mut_slice(),
+            self.position_residual.as_mut_slice(),
+            self.velocity_residual.as_mut_slice(),
+        ]
+    }
 }
 
 /// A [`ControlledLagrangianSystem`] with servo constraints, as `#[lagrangian]` generates it for
@@ -509,12 +541,12 @@ where
     rhs
 }
 
-/// q̈* = A_s⁻¹b* for a square A_s (`servo`, n × n) and b* (`rhs`), by [`solve_square`].
-/// `None` when a pivot ratio is at most 1e-8 (A_s singular or nearly so).
+/// q̈* = A_s⁻¹b* for a square A_s (`servo`, n × n) and b* (`rhs`), by [`solve_square`],
+/// checked by [`check_backward_error`]. `None` when a pivot ratio is at most 1e-8 (A_s
+/// singular or nearly so).
 ///
 /// # Errors
-/// `ResidualTooLarge` when the componentwise backward error of q̈* in A_s q̈* = b*
-/// ([`backward_error`]) exceeds `options.residual_tolerance`.
+/// As [`check_backward_error`].
 fn task_acceleration<N: Dim, R: Dim>(
     n: N,
     servo: &OMatrix<f64, R, N>,
@@ -527,7 +559,7 @@ where
     let Some(target) = solve_square(n, servo, rhs) else {
         return Ok(None);
     };
-    crate::residual::check(backward_error(servo, rhs, &target), options)?;
+    check_backward_error(servo, rhs, &target, options)?;
     Ok(Some(target))
 }
 
@@ -555,7 +587,61 @@ pub fn control_by_inverse_dynamics<const N: usize, const R: usize, const K: usiz
     law: impl Into<ServoLaw>,
     options: &Options,
 ) -> Result<Option<ServoControl<N, R, K>>, Error> {
-    if R != N || K != N {
+    control_by_inverse_dynamics_generic(task, inverse_dynamics, Const::<K>, law, options)
+}
+
+/// [`control_by_inverse_dynamics`] for dynamic sizes, as a run-time model holds its task
+/// terms: n = `task.constraint_matrix.ncols()` coordinates, r = `task.constraint_rhs.len()`
+/// rows and `inputs` (k) inputs.
+///
+/// # Errors
+/// As [`control_by_inverse_dynamics`]; `DimensionMismatch` when b_s or a residual has other
+/// than r entries or `inverse_dynamics` returns other than n.
+pub fn control_by_inverse_dynamics_dyn(
+    task: &GenericServoTask<Dyn, Dyn>,
+    inverse_dynamics: impl FnOnce(&OVector<f64, Dyn>) -> OVector<f64, Dyn>,
+    inputs: usize,
+    law: impl Into<ServoLaw>,
+    options: &Options,
+) -> Result<Option<GenericServoControl<Dyn, Dyn, Dyn>>, Error> {
+    control_by_inverse_dynamics_generic(task, inverse_dynamics, Dyn(inputs), law, options)
+}
+
+/// The path by inverse dynamics for any nalgebra dimensions, behind
+/// [`control_by_inverse_dynamics`] and [`control_by_inverse_dynamics_dyn`]: n coordinates,
+/// r rows, k = `inputs` inputs. `inverse_dynamics` must return n entries.
+///
+/// # Errors
+/// As [`control_by_inverse_dynamics`]; `DimensionMismatch` when b_s or a residual has other
+/// than r entries or `inverse_dynamics` returns other than n.
+fn control_by_inverse_dynamics_generic<N: Dim, R: Dim, K: Dim>(
+    task: &GenericServoTask<N, R>,
+    inverse_dynamics: impl FnOnce(&OVector<f64, N>) -> OVector<f64, N>,
+    inputs: K,
+    law: impl Into<ServoLaw>,
+    options: &Options,
+) -> Result<Option<GenericServoControl<N, R, K>>, Error>
+where
+    DefaultAllocator:
+        Allocator<N, N> + Allocator<N> + Allocator<R, N> + Allocator<R> + Allocator<K>,
+{
+    let servo = &task.constraint_matrix;
+    let (r, n) = servo.shape_generic();
+    let vectors = [
+        ("servo constraint vector b_s", &task.constraint_rhs),
+        ("position residual", &task.position_residual),
+        ("velocity residual", &task.velocity_residual),
+    ];
+    for (what, vector) in vectors {
+        if vector.len() != r.value() {
+            return Err(Error::DimensionMismatch {
+                what,
+                expected: (r.value(), 1),
+                found: vector.shape(),
+            });
+        }
+    }
+    if r.value() != n.value() || inputs.value() != n.value() {
         return Ok(None);
     }
     options.validate()?;
@@ -567,22 +653,25 @@ pub fn control_by_inverse_dynamics<const N: usize, const R: usize, const K: usiz
         convergence,
     )?;
     let rhs = with_paper_term(rhs, &task.velocity_residual, convergence);
-    let servo = &task.constraint_matrix;
-    crate::validate::finite(servo, "servo constraint matrix A_s")?;
-    crate::validate::finite(&rhs, "servo constraint vector b_s")?;
-    let Some(target) = task_acceleration(Const::<N>, servo, &rhs, options)? else {
+    let Some(target) = task_acceleration(n, servo, &rhs, options)? else {
         return Ok(None);
     };
-    crate::validate::finite(&target, "servo acceleration q̈*")?;
     let servo_force = inverse_dynamics(&target);
-    finite(GenericServoControl {
-        input: SVector::from_fn(|i, _| servo_force[i]),
+    if servo_force.len() != n.value() {
+        return Err(Error::DimensionMismatch {
+            what: "inverse dynamics M v − Q − C",
+            expected: (n.value(), 1),
+            found: servo_force.shape(),
+        });
+    }
+    crate::validate::finite(&servo_force, "servo input u")?;
+    Ok(Some(GenericServoControl {
+        input: OVector::from_fn_generic(inputs, U1, |i, _| servo_force[i]),
         acceleration: target,
         servo_force,
-        unrealized_force: SVector::zeros(),
-        task_residual: SVector::zeros(),
-    })
-    .map(Some)
+        unrealized_force: OVector::zeros_generic(n, U1),
+        task_residual: OVector::zeros_generic(r, U1),
+    }))
 }
 
 /// `control`, or `NonFinite` when its input or unrealized force is not finite.
@@ -647,7 +736,7 @@ where
 /// # Errors
 /// As [`control`]: the kernel's validation of M, Q, C, A, b ([`crate::acceleration`]),
 /// `NotPositiveDefinite` for a singular M, `ResidualTooLarge` when the componentwise backward
-/// error of q̈* in A_s q̈* = b* ([`backward_error`]) exceeds `options.residual_tolerance`.
+/// error of q̈* in A_s q̈* = b* ([`check_backward_error`]) exceeds `options.residual_tolerance`.
 fn determined<N: Dim, R: Dim, K: Dim>(
     terms: &GenericServoTerms<N, R, K>,
     convergence: Convergence,
@@ -717,6 +806,10 @@ where
 /// dimensions), by Gaussian elimination with partial pivoting (Golub & Van Loan 2013,
 /// Algorithm 3.4.1) on the rows equilibrated by powers of two (exact), in an n × n copy.
 /// `None` when a pivot |uₖₖ| is at most 1e-8 times the largest (A singular or nearly so).
+///
+/// The copy holds A's rows contiguously (the storage of Aᵀ) and each step subtracts whole
+/// rows, so that for fixed n every inner loop has a constant length and compiles to
+/// straight-line vector code.
 fn solve_square<N: Dim, R: Dim, C: Dim>(
     n: N,
     a: &OMatrix<f64, R, C>,
@@ -727,90 +820,113 @@ where
 {
     let size = n.value();
     let mut x = OVector::<f64, N>::from_fn_generic(n, U1, |i, _| b[i]);
-    let mut work = OMatrix::<f64, N, N>::from_fn_generic(n, n, |i, j| a[(i, j)]);
+    let mut work = OMatrix::<f64, N, N>::from_fn_generic(n, n, |j, i| a[(i, j)]);
     let (w, x_slice) = (work.as_mut_slice(), x.as_mut_slice());
-    for (i, xi) in x_slice.iter_mut().enumerate() {
-        let largest = (0..size).fold(0.0_f64, |m, j| m.max(w[i + j * size].abs()));
-        let scale = crate::scaling::unit_scale(largest);
-        for j in 0..size {
-            w[i + j * size] *= scale;
+    // Row i is w[i n..(i + 1) n].
+    for (row, xi) in w.chunks_exact_mut(size).zip(x_slice.iter_mut()) {
+        let scale = crate::scaling::unit_scale(crate::validate::max_magnitude(row));
+        for v in row.iter_mut() {
+            *v *= scale;
         }
         *xi *= scale;
     }
-    // Column-major: column k is w[k n..(k + 1) n]; L's multipliers overwrite it below
-    // the diagonal.
     let (mut smallest, mut largest) = (f64::INFINITY, 0.0_f64);
+    // 1/uₖₖ, for the back substitution too: a product instead of a division on its chain.
+    let mut inverses = OVector::<f64, N>::zeros_generic(n, U1);
     for k in 0..size {
-        let column = &w[k * size..(k + 1) * size];
-        let mut p = k;
+        let (mut p, mut best) = (k, w[k * size + k].abs());
         for i in k + 1..size {
-            if column[i].abs() > column[p].abs() {
-                p = i;
+            let candidate = w[i * size + k].abs();
+            if candidate > best {
+                (p, best) = (i, candidate);
             }
         }
         if p != k {
-            for j in 0..size {
-                w.swap(k + j * size, p + j * size);
-            }
+            let (upper, lower) = w.split_at_mut(p * size);
+            upper[k * size..(k + 1) * size].swap_with_slice(&mut lower[..size]);
             x_slice.swap(k, p);
         }
-        let (left, right) = w.split_at_mut((k + 1) * size);
-        let column = &mut left[k * size..];
-        let pivot = column[k];
-        (smallest, largest) = (smallest.min(pivot.abs()), largest.max(pivot.abs()));
+        let (upper, lower) = w.split_at_mut((k + 1) * size);
+        let pivot_row = &upper[k * size..];
+        let pivot = pivot_row[k];
+        // Plain comparisons (one each) where f64::min/max would also sort out NaNs, which
+        // the backward error catches.
+        if best < smallest {
+            smallest = best;
+        }
+        if best > largest {
+            largest = best;
+        }
         if pivot == 0.0 {
             return None;
         }
-        let inverse = 1.0 / pivot;
-        for l in &mut column[k + 1..] {
-            *l *= inverse;
-        }
-        let xk = x_slice[k];
-        for (xi, l) in x_slice[k + 1..].iter_mut().zip(&column[k + 1..]) {
-            *xi -= l * xk;
-        }
-        for target in right.chunks_exact_mut(size) {
-            let ukj = target[k];
-            if ukj != 0.0 {
-                for (t, l) in target[k + 1..].iter_mut().zip(&column[k + 1..]) {
-                    *t -= l * ukj;
-                }
+        let (inverse, xk) = (1.0 / pivot, x_slice[k]);
+        inverses[k] = inverse;
+        // The whole row: the entries left of k are never read again.
+        for (row, xi) in lower.chunks_exact_mut(size).zip(&mut x_slice[k + 1..]) {
+            let l = row[k] * inverse;
+            for (t, u) in row.iter_mut().zip(pivot_row) {
+                *t -= l * u;
             }
+            *xi -= l * xk;
         }
     }
     if smallest <= FACTOR_TOLERANCE * largest {
         return None;
     }
     for k in (0..size).rev() {
-        let sum: f64 = (k + 1..size).map(|j| w[k + j * size] * x_slice[j]).sum();
-        x_slice[k] = (x_slice[k] - sum) / w[k + k * size];
+        let row = &w[k * size..(k + 1) * size];
+        let sum: f64 = (k + 1..size).map(|j| row[j] * x_slice[j]).sum();
+        x_slice[k] = (x_slice[k] - sum) * inverses[k];
     }
     Some(x)
 }
 
-/// The componentwise backward error of x for A x = b (Oettli & Prager 1964):
-/// maxᵢ |(A x − b)ᵢ| / (|A| |x| + |b|)ᵢ, free of the rows' units; 0 for rows that are 0.
-fn backward_error<N: Dim, R: Dim>(
+/// Checks x against A x = b (A square, here A_s q̈* = b*) by its componentwise backward error
+/// (Oettli & Prager 1964), maxᵢ |(A x − b)ᵢ| / (|A| |x| + |b|)ᵢ, free of the rows' units (0
+/// for rows that are 0). The residual and |A| |x| + |b| are accumulated column by column
+/// (A's storage order) and compared without a division; the error itself is formed only
+/// when a row fails.
+///
+/// # Errors
+/// `NonFinite` when an entry of A, b or x is not finite (then a row's |A| |x| + |b| is ∞ or
+/// NaN); `ResidualTooLarge` when the backward error exceeds `options.residual_tolerance`.
+fn check_backward_error<N: Dim, R: Dim>(
     a: &OMatrix<f64, R, N>,
     b: &OVector<f64, R>,
     x: &OVector<f64, N>,
-) -> f64
+    options: &Options,
+) -> Result<(), Error>
 where
     DefaultAllocator: Allocator<R, N> + Allocator<R> + Allocator<N>,
 {
-    (0..b.len())
-        .map(|i| {
-            let row = a.row(i);
-            let (product, size) = (row.iter().zip(x.iter()))
-                .fold((0.0, 0.0), |(p, s), (a, x)| (p + a * x, s + (a * x).abs()));
-            let (residual, size) = (product - b[i], size + b[i].abs());
-            if size > 0.0 {
-                residual.abs() / size
-            } else {
-                0.0
-            }
-        })
-        .fold(0.0, f64::max)
+    let mut residual = -b;
+    let mut size = b.abs();
+    let (residual, size) = (residual.as_mut_slice(), size.as_mut_slice());
+    for (column, &xj) in a.as_slice().chunks_exact(b.len()).zip(x.as_slice()) {
+        for ((r, s), &aij) in residual.iter_mut().zip(size.iter_mut()).zip(column) {
+            let term = aij * xj;
+            *r += term;
+            *s += term.abs();
+        }
+    }
+    let tolerance = options.residual_tolerance;
+    let rows = || residual.iter().zip(size.iter());
+    // Every row at once (no early exit: a few lanes of vector compares).
+    let within =
+        |ok: bool, (r, s): (&f64, &f64)| ok & (r.abs() <= tolerance * s) & (*s <= f64::MAX);
+    if rows().fold(true, within) {
+        return Ok(());
+    }
+    if rows().any(|(_, s)| !s.is_finite()) {
+        return Err(Error::NonFinite {
+            what: "servo constraints A_s, b* or acceleration q̈*",
+        });
+    }
+    let error = rows()
+        .map(|(r, s)| if *s == 0.0 { 0.0 } else { r.abs() / s })
+        .fold(0.0, f64::max);
+    crate::residual::check(error, options)
 }
 
 /// u = (BᵀB)⁻¹BᵀQᶜ_s for a square B, the unrealized force Qᶜ_s − B u (rounding when B is
@@ -1153,6 +1269,54 @@ mod tests {
             matches!(found, Err(Error::InvalidOption { .. })),
             "{found:?}"
         );
+    }
+
+    #[test]
+    fn the_path_by_inverse_dynamics_pivots() {
+        // A_s with a zero leading entry (rows of the well-posed task swapped): elimination
+        // without row exchanges meets a zero pivot at once and would leave the path.
+        let mut terms = determined_terms::<3>();
+        terms.constraint_matrix = matrix![0.0, 1.0, 1.0; 1e3, 2e3, 0.0; 1e-3, 0.0, 4e-3];
+        terms.constraint_rhs = vector![-0.25, 5.0, 1e-3];
+        let law = Convergence::None;
+        let fast = control_by_inverse_dynamics::<3, 3, 3>(
+            &task_of(&terms),
+            inverse_dynamics(&terms),
+            law,
+            &Options::default(),
+        )
+        .unwrap()
+        .expect("A_s is nonsingular");
+        let rows = terms.constraint_matrix * fast.acceleration;
+        let scale = 3e3 * fast.acceleration.amax();
+        assert!(
+            (rows - terms.constraint_rhs).amax() < 1e-14 * scale,
+            "{rows}"
+        );
+        let general = control::<3, 0, 3, 3>(&terms, law, &Options::default()).unwrap();
+        let (found, expected) = (fast.servo_force, general.servo_force);
+        assert!(
+            (found - expected).amax() < 1e-12 * expected.amax(),
+            "{found}"
+        );
+    }
+
+    #[test]
+    fn a_non_finite_task_leaves_the_path_or_is_refused() {
+        let terms = determined_terms::<3>();
+        let run = |task: &ServoTask<3, 3>| {
+            let (law, options) = (Convergence::None, Options::default());
+            control_by_inverse_dynamics::<3, 3, 3>(task, inverse_dynamics(&terms), law, &options)
+        };
+        // An infinite entry of A_s: its pivot makes the pivot ratio 0, so the general path
+        // (which validates its inputs) answers.
+        let mut task = task_of(&terms);
+        task.constraint_matrix[(0, 0)] = f64::INFINITY;
+        assert_eq!(run(&task), Ok(None));
+        // An infinite entry of b_s: q̈* is not finite, the backward error is NaN.
+        let mut task = task_of(&terms);
+        task.constraint_rhs[2] = f64::NEG_INFINITY;
+        assert!(matches!(run(&task), Err(Error::NonFinite { .. })));
     }
 
     #[test]

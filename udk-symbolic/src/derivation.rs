@@ -224,6 +224,29 @@ impl LagrangianEquations {
             velocity_residual: concat(&self.velocity_constraints, &servo.velocity_constraints),
         })
     }
+
+    /// Whether the servo rows alone determine the motion and the inputs are the generalized
+    /// forces: servo constraints, no physical rows, as many servo rows as coordinates and an
+    /// input matrix B that is the identity exactly (entries of `pool`). Then the controller
+    /// may take the path by inverse dynamics (`udk_runtime::servo::control_by_inverse_dynamics`:
+    /// q̈* = A_s⁻¹b*, then u = M q̈* − Q − C from [`ServoEquations::inverse_dynamics`], M never
+    /// formed).
+    pub fn servo_by_inverse_dynamics(&self, pool: &Pool) -> bool {
+        let Some(servo) = &self.servo else {
+            return false;
+        };
+        let (n, input) = (self.mass_matrix.rows, &servo.input_matrix);
+        self.constraint_rhs.is_empty()
+            && servo.constraint_rhs.len() == n
+            && input.rows == n
+            && input.cols == n
+            && (0..n).all(|i| {
+                (0..n).all(|j| match i == j {
+                    true => pool.is_one(input.get(i, j)),
+                    false => pool.is_zero(input.get(i, j)),
+                })
+            })
+    }
 }
 
 /// The Jacobians of the two residuals of a Lagrangian model with n coordinates, m

@@ -155,18 +155,8 @@ fn inverse_dynamics_path(
     velocity_residual: &[ExprId],
 ) -> Option<(TokenStream, TokenStream)> {
     let servo = eq.servo.as_ref()?;
-    let pool = &code.derivation.pool;
     let n_count = code.derivation.coordinates.len();
-    let input = &servo.input_matrix;
-    let identity = input.rows == n_count
-        && input.cols == n_count
-        && (0..n_count).all(|i| {
-            (0..n_count).all(|j| match i == j {
-                true => pool.is_one(input.get(i, j)),
-                false => pool.is_zero(input.get(i, j)),
-            })
-        });
-    if !(eq.constraint_rhs.is_empty() && servo.constraint_rhs.len() == n_count && identity) {
+    if !eq.servo_by_inverse_dynamics(&code.derivation.pool) {
         return None;
     }
     let task_outputs = [
