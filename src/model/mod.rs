@@ -172,6 +172,9 @@ pub struct Model {
 
 impl Model {
     /// Derives and compiles `spec` by the JIT; a URDF it names is read relative to `base`.
+    /// The residual Jacobians, which only [`Model::acceleration_jacobian`], [`Model::linearize`]
+    /// and implicit integration need, are derived on the first such call
+    /// (`udk_symbolic::Jacobians::OnDemand`): about 40% of a URDF robot's derivation.
     ///
     /// # Errors
     /// [`ModelError::Derivation`] with every message of the symbolic engine,
@@ -687,7 +690,8 @@ impl Model {
     }
 
     /// q̈ and its exact Jacobians ∂q̈/∂q, ∂q̈/∂q̇ (n × n) and ∂q̈/∂u (n × k) at (q, q̇, t), from
-    /// the symbolic residual Jacobians (compiled on the first call) through
+    /// the symbolic residual Jacobians (derived, when the derivation did not, and compiled on
+    /// the first call) through
     /// `udk_runtime::jacobian::acceleration_jacobian_dyn`, as the generated
     /// `acceleration_jacobian`; default kernel options.
     ///
