@@ -765,11 +765,13 @@ impl Model {
         &udk_symbolic::derivation::LagrangianJacobians,
     )> {
         let c = &self.compiled;
-        let jacobians = |d: &Derivation| match &d.equations {
-            Equations::Lagrangian(e) => e.jacobians.is_some(),
+        // Whether the derivation holds all the Jacobians it can (a model with generalized
+        // speeds and a Hamiltonian one have none here).
+        let complete = |d: &Derivation| match &d.equations {
+            Equations::Lagrangian(e) => e.jacobians.is_some() || e.kinematics.is_some(),
             Equations::Hamiltonian(_) => true,
         };
-        let d = match jacobians(&c.derivation) {
+        let d = match complete(&c.derivation) {
             true => &c.derivation,
             false => c.with_jacobians.get_or_init(|| {
                 let mut d = c.derivation.clone();
