@@ -60,7 +60,7 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
 /// derivation, as long as the rest of it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Jacobians {
-    /// With the other equations, as [`derive`] does: what the macro and the equation sheets
+    /// With the other equations, as [`derive()`] does: what the macro and the equation sheets
     /// need.
     Now,
     /// When [`Derivation::derive_jacobians`] is called: for a run-time model that may never
@@ -68,11 +68,11 @@ pub enum Jacobians {
     OnDemand,
 }
 
-/// [`derive`], with the residual Jacobians formed as `jacobians` says. Either way the
+/// [`derive()`], with the residual Jacobians formed as `jacobians` says. Either way the
 /// equations are the same DAG nodes, the Jacobians included once derived.
 ///
 /// # Errors
-/// As [`derive`].
+/// As [`derive()`].
 pub fn derive_with(spec: &ModelSpec, jacobians: Jacobians) -> Result<Derivation, Errors> {
     let expanded = crate::repeat::expand(spec)?;
     let spec = &expanded;
@@ -159,7 +159,7 @@ pub fn derive_with(spec: &ModelSpec, jacobians: Jacobians) -> Result<Derivation,
 
 impl Derivation {
     /// Forms the Jacobians of the residuals of a derivation made with [`Jacobians::OnDemand`]
-    /// (on [`crate::limits::on_large_stack`], as the derivation): the nodes [`derive`] forms,
+    /// (on [`crate::limits::on_large_stack`], as the derivation): the nodes [`derive()`] forms,
     /// so that they evaluate to the same values bit for bit when nothing was added to the pool
     /// after the residuals (a model without servo constraints and contacts). Does nothing
     /// where they are already formed or do not apply (a model with generalized speeds); leaves
