@@ -172,8 +172,8 @@ pub struct Model {
 
 impl Model {
     /// Derives and compiles `spec` by the JIT; a URDF it names is read relative to `base`.
-    /// The residual Jacobians, which only [`Model::acceleration_jacobian`], [`Model::linearize`]
-    /// and implicit integration need, are derived on the first such call
+    /// The residual Jacobians, which only [`Model::acceleration_jacobian`],
+    /// [`Model::linearize`] and implicit integration need, are derived on the first such call
     /// (`udk_symbolic::Jacobians::OnDemand`): about 40% of a URDF robot's derivation.
     ///
     /// # Errors

@@ -103,7 +103,8 @@ fn main() {
         .min()
         .expect("5 runs");
     println!(
-        "{path}: n = {}, derivation {derive:.1?} (residual Jacobians on demand: {jacobians:.1?} more)",
+        "{path}: n = {}, derivation {derive:.1?} (residual Jacobians on demand: \
+         {jacobians:.1?} more)",
         d.coordinates.len()
     );
     program(&d, "terms", &d.equations.outputs());

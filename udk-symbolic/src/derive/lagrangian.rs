@@ -15,9 +15,9 @@ use crate::spec::{Expression, ModelSpec};
 use proc_macro2::Span;
 
 /// Parses every expression of a Lagrangian `spec` and derives its equations, the residual
-/// Jacobians when `jacobians` says so; `None` when an error was found (pushed to `errors`). When M and Q come from the model's kinematic tree,
-/// the subexpressions they share are appended to `definitions` as `tmp1`, `tmp2`, …, so that
-/// the equation sheet prints each once.
+/// Jacobians when `jacobians` says so; `None` when an error was found (pushed to `errors`).
+/// When M and Q come from the model's kinematic tree, the subexpressions they share are
+/// appended to `definitions` as `tmp1`, `tmp2`, …, so that the equation sheet prints each once.
 pub(super) fn derive(
     spec: &ModelSpec,
     lagrangian: &Expression,
