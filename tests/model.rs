@@ -1,6 +1,6 @@
 //! `udk::Model`, a model compiled at run time: on every example model file the JIT and the
 //! tape give the same terms, q̈ (or ṗ) and outputs bit for bit; known values of small models;
-//! parameters by name; the typed errors; `Send + Sync`.
+//! parameters by name; the typed errors; `Send + Sync`; the Jacobians derived on first use.
 
 use std::path::{Path, PathBuf};
 use udk::model::Backend;
@@ -183,6 +183,31 @@ fn the_acceleration_jacobian_of_a_constrained_model_matches_central_differences(
         assert!(
             (jacobian.wrt_qd.column(j) - wrt_qd).amax() < 1e-6,
             "∂q̈/∂q̇{j}"
+        );
+    }
+}
+
+#[test]
+fn the_jacobians_derived_on_first_use_are_those_derived_with_the_rest_bit_for_bit() {
+    for file in ["urdf_double_pendulum.toml", "four_bar.toml"] {
+        let path = models().join(file);
+        let mut spec: ModelSpec = toml::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let base = path.parent().unwrap();
+        // `from_spec` derives without the Jacobians; `compile` takes a derivation with them.
+        let on_first_use = Model::from_spec(spec.clone(), base).unwrap();
+        let derived = udk_symbolic::limits::on_large_stack(|| {
+            udk_symbolic::urdf::expand(&mut spec, base).unwrap();
+            udk_symbolic::derive(&spec).unwrap()
+        });
+        let values = spec.parameters.iter().map(|p| p.value).collect();
+        let with_the_rest = Model::compile(&derived, values, Backend::Jit).unwrap();
+        let n = with_the_rest.n();
+        let q = DVector::from_fn(n, |i, _| (0.7 * i as f64 + 0.3).sin());
+        let qd = DVector::from_fn(n, |i, _| (0.5 * i as f64 + 0.1).cos());
+        assert_eq!(
+            on_first_use.acceleration_jacobian(&q, &qd, 0.2).unwrap(),
+            with_the_rest.acceleration_jacobian(&q, &qd, 0.2).unwrap(),
+            "{file}"
         );
     }
 }

@@ -93,8 +93,12 @@ struct Compiled {
     terms: Lazy<Scatter>,
     /// The model's outputs, their components concatenated.
     outputs: Function,
-    /// The derivation, for the programs compiled on first use.
+    /// The derivation, for the programs compiled on first use; by [`Model::from_spec`]
+    /// without its residual Jacobians.
     derivation: Derivation,
+    /// `derivation` with its residual Jacobians, formed on the first call that needs them
+    /// when `derivation` does not hold them ([`Derivation::derive_jacobians`] on a copy).
+    with_jacobians: OnceLock<Derivation>,
     backend: Backend,
     /// The residual Jacobians r_q, r_qd, r_u, g_q, g_qd, g_u (Lagrangian models), compiled on
     /// the first call of [`Model::acceleration_jacobian`]; `None` when not derived.
@@ -172,6 +176,9 @@ pub struct Model {
 
 impl Model {
     /// Derives and compiles `spec` by the JIT; a URDF it names is read relative to `base`.
+    /// The residual Jacobians, which only [`Model::acceleration_jacobian`],
+    /// [`Model::linearize`] and implicit integration need, are derived on the first such call
+    /// (`udk_symbolic::Jacobians::OnDemand`): about 40% of a URDF robot's derivation.
     ///
     /// # Errors
     /// [`ModelError::Derivation`] with every message of the symbolic engine,
@@ -196,7 +203,10 @@ impl Model {
         let name = spec.name.clone();
         let d = udk_symbolic::limits::on_large_stack(|| {
             udk_symbolic::urdf::expand(&mut spec, base).map_err(|e| failed(&name, e))?;
-            udk_symbolic::derive(&spec).map_err(|e| failed(&name, e))
+            // q̈ and the terms do not need the residual Jacobians: they are formed on the
+            // first call that does (`Model::jacobian_derivation`).
+            let jacobians = udk_symbolic::Jacobians::OnDemand;
+            udk_symbolic::derive_with(&spec, jacobians).map_err(|e| failed(&name, e))
         })?;
         let values: Vec<_> = spec.parameters.iter().map(|p| p.value).collect();
         let source = SpecText {
@@ -205,7 +215,7 @@ impl Model {
         let hybrid = Hybrid::new(&spec, &d, &values, backend, &source)?;
         Ok(Model {
             hybrid: hybrid.map(Arc::new),
-            ..Self::compile(&d, values, backend)?
+            ..Self::compile_owned(d, values, backend)?
         })
     }
 
@@ -259,6 +269,15 @@ impl Model {
         values: Vec<Option<f64>>,
         backend: Backend,
     ) -> Result<Self, ModelError> {
+        Self::compile_owned(d.clone(), values, backend)
+    }
+
+    /// [`Model::compile`] of a derivation the model takes over.
+    fn compile_owned(
+        d: Derivation,
+        values: Vec<Option<f64>>,
+        backend: Backend,
+    ) -> Result<Self, ModelError> {
         if values.len() != d.parameters.len() {
             return Err(ModelError::Length {
                 what: "parameters",
@@ -280,6 +299,7 @@ impl Model {
         let components: Vec<_> = (d.outputs.iter())
             .flat_map(|o| o.value.components().iter().copied())
             .collect();
+        let outputs = Function::compile(pool, &components, &name("outputs"), backend)?;
         let compiled = Compiled {
             name: d.name.clone(),
             coordinates: d.coordinates.clone(),
@@ -291,8 +311,9 @@ impl Model {
             hamiltonian: matches!(d.equations, Equations::Hamiltonian(_)),
             nonideal,
             terms: OnceLock::new(),
-            outputs: Function::compile(pool, &components, &name("outputs"), backend)?,
-            derivation: d.clone(),
+            outputs,
+            derivation: d,
+            with_jacobians: OnceLock::new(),
             backend,
             jacobians: OnceLock::new(),
             velocity_jacobian: OnceLock::new(),
@@ -674,7 +695,8 @@ impl Model {
     }
 
     /// q̈ and its exact Jacobians ∂q̈/∂q, ∂q̈/∂q̇ (n × n) and ∂q̈/∂u (n × k) at (q, q̇, t), from
-    /// the symbolic residual Jacobians (compiled on the first call) through
+    /// the symbolic residual Jacobians (derived, when the derivation did not, and compiled on
+    /// the first call) through
     /// `udk_runtime::jacobian::acceleration_jacobian_dyn`, as the generated
     /// `acceleration_jacobian`; default kernel options.
     ///
@@ -705,12 +727,12 @@ impl Model {
         let terms = self.terms(q, qd, t)?;
         let c = &self.compiled;
         let jacobians = lazy(&c.jacobians, || {
-            let Some(j) = self.jacobian_expressions() else {
+            let Some((pool, j)) = self.jacobian_expressions() else {
                 return Ok(None);
             };
             let blocks = j.residual_blocks().map(|(_, m)| Block::matrix(m));
             let name = format!("residual Jacobians of `{}`", c.name);
-            Scatter::new(&c.derivation.pool, &blocks, &name, c.backend).map(Some)
+            Scatter::new(pool, &blocks, &name, c.backend).map(Some)
         })?;
         let jacobians = jacobians.as_ref().ok_or(unavailable())?;
         let params = self.parameter_values()?;
@@ -738,10 +760,32 @@ impl Model {
         Ok(jacobian)
     }
 
-    /// The symbolic Jacobians of a Lagrangian model, when derived.
-    fn jacobian_expressions(&self) -> Option<&udk_symbolic::derivation::LagrangianJacobians> {
-        match &self.compiled.derivation.equations {
-            Equations::Lagrangian(e) => e.jacobians.as_ref(),
+    /// The symbolic Jacobians of a Lagrangian model with the pool that holds them, formed on
+    /// the first call; `None` for a model beyond `udk_symbolic::limits::MAX_JACOBIAN_COST`
+    /// and for a Hamiltonian one.
+    fn jacobian_expressions(
+        &self,
+    ) -> Option<(
+        &udk_symbolic::expr::Pool,
+        &udk_symbolic::derivation::LagrangianJacobians,
+    )> {
+        let c = &self.compiled;
+        // Whether the derivation holds all the Jacobians it can (a model with generalized
+        // speeds and a Hamiltonian one have none here).
+        let complete = |d: &Derivation| match &d.equations {
+            Equations::Lagrangian(e) => e.jacobians.is_some() || e.kinematics.is_some(),
+            Equations::Hamiltonian(_) => true,
+        };
+        let d = match complete(&c.derivation) {
+            true => &c.derivation,
+            false => c.with_jacobians.get_or_init(|| {
+                let mut d = c.derivation.clone();
+                d.derive_jacobians();
+                d
+            }),
+        };
+        match &d.equations {
+            Equations::Lagrangian(e) => Some((&d.pool, e.jacobians.as_ref()?)),
             Equations::Hamiltonian(_) => None,
         }
     }
@@ -853,12 +897,12 @@ impl Model {
         )?;
         let c = &self.compiled;
         let velocity_jacobian = lazy(&c.velocity_jacobian, || {
-            let Some(j) = self.jacobian_expressions() else {
+            let Some((pool, j)) = self.jacobian_expressions() else {
                 return Ok(None);
             };
             let name = format!("velocity-constraint Jacobian of `{}`", c.name);
             let blocks = [Block::matrix(&j.velocity_constraints_q)];
-            Scatter::new(&c.derivation.pool, &blocks, &name, c.backend).map(Some)
+            Scatter::new(pool, &blocks, &name, c.backend).map(Some)
         })?;
         let velocity_jacobian = velocity_jacobian.as_ref().ok_or(unavailable())?;
         let params = self.parameter_values()?;

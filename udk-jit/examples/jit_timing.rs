@@ -1,4 +1,5 @@
-//! Times the JIT on a model file or a URDF robot, phase by phase: derivation, lowering of the
+//! Times the JIT on a model file or a URDF robot, phase by phase: derivation (without the
+//! residual Jacobians, as `udk::Model` derives, then the Jacobians on their own), lowering of the
 //! terms (M, Q, A, b, C) and of the articulated-body program (q̈₀, W, A, b, pivots, C of a
 //! kinematic tree) to a [`Program`] (the CSE'd straight-line form), their compilation by
 //! Cranelift and by the tape, and one evaluation of each by the tape and the JIT, per call.
@@ -15,6 +16,7 @@ use udk_jit::JitFunction;
 use udk_symbolic::emit::{compile_tape, Program, TapeInputs};
 use udk_symbolic::expr::ExprId;
 use udk_symbolic::Equations;
+use udk_symbolic::Jacobians::OnDemand;
 
 /// Time of one call of `f`: the best of 50 runs of at least 2 ms each (the machine is shared:
 /// the best run is the one least disturbed).
@@ -86,12 +88,23 @@ fn main() {
     let (derive, d) = match path.strip_prefix("chain:") {
         Some(links) => {
             let spec = udk_symbolic::models::pendulum_chain_tree(links.parse().expect("N"));
-            timed(|| udk_symbolic::derive(&spec).expect("the chain derives"))
+            timed(|| udk_symbolic::derive_with(&spec, OnDemand).expect("the chain derives"))
         }
-        None => timed(|| support::derive(Path::new(&path))),
+        None => timed(|| support::derive_with(Path::new(&path), OnDemand)),
     };
+    // The best of 5, each on a copy of the derivation (the copy not timed).
+    let jacobians = (0..5)
+        .map(|_| {
+            let mut d = d.clone();
+            let start = Instant::now();
+            d.derive_jacobians();
+            start.elapsed()
+        })
+        .min()
+        .expect("5 runs");
     println!(
-        "{path}: n = {}, derivation {derive:.1?}",
+        "{path}: n = {}, derivation {derive:.1?} (residual Jacobians on demand: \
+         {jacobians:.1?} more)",
         d.coordinates.len()
     );
     program(&d, "terms", &d.equations.outputs());

@@ -61,8 +61,14 @@ pub struct LagrangianEquations {
     pub velocity_constraints: Vec<ExprId>,
     /// The Jacobians of the residuals of the fundamental equation, for the exact derivative
     /// of q̈; `None` for a model beyond
-    /// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
+    /// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST), for a model with generalized
+    /// speeds, and until [`Derivation::derive_jacobians`] for a derivation made with
+    /// [`Jacobians::OnDemand`](crate::derive::Jacobians::OnDemand).
     pub jacobians: Option<LagrangianJacobians>,
+    /// The residual of a kinematic tree whose M is the composite-rigid-body one and whose
+    /// rest of L is at most a potential, by inverse dynamics; `None` for other models, whose
+    /// residual is formed with M and Q. What the Jacobians differentiate.
+    pub tree_residual: Option<TreeResidual>,
     /// The servo constraints and the input matrix, for a model with `servo`; `None` without.
     pub servo: Option<ServoEquations>,
     /// The unilateral contacts ([`crate::ModelSpec::contacts`]), in order; not part of A q̈ = b:
@@ -74,6 +80,20 @@ pub struct LagrangianEquations {
     /// (`crate::derive()` documents how), the acceleration is u̇, and
     /// [`LagrangianEquations::articulated`] and [`LagrangianEquations::jacobians`] are `None`.
     pub kinematics: Option<Kinematics>,
+}
+
+/// The residual r = M v − Q − C − Aᵀλ of a kinematic tree with n coordinates split as
+/// (M v − Q₀) − (Q − Q₀ + C) − Aᵀλ, its first part by recursive Newton–Euler (Featherstone
+/// 2008, Table 5.1): O(n) operations where the product M v takes O(n²), so that its Jacobians
+/// cost O(n) per variable.
+#[derive(Clone, Debug)]
+pub struct TreeResidual {
+    /// M v − Q₀ with the tree's bias force Q₀ and the accelerations v
+    /// (`Symbol::Acceleration`), n entries.
+    pub inertial: Vec<ExprId>,
+    /// Q − Q₀: the joint forces besides the tree's bias (the forces, the loads and the
+    /// Lagrangian Q of the rest of L), n entries.
+    pub joint_forces: Vec<ExprId>,
 }
 
 /// A unilateral contact of a Lagrangian model with n coordinates, derived: its gap φ(q, t) ≥ 0
@@ -397,7 +417,9 @@ pub struct HamiltonianEquations {
     /// The holonomic constraints f(q, t) as written, if any.
     pub holonomic: Vec<ExprId>,
     /// The Jacobians for the exact derivative of (q̇, ṗ); `None` for a model beyond
-    /// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
+    /// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST), and until
+    /// [`Derivation::derive_jacobians`] for a derivation made with
+    /// [`Jacobians::OnDemand`](crate::derive::Jacobians::OnDemand).
     pub jacobians: Option<HamiltonianJacobians>,
 }
 

@@ -45,9 +45,9 @@ pub use codegen::generate;
 pub use derivation::{
     ArticulatedEquations, ContactEquations, Derivation, Equations, ExprMatrix,
     HamiltonianEquations, LagrangianEquations, MassMatrixForm, NamedValue, ServoEquations,
-    ServoRows,
+    ServoRows, TreeResidual,
 };
-pub use derive::derive;
+pub use derive::{derive, derive_with, Jacobians};
 pub use error::{Error, Errors};
 pub use spec::{
     Coefficient, ContactSpec, EventAction, EventDirection, EventSpec, Expression, InitialState,

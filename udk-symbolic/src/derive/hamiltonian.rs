@@ -1,19 +1,20 @@
 //! The equations of a Hamiltonian model: H_p, H_q, H_pp, A_p, b_p (Udwadia 2016, eqs 9–12).
 
-use super::{check_holonomic, jacobian, parse_constraints, symmetric_jacobian};
+use super::{check_holonomic, jacobian, parse_constraints, symmetric_jacobian, Jacobians};
 use crate::derivation::HamiltonianEquations;
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{parse_expr, Context, Scope};
 use crate::spec::{Expression, ModelSpec};
 
-/// Parses every expression of a Hamiltonian `spec` and derives its equations; `None` when an
-/// error was found (pushed to `errors`).
+/// Parses every expression of a Hamiltonian `spec` and derives its equations, the Jacobians
+/// when `jacobians` says so; `None` when an error was found (pushed to `errors`).
 pub(super) fn derive(
     spec: &ModelSpec,
     hamiltonian: &Expression,
     scope: &Scope,
     pool: &mut Pool,
+    jacobians: Jacobians,
     errors: &mut Errors,
 ) -> Option<HamiltonianEquations> {
     let n = spec.coordinates.len();
@@ -67,9 +68,7 @@ pub(super) fn derive(
     let a_p = jacobian(pool, &constraints, n, Symbol::Momentum);
     let b_p = pool.total_derivative(&constraints, &mut along_flow);
     let b_p: Vec<ExprId> = b_p.into_iter().map(|b| pool.neg(b)).collect();
-    let jacobians = super::jacobian::hamiltonian(pool, &h_p, &h_q, &h_pp, &a_p, &b_p);
-
-    errors.is_empty().then_some(HamiltonianEquations {
+    let mut equations = HamiltonianEquations {
         hamiltonian: h,
         h_p,
         h_q,
@@ -78,6 +77,10 @@ pub(super) fn derive(
         b_p,
         constraints,
         holonomic,
-        jacobians,
-    })
+        jacobians: None,
+    };
+    if jacobians == Jacobians::Now {
+        equations.jacobians = super::jacobian::hamiltonian(pool, &equations);
+    }
+    errors.is_empty().then_some(equations)
 }

@@ -8,7 +8,10 @@
 //! Q, A and b.
 
 use super::jacobian as matrix_jacobian;
-use crate::derivation::{ExprMatrix, HamiltonianJacobians, LagrangianJacobians};
+use crate::derivation::{
+    ExprMatrix, HamiltonianEquations, HamiltonianJacobians, LagrangianEquations,
+    LagrangianJacobians,
+};
 use crate::expr::{ExprId, Pool, Symbol};
 
 /// The terms of a constrained system in the form M v = F + Aᵀλ, A v = b, from which the
@@ -28,7 +31,30 @@ pub(super) struct Residuals<'e> {
     pub(super) constraint_rhs: &'e [ExprId],
 }
 
-impl Residuals<'_> {
+/// The force F of the residual of `e`: Q + C, or Q − Q₀ + C with a tree's inverse dynamics
+/// ([`LagrangianEquations::tree_residual`]), n entries.
+pub(super) fn residual_force(pool: &mut Pool, e: &LagrangianEquations) -> Vec<ExprId> {
+    let force = match &e.tree_residual {
+        Some(tree) => &tree.joint_forces,
+        None => &e.generalized_force,
+    };
+    (force.iter().zip(&e.nonideal_force))
+        .map(|(&q, &c)| pool.add(&[q, c]))
+        .collect()
+}
+
+impl<'e> Residuals<'e> {
+    /// The residuals of `e` with its force `force` ([`residual_force`]).
+    pub(super) fn lagrangian(e: &'e LagrangianEquations, force: &'e [ExprId]) -> Self {
+        Residuals {
+            metric: &e.mass_matrix,
+            inertial: e.tree_residual.as_ref().map(|tree| &tree.inertial[..]),
+            force,
+            constraint_matrix: &e.constraint_matrix,
+            constraint_rhs: &e.constraint_rhs,
+        }
+    }
+
     /// (r, g) as expressions of the state, `Symbol::Acceleration` and `Symbol::Multiplier`.
     pub(super) fn build(&self, pool: &mut Pool) -> (Vec<ExprId>, Vec<ExprId>) {
         let n = self.force.len();
@@ -75,15 +101,17 @@ fn affordable(pool: &Pool, terms: &[&[ExprId]], variables: usize) -> bool {
         <= crate::limits::MAX_JACOBIAN_COST
 }
 
-/// The [`LagrangianJacobians`] of a model with k inputs, M, Q + C (`residuals.force`), A, b,
-/// and the velocity-level constraints; `None` beyond
+/// The [`LagrangianJacobians`] of `e`, a model with k inputs, whose residual force
+/// ([`residual_force`]) is `force`; `None` beyond
 /// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
 pub(super) fn lagrangian(
     pool: &mut Pool,
-    residuals: &Residuals<'_>,
+    e: &LagrangianEquations,
+    force: &[ExprId],
     k: usize,
-    velocity_constraints: &[ExprId],
 ) -> Option<LagrangianJacobians> {
+    let residuals = &Residuals::lagrangian(e, force);
+    let velocity_constraints = &e.velocity_constraints;
     let n = residuals.force.len();
     let inertial = residuals.inertial.unwrap_or(&residuals.metric.entries);
     let terms = [
@@ -108,16 +136,13 @@ pub(super) fn lagrangian(
     })
 }
 
-/// The [`HamiltonianJacobians`] of a model with H_p, H_q, H_pp, A_p and b_p; `None` beyond
+/// The [`HamiltonianJacobians`] of `e`, from its H_p, H_q, H_pp, A_p and b_p; `None` beyond
 /// [`MAX_JACOBIAN_COST`](crate::limits::MAX_JACOBIAN_COST).
 pub(super) fn hamiltonian(
     pool: &mut Pool,
-    h_p: &[ExprId],
-    h_q: &[ExprId],
-    h_pp: &ExprMatrix,
-    a_p: &ExprMatrix,
-    b_p: &[ExprId],
+    e: &HamiltonianEquations,
 ) -> Option<HamiltonianJacobians> {
+    let (h_p, h_q, h_pp, a_p, b_p) = (&e.h_p, &e.h_q, &e.h_pp, &e.a_p, &e.b_p);
     let n = h_p.len();
     if !affordable(pool, &[h_p, h_q, &h_pp.entries, &a_p.entries, b_p], 2 * n) {
         return None;

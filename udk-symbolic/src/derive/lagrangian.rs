@@ -2,9 +2,11 @@
 //! eqs 18–29).
 
 use super::tree::TreeConstants;
-use super::{bodies, check_holonomic, jacobian, parse_all, parse_constraints, symmetric_jacobian};
+use super::{
+    bodies, check_holonomic, jacobian, parse_all, parse_constraints, symmetric_jacobian, Jacobians,
+};
 use crate::derivation::{
-    ArticulatedEquations, ExprMatrix, LagrangianEquations, MassMatrixForm, NamedValue,
+    ArticulatedEquations, ExprMatrix, LagrangianEquations, MassMatrixForm, NamedValue, TreeResidual,
 };
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
@@ -12,16 +14,17 @@ use crate::parse::{parse_expr, parse_load, Context, Load, Scope};
 use crate::spec::{Expression, ModelSpec};
 use proc_macro2::Span;
 
-/// Parses every expression of a Lagrangian `spec` and derives its equations; `None` when an
-/// error was found (pushed to `errors`). When M and Q come from the model's kinematic tree,
-/// the subexpressions they share are appended to `definitions` as `tmp1`, `tmp2`, …, so that
-/// the equation sheet prints each once.
+/// Parses every expression of a Lagrangian `spec` and derives its equations, the residual
+/// Jacobians when `jacobians` says so; `None` when an error was found (pushed to `errors`).
+/// When M and Q come from the model's kinematic tree, the subexpressions they share are
+/// appended to `definitions` as `tmp1`, `tmp2`, …, so that the equation sheet prints each once.
 pub(super) fn derive(
     spec: &ModelSpec,
     lagrangian: &Expression,
     scope: &Scope,
     pool: &mut Pool,
     definitions: &mut Vec<NamedValue>,
+    jacobians: Jacobians,
     errors: &mut Errors,
 ) -> Option<LagrangianEquations> {
     let n = spec.coordinates.len();
@@ -217,6 +220,7 @@ pub(super) fn derive(
             holonomic,
             velocity_constraints: t.velocity_constraints,
             jacobians: None,
+            tree_residual: None,
             servo: None,
             contacts: Vec::new(),
             kinematics: Some(rewritten.kinematics),
@@ -226,44 +230,20 @@ pub(super) fn derive(
     // A tree whose M is the composite-rigid-body one and whose rest of L is at most a
     // potential gives M v − Q₀ by inverse dynamics, O(n) where M v takes O(n²), and its
     // Jacobians differentiate that.
-    let inverse_dynamics = match (&constants, &tree_forces, chosen) {
+    let tree_residual = match (&constants, &tree_forces, chosen) {
         (Some(constants), Some(extra), MassMatrixForm::CompositeRigidBody) => {
             let v: Vec<ExprId> = (0..n)
                 .map(|j| pool.symbol(Symbol::Acceleration(j)))
                 .collect();
             let inertial = super::tree::constant_inverse_dynamics(pool, constants, n, &v);
-            Some((inertial, extra.clone()))
+            Some(TreeResidual {
+                inertial,
+                joint_forces: extra.clone(),
+            })
         }
         _ => None,
     };
-    let force = match &inverse_dynamics {
-        Some((_, extra)) => extra,
-        None => &generalized_force,
-    };
-    let force_with_nonideal: Vec<ExprId> = (force.iter().zip(&nonideal_force))
-        .map(|(&q, &c)| pool.add(&[q, c]))
-        .collect();
-    let residuals = jacobian::Residuals {
-        metric: &mass_matrix,
-        inertial: inverse_dynamics.as_ref().map(|(i, _)| &i[..]),
-        force: &force_with_nonideal,
-        constraint_matrix: &constraint_matrix,
-        constraint_rhs: &constraint_rhs,
-    };
-    let jacobians =
-        jacobian::lagrangian(pool, &residuals, spec.inputs.len(), &velocity_constraints);
-    let servo = super::servo::derive(
-        spec,
-        scope,
-        pool,
-        (&generalized_force, &nonideal_force),
-        &residuals,
-        (&holonomic, velocity_constraints.len()),
-        errors,
-    );
-    let contacts = super::contacts::derive(spec, scope, pool, errors);
-
-    errors.is_empty().then_some(LagrangianEquations {
+    let mut equations = LagrangianEquations {
         mass_matrix_form: chosen,
         mass_matrix_forms: forms,
         mass_matrix,
@@ -276,11 +256,29 @@ pub(super) fn derive(
         energy,
         holonomic,
         velocity_constraints,
-        jacobians,
-        servo,
-        contacts,
+        jacobians: None,
+        tree_residual,
+        servo: None,
+        contacts: Vec::new(),
         kinematics: None,
-    })
+    };
+    let force = jacobian::residual_force(pool, &equations);
+    if jacobians == Jacobians::Now {
+        let k = spec.inputs.len();
+        equations.jacobians = jacobian::lagrangian(pool, &equations, &force, k);
+    }
+    let e = &equations;
+    equations.servo = super::servo::derive(
+        spec,
+        scope,
+        pool,
+        (&e.generalized_force, &e.nonideal_force),
+        &jacobian::Residuals::lagrangian(e, &force),
+        (&e.holonomic, e.velocity_constraints.len()),
+        errors,
+    );
+    equations.contacts = super::contacts::derive(spec, scope, pool, errors);
+    errors.is_empty().then_some(equations)
 }
 
 /// A kinematic tree's M and Q, from [`tree_form`].

@@ -21,7 +21,7 @@ mod servo;
 mod speeds;
 pub mod tree;
 
-use crate::derivation::{Derivation, ExprMatrix, LagrangianEquations, NamedValue};
+use crate::derivation::{Derivation, Equations, ExprMatrix, LagrangianEquations, NamedValue};
 use crate::error::Errors;
 use crate::expr::{ExprId, Pool, Symbol};
 use crate::parse::{parse_components, parse_expr, parse_value, Context, Scope, Value};
@@ -51,6 +51,29 @@ use proc_macro2::Span;
 ///   velocity, or a Hamiltonian constraint φ(q, p, t) with no momentum (each would be
 ///   differentiated once too few), at the constraint's span.
 pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
+    derive_with(spec, Jacobians::Now)
+}
+
+/// When [`derive_with`] forms the Jacobians of a model's residuals
+/// ([`LagrangianEquations::jacobians`], [`crate::HamiltonianEquations::jacobians`]), which
+/// only the exact derivative of the motion needs: for a URDF robot about 40% of the
+/// derivation, as long as the rest of it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Jacobians {
+    /// With the other equations, as [`derive()`] does: what the macro and the equation sheets
+    /// need.
+    Now,
+    /// When [`Derivation::derive_jacobians`] is called: for a run-time model that may never
+    /// be asked for them.
+    OnDemand,
+}
+
+/// [`derive()`], with the residual Jacobians formed as `jacobians` says. Either way the
+/// equations are the same DAG nodes, the Jacobians included once derived.
+///
+/// # Errors
+/// As [`derive()`].
+pub fn derive_with(spec: &ModelSpec, jacobians: Jacobians) -> Result<Derivation, Errors> {
     let expanded = crate::repeat::expand(spec)?;
     let spec = &expanded;
     let mut errors = Errors::default();
@@ -81,11 +104,20 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
         .collect();
     let equations = match kind {
         Some(check::Kind::Lagrangian(l)) => {
-            lagrangian::derive(spec, l, &scope, &mut pool, &mut definitions, &mut errors)
-                .map(crate::derivation::Equations::Lagrangian)
+            let definitions = &mut definitions;
+            lagrangian::derive(
+                spec,
+                l,
+                &scope,
+                &mut pool,
+                definitions,
+                jacobians,
+                &mut errors,
+            )
+            .map(crate::derivation::Equations::Lagrangian)
         }
         Some(check::Kind::Hamiltonian(h)) => {
-            hamiltonian::derive(spec, h, &scope, &mut pool, &mut errors)
+            hamiltonian::derive(spec, h, &scope, &mut pool, jacobians, &mut errors)
                 .map(crate::derivation::Equations::Hamiltonian)
         }
         None => None,
@@ -122,6 +154,28 @@ pub fn derive(spec: &ModelSpec) -> Result<Derivation, Errors> {
             warnings: spec.warnings.clone(),
         }),
         _ => Err(errors),
+    }
+}
+
+impl Derivation {
+    /// Forms the Jacobians of the residuals of a derivation made with [`Jacobians::OnDemand`]
+    /// (on [`crate::limits::on_large_stack`], as the derivation): the nodes [`derive()`] forms,
+    /// so that they evaluate to the same values bit for bit when nothing was added to the pool
+    /// after the residuals (a model without servo constraints and contacts). Does nothing
+    /// where they are already formed or do not apply (a model with generalized speeds); leaves
+    /// them `None` for a model beyond [`crate::limits::MAX_JACOBIAN_COST`].
+    pub fn derive_jacobians(&mut self) {
+        let (pool, k) = (&mut self.pool, self.inputs.len());
+        crate::limits::on_large_stack(|| match &mut self.equations {
+            Equations::Lagrangian(e) if e.jacobians.is_none() && e.kinematics.is_none() => {
+                let force = jacobian::residual_force(pool, e);
+                e.jacobians = jacobian::lagrangian(pool, e, &force, k);
+            }
+            Equations::Hamiltonian(e) if e.jacobians.is_none() => {
+                e.jacobians = jacobian::hamiltonian(pool, e);
+            }
+            _ => {}
+        });
     }
 }
 
