@@ -41,19 +41,19 @@ case "$PARTS" in *chains*|*trees*) FEATURE_LIST+=(large) ;; esac
 case "$PARTS" in *robots*) FEATURE_LIST+=(robots) ;; esac
 case "$PARTS" in *floating*) FEATURE_LIST+=(floating) ;; esac
 case "$PARTS" in *robots*|*floating*)
-    # SO-100, G1, TIAGo Pro (generic joint frames) and Talos reduced are read from the
-    # installed example-robot-data package, never committed (TIAGo Pro's licence forbids it).
+    # G1, TIAGo Pro (generic joint frames) and Talos reduced are read from the installed
+    # example-robot-data package, never committed (TIAGo Pro's licence forbids it); SO-100 is
+    # vendored in robots/.
     PACKAGE="$PREFIX/share/example-robot-data/robots"
     COPIES="$BENCH/udk-bench/package-robots"
     if [ -n "$PREFIX" ] && [ -d "$PACKAGE" ]; then
         mkdir -p "$COPIES"
-        cp "$PACKAGE/so_arm_description/urdf/so100.urdf" \
-            "$PACKAGE/g1_description/urdf/g1_29dof_rev_1_0.urdf" \
+        cp "$PACKAGE/g1_description/urdf/g1_29dof_rev_1_0.urdf" \
             "$PACKAGE/tiago_pro_description/robots/tiago_pro.urdf" \
             "$PACKAGE/talos_data/robots/talos_reduced.urdf" "$COPIES/"
         FEATURE_LIST+=(package-robots)
     else
-        echo "no example-robot-data in the venv: no SO-100, G1, TIAGo Pro or Talos" >&2
+        echo "no example-robot-data in the venv: no G1, TIAGo Pro or Talos" >&2
     fi
 esac
 FEATURES="$(IFS=,; echo "${FEATURE_LIST[*]}")"

@@ -31,7 +31,7 @@ import numpy as np
 
 from compare import empty, log, machine, ns_per_call, table
 
-# The robots: name -> the struct name of its one-model crate (build_time). The first three are
+# The robots: name -> the struct name of its one-model crate (build_time). The first four are
 # robots/<name>.urdf; the others are read from example-robot-data (PACKAGE_ROBOTS), whose files
 # compare.sh copies into udk-bench/package-robots/ for the `package-robots` feature.
 ROBOTS = {"ur5_robot": "Ur5", "panda": "Panda", "romeo_small": "RomeoSmall",
@@ -39,8 +39,7 @@ ROBOTS = {"ur5_robot": "Ur5", "panda": "Panda", "romeo_small": "RomeoSmall",
 # Path under example-robot-data's robots/ directory, and the kind of joint frames.
 FRAMES = {"ur5_robot": "axis-aligned", "panda": "axis-aligned", "romeo_small": "axis-aligned",
           "so100": "generic", "g1_29dof_rev_1_0": "generic", "tiago_pro": "generic"}
-PACKAGE_ROBOTS = {"so100": "so_arm_description/urdf/so100.urdf",
-                  "g1_29dof_rev_1_0": "g1_description/urdf/g1_29dof_rev_1_0.urdf",
+PACKAGE_ROBOTS = {"g1_29dof_rev_1_0": "g1_description/urdf/g1_29dof_rev_1_0.urdf",
                   "tiago_pro": "tiago_pro_description/robots/tiago_pro.urdf"}
 STATES = 16
 SEED = 20261122

@@ -1,5 +1,5 @@
-//! The URDF robots of `robots/` (UR5, Panda, Romeo) and, with the `package-robots` feature,
-//! SO-100, G1 and TIAGo Pro from the installed example-robot-data package, as benchmark subjects, compiled by
+//! The URDF robots of `robots/` (UR5, Panda, Romeo, SO-100) and, with the `package-robots`
+//! feature, G1 and TIAGo Pro from the installed example-robot-data package, as benchmark subjects, compiled by
 //! `#[lagrangian(urdf = "...")]` as a user would: q̈ from the generated `acceleration` with the
 //! joint efforts τ as inputs, M alone from `mass_matrix`, the bias alone from
 //! `generalized_forces` at τ = 0, and ∂q̈/∂(q, q̇, τ) from `acceleration_jacobian`, on the states of a robot workload written by
@@ -24,10 +24,8 @@ pub struct Panda;
 #[udk::lagrangian(urdf = "../../robots/romeo_small.urdf")]
 pub struct RomeoSmall;
 
-/// SO-100 of example-robot-data (6 revolute joints, generic joint frames; Apache-2.0), copied
-/// from the installed package by `bench/compare.sh`.
-#[cfg(feature = "package-robots")]
-#[udk::lagrangian(urdf = "package-robots/so100.urdf")]
+/// SO-100 of example-robot-data (6 revolute joints, generic joint frames; Apache-2.0).
+#[udk::lagrangian(urdf = "../../robots/so100.urdf")]
 pub struct So100;
 
 /// The Unitree G1 of example-robot-data (`g1_29dof_rev_1_0`, 29 revolute joints, generic
@@ -105,7 +103,6 @@ pub fn robots(workload: &RobotsWorkload) -> Result<Value, Box<dyn Error>> {
             "ur5_robot" => measure_model!(Ur5),
             "panda" => measure_model!(Panda),
             "romeo_small" => measure_model!(RomeoSmall),
-            #[cfg(feature = "package-robots")]
             "so100" => measure_model!(So100),
             #[cfg(feature = "package-robots")]
             "g1_29dof_rev_1_0" => measure_model!(G1),

@@ -8,8 +8,7 @@
 //!   (states per second, best of 5).
 //!
 //! Tree chains of n = 2 and 5 links (10 … 60 with the `large` feature), and with the `robots`
-//! feature UR5, Panda and Romeo (and SO-100, generic joint frames, JIT and tape only: its
-//! generated code needs `package-robots`).
+//! feature UR5, Panda, Romeo and SO-100 (generic joint frames).
 //!
 //! `cargo run --release -p udk-bench --features robots,large --bin jit`
 
@@ -165,7 +164,7 @@ mod robots {
     use udk::model::Backend;
     use udk::nalgebra::SVector;
     use udk::Model;
-    use udk_bench::robots::{Panda, RomeoSmall, Ur5};
+    use udk_bench::robots::{Panda, RomeoSmall, So100, Ur5};
     use udk_bench::timing;
 
     fn urdf(file: &str) -> PathBuf {
@@ -244,14 +243,14 @@ mod robots {
             Some(romeo),
             &s,
         );
-        let n = build("so100.urdf")(Backend::Jit).n();
-        let s = states(n, n, 32);
+        let s = states(6, 6, 32);
+        let so100 = generated_ns!(So100, 6, s);
         let so100_bare = bare("so100.urdf", &s);
         row(
             "SO-100 (generic frames)",
             build("so100.urdf"),
             so100_bare,
-            None,
+            Some(so100),
             &s,
         );
     }
