@@ -23,13 +23,15 @@
 //! on they work row by row across them, so that each zero of L is tested once per block, not
 //! once per column; a square block is transposed in place for this, any other block into a
 //! copy. Several blocks of right-hand sides of different widths (∂/∂q, ∂/∂q̇ and ∂/∂u of the
-//! unconstrained derivative) are solved in one pass over the nonzeros of L, each nonzero
-//! applied to the rows of every block in turn (bit for bit as block by block when each block
-//! is wide enough to be solved row-wise on its own). A row update runs in pairs of values
-//! loaded before they are stored, which the compiler vectorizes with SSE2 whether or not the
-//! width is a constant. (An AVX2 copy of the row loops chosen at run time was measured
-//! slower on the 31-joint Romeo: it cannot be inlined, so the row width is no longer a
-//! constant there.)
+//! unconstrained derivative) are solved in one pass over the nonzeros of L (bit for bit as
+//! block by block when each block is wide enough to be solved row-wise on its own). The
+//! passes are left-looking: the nonzeros that update one target row are gathered once, then
+//! applied to every block in tiles of eight columns accumulated in registers (four SSE2
+//! vectors), so that a target tile is loaded and stored once per row, not once per nonzero,
+//! in the same order of operations as a right-looking pass (TIAGo Pro, n = 33, 99
+//! right-hand sides: see bench/README.md). (An AVX2 copy of the row loops chosen at run time
+//! was measured slower on the 31-joint Romeo: it cannot be inlined, so the row width is no
+//! longer a constant there.)
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
@@ -39,6 +41,13 @@ const ROW_WISE_COLUMNS: usize = 8;
 
 /// Values per group of a row update: two f64, one 128-bit (SSE2) vector.
 const LANES: usize = 2;
+
+/// Columns of a row update held in registers at once: four SSE2 vectors.
+const TILE: usize = 8;
+
+/// Nonzeros of L gathered per batch of a row update (a row of a tree's L has one per
+/// descendant joint; longer rows take several batches).
+const BATCH: usize = 32;
 
 /// Factor S = L D Lᵀ, L unit upper triangular.
 pub(crate) struct Cholesky<D: Dim>
@@ -179,38 +188,59 @@ where
         }
     }
 
-    /// `solve` applied to the rows of every block in `blocks` in one pass over the nonzeros
-    /// of L per triangular solve: L⁻¹ by backward substitution (row j −= Lⱼₖ · row k), L⁻ᵀ
-    /// by forward substitution (row k −= Lⱼₖ · row j), each nonzero applied to all blocks
-    /// before the next is looked up.
+    /// `solve` applied to the rows of every block in `blocks`, one target row at a time
+    /// (left-looking): L⁻¹ by backward substitution (row j −= Lⱼₖ · row k for k > j, k
+    /// descending), L⁻ᵀ by forward substitution (row k −= Lⱼₖ · row j for j < k, j ascending).
+    /// The nonzeros of row j (or column k) of L are gathered once into a batch and applied to
+    /// every block in tiles of [`TILE`] columns held in registers, so that each tile of the
+    /// target row is loaded and stored once per batch instead of once per nonzero. Every
+    /// entry receives its updates in the order of a right-looking pass over the columns of
+    /// L, so the result is bit for bit that of applying the nonzeros one by one.
     #[inline(always)]
     fn solve_rows<const B: usize>(&self, blocks: &mut [Rows<'_>; B], solve: Solve) {
         let n = self.l.nrows();
+        let l = self.l.as_slice();
+        let mut batch = [(0usize, 0.0f64); BATCH];
         if let Solve::Factor | Solve::Scaled(_) = solve {
-            for k in (0..n).rev() {
-                for (j, ljk) in self.column(k) {
-                    for rows in blocks.iter_mut() {
-                        row_update(rows.values, rows.width, j, k, ljk);
+            for j in (0..n).rev() {
+                let mut count = 0;
+                for k in (j + 1..n).rev() {
+                    let ljk = l[j + k * n];
+                    if ljk != 0.0 {
+                        batch[count] = (k, ljk);
+                        count += 1;
+                        if count == BATCH {
+                            update_rows(blocks, j, &batch, None);
+                            count = 0;
+                        }
                     }
+                }
+                if count > 0 {
+                    update_rows(blocks, j, &batch[..count], None);
                 }
             }
         }
         if let Solve::FactorTranspose | Solve::Scaled(_) = solve {
             for k in 0..n {
-                // D⁻¹ on row k just before it is used (it is final after the L⁻¹ pass): the
+                // D⁻¹ on row k as its tiles are loaded (it is final after the L⁻¹ pass): the
                 // same products in the same order as a separate pass, without the pass.
-                if let Solve::Scaled(scale) = solve {
-                    let d = scale * self.inverse_pivots[k];
-                    for rows in blocks.iter_mut() {
-                        for value in &mut rows.values[k * rows.width..(k + 1) * rows.width] {
-                            *value *= d;
+                let mut pivot = match solve {
+                    Solve::Scaled(scale) => Some(scale * self.inverse_pivots[k]),
+                    _ => None,
+                };
+                let mut count = 0;
+                for (j, &ljk) in l[k * n..k * n + k].iter().enumerate() {
+                    if ljk != 0.0 {
+                        batch[count] = (j, ljk);
+                        count += 1;
+                        if count == BATCH {
+                            update_rows(blocks, k, &batch, pivot.take());
+                            count = 0;
                         }
                     }
                 }
-                for (j, ljk) in self.column(k) {
-                    for rows in blocks.iter_mut() {
-                        row_update(rows.values, rows.width, k, j, ljk);
-                    }
+                if count > 0 || pivot.is_some() {
+                    update_rows(blocks, k, &batch[..count], pivot);
                 }
             }
         }
@@ -402,38 +432,64 @@ fn transpose_square(x: &mut [f64], n: usize) {
     }
 }
 
-/// Row `target` −= `factor` · row `source` of `x`, whose rows are `width` contiguous values.
+/// Row `target` of every block −= Σ `factor` · row `source` over `entries` (`source`,
+/// `factor`), in the order of `entries`, the row first multiplied by `pivot` when given; in
+/// tiles of [`TILE`] columns (then pairs, then one) accumulated in registers.
 #[inline(always)]
-fn row_update(x: &mut [f64], width: usize, target: usize, source: usize, factor: f64) {
-    let (target, source) = if target < source {
-        let (head, tail) = x.split_at_mut(source * width);
-        (&mut head[target * width..][..width], &tail[..width])
-    } else {
-        let (head, tail) = x.split_at_mut(target * width);
-        (&mut tail[..width], &head[source * width..][..width])
-    };
-    // In groups of `LANES` loaded into locals before any store, so that the update
-    // vectorizes whether or not the width is a constant after inlining (the compiler cannot
-    // tell that the two rows do not overlap, and unrolls a constant width into scalar code).
-    let mut targets = target.chunks_exact_mut(LANES);
-    let mut sources = source.chunks_exact(LANES);
-    for (t, s) in (&mut targets).zip(&mut sources) {
-        let s: [f64; LANES] = s.try_into().unwrap_or_default();
-        let mut group: [f64; LANES] = (&*t).try_into().unwrap_or_default();
-        for (g, s) in group.iter_mut().zip(s) {
-            *g -= factor * s;
+fn update_rows<const B: usize>(
+    blocks: &mut [Rows<'_>; B],
+    target: usize,
+    entries: &[(usize, f64)],
+    pivot: Option<f64>,
+) {
+    for rows in blocks.iter_mut() {
+        let width = rows.width;
+        let mut column = 0;
+        while column + TILE <= width {
+            update_tile::<TILE>(rows, target, column, entries, pivot);
+            column += TILE;
         }
-        t.copy_from_slice(&group);
+        while column + LANES <= width {
+            update_tile::<LANES>(rows, target, column, entries, pivot);
+            column += LANES;
+        }
+        if column < width {
+            update_tile::<1>(rows, target, column, entries, pivot);
+        }
     }
-    for (t, s) in targets.into_remainder().iter_mut().zip(sources.remainder()) {
-        *t -= factor * s;
+}
+
+/// [`update_rows`] on the `T` columns from `column` of one block.
+#[inline(always)]
+fn update_tile<const T: usize>(
+    rows: &mut Rows<'_>,
+    target: usize,
+    column: usize,
+    entries: &[(usize, f64)],
+    pivot: Option<f64>,
+) {
+    let width = rows.width;
+    let start = target * width + column;
+    let mut tile: [f64; T] = rows.values[start..start + T].try_into().unwrap_or([0.0; T]);
+    if let Some(d) = pivot {
+        for value in &mut tile {
+            *value *= d;
+        }
     }
+    for &(source, factor) in entries {
+        let from = source * width + column;
+        let values: &[f64; T] = rows.values[from..from + T].try_into().unwrap_or(&[0.0; T]);
+        for (t, s) in tile.iter_mut().zip(values) {
+            *t -= factor * s;
+        }
+    }
+    rows.values[start..start + T].copy_from_slice(&tile);
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use nalgebra::{DMatrix, DVector, Matrix3, Vector3};
+    use nalgebra::{DMatrix, DVector, Dyn, Matrix3, Vector3};
 
     #[test]
     fn factors_and_solves_positive_definite_matrix() {
@@ -463,7 +519,7 @@ mod tests {
         assert!(Cholesky::new(tilted, 1e-2).is_none());
     }
 
-    /// The joint-space inertia of a tree (`parents[i] < i`, or `None` for a root joint):
+    /// The joint-space inertia of a tree (`parents[i]`, or `None` for a root joint):
     /// Σ over bodies b of Jᵦᵀ Jᵦ with Jᵦ's columns nonzero on b's ancestors and b itself, so
     /// Mᵢⱼ ≠ 0 exactly when one of i, j is an ancestor of the other.
     fn tree_mass_matrix(parents: &[Option<usize>]) -> DMatrix<f64> {
@@ -570,6 +626,87 @@ mod tests {
                     residual <= 1e-12 * s.norm() * (rhs.norm() + 1.0),
                     "{residual}"
                 );
+            }
+        }
+    }
+
+    /// S⁻¹ B by right-looking passes over the nonzeros of L, one row update per nonzero (each
+    /// column of L applied to all rows before the next): the order of operations the tiled,
+    /// left-looking [`Cholesky::solve_rows`] must reproduce bit for bit.
+    fn right_looking_solve(f: &Cholesky<Dyn>, b: &DMatrix<f64>, scale: f64) -> DMatrix<f64> {
+        let n = f.l.nrows();
+        let mut x = b.clone();
+        for k in (0..n).rev() {
+            for j in 0..k {
+                let ljk = f.l[(j, k)];
+                if ljk != 0.0 {
+                    for c in 0..x.ncols() {
+                        x[(j, c)] -= ljk * x[(k, c)];
+                    }
+                }
+            }
+        }
+        for k in 0..n {
+            let d = scale * f.inverse_pivots[k];
+            for c in 0..x.ncols() {
+                x[(k, c)] *= d;
+            }
+            for j in 0..k {
+                let ljk = f.l[(j, k)];
+                if ljk != 0.0 {
+                    for c in 0..x.ncols() {
+                        x[(k, c)] -= ljk * x[(j, c)];
+                    }
+                }
+            }
+        }
+        x
+    }
+
+    #[test]
+    fn tiled_solves_equal_one_update_per_nonzero_bit_for_bit() {
+        // A tree (rows with few nonzeros) and a dense matrix of 40 (rows of up to 39
+        // nonzeros: more than one batch), with block widths that use the tiles, the pairs and
+        // a single remaining column.
+        let parents = [
+            None,
+            Some(0),
+            Some(1),
+            Some(0),
+            Some(3),
+            Some(4),
+            Some(5),
+            None,
+            Some(7),
+        ];
+        // The same kind of tree numbered children first, whose L fills in.
+        let unsorted = [
+            Some(2),
+            Some(2),
+            None,
+            Some(1),
+            Some(3),
+            None,
+            Some(5),
+            Some(0),
+            Some(5),
+        ];
+        let n = 40;
+        let g = DMatrix::from_fn(n, n, |i, j| (((5 * i + 2 * j) % 9) as f64 - 4.0) / 3.0);
+        for s in [
+            tree_mass_matrix(&parents),
+            tree_mass_matrix(&unsorted),
+            g.tr_mul(&g) + DMatrix::identity(n, n),
+        ] {
+            let n = s.nrows();
+            let f = Cholesky::new(s.clone(), 1e-12).unwrap();
+            for width in [8, 11, 19, n] {
+                let b = DMatrix::from_fn(n, width, |i, j| ((7 * i + 3 * j) % 11) as f64 - 5.3);
+                let mut x = b.clone();
+                f.solve_scaled_mut(&mut x, -0.5);
+                assert_eq!(x.as_slice(), right_looking_solve(&f, &b, -0.5).as_slice());
+                let residual = (&s * &x + &b * 0.5).norm();
+                assert!(residual <= 1e-12 * s.norm() * b.norm(), "{residual}");
             }
         }
     }

@@ -240,11 +240,16 @@ where
         }
     };
     let projector = Projector::new(factor, a, options)?;
-    let mut ideal_force = terms.mass_matrix * &acceleration - terms.generalized_force;
-    if let Some(c) = terms.nonideal_force {
-        ideal_force -= c;
-    }
-    let lambda = projector.multipliers(&ideal_force);
+    // Without constraints λ is empty: no ideal force to form.
+    let lambda = if a.nrows() == 0 {
+        OVector::zeros_generic(a.shape_generic().0, Const::<1>)
+    } else {
+        let mut ideal_force = terms.mass_matrix * &acceleration - terms.generalized_force;
+        if let Some(c) = terms.nonideal_force {
+            ideal_force -= c;
+        }
+        projector.multipliers(&ideal_force)
+    };
     Ok((acceleration, projector, lambda))
 }
 
