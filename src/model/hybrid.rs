@@ -14,9 +14,9 @@ use std::cell::RefCell;
 use std::ops::ControlFlow;
 use udk_jit::{Backend, Function};
 use udk_runtime::simulate::{
-    simulate_dynamic_lagrangian_with_events, Action, Contact, ContactGeometry, ContactSet,
-    Direction, DynamicLagrangianSystem, Event, Sample, SimulationError, SimulationOptions,
-    Trajectory,
+    simulate_dynamic_lagrangian_with_events, Action, Contact, ContactGeometry, ContactRow,
+    ContactSet, Direction, DynamicLagrangianSystem, Event, Sample, SimulationError,
+    SimulationOptions, Trajectory,
 };
 use udk_runtime::{impact, Options};
 use udk_symbolic::emit::TapeInputs;
@@ -467,12 +467,16 @@ impl<'h> BoundHybrid<'h> {
             .zip(&self.coefficients)
             .map(|((c, buffers), &[restitution, friction, rest_speed])| {
                 Contact::new(c.name.clone(), restitution, friction, move |q, qd, t| {
+                    // φ, ∂φ/∂q, ∂φ/∂t, b, then s, ∂s/∂q, ∂s/∂t, b (`ContactEquations::geometry`).
+                    let row = |v: &[f64]| ContactRow {
+                        gradient: DVector::from_column_slice(&v[..n]),
+                        rate: v[n],
+                        rhs: v[n + 1],
+                    };
                     self.eval(&c.program, buffers, (t, q, qd), |v| ContactGeometry {
                         gap: v[0],
-                        normal: DVector::from_column_slice(&v[1..=n]),
-                        normal_rhs: v[n + 1],
-                        tangent: DVector::from_column_slice(&v[n + 3..2 * n + 3]),
-                        tangent_rhs: v[2 * n + 3],
+                        normal: row(&v[1..]),
+                        tangent: row(&v[n + 4..]),
                         lateral: None,
                     })
                 })
