@@ -191,9 +191,29 @@ const PLATFORM: &str = r#"
     restitution = "e"
 "#;
 
+/// The same platform as an `[[events]]` impact on the gap function.
+const PLATFORM_EVENT: &str = r#"
+    [[events]]
+    name = "platform"
+    guard = "y - v * t"
+    direction = "falling"
+    impact = ["y - v * t"]
+    restitution = "e"
+"#;
+
 #[test]
 fn a_ball_dropped_on_a_rising_platform_rebounds_relative_to_it() {
-    let ball = spec(PLATFORM).unwrap();
+    let (without_contact, _) = PLATFORM.split_once("[[contacts]]").unwrap();
+    for (text, name) in [
+        (PLATFORM.to_string(), "platform touchdown"),
+        (format!("{without_contact}{PLATFORM_EVENT}"), "platform"),
+    ] {
+        platform_bounces(&spec(&text).unwrap(), name);
+    }
+}
+
+/// The first two impacts of the ball of [`PLATFORM`] against the closed form.
+fn platform_bounces(ball: &Model, name: &str) {
     let (g, v, e, h) = (9.81_f64, 0.5, 0.5, 1.0);
     let motion = (ball.simulate(&dvector![h], &dvector![0.0], 0.0, 1.0, &tight())).unwrap();
     // Impact 1 at g t²/2 + v t = h; ẏ⁺ = v + e(v − ẏ⁻); impact 2 when the relative rebound
@@ -206,6 +226,7 @@ fn a_ball_dropped_on_a_rising_platform_rebounds_relative_to_it() {
         .map(|event| (event.name.as_str(), event.t))
         .collect();
     assert_eq!(logged.len(), 2, "{logged:?}");
+    assert!(logged.iter().all(|(logged, _)| *logged == name));
     assert!((logged[0].1 - t1).abs() < 1e-12 && (logged[1].1 - t2).abs() < 1e-11);
     let first = &motion.events[0];
     assert!((first.v_before[0] - before).abs() < 1e-10);
