@@ -99,10 +99,10 @@ where
         + Allocator<R>,
 {
     let no_impulse = velocity.map(|_| 0.0);
-    let rows = (constraint_matrix, None);
     impact_under(
         mass_matrix,
-        rows,
+        constraint_matrix,
+        None,
         restitution,
         velocity,
         &no_impulse,
@@ -154,10 +154,10 @@ where
         + Allocator<R>,
 {
     let no_impulse = velocity.map(|_| 0.0);
-    let rows = (constraint_matrix, Some(rates));
     impact_under(
         mass_matrix,
-        rows,
+        constraint_matrix,
+        Some(rates),
         restitution,
         velocity,
         &no_impulse,
@@ -250,8 +250,15 @@ where
     validate::finite(direction, "friction direction d")?;
     let under = |c: f64| {
         let impulse = direction * (mu * c);
-        let rows = (constraint_matrix, Some(rates));
-        impact_under(mass_matrix, rows, restitution, velocity, &impulse, options)
+        impact_under(
+            mass_matrix,
+            constraint_matrix,
+            Some(rates),
+            restitution,
+            velocity,
+            &impulse,
+            options,
+        )
     };
     let frictionless = under(0.0)?.impulse[k];
     let slope = under(1.0)?.impulse[k] - frictionless;
@@ -268,7 +275,8 @@ where
 /// of M Δq̇ = Ĵᵀλ + `impulse`, Ĵ q̇⁺ = b̂. The outcome's generalized impulse is the whole M Δq̇.
 fn impact_under<N: Dim, R: Dim>(
     mass_matrix: &OMatrix<f64, N, N>,
-    (constraint_matrix, rates): (&OMatrix<f64, R, N>, Option<&OVector<f64, R>>),
+    constraint_matrix: &OMatrix<f64, R, N>,
+    rates: Option<&OVector<f64, R>>,
     restitution: &OVector<f64, R>,
     velocity: &OVector<f64, N>,
     impulse: &OVector<f64, N>,

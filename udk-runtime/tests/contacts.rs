@@ -246,7 +246,7 @@ fn a_block_on_a_conveyor_belt_is_dragged_until_it_moves_with_the_belt() {
             observe,
         )
         .unwrap();
-        let last = run.samples.last().unwrap().clone();
+        let last = *run.samples.last().unwrap();
         (run.events, last, set.modes())
     };
     // At rest on the belt.
