@@ -11,120 +11,8 @@ use nalgebra::{Const, DefaultAllocator, Dim, OMatrix, SMatrix, SVector};
 use std::cell::RefCell;
 use std::marker::PhantomData;
 
-/// The state of a system: column 0 is q, column 1 is q̇ or p (n × 2), as the integrator's state.
-///
-/// `differential-equations` implements its `State` for an nalgebra matrix entry by entry
-/// through a flat index (a division and two bounds checks an entry), so that its Runge–Kutta
-/// stages, one `add_scaled` per stage and coefficient, took a fifth of a run's time. This
-/// wrapper gives the same entries in the same flat order (row-major, q then v of each
-/// coordinate) and does `add_scaled` and `scale_by` over the matrix's storage in place: the
-/// same operations on each entry, so the same results to the bit.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub(crate) struct State<const N: usize>(pub(crate) SMatrix<f64, N, 2>);
-
-impl<const N: usize> State<N> {
-    /// The zero state.
-    pub(crate) fn zeros() -> Self {
-        Self(SMatrix::zeros())
-    }
-}
-
-impl<const N: usize> std::ops::Deref for State<N> {
-    type Target = SMatrix<f64, N, 2>;
-
-    fn deref(&self) -> &Self::Target {
-        &self.0
-    }
-}
-
-impl<const N: usize> std::ops::DerefMut for State<N> {
-    fn deref_mut(&mut self) -> &mut Self::Target {
-        &mut self.0
-    }
-}
-
-impl<const N: usize> differential_equations::traits::State<f64> for State<N> {
-    fn len(&self) -> usize {
-        2 * N
-    }
-
-    /// Entry `index` in row-major order, as the crate's own matrix state.
-    fn get_component(&self, index: usize) -> f64 {
-        self.0[(index / 2, index % 2)]
-    }
-
-    fn set_component(&mut self, index: usize, value: f64) {
-        self.0[(index / 2, index % 2)] = value;
-    }
-
-    fn abs(&self) -> Self {
-        Self(self.0.abs())
-    }
-
-    fn component_mul(&self, other: &Self) -> Self {
-        Self(self.0.component_mul(&other.0))
-    }
-
-    fn component_div(&self, other: &Self) -> Self {
-        Self(self.0.component_div(&other.0))
-    }
-
-    fn dot(&self, other: &Self) -> f64 {
-        self.0.dot(&other.0)
-    }
-
-    fn map_components_mut<F: FnMut(usize, &mut f64)>(&mut self, mut f: F) {
-        for i in 0..2 * N {
-            f(i, &mut self.0[(i / 2, i % 2)]);
-        }
-    }
-
-    fn zeros_like(&self) -> Self {
-        Self::zeros()
-    }
-
-    fn zeros() -> Self {
-        Self::zeros()
-    }
-
-    fn mul_add_assign(&mut self, alpha: f64, other: &Self) {
-        self.0 += other.0 * alpha;
-    }
-
-    fn scale_mut(&mut self, alpha: f64) {
-        self.0 *= alpha;
-    }
-
-    fn fill(&mut self, value: f64) {
-        self.0.fill(value);
-    }
-
-    fn copy_from_state(&mut self, other: &Self) {
-        self.0 = other.0;
-    }
-
-    fn add_scaled(&mut self, alpha: f64, other: &Self) -> &mut Self {
-        for (x, y) in self.0.iter_mut().zip(other.0.iter()) {
-            *x += alpha * *y;
-        }
-        self
-    }
-
-    fn scale_by(&mut self, alpha: f64) -> &mut Self {
-        for x in self.0.iter_mut() {
-            *x *= alpha;
-        }
-        self
-    }
-
-    fn norm_squared(&self) -> f64 {
-        self.0.norm_squared()
-    }
-
-    fn diff_norm_squared(&self, other: &Self) -> f64 {
-        (self.0 - other.0).norm_squared()
-    }
-}
+/// The state of a system: column 0 is q, column 1 is q̇ or p (n × 2).
+pub(crate) type State<const N: usize> = SMatrix<f64, N, 2>;
 
 /// What a run integrates: n rows, the state (q, v) in columns 0 and 1, and the further columns
 /// that some dynamics carry along (the tangent vectors of the variational equations).
@@ -137,31 +25,17 @@ pub(crate) trait Phase<const N: usize>: differential_equations::traits::State<f6
     fn columns(&self) -> usize;
 }
 
-impl<const N: usize> Phase<N> for State<N> {
-    fn motion(&self) -> State<N> {
-        *self
-    }
-
-    fn with_motion(&self, x: &State<N>) -> Self {
-        *x
-    }
-
-    fn columns(&self) -> usize {
-        2
-    }
-}
-
 impl<C: Dim, const N: usize> Phase<N> for OMatrix<f64, Const<N>, C>
 where
     DefaultAllocator: Allocator<Const<N>, C>,
 {
     fn motion(&self) -> State<N> {
-        State(self.fixed_columns::<2>(0).into_owned())
+        self.fixed_columns::<2>(0).into_owned()
     }
 
     fn with_motion(&self, x: &State<N>) -> Self {
         let mut out = self.clone();
-        out.fixed_columns_mut::<2>(0).copy_from(&x.0);
+        out.fixed_columns_mut::<2>(0).copy_from(x);
         out
     }
 
@@ -233,7 +107,7 @@ pub(crate) fn split<const N: usize>(x: &State<N>) -> (SVector<f64, N>, SVector<f
 
 /// Joins (q, v) into x.
 pub(crate) fn join<const N: usize>(q: &SVector<f64, N>, v: &SVector<f64, N>) -> State<N> {
-    State(SMatrix::from_columns(&[*q, *v]))
+    State::from_columns(&[*q, *v])
 }
 
 /// `Err(NonFinite)` unless every entry of `x` is finite.

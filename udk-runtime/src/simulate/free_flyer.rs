@@ -13,7 +13,7 @@ use super::{
 };
 use crate::free_flyer::{configuration_rate, FreeFlyerError, FreeFlyerSystem};
 use crate::{Error, Options};
-use nalgebra::{DMatrix, DVector, SMatrix, SVector, Vector3};
+use nalgebra::{DMatrix, DVector, SVector, Vector3};
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::rc::Rc;
@@ -433,5 +433,5 @@ fn start<const NQ: usize>(
         stabilization: None,
         ..options.clone()
     };
-    Ok((State(SMatrix::from_columns(&[*q0, v])), options))
+    Ok((State::from_columns(&[*q0, v]), options))
 }

@@ -116,7 +116,7 @@ impl<D: Dynamics<N, Integrated = State<N>>, const N: usize> Dynamics<N> for Vari
         let count = x.ncols() / 2 - 1;
         let mut xd = Tangents::<N>::zeros(x.ncols());
         xd.fixed_columns_mut::<2>(0)
-            .copy_from(&self.0.derivative(t, &state)?.0);
+            .copy_from(&self.0.derivative(t, &state)?);
         let (dq, dv) = (
             x.columns_with_step(2, count, 1),
             x.columns_with_step(3, count, 1),
@@ -194,7 +194,7 @@ impl<D: Dynamics<N, Integrated = State<N>>, const N: usize> ReturnMap<'_, D, N> 
         let max_period = self.orbit.max_period;
         let (q, v) = halves::<N>(x);
         let mut start = Tangents::<N>::zeros(2 + 4 * N);
-        start.fixed_columns_mut::<2>(0).copy_from(&join(&q, &v).0);
+        start.fixed_columns_mut::<2>(0).copy_from(&join(&q, &v));
         for j in 0..2 * N {
             start[(j % N, 2 + 2 * j + j / N)] = 1.0;
         }
@@ -522,7 +522,7 @@ mod tests {
         let mut start = Tangents::<2>::zeros(10);
         start
             .fixed_columns_mut::<2>(0)
-            .copy_from(&SMatrix::<f64, 2, 2>::new(0.4, 0.9, -0.3, 0.5));
+            .copy_from(&State::<2>::new(0.4, 0.9, -0.3, 0.5));
         for j in 0..4 {
             start[(j % 2, 2 + 2 * j + j / 2)] = 1.0;
         }
