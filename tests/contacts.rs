@@ -1,7 +1,8 @@
 //! Unilateral contacts written in `#[lagrangian]` (`contacts(..)`), run by the one simulator
 //! through the generated `contact_set`: the bouncing ball's impact times against the closed
-//! form, a closed contact's gap held at position level, and a contact set whose impulses have
-//! no solution.
+//! form, a closed contact's gap held at position level, a contact set whose impulses have no
+//! solution, and moving surfaces (a ball on a rising platform, a block dropped on a conveyor
+//! belt) against their closed forms.
 
 use std::ops::ControlFlow;
 use udk::lagrangian;
@@ -363,5 +364,161 @@ fn a_rod_touches_down_with_a_sliding_or_a_sticking_frictional_impact_by_newton_e
             after < before,
             "μ = {mu}: {after} J after, {before} J before"
         );
+    }
+}
+
+/// A ball of mass m falling onto a platform that rises at speed v from y = 0 at t = 0: the gap
+/// y − v t moves, restitution e, coming to rest when it would rebound slower than `rest`
+/// relative to the platform.
+#[lagrangian(
+    coordinates(y),
+    lagrangian = 0.5 * m * dot(y).powi(2) - m * g * y,
+    contacts(platform(gap = y - v * t, restitution = e, rest_speed = rest)),
+)]
+pub struct PlatformBall {
+    pub m: f64,
+    pub g: f64,
+    pub v: f64,
+    pub e: f64,
+    pub rest: f64,
+}
+
+#[test]
+fn a_ball_on_a_rising_platform_bounces_relative_to_it_and_rides_it() {
+    let ball = PlatformBall {
+        m: 0.5,
+        g: 9.81,
+        v: 0.5,
+        e: 0.5,
+        rest: 0.05,
+    };
+    let (g, v, e, h, tf) = (ball.g, ball.v, ball.e, 1.0, 2.0);
+    let contacts = ball.contact_set().unwrap();
+    let events = contacts.events::<1>();
+    let start = (&Vector1::new(h), &Vector1::zeros());
+    let run = simulate_dynamic_lagrangian_with_events(
+        &contacts,
+        start,
+        (0.0, tf),
+        &tight(),
+        &events,
+        |_| ControlFlow::Continue(()),
+    )
+    .unwrap();
+    // The first impact at g t²/2 + v t = h, meeting the platform at w₁ = v + g t₁ relative to
+    // it; the platform's frame is inertial, so impact k + 1 meets it at eᵏ w₁ and leaves it at
+    // ẏ⁺ = v + eᵏ⁺¹ w₁ (= v + e(v − ẏ⁻)), the next coming 2 eᵏ⁺¹ w₁ / g later.
+    let t1 = ((v * v + 2.0 * g * h).sqrt() - v) / g;
+    let w1 = v + g * t1;
+    let resting = (0..).find(|&k| e * e.powi(k) * w1 < ball.rest).unwrap();
+    assert_eq!(run.events.len(), resting as usize + 1, "{:?}", run.events);
+    let mut expected = t1;
+    for (k, impact) in run.events.iter().enumerate() {
+        let k = k as i32;
+        assert_eq!(impact.name, "platform touchdown");
+        assert!(
+            (impact.t - expected).abs() < 1e-11,
+            "impact {k}: {} against {expected}",
+            impact.t
+        );
+        let before = v - e.powi(k) * w1;
+        assert!((impact.before.1[0] - before).abs() < 1e-9, "impact {k}");
+        let after = match k == resting {
+            true => v,
+            false => v + e * (v - before),
+        };
+        assert!(
+            (impact.after.1[0] - after).abs() < 1e-9,
+            "impact {k}: {} against {after}",
+            impact.after.1[0]
+        );
+        expected += 2.0 * e.powi(k + 1) * w1 / g;
+    }
+    // At rest on the platform, carried up with it: y = v t, ẏ = v, the normal force m g.
+    assert_eq!(contacts.modes(), [ContactMode::Sticking]);
+    let last = run.samples.last().unwrap();
+    assert!(
+        (last.q[0] - v * tf).abs() < 1e-11 && (last.v[0] - v).abs() < 1e-12,
+        "{last:?}"
+    );
+    let forces = contacts
+        .forces(last.q.as_slice(), last.v.as_slice(), tf)
+        .unwrap();
+    assert!((forces[0].value - ball.m * g).abs() < 1e-9, "{forces:?}");
+}
+
+/// A block of mass m on a conveyor belt y = 0 that moves at speed v along x, friction μ: the
+/// slip relative to the belt is x − v t.
+#[lagrangian(
+    coordinates(x, y),
+    lagrangian = 0.5 * m * (dot(x).powi(2) + dot(y).powi(2)) - m * g * y,
+    contacts(belt(gap = y, slip = x - v * t, friction = mu)),
+)]
+pub struct BeltBlock {
+    pub m: f64,
+    pub g: f64,
+    pub v: f64,
+    pub mu: f64,
+}
+
+#[test]
+fn a_block_dropped_on_a_conveyor_belt_is_carried_at_the_belt_speed() {
+    let (h, tf) = (0.05, 2.0);
+    for mu in [0.3, 0.0] {
+        let block = BeltBlock {
+            m: 2.0,
+            g: 9.81,
+            v: 2.0,
+            mu,
+        };
+        let (g, v) = (block.g, block.v);
+        let contacts = block.contact_set().unwrap();
+        let events = contacts.events::<2>();
+        let (q, qd) = (Vector2::new(0.0, h), Vector2::new(0.4, 0.0));
+        let run = simulate_dynamic_lagrangian_with_events(
+            &contacts,
+            (&q, &qd),
+            (0.0, tf),
+            &tight(),
+            &events,
+            |_| ControlFlow::Continue(()),
+        )
+        .unwrap();
+        // Touchdown at u = √(2gh), slipping at 0.4 − v relative to the belt: sticking would
+        // need the tangential impulse m (v − 0.4) > μ m u, so friction gives μ m u and the
+        // block slides on, dragged at μ g until it moves with the belt.
+        let td = (2.0 * h / g).sqrt();
+        let u = g * td;
+        let last = run.samples.last().unwrap();
+        let names: Vec<&str> = run.events.iter().map(|e| e.name.as_str()).collect();
+        let touchdown = &run.events[0];
+        assert!((touchdown.t - td).abs() < 1e-12);
+        let after = 0.4 + mu * u;
+        assert!((touchdown.after.1[0] - after).abs() < 1e-12);
+        assert!(touchdown.after.1[1].abs() < 1e-12);
+        if mu > 0.0 {
+            assert_eq!(names, ["belt touchdown", "belt stick"]);
+            let tau = (v - after) / (mu * g);
+            let stick = td + tau;
+            assert!(
+                (run.events[1].t - stick).abs() < 1e-12,
+                "{} against {stick}",
+                run.events[1].t
+            );
+            assert_eq!(contacts.modes(), [ContactMode::Sticking]);
+            let x = 0.4 * td + after * tau + 0.5 * mu * g * tau * tau + v * (tf - stick);
+            assert!((last.q[0] - x).abs() < 1e-11, "{} against {x}", last.q[0]);
+            assert!((last.v[0] - v).abs() < 1e-12);
+            // Sticking on the belt at constant speed: no tangential force.
+            let forces = contacts
+                .forces(last.q.as_slice(), last.v.as_slice(), tf)
+                .unwrap();
+            assert!((forces[0].value - block.m * g).abs() < 1e-9, "{forces:?}");
+            assert!(forces[1].value.abs() < 1e-9, "{forces:?}");
+        } else {
+            // Frictionless, the belt does not drag it: it keeps its speed.
+            assert_eq!(names, ["belt touchdown"]);
+            assert!((last.v[0] - 0.4).abs() < 1e-12 && (last.q[0] - 0.4 * tf).abs() < 1e-11);
+        }
     }
 }

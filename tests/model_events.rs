@@ -1,6 +1,7 @@
 //! `udk::Model::simulate` with the `[[events]]` and `[[contacts]]` of its spec
 //! (`udk::model::Hybrid`, the code `udk simulate` runs): the event log against closed forms
-//! (a bouncing ball, a block on an incline, the rimless wheel's strikes), coefficients that
+//! (a bouncing ball, a block on an incline, a block on a conveyor belt, a ball on a rising
+//! platform, the rimless wheel's strikes), coefficients that
 //! follow the parameters set after the build, and the typed errors of bad events.
 
 use std::f64::consts::PI;
@@ -125,6 +126,115 @@ fn a_block_thrown_up_an_incline_sticks_or_slides_back_as_its_closed_form() {
         let expected = [s * beta.cos(), s * beta.sin()];
         assert!((last[0] - expected[0]).abs() < 1e-12 && (last[1] - expected[1]).abs() < 1e-12);
     }
+}
+
+/// DOP853 at rtol 1e-12, atol 1e-14.
+fn tight() -> SimulationOptions {
+    SimulationOptions {
+        rtol: 1e-12,
+        atol: 1e-14,
+        ..SimulationOptions::default()
+    }
+}
+
+#[test]
+fn a_block_dropped_on_the_conveyor_belt_sticks_at_the_belt_speed_as_its_closed_form() {
+    let mut belt = example("conveyor_belt");
+    let (g, v, h, tf) = (9.81_f64, 2.0, 0.05, 1.5);
+    let (q0, qd0) = (dvector![0.0, h], dvector![0.0, 0.0]);
+    let (td, u) = ((2.0 * h / g).sqrt(), (2.0 * g * h).sqrt());
+    for mu in [0.3, 0.0] {
+        belt.set_parameter("mu", mu).unwrap();
+        let motion = belt.simulate(&q0, &qd0, 0.0, tf, &tight()).unwrap();
+        let names: Vec<&str> = motion.events.iter().map(|e| e.name.as_str()).collect();
+        let touchdown = &motion.events[0];
+        assert!((touchdown.t - td).abs() < 1e-12);
+        // Sliding through the impact (μu < v): the friction impulse μ m u along the belt.
+        let after = mu * u;
+        assert!((touchdown.v_after[0] - after).abs() < 1e-12 && touchdown.v_after[1].abs() < 1e-12);
+        let last = motion.t.len() - 1;
+        let (x, xd) = (motion.q[(0, last)], motion.v[(0, last)]);
+        if mu > 0.0 {
+            // Dragged at μg until it moves with the belt, then carried.
+            assert_eq!(names, ["belt touchdown", "belt stick"]);
+            let tau = (v - after) / (mu * g);
+            let stick = td + tau;
+            assert!(
+                (motion.events[1].t - stick).abs() < 1e-12,
+                "{}",
+                motion.events[1].t
+            );
+            assert!((stick - 0.6795786612300373).abs() < 1e-12);
+            let expected = after * tau + 0.5 * mu * g * tau * tau + v * (tf - stick);
+            assert!((x - expected).abs() < 1e-11, "{x} against {expected}");
+            assert!((xd - v).abs() < 1e-12);
+        } else {
+            assert_eq!(names, ["belt touchdown"]);
+            assert!(x.abs() < 1e-12 && xd.abs() < 1e-12);
+        }
+    }
+}
+
+/// A ball dropped from 1 m onto a platform rising at v from y = 0 at t = 0, restitution e.
+const PLATFORM: &str = r#"
+    name = "PlatformBall"
+    coordinates = ["y"]
+    parameters = [
+        { name = "g", value = 9.81 },
+        { name = "v", value = 0.5 },
+        { name = "e", value = 0.5 },
+    ]
+    lagrangian = "0.5 * dot(y).powi(2) - g * y"
+    [[contacts]]
+    name = "platform"
+    gap = "y - v * t"
+    restitution = "e"
+"#;
+
+/// The same platform as an `[[events]]` impact on the gap function.
+const PLATFORM_EVENT: &str = r#"
+    [[events]]
+    name = "platform"
+    guard = "y - v * t"
+    direction = "falling"
+    impact = ["y - v * t"]
+    restitution = "e"
+"#;
+
+#[test]
+fn a_ball_dropped_on_a_rising_platform_rebounds_relative_to_it() {
+    let (without_contact, _) = PLATFORM.split_once("[[contacts]]").unwrap();
+    for (text, name) in [
+        (PLATFORM.to_string(), "platform touchdown"),
+        (format!("{without_contact}{PLATFORM_EVENT}"), "platform"),
+    ] {
+        platform_bounces(&spec(&text).unwrap(), name);
+    }
+}
+
+/// The first two impacts of the ball of [`PLATFORM`] against the closed form.
+fn platform_bounces(ball: &Model, name: &str) {
+    let (g, v, e, h) = (9.81_f64, 0.5, 0.5, 1.0);
+    let motion = (ball.simulate(&dvector![h], &dvector![0.0], 0.0, 1.0, &tight())).unwrap();
+    // Impact 1 at g t²/2 + v t = h; ẏ⁺ = v + e(v − ẏ⁻); impact 2 when the relative rebound
+    // e(v − ẏ⁻) has come back, 2e(v − ẏ⁻)/g later.
+    let t1 = ((v * v + 2.0 * g * h).sqrt() - v) / g;
+    let before = -g * t1;
+    let after = v + e * (v - before);
+    let t2 = t1 + 2.0 * e * (v - before) / g;
+    let logged: Vec<(&str, f64)> = (motion.events.iter())
+        .map(|event| (event.name.as_str(), event.t))
+        .collect();
+    assert_eq!(logged.len(), 2, "{logged:?}");
+    assert!(logged.iter().all(|(logged, _)| *logged == name));
+    assert!((logged[0].1 - t1).abs() < 1e-12 && (logged[1].1 - t2).abs() < 1e-11);
+    let first = &motion.events[0];
+    assert!((first.v_before[0] - before).abs() < 1e-10);
+    assert!(
+        (first.v_after[0] - after).abs() < 1e-10,
+        "{} against {after}",
+        first.v_after[0]
+    );
 }
 
 #[test]

@@ -14,11 +14,11 @@ use std::cell::RefCell;
 use std::ops::ControlFlow;
 use udk_jit::{Backend, Function};
 use udk_runtime::simulate::{
-    simulate_dynamic_lagrangian_with_events, Action, Contact, ContactGeometry, ContactSet,
-    Direction, DynamicLagrangianSystem, Event, Sample, SimulationError, SimulationOptions,
-    Trajectory,
+    simulate_dynamic_lagrangian_with_events, Action, Contact, ContactGeometry, ContactRow,
+    ContactSet, Direction, DynamicLagrangianSystem, Event, Sample, SimulationError,
+    SimulationOptions, Trajectory,
 };
-use udk_runtime::{impact, Options};
+use udk_runtime::{rheonomic_impact, Options};
 use udk_symbolic::emit::TapeInputs;
 use udk_symbolic::expr::{ExprId, Pool, Symbol};
 use udk_symbolic::{
@@ -60,8 +60,8 @@ impl SpecSource for SpecText {
     }
 }
 
-/// A row of an impact: the gradient ∂φ/∂q of a gap function (its index among the gaps of the
-/// reset program's outputs), or a row of the model's constraint matrix A.
+/// A row of an impact: the gradient ∂φ/∂q and rate ∂φ/∂t of a gap function φ(q, t) (its index
+/// among the gaps of the reset program's outputs), or a row of the model's constraint matrix A.
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Row {
     Gap(usize),
@@ -467,12 +467,16 @@ impl<'h> BoundHybrid<'h> {
             .zip(&self.coefficients)
             .map(|((c, buffers), &[restitution, friction, rest_speed])| {
                 Contact::new(c.name.clone(), restitution, friction, move |q, qd, t| {
+                    // φ, ∂φ/∂q, ∂φ/∂t, b, then s, ∂s/∂q, ∂s/∂t, b (`ContactEquations::geometry`).
+                    let row = |v: &[f64]| ContactRow {
+                        gradient: DVector::from_column_slice(&v[..n]),
+                        rate: v[n],
+                        rhs: v[n + 1],
+                    };
                     self.eval(&c.program, buffers, (t, q, qd), |v| ContactGeometry {
                         gap: v[0],
-                        normal: DVector::from_column_slice(&v[1..=n]),
-                        normal_rhs: v[n + 1],
-                        tangent: DVector::from_column_slice(&v[n + 3..2 * n + 3]),
-                        tangent_rhs: v[2 * n + 3],
+                        normal: row(&v[1..]),
+                        tangent: row(&v[n + 4..]),
                         lateral: None,
                     })
                 })
@@ -545,7 +549,9 @@ impl<'h> BoundHybrid<'h> {
         })
     }
 
-    /// The reset's image of (t, q, q̇): the impact, then the map.
+    /// The reset's image of (t, q, q̇): the impact, then the map. The impact holds Newton's law
+    /// on φ̇ = (∂φ/∂q) q̇ + ∂φ/∂t of each impacting row (a moving surface) and ends the kept rows
+    /// with their velocity residual 0 ([`rheonomic_impact`]).
     fn reset(
         &self,
         (reset, buffers, restitution): (&Reset, &Buffers, f64),
@@ -559,28 +565,32 @@ impl<'h> BoundHybrid<'h> {
         if !reset.impact.is_empty() {
             let terms = system.terms(q, v, t);
             let a = &terms.constraint_matrix;
-            let rows: Vec<Vec<f64>> = self.eval(&reset.program, buffers, (t, q, v), |values| {
-                (reset.impact.iter())
-                    .map(|row| match *row {
-                        Row::Gap(k) => values[k * n..(k + 1) * n].to_vec(),
-                        Row::Model(i) => a.row(i).iter().copied().collect(),
-                    })
-                    .chain(
-                        reset
-                            .kept
-                            .iter()
-                            .map(|&i| a.row(i).iter().copied().collect()),
-                    )
-                    .collect()
-            });
-            let jacobian = DMatrix::from_fn(rows.len(), n, |i, j| rows[i][j]);
+            // A model row's rate ∂/∂t: its residual at q̇⁻ less A q̇⁻ (0 for a fixed row).
+            let model_rates = system.velocity_residual(q, v, t) - a * &velocity;
+            let model = |i: usize| (a.row(i).iter().copied().collect(), model_rates[i]);
+            let rows: Vec<(Vec<f64>, f64)> =
+                self.eval(&reset.program, buffers, (t, q, v), |values| {
+                    (reset.impact.iter())
+                        .map(|row| match *row {
+                            Row::Gap(k) => {
+                                let gap = &values[k * (n + 1)..(k + 1) * (n + 1)];
+                                (gap[..n].to_vec(), gap[n])
+                            }
+                            Row::Model(i) => model(i),
+                        })
+                        .chain(reset.kept.iter().map(|&i| model(i)))
+                        .collect()
+                });
+            let jacobian = DMatrix::from_fn(rows.len(), n, |i, j| rows[i].0[j]);
+            let rates = DVector::from_fn(rows.len(), |i, _| rows[i].1);
             let restitution = DVector::from_fn(rows.len(), |i, _| match i < reset.impact.len() {
                 true => restitution,
                 false => 0.0,
             });
-            velocity = impact(
+            velocity = rheonomic_impact(
                 &terms.mass_matrix,
                 &jacobian,
+                &rates,
                 &restitution,
                 &velocity,
                 &Options::default(),
@@ -645,7 +655,7 @@ struct Lowered {
     guard: Vec<ExprId>,
     /// g's gradient [∂g/∂q, ∂g/∂q̇] (2n).
     gradient: Vec<ExprId>,
-    /// The gradients of the gaps (n each), then R (n), ∂R/∂q (n × n, row-major) when `q` is
+    /// ∂φ/∂q (n) and ∂φ/∂t of each gap, then R (n), ∂R/∂q (n × n, row-major) when `q` is
     /// given, then q̇⁺ when `qd` is given.
     reset: Vec<ExprId>,
     /// The offset of R in `reset`.
@@ -697,6 +707,7 @@ fn lower_event(
     let mut outputs = Vec::new();
     for &phi in &lowered[..gaps.len()] {
         outputs.extend(gradient(pool, phi));
+        outputs.push(pool.diff(phi, Symbol::Time));
     }
     let map_at = outputs.len();
     let map = &lowered[gaps.len()..gaps.len() + spec.q.len()];

@@ -9,7 +9,12 @@
 //!
 //! q̇⁺ = q̇⁻ + M^-½ (Ĵ M^-½)⁺ (b̂ − Ĵ q̇⁻)
 //!
-//! (Udwadia & Kalaba 1993, eq 17, with q̈ → Δq̇, Q → 0, A → Ĵ, b → b̂ − Ĵ q̇⁻). The impulse
+//! (Udwadia & Kalaba 1993, eq 17, with q̈ → Δq̇, Q → 0, A → Ĵ, b → b̂ − Ĵ q̇⁻).
+//!
+//! Rows of rheonomic constraints φ(q, t) (a moving surface) have a rate r = ∂φ/∂t, so that
+//! φ̇ = Ĵ q̇ + r. Newton's law φ̇⁺ = −e φ̇⁻ is then Ĵ q̇⁺ = −e Ĵ q̇⁻ − (1 + e) r, that is
+//! b̂ = −diag(e) Ĵ q̇⁻ − diag(1 + e) r and b̂ − Ĵ q̇⁻ = −diag(1 + e)(Ĵ q̇⁻ + r)
+//! ([`rheonomic_impact`]; a persistent row, e = 0, ends with φ̇⁺ = 0). The impulse
 //! of the constraints is P = M Δq̇ = Ĵᵀλ, and λ (one impulse per row, N·s for a contact in
 //! metres) is its Moore–Penrose resolution λ = (Ĵᵀ)⁺ P, unique when Ĵ has full row rank and
 //! the smallest one that gives P when rows are redundant.
@@ -97,6 +102,62 @@ where
     impact_under(
         mass_matrix,
         constraint_matrix,
+        None,
+        restitution,
+        velocity,
+        &no_impulse,
+        options,
+    )
+}
+
+/// [`impact`] of rows Ĵ (m × n) of rheonomic constraints φ(q, t) with the rates r = ∂φ/∂t
+/// (`rates`, m entries; m/s for a gap in metres), as at a moving surface: φ̇ = Ĵ q̇ + r, and
+/// q̇⁺ satisfies φ̇⁺ = −diag(e) φ̇⁻, so Ĵ q̇⁺ = −diag(e) Ĵ q̇⁻ − diag(1 + e) r. A persistent
+/// row (e = 0) ends moving with its surface, φ̇⁺ = 0. With r = 0 this is [`impact`]. See the
+/// [module docs](self).
+///
+/// # Example
+/// A ball of 1 kg falling at 3 m/s onto a platform rising at 1 m/s, φ = y − t, with e = 0.5:
+/// it meets the platform at 4 m/s and leaves it at 2 m/s, so ẏ⁺ = 1 + 2 = 3 m/s (the old
+/// static law would give 1.5 m/s).
+/// ```
+/// use nalgebra::{matrix, vector};
+/// use udk_runtime::{rheonomic_impact, Options};
+///
+/// let (mass_matrix, gap) = (matrix![1.0], matrix![1.0]);
+/// let rate = vector![-1.0]; // ∂φ/∂t of φ = y − t
+/// let jump = rheonomic_impact(&mass_matrix, &gap, &rate, &vector![0.5], &vector![-3.0], &Options::default())?;
+/// assert!((jump.velocity[0] - 3.0).abs() < 1e-14);
+/// assert!((jump.impulse[0] - 6.0).abs() < 1e-14); // m Δẏ, N·s
+/// # Ok::<(), udk_runtime::Error>(())
+/// ```
+///
+/// # Errors
+/// As [`impact`]; `DimensionMismatch` for `rates` without m entries, `NonFinite` for a NaN or
+/// ∞ rate.
+pub fn rheonomic_impact<N: Dim, R: Dim>(
+    mass_matrix: &OMatrix<f64, N, N>,
+    constraint_matrix: &OMatrix<f64, R, N>,
+    rates: &OVector<f64, R>,
+    restitution: &OVector<f64, R>,
+    velocity: &OVector<f64, N>,
+    options: &Options,
+) -> Result<Impact<N, R>, Error>
+where
+    // KernelAllocator<N, R>, spelled out because a crate-private trait cannot bound a public
+    // function.
+    DefaultAllocator: Allocator<N, N>
+        + Allocator<R, N>
+        + Allocator<N, R>
+        + Allocator<R, R>
+        + Allocator<N>
+        + Allocator<R>,
+{
+    let no_impulse = velocity.map(|_| 0.0);
+    impact_under(
+        mass_matrix,
+        constraint_matrix,
+        Some(rates),
         restitution,
         velocity,
         &no_impulse,
@@ -122,9 +183,10 @@ where
     pub direction: &'a OVector<f64, N>,
 }
 
-/// [`impact`] with Coulomb friction sliding through it (Routh's sliding impact, with Newton's
-/// restitution on the normal row): the rows Ĵ close as in [`impact`], and the generalized
-/// impulse is P = Ĵᵀλ + μ λₖ d ([`SlidingFriction`]). [`Impact::impulse`] is λ (Ĵᵀλ the ideal
+/// [`rheonomic_impact`] with Coulomb friction sliding through it (Routh's sliding impact, with
+/// Newton's restitution on the normal row): the rows Ĵ with rates r = ∂φ/∂t (`rates`, m
+/// entries; zeros for fixed constraints, as [`impact`]) close as in [`rheonomic_impact`], and
+/// the generalized impulse is P = Ĵᵀλ + μ λₖ d ([`SlidingFriction`]). [`Impact::impulse`] is λ (Ĵᵀλ the ideal
 /// part), [`Impact::generalized_impulse`] the whole P = M(q̇⁺ − q̇⁻).
 ///
 /// The jump is affine in a given impulse, so λₖ(c) = λₖ(0) + κc for a friction impulse c·μd;
@@ -146,20 +208,21 @@ where
 /// let floor = matrix![0.0, 1.0];
 /// let against_slip = vector![-1.0, 0.0];
 /// let friction = SlidingFriction { normal_row: 0, coefficient: 0.5, direction: &against_slip };
-/// let velocity = vector![1.0, -1.0];
-/// let jump = sliding_impact(&mass_matrix, &floor, &vector![0.0], &velocity, friction, &Options::default())?;
+/// let (velocity, fixed) = (vector![1.0, -1.0], vector![0.0]);
+/// let jump = sliding_impact(&mass_matrix, &floor, &fixed, &vector![0.0], &velocity, friction, &Options::default())?;
 /// assert!((jump.velocity - vector![0.5, 0.0]).norm() < 1e-14);
 /// assert!((jump.impulse[0] - 1.0).abs() < 1e-14);
 /// # Ok::<(), udk_runtime::Error>(())
 /// ```
 ///
 /// # Errors
-/// As [`impact`]; `InvalidOption` for a `normal_row` out of range, a negative or non-finite μ
+/// As [`rheonomic_impact`]; `InvalidOption` for a `normal_row` out of range, a negative or non-finite μ
 /// or a `direction` of the wrong length; `InconsistentConstraints` when 1 − κ ≤ 0 (the friction
 /// would need a tensile or unbounded normal impulse: Painlevé's paradox at the impact).
 pub fn sliding_impact<N: Dim, R: Dim>(
     mass_matrix: &OMatrix<f64, N, N>,
     constraint_matrix: &OMatrix<f64, R, N>,
+    rates: &OVector<f64, R>,
     restitution: &OVector<f64, R>,
     velocity: &OVector<f64, N>,
     friction: SlidingFriction<'_, N>,
@@ -190,6 +253,7 @@ where
         impact_under(
             mass_matrix,
             constraint_matrix,
+            Some(rates),
             restitution,
             velocity,
             &impulse,
@@ -206,12 +270,13 @@ where
     under(frictionless / (1.0 - slope))
 }
 
-/// [`impact`] under a given generalized impulse `impulse` (n entries, acting with the
-/// constraints' Ĵᵀλ): the jump of M Δq̇ = Ĵᵀλ + `impulse`, Ĵ q̇⁺ = b̂. The outcome's
-/// generalized impulse is the whole M Δq̇.
+/// [`rheonomic_impact`] of the rows Ĵ with their rates r (`None`: fixed rows, r = 0) under a
+/// given generalized impulse `impulse` (n entries, acting with the constraints' Ĵᵀλ): the jump
+/// of M Δq̇ = Ĵᵀλ + `impulse`, Ĵ q̇⁺ = b̂. The outcome's generalized impulse is the whole M Δq̇.
 fn impact_under<N: Dim, R: Dim>(
     mass_matrix: &OMatrix<f64, N, N>,
     constraint_matrix: &OMatrix<f64, R, N>,
+    rates: Option<&OVector<f64, R>>,
     restitution: &OVector<f64, R>,
     velocity: &OVector<f64, N>,
     impulse: &OVector<f64, N>,
@@ -230,8 +295,13 @@ where
             what: "every restitution e must be non-negative",
         });
     }
-    // b̂ − Ĵ q̇⁻ = −(1 + e) ∘ Ĵ q̇⁻.
-    let closing = constraint_matrix * velocity;
+    // b̂ − Ĵ q̇⁻ = −(1 + e) ∘ φ̇⁻, φ̇⁻ = Ĵ q̇⁻ + r.
+    let mut closing = constraint_matrix * velocity;
+    if let Some(rates) = rates {
+        validate::shape(rates, (m, 1), "rates ∂φ/∂t")?;
+        validate::finite(rates, "rates ∂φ/∂t")?;
+        closing += rates;
+    }
     let jump_rhs = closing.zip_map(restitution, |v, e| -(1.0 + e) * v);
     let terms = LagrangianView::new(mass_matrix, impulse, constraint_matrix, &jump_rhs);
     let (jump, ideal) = solve(terms, options, true)?;

@@ -13,7 +13,8 @@
 //!   generated code forms them in O(n) by the articulated-body algorithm.
 //! - [`hamiltonian`]: constrained Hamilton equations (Udwadia 2016, eq 36).
 //! - [`impact()`]: the velocity jump and the impulses of constraints that close with
-//!   restitution, by the fundamental equation at velocity level.
+//!   restitution, by the fundamental equation at velocity level ([`rheonomic_impact()`] on
+//!   moving constraints, [`sliding_impact()`] with Coulomb friction).
 //! - [`jacobian`]: exact Jacobians of q̈ (and of the Hamiltonian (q̇, ṗ)) from the generated
 //!   Jacobians of the residuals of the fundamental equation, at constant rank.
 //! - [`reference_acceleration`], [`mass_constraint_rank`]: eq 2.15 of Udwadia & Phohomsiri
@@ -89,7 +90,7 @@ pub use fundamental::{
     acceleration, acceleration_and_constraint_force, acceleration_and_constraint_force_dyn,
     acceleration_dyn, constraint_force, constraint_force_dyn,
 };
-pub use impact::{impact, sliding_impact, Impact, SlidingFriction};
+pub use impact::{impact, rheonomic_impact, sliding_impact, Impact, SlidingFriction};
 pub use jacobian::{
     AccelerationJacobian, AccelerationJacobianDyn, HamiltonianResidualJacobians,
     HamiltonianResidualJacobiansDyn, ResidualJacobians, ResidualJacobiansDyn, StateJacobian,

@@ -1,13 +1,15 @@
 //! Unilateral contact with Coulomb friction ([`ContactSet`]) against closed forms: a block
 //! thrown up an incline stops, then sticks (μ ≥ tan β) or slides back; a block dropped onto
-//! the incline touches down plastically, slides and sticks.
+//! the incline touches down plastically, slides and sticks; moving surfaces: a block on a
+//! conveyor belt and a block dropped onto a rising platform.
 
 use nalgebra::{DMatrix, DVector, SVector};
 use std::ops::ControlFlow;
 use udk_runtime::simulate::{
-    simulate_dynamic_lagrangian_with_events, Contact, ContactGeometry, ContactMode, ContactSet,
-    DynamicLagrangianSystem, DynamicLagrangianTerms, SimulationOptions,
+    simulate_dynamic_lagrangian_with_events, Contact, ContactGeometry, ContactMode, ContactRow,
+    ContactSet, DynamicLagrangianSystem, DynamicLagrangianTerms, SimulationOptions,
 };
+use udk_runtime::{sliding_impact, Error, Options, SlidingFriction};
 
 const G: f64 = 9.81;
 const MASS: f64 = 2.0;
@@ -50,15 +52,22 @@ impl DynamicLagrangianSystem for Block {
     }
 }
 
+/// The row of a function of q alone with gradient `gradient`, constant along the flow.
+fn fixed(gradient: Vec<f64>) -> ContactRow {
+    ContactRow {
+        gradient: DVector::from_vec(gradient),
+        rate: 0.0,
+        rhs: 0.0,
+    }
+}
+
 /// The incline's surface h = 0, slip along s, restitution 0, friction μ.
 fn ground<'a>(mu: f64) -> Contact<'a> {
     Contact::new("ground", 0.0, mu, |q: &[f64], _: &[f64], _| {
         ContactGeometry {
             gap: q[1],
-            normal: DVector::from_vec(vec![0.0, 1.0]),
-            normal_rhs: 0.0,
-            tangent: DVector::from_vec(vec![1.0, 0.0]),
-            tangent_rhs: 0.0,
+            normal: fixed(vec![0.0, 1.0]),
+            tangent: fixed(vec![1.0, 0.0]),
             lateral: None,
         }
     })
@@ -193,6 +202,200 @@ fn a_block_dropped_on_an_incline_sticks_or_slides_through_its_touchdown() {
             assert_eq!(set.modes(), vec![ContactMode::Sliding(-1.0)]);
         }
     }
+}
+
+/// The top of a conveyor belt, h = 0, moving at `speed` along +s: the slip relative to it is
+/// s = x − v t, so ∂s/∂t = −v; restitution 0, friction μ.
+fn belt<'a>(mu: f64, speed: f64) -> Contact<'a> {
+    Contact::new("belt", 0.0, mu, move |q: &[f64], _: &[f64], _| {
+        ContactGeometry {
+            gap: q[1],
+            normal: fixed(vec![0.0, 1.0]),
+            tangent: ContactRow {
+                rate: -speed,
+                ..fixed(vec![1.0, 0.0])
+            },
+            lateral: None,
+        }
+    })
+}
+
+/// A block on a conveyor belt (speed v, friction μ): set on it at rest, it slips backwards
+/// relative to the belt, so friction drags it forward at μg until it moves with the belt, at
+/// t = v/(μg), and sticks; dropped from h, it touches down at u = √(2gh) with the slip −v, and
+/// slides through the impact (μu < v) with ẋ⁺ = μu, then sticks at τ = (v − μu)/(μg) after.
+/// Without friction it keeps its speed. With the slip taken as ẋ (no ∂s/∂t) the block would
+/// stick at once at rest.
+#[test]
+fn a_block_on_a_conveyor_belt_is_dragged_until_it_moves_with_the_belt() {
+    let (speed, mu, h0, tf) = (2.0, 0.3, 0.05, 2.0);
+    let block = Block { beta: 0.0 };
+    let run = |mu: f64, q0: SVector<f64, 2>, v0: SVector<f64, 2>| {
+        let set = ContactSet::new(&block, vec![belt(mu, speed)]).unwrap();
+        set.settle(q0.as_slice(), v0.as_slice(), 0.0, 1e-12)
+            .unwrap();
+        let events = set.events::<2>();
+        let start = (&q0, &v0);
+        let observe = |_: &_| ControlFlow::Continue(());
+        let run = simulate_dynamic_lagrangian_with_events(
+            &set,
+            start,
+            (0.0, tf),
+            &tight(),
+            &events,
+            observe,
+        )
+        .unwrap();
+        let last = *run.samples.last().unwrap();
+        (run.events, last, set.modes())
+    };
+    // At rest on the belt.
+    let (events, last, modes) = run(mu, SVector::zeros(), SVector::zeros());
+    let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["belt stick"]);
+    let t_stick = speed / (mu * G);
+    assert!((events[0].t - t_stick).abs() < 1e-12, "{}", events[0].t);
+    let x_stick = 0.5 * speed * t_stick;
+    assert!((events[0].before.0[0] - x_stick).abs() < 1e-12);
+    assert_eq!(modes, [ContactMode::Sticking]);
+    assert!((last.v[0] - speed).abs() < 1e-12, "{:?}", last.v);
+    let x = x_stick + speed * (tf - t_stick);
+    assert!((last.q[0] - x).abs() < 1e-11, "{} against {x}", last.q[0]);
+    assert!(last.q[1].abs() < 1e-12 && last.v[1].abs() < 1e-12);
+    // Dropped onto it.
+    let (events, last, modes) = run(mu, SVector::<f64, 2>::new(0.0, h0), SVector::zeros());
+    let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["belt touchdown", "belt stick"]);
+    let td = (2.0 * h0 / G).sqrt();
+    let u = G * td;
+    assert!(mu * u < speed);
+    assert!((events[0].t - td).abs() < 1e-12);
+    let after = events[0].after.1;
+    assert!(
+        (after[0] - mu * u).abs() < 1e-12 && after[1].abs() < 1e-12,
+        "{after:?}"
+    );
+    let tau = (speed - mu * u) / (mu * G);
+    assert!(
+        (events[1].t - (td + tau)).abs() < 1e-12,
+        "{} against {}",
+        events[1].t,
+        td + tau
+    );
+    let x_stick = mu * u * tau + 0.5 * mu * G * tau * tau;
+    let x = x_stick + speed * (tf - td - tau);
+    assert_eq!(modes, [ContactMode::Sticking]);
+    assert!((last.q[0] - x).abs() < 1e-11, "{} against {x}", last.q[0]);
+    assert!((last.v[0] - speed).abs() < 1e-12);
+    // Frictionless: the belt does not drag it.
+    let v0 = SVector::<f64, 2>::new(0.7, 0.0);
+    let (events, last, _) = run(0.0, SVector::<f64, 2>::new(0.0, h0), v0);
+    let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["belt touchdown"]);
+    assert!((last.v[0] - 0.7).abs() < 1e-12 && (last.q[0] - 0.7 * tf).abs() < 1e-11);
+}
+
+/// The platform h = v t rising at v, restitution e: φ = h − v t, ∂φ/∂t = −v.
+fn platform<'a>(restitution: f64, speed: f64) -> Contact<'a> {
+    Contact::new(
+        "platform",
+        restitution,
+        0.0,
+        move |q: &[f64], _: &[f64], t| ContactGeometry {
+            gap: q[1] - speed * t,
+            normal: ContactRow {
+                rate: -speed,
+                ..fixed(vec![0.0, 1.0])
+            },
+            tangent: fixed(vec![0.0, 0.0]),
+            lateral: None,
+        },
+    )
+}
+
+/// A block dropped from h onto a platform rising at v meets it at t₁ = (√(v² + 2gh) − v)/g and
+/// leaves it at ḣ⁺ = v + e(v − ḣ⁻) (Newton's law on the speed relative to the platform,
+/// φ̇⁺ = −e φ̇⁻). With the law on J q̇ alone it would leave at −e ḣ⁻.
+#[test]
+fn a_block_dropped_on_a_rising_platform_rebounds_relative_to_it() {
+    let (speed, e, h0) = (0.5, 0.5, 1.0);
+    let block = Block { beta: 0.0 };
+    let set = ContactSet::new(&block, vec![platform(e, speed)]).unwrap();
+    let (q0, v0) = (SVector::<f64, 2>::new(0.0, h0), SVector::<f64, 2>::zeros());
+    let events = set.events::<2>();
+    let run = simulate_dynamic_lagrangian_with_events(
+        &set,
+        (&q0, &v0),
+        (0.0, 0.8),
+        &tight(),
+        &events,
+        |_| ControlFlow::Continue(()),
+    )
+    .unwrap();
+    let t1 = ((speed * speed + 2.0 * G * h0).sqrt() - speed) / G;
+    let impact = &run.events[0];
+    assert_eq!(impact.name, "platform touchdown");
+    assert!((impact.t - t1).abs() < 1e-12, "{} against {t1}", impact.t);
+    let before = -G * t1;
+    assert!((impact.before.1[1] - before).abs() < 1e-11);
+    let after = speed + e * (speed - before);
+    assert!(
+        (impact.after.1[1] - after).abs() < 1e-11,
+        "{} against {after}",
+        impact.after.1[1]
+    );
+    assert_eq!(set.modes(), [ContactMode::Open]);
+}
+
+/// The kernel on a moving row: a unit mass moving at (1, −1) m/s hits a floor rising at
+/// 0.5 m/s (φ = y − 0.5 t), plastic, μ = 0.5. The normal impulse brings ẏ to the floor's
+/// 0.5 m/s, 1.5 N·s; friction takes μ·1.5 = 0.75 N·s from ẋ (sticking needs 1 N·s).
+#[test]
+fn a_sliding_impact_on_a_rising_floor_stops_the_fall_relative_to_it() {
+    let mass_matrix = DMatrix::identity(2, 2);
+    let floor = DMatrix::from_row_slice(1, 2, &[0.0, 1.0]);
+    let against_slip = DVector::from_vec(vec![-1.0, 0.0]);
+    let friction = SlidingFriction {
+        normal_row: 0,
+        coefficient: 0.5,
+        direction: &against_slip,
+    };
+    let (rate, plastic) = (DVector::from_vec(vec![-0.5]), DVector::zeros(1));
+    let velocity = DVector::from_vec(vec![1.0, -1.0]);
+    let options = Options::default();
+    let jump = sliding_impact(
+        &mass_matrix,
+        &floor,
+        &rate,
+        &plastic,
+        &velocity,
+        friction,
+        &options,
+    )
+    .unwrap();
+    let expected = [0.25, 0.5];
+    assert!(
+        (jump.velocity[0] - expected[0]).abs() < 1e-14
+            && (jump.velocity[1] - expected[1]).abs() < 1e-14,
+        "{}",
+        jump.velocity
+    );
+    assert!((jump.impulse[0] - 1.5).abs() < 1e-14);
+    // A rate of the wrong length is a typed error.
+    let short = DVector::zeros(2);
+    let wrong = sliding_impact(
+        &mass_matrix,
+        &floor,
+        &short,
+        &plastic,
+        &velocity,
+        friction,
+        &options,
+    );
+    assert!(
+        matches!(wrong, Err(Error::DimensionMismatch { .. })),
+        "{wrong:?}"
+    );
 }
 
 #[test]

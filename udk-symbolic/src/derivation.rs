@@ -110,12 +110,17 @@ pub struct ContactEquations {
     pub gap: ExprId,
     /// ∂φ/∂q, n entries.
     pub normal: Vec<ExprId>,
+    /// ∂φ/∂t, the motion of the surface (0 for a fixed one): φ̇ = (∂φ/∂q) q̇ + ∂φ/∂t.
+    pub normal_rate: ExprId,
     /// −(φ̈ at q̈ = 0), a function of (q, q̇, t).
     pub normal_rhs: ExprId,
     /// The slip coordinate s(q, t) (0 for a contact without one, which never slides).
     pub slip: ExprId,
     /// ∂s/∂q, n entries (zeros without a slip coordinate).
     pub tangent: Vec<ExprId>,
+    /// ∂s/∂t: ṡ = (∂s/∂q) q̇ + ∂s/∂t is the slip relative to the surface (a conveyor belt
+    /// s = x − v t has ∂s/∂t = −v).
+    pub tangent_rate: ExprId,
     /// −(s̈ at q̈ = 0).
     pub tangent_rhs: ExprId,
     /// The restitution e ≥ 0, an expression of the parameters.
@@ -129,15 +134,14 @@ pub struct ContactEquations {
 
 impl ContactEquations {
     /// The geometry in the order of `udk_runtime::simulate::ContactGeometry`: φ, ∂φ/∂q (n),
-    /// its b, then s, ∂s/∂q (n) and its b; 2n + 4 entries.
+    /// ∂φ/∂t and its b, then s, ∂s/∂q (n), ∂s/∂t and its b; 2n + 6 entries.
     pub fn geometry(&self) -> Vec<ExprId> {
-        let mut ids = Vec::with_capacity(2 * self.normal.len() + 4);
+        let mut ids = Vec::with_capacity(2 * self.normal.len() + 6);
         ids.push(self.gap);
         ids.extend(&self.normal);
-        ids.push(self.normal_rhs);
-        ids.push(self.slip);
+        ids.extend([self.normal_rate, self.normal_rhs, self.slip]);
         ids.extend(&self.tangent);
-        ids.push(self.tangent_rhs);
+        ids.extend([self.tangent_rate, self.tangent_rhs]);
         ids
     }
 

@@ -2,8 +2,10 @@
 
 use super::dynamic::{DynamicLagrangianSystem, DynamicLagrangianTerms};
 use super::events::{Action, Direction, Event};
-use crate::{constraint_multipliers_dyn, impact, sliding_impact, Error, Options, SlidingFriction};
-use nalgebra::{DMatrix, DVector, SVector};
+use crate::{
+    constraint_multipliers_dyn, rheonomic_impact, sliding_impact, Error, Options, SlidingFriction,
+};
+use nalgebra::{DMatrix, DVector, RowDVector, SVector};
 use std::cell::RefCell;
 
 /// The geometry of one contact at a state, n coordinates.
@@ -11,17 +13,36 @@ use std::cell::RefCell;
 pub struct ContactGeometry {
     /// The gap φ(q, t) (m), positive apart.
     pub gap: f64,
-    /// The normal row ∂φ/∂q (n entries): φ̇ = normal · q̇.
-    pub normal: DVector<f64>,
-    /// b of φ̈ = normal · q̈ − b.
-    pub normal_rhs: f64,
-    /// The tangent row ∂s/∂q of the slip coordinate s (n entries): ṡ = tangent · q̇.
-    pub tangent: DVector<f64>,
-    /// b of s̈ = tangent · q̈ − b.
-    pub tangent_rhs: f64,
-    /// For a contact in space, the row and b of a second slip coordinate across the first
-    /// (the friction then acts in the tangent plane, in a circular cone); `None` in the plane.
-    pub lateral: Option<(DVector<f64>, f64)>,
+    /// The normal row of φ: φ̇ = ∂φ/∂q · q̇ + ∂φ/∂t.
+    pub normal: ContactRow,
+    /// The tangent row of the slip coordinate s(q, t) along the surface: ṡ, relative to a
+    /// moving surface, is ∂s/∂q · q̇ + ∂s/∂t (a zero gradient for a contact without one).
+    pub tangent: ContactRow,
+    /// For a contact in space, the row of a second slip coordinate across the first (the
+    /// friction then acts in the tangent plane, in a circular cone); `None` in the plane.
+    pub lateral: Option<ContactRow>,
+}
+
+/// One row of a contact's geometry at a state: the derivatives of a function f(q, t) of the
+/// contact (the gap φ or a slip coordinate s), for n coordinates. A moving surface (a rising
+/// platform, a conveyor belt) has ∂f/∂t ≠ 0.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ContactRow {
+    /// ∂f/∂q (n entries).
+    pub gradient: DVector<f64>,
+    /// ∂f/∂t (m/s for f in metres), so that ḟ = ∂f/∂q · q̇ + ∂f/∂t; 0 for a fixed surface.
+    pub rate: f64,
+    /// b of f̈ = ∂f/∂q · q̈ − b (everything of f̈ but the q̈ term, negated).
+    pub rhs: f64,
+}
+
+impl ContactRow {
+    /// ḟ = ∂f/∂q · q̇ + ∂f/∂t at q̇ (`qd`, n entries): the gap's speed, or the slip relative to
+    /// the surface.
+    pub fn speed(&self, qd: &[f64]) -> f64 {
+        let along: f64 = self.gradient.iter().zip(qd).map(|(g, v)| g * v).sum();
+        along + self.rate
+    }
 }
 
 /// The geometry of a contact at (q, q̇, t) (slices of n entries).
@@ -95,15 +116,21 @@ pub struct ContactForce {
 /// that switch the modes.
 ///
 /// - A closed contact adds φ = 0 to A q̈ = b (its row ∂φ/∂q); a sticking one also adds its
-///   tangential row, ṡ = 0 for its slip coordinate s(q).
+///   tangential row, ṡ = 0 for its slip coordinate s(q, t).
+/// - The surface may move: φ and s depend on t, and every velocity of a contact is relative to
+///   its surface, φ̇ = ∂φ/∂q · q̇ + ∂φ/∂t and ṡ = ∂s/∂q · q̇ + ∂s/∂t ([`ContactRow::speed`]): the
+///   touchdown's impact law, the rest speed, [`ContactSet::settle`], sticking, the stick and
+///   slip events and the direction of sliding friction (a block dropped on a conveyor belt,
+///   s = x − v t, is dragged along until it moves with the belt).
 /// - A sliding contact adds the non-ideal constraint force C = −μ|λₙ| sgn(ṡ) (∂s/∂q)ᵀ (Udwadia
 ///   & Kalaba 1993; Udwadia & Phohomsiri 2006, eq 2.14, with the sliding friction of Coulomb's
 ///   law), λₙ the contact's normal multiplier. λₙ depends on C, so the two are iterated to a
 ///   fixed point (three passes; exact at the first when the normal and tangential directions
 ///   are M-orthogonal, as for a block on a plane).
-/// - Touchdown (φ falls through 0 while open) is an impact on the normal row, with the
-///   persistent rows (the system's, the other closed contacts'), by [`crate::impact()`]; a plastic
-///   one (e = 0, or a rebound slower than the contact's rest speed) closes the contact. With
+/// - Touchdown (φ falls through 0 while open) is an impact on the normal row, φ̇⁺ = −e φ̇⁻, with
+///   the persistent rows (the system's, the other closed contacts') keeping their φ̇ = 0, by
+///   [`crate::rheonomic_impact()`]; a plastic one (e = 0, or a rebound slower than the
+///   contact's rest speed) closes the contact. With
 ///   friction μ > 0 and a slip coordinate, the impact sticks (the slip rows join it with
 ///   e = 0, as a 3D point contact's impulse in Pinocchio's `impulseDynamics`) when the
 ///   tangential impulse that needs lies in the friction cone, |λₜ| ≤ μλₙ, and otherwise
@@ -191,17 +218,18 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         self.modes.borrow().clone()
     }
 
-    /// Closes the contacts whose gap and normal velocity are within `tolerance` of 0 at
-    /// (q, q̇, t), each sliding or sticking as its tangential velocity and forces say; opens
-    /// the others. For a start at rest on a surface.
+    /// Closes the contacts whose gap φ and its rate φ̇ (relative to the surface, which may move)
+    /// are within `tolerance` of 0 at (q, q̇, t), each sliding or sticking as its slip velocity
+    /// relative to the surface and its forces say; opens the others. For a start at rest on a
+    /// surface (or carried by it).
     ///
     /// # Errors
     /// A failed solve of the fundamental equation.
     pub fn settle(&self, q: &[f64], qd: &[f64], t: f64, tolerance: f64) -> Result<(), Error> {
         for (i, contact) in self.contacts.iter().enumerate() {
             let geometry = (contact.geometry)(q, qd, t);
-            let touching = geometry.gap.abs() <= tolerance
-                && geometry.normal.dot(&DVector::from_column_slice(qd)).abs() <= tolerance;
+            let touching =
+                geometry.gap.abs() <= tolerance && geometry.normal.speed(qd).abs() <= tolerance;
             self.modes.borrow_mut()[i] = match touching {
                 true => ContactMode::Sticking,
                 false => ContactMode::Open,
@@ -255,8 +283,8 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         Ok(forces)
     }
 
-    /// ṡ of contact i at (q, q̇, t): along the tangent, then along the lateral slip
-    /// coordinate (0 without one).
+    /// ṡ of contact i at (q, q̇, t), relative to its surface: along the tangent, then along
+    /// the lateral slip coordinate (0 without one).
     fn contact_rates(&self, q: &[f64], qd: &[f64], t: f64, i: usize) -> [f64; 2] {
         slip_rates(&(self.contacts[i].geometry)(q, qd, t), qd)
     }
@@ -318,17 +346,17 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         let mut indices = vec![[None; 3]; modes.len()];
         for (i, (mode, g)) in modes.iter().zip(&geometry).enumerate() {
             if closed(*mode) {
-                rows.push((g.normal.clone(), g.normal_rhs));
+                rows.push((g.normal.gradient.clone(), g.normal.rhs));
                 indices[i][0] = Some(rows.len() - 1);
             }
         }
         rows.extend((holonomic..base.constraint_rhs.len()).map(own));
         for (i, (mode, g)) in modes.iter().zip(&geometry).enumerate() {
             if *mode == ContactMode::Sticking {
-                rows.push((g.tangent.clone(), g.tangent_rhs));
+                rows.push((g.tangent.gradient.clone(), g.tangent.rhs));
                 indices[i][1] = Some(rows.len() - 1);
-                if let Some((row, rhs)) = &g.lateral {
-                    rows.push((row.clone(), *rhs));
+                if let Some(lateral) = &g.lateral {
+                    rows.push((lateral.gradient.clone(), lateral.rhs));
                     indices[i][2] = Some(rows.len() - 1);
                 }
             }
@@ -358,9 +386,9 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 if let (ContactMode::Sliding(sign), Some(normal)) = (mode, indices[i][0]) {
                     let magnitude = self.contacts[i].friction * lambda[normal].abs();
                     let d = self.friction_direction(i, &geometry[i], qd, *sign);
-                    friction -= &geometry[i].tangent * (magnitude * d[0]);
-                    if let Some((lateral, _)) = &geometry[i].lateral {
-                        friction -= lateral * (magnitude * d[1]);
+                    friction -= &geometry[i].tangent.gradient * (magnitude * d[0]);
+                    if let Some(lateral) = &geometry[i].lateral {
+                        friction -= &lateral.gradient * (magnitude * d[1]);
                     }
                 }
             }
@@ -391,6 +419,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         let slips = || {
             (contact.geometry)(q, qd, t)
                 .tangent
+                .gradient
                 .iter()
                 .any(|x| *x != 0.0)
         };
@@ -412,15 +441,20 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             return Ok(ContactMode::Sticking);
         }
         let mut mode = self.slide(i, lambda_t.map(|l| -l));
-        let Some((lateral, lateral_rhs)) = &solved.geometry[i].lateral else {
+        let Some(lateral) = &solved.geometry[i].lateral else {
             return Ok(mode);
         };
-        let tangent = (&solved.geometry[i].tangent, solved.geometry[i].tangent_rhs);
+        let tangent = &solved.geometry[i].tangent;
+        // s̈ = ∂s/∂q · q̈ − b of each slip coordinate.
+        let slip_acceleration = |row: &ContactRow, a: &DVector<f64>| row.gradient.dot(a) - row.rhs;
         for _ in 0..3 {
             modes[i] = mode;
             let sliding = self.solve((q, qd, t), &modes, false)?;
             let a = crate::acceleration_dyn(sliding.terms.view(), &self.kernel)?;
-            let rate = [tangent.0.dot(&a) - tangent.1, lateral.dot(&a) - lateral_rhs];
+            let rate = [
+                slip_acceleration(tangent, &a),
+                slip_acceleration(lateral, &a),
+            ];
             if rate[0].hypot(rate[1]) == 0.0 {
                 break;
             }
@@ -475,10 +509,15 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             Switch::Touchdown => {
                 let solved = self.solve((q, qd, t), &self.modes(), false)?;
                 let contact = &self.contacts[i];
-                let approach = solved.geometry[i].normal.dot(&velocity).abs();
+                let approach = solved.geometry[i].normal.speed(qd).abs();
                 let rests = contact.restitution * approach < contact.rest_speed;
                 let restitution = if rests { 0.0 } else { contact.restitution };
-                let (after, sticks) = self.touchdown_impulse(&solved, i, restitution, &velocity)?;
+                // The persistent rows' rates ∂/∂t: their residuals φ̇ at q̇⁻ less A q̇⁻.
+                let rates =
+                    self.velocity_residual(q, qd, t) - &solved.terms.constraint_matrix * &velocity;
+                let persistent = (&solved, &rates);
+                let (after, sticks) =
+                    self.touchdown_impulse(persistent, i, restitution, &velocity)?;
                 velocity = after;
                 match (restitution == 0.0, sticks) {
                     (true, true) => self.stick_or_slide(q, velocity.as_slice(), t, i)?,
@@ -506,40 +545,49 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     }
 
     /// The velocities after the touchdown of contact i (restitution `restitution` on its
-    /// normal row, the rows of `solved` persisting), and whether it stuck. With a slip
-    /// coordinate and friction μ, the touchdown first tries a sticking impact: its tangential
-    /// rows join the impact with e = 0, so that the slip stops with the normal restitution. It
-    /// sticks when the tangential impulse that needs lies in the friction cone,
-    /// |λₜ| ≤ μ λₙ; otherwise it slides through the impact with the friction impulse μ λₙ
-    /// along the sticking impulse's direction ([`crate::sliding_impact`]). Without a slip
-    /// coordinate, or with μ = 0, the impact is frictionless.
+    /// normal row, the rows of `solved` persisting with their rates ∂/∂t `rates`), and whether
+    /// it stuck. Newton's law holds on φ̇, relative to the surface: φ̇⁺ = −e φ̇⁻
+    /// ([`crate::rheonomic_impact`]). With a slip coordinate and friction μ, the touchdown first
+    /// tries a sticking impact: its tangential rows join the impact with e = 0, so that the
+    /// slip relative to the surface stops (ṡ⁺ = 0) with the normal restitution. It sticks when
+    /// the tangential impulse that needs lies in the friction cone, |λₜ| ≤ μ λₙ; otherwise it
+    /// slides through the impact with the friction impulse μ λₙ along the sticking impulse's
+    /// direction ([`crate::sliding_impact`]). Without a slip coordinate, or with μ = 0, the
+    /// impact is frictionless.
     fn touchdown_impulse(
         &self,
-        solved: &Solved,
+        (solved, rates): (&Solved, &DVector<f64>),
         i: usize,
         restitution: f64,
         velocity: &DVector<f64>,
     ) -> Result<(DVector<f64>, bool), Error> {
         let geometry = &solved.geometry[i];
         let mass_matrix = &solved.terms.mass_matrix;
-        let persistent = solved.terms.constraint_matrix.row_iter();
-        let normal = std::iter::once(geometry.normal.transpose());
-        let frictionless = |rows: Vec<_>| {
-            let rows = DMatrix::from_rows(&rows);
-            let e = DVector::from_fn(rows.nrows(), |r, _| if r == 0 { restitution } else { 0.0 });
-            impact(mass_matrix, &rows, &e, velocity, &self.kernel)
-        };
-        let mu = self.contacts[i].friction;
-        if mu == 0.0 || geometry.tangent.iter().all(|x| *x == 0.0) {
-            let rows = normal.chain(persistent.map(|r| r.into_owned())).collect();
-            return Ok((frictionless(rows)?.velocity, false));
-        }
-        let slip: Vec<_> = std::iter::once(&geometry.tangent)
-            .chain(geometry.lateral.as_ref().map(|(row, _)| row))
+        let persistent: Vec<(RowDVector<f64>, f64)> = (solved.terms.constraint_matrix.row_iter())
+            .map(|row| row.into_owned())
+            .zip(rates.iter().copied())
             .collect();
-        let rows: Vec<_> = (normal.clone())
-            .chain(persistent.clone().map(|r| r.into_owned()))
-            .chain(slip.iter().map(|row| row.transpose()))
+        let normal = (geometry.normal.gradient.transpose(), geometry.normal.rate);
+        // The rows (gradient, rate) with restitution e on the first and 0 on the others.
+        let rows_and_rates = |rows: Vec<(RowDVector<f64>, f64)>| {
+            let (rows, rates): (Vec<_>, Vec<f64>) = rows.into_iter().unzip();
+            let e = DVector::from_fn(rows.len(), |r, _| if r == 0 { restitution } else { 0.0 });
+            (DMatrix::from_rows(&rows), DVector::from_vec(rates), e)
+        };
+        let frictionless = |rows| {
+            let (rows, rates, e) = rows_and_rates(rows);
+            rheonomic_impact(mass_matrix, &rows, &rates, &e, velocity, &self.kernel)
+        };
+        let with_normal = || std::iter::once(normal.clone()).chain(persistent.iter().cloned());
+        let mu = self.contacts[i].friction;
+        if mu == 0.0 || geometry.tangent.gradient.iter().all(|x| *x == 0.0) {
+            return Ok((frictionless(with_normal().collect())?.velocity, false));
+        }
+        let slip: Vec<&ContactRow> = std::iter::once(&geometry.tangent)
+            .chain(&geometry.lateral)
+            .collect();
+        let rows: Vec<_> = with_normal()
+            .chain(slip.iter().map(|row| (row.gradient.transpose(), row.rate)))
             .collect();
         let first_slip = rows.len() - slip.len();
         let sticking = frictionless(rows)?;
@@ -553,20 +601,23 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         }
         let direction = (slip.iter().zip(&lambda_t))
             .fold(DVector::zeros(velocity.len()), |d, (row, l)| {
-                d + *row * (l / tangential)
+                d + &row.gradient * (l / tangential)
             });
-        let rows = DMatrix::from_rows(
-            &normal
-                .chain(persistent.map(|r| r.into_owned()))
-                .collect::<Vec<_>>(),
-        );
-        let e = DVector::from_fn(rows.nrows(), |r, _| if r == 0 { restitution } else { 0.0 });
+        let (rows, rates, e) = rows_and_rates(with_normal().collect());
         let friction = SlidingFriction {
             normal_row: 0,
             coefficient: mu,
             direction: &direction,
         };
-        let sliding = sliding_impact(mass_matrix, &rows, &e, velocity, friction, &self.kernel)?;
+        let sliding = sliding_impact(
+            mass_matrix,
+            &rows,
+            &rates,
+            &e,
+            velocity,
+            friction,
+            &self.kernel,
+        )?;
         Ok((sliding.velocity, false))
     }
 
@@ -704,11 +755,11 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
     }
 
     /// In the order of the rows: the system's ḟ, φ̇ of each closed contact, the system's
-    /// nonholonomic residuals, then ṡ of each sticking contact.
+    /// nonholonomic residuals, then ṡ of each sticking contact (φ̇ and ṡ with their rates
+    /// ∂/∂t: relative to a moving surface).
     fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
         let r = self.system.velocity_residual(q, qd, t);
         let holonomic = self.system.num_holonomic();
-        let v = DVector::from_column_slice(qd);
         let geometry: Vec<(ContactMode, ContactGeometry)> = (self.contacts.iter())
             .zip(self.modes())
             .map(|(contact, mode)| (mode, (contact.geometry)(q, qd, t)))
@@ -717,15 +768,15 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
         rows.extend(
             (geometry.iter())
                 .filter(|(mode, _)| closed(*mode))
-                .map(|(_, g)| g.normal.dot(&v)),
+                .map(|(_, g)| g.normal.speed(qd)),
         );
         rows.extend(r.iter().skip(holonomic));
         for (_, g) in geometry
             .iter()
             .filter(|(mode, _)| *mode == ContactMode::Sticking)
         {
-            rows.push(g.tangent.dot(&v));
-            rows.extend(g.lateral.iter().map(|(row, _)| row.dot(&v)));
+            rows.push(g.tangent.speed(qd));
+            rows.extend(g.lateral.iter().map(|row| row.speed(qd)));
         }
         DVector::from_vec(rows)
     }
@@ -738,13 +789,9 @@ impl<S> ContactSet<'_, S> {
     }
 }
 
-/// ṡ of a contact with `geometry` at q̇: along the tangent, then along the lateral slip
-/// coordinate (0 without one).
+/// ṡ of a contact with `geometry` at q̇, relative to its surface: along the tangent, then
+/// along the lateral slip coordinate (0 without one).
 fn slip_rates(geometry: &ContactGeometry, qd: &[f64]) -> [f64; 2] {
-    let v = DVector::from_column_slice(qd);
-    let lateral = geometry
-        .lateral
-        .as_ref()
-        .map_or(0.0, |(row, _)| row.dot(&v));
-    [geometry.tangent.dot(&v), lateral]
+    let lateral = geometry.lateral.as_ref().map_or(0.0, |row| row.speed(qd));
+    [geometry.tangent.speed(qd), lateral]
 }

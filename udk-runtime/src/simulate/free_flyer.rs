@@ -3,7 +3,7 @@
 //! SE(3) × ℝⁿ and the base quaternion brought back to unit norm at every output time; with
 //! unilateral frictional contacts at its link points ([`ground_contacts`], a [`ContactSet`]).
 
-use super::contact::{Contact, ContactGeometry, ContactSet};
+use super::contact::{Contact, ContactGeometry, ContactRow, ContactSet};
 use super::dynamic::{DynamicLagrangianSystem, DynamicLagrangianTerms};
 use super::dynamics::{finite, Dynamics, State};
 use super::integrate::run;
@@ -317,16 +317,18 @@ pub fn ground_contacts<'a, S: FreeFlyerSystem<NQ>, const NQ: usize>(
                     }
                 }
                 let point = &out[i * size..(i + 1) * size];
-                let row =
-                    |r: usize| DVector::from_column_slice(&point[3 + r * nv..3 + (r + 1) * nv]);
                 let bias = &point[3 + 3 * nv..];
+                // The ground is fixed: no ∂/∂t.
+                let row = |r: usize| ContactRow {
+                    gradient: DVector::from_column_slice(&point[3 + r * nv..3 + (r + 1) * nv]),
+                    rate: 0.0,
+                    rhs: -bias[r],
+                };
                 ContactGeometry {
                     gap: point[2] - height,
                     normal: row(2),
-                    normal_rhs: -bias[2],
                     tangent: row(0),
-                    tangent_rhs: -bias[0],
-                    lateral: Some((row(1), -bias[1])),
+                    lateral: Some(row(1)),
                 }
             };
             Contact::new(name, restitution, friction, geometry)

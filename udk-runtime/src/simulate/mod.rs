@@ -48,7 +48,9 @@ mod summary;
 mod trajectory;
 
 pub use self::csv::{csv_header, state_columns, CsvWriter, OutputError};
-pub use contact::{Contact, ContactForce, ContactGeometry, ContactMode, ContactSet, Geometry};
+pub use contact::{
+    Contact, ContactForce, ContactGeometry, ContactMode, ContactRow, ContactSet, Geometry,
+};
 pub use dynamic::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian,

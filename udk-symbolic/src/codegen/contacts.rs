@@ -47,7 +47,7 @@ pub(super) fn generate(name: &Ident, code: &Code, eq: &LagrangianEquations) -> T
     ));
     let doc_contacts = doc(&format!(
         "The unilateral contacts ({listing}) with their coefficients at this struct's parameters: each gap φ(q, t), \
-         its row ∂φ/∂q and the b of φ̈ = (∂φ/∂q) q̈ − b, the same for the slip coordinate, the restitution, the \
+         its row ∂φ/∂q, its rate ∂φ/∂t (a moving surface) and the b of φ̈ = (∂φ/∂q) q̈ − b, the same for the slip coordinate, the restitution, the \
          friction coefficient and the rest speed, for a `udk::runtime::simulate::ContactSet`. Slices `q`, `qd` of \
          the geometry have n = {n_count} entries."
     ));
@@ -90,23 +90,32 @@ fn geometry(code: &Code, contact: &ContactEquations, n_count: usize) -> TokenStr
     let outputs = [
         (local("gap"), Output::Scalar(contact.gap)),
         (local("normal"), Output::Vector(&contact.normal)),
+        (local("normal_rate"), Output::Scalar(contact.normal_rate)),
         (local("normal_rhs"), Output::Scalar(contact.normal_rhs)),
         (local("tangent"), Output::Vector(&contact.tangent)),
+        (local("tangent_rate"), Output::Scalar(contact.tangent_rate)),
         (local("tangent_rhs"), Output::Scalar(contact.tangent_rhs)),
     ];
     let (statements, values) = code.emit(&outputs);
-    let [gap, normal, normal_rhs, tangent, tangent_rhs] =
-        [0, 1, 2, 3, 4].map(|k| values[k].clone());
+    let [gap, normal, normal_rate, normal_rhs, tangent, tangent_rate, tangent_rhs] =
+        [0, 1, 2, 3, 4, 5, 6].map(|k| values[k].clone());
+    let simulate = quote!(::udk::__private::udk_runtime::simulate);
     let dynamic = quote!(::udk::__private::nalgebra::DVector::<f64>::from_column_slice);
     quote! {
         let (q, qd) = (&#vec_n::from_column_slice(q), &#vec_n::from_column_slice(qd));
         #statements
-        ::udk::__private::udk_runtime::simulate::ContactGeometry {
+        #simulate::ContactGeometry {
             gap: #gap,
-            normal: #dynamic(#normal.as_slice()),
-            normal_rhs: #normal_rhs,
-            tangent: #dynamic(#tangent.as_slice()),
-            tangent_rhs: #tangent_rhs,
+            normal: #simulate::ContactRow {
+                gradient: #dynamic(#normal.as_slice()),
+                rate: #normal_rate,
+                rhs: #normal_rhs,
+            },
+            tangent: #simulate::ContactRow {
+                gradient: #dynamic(#tangent.as_slice()),
+                rate: #tangent_rate,
+                rhs: #tangent_rhs,
+            },
             lateral: None,
         }
     }

@@ -1,5 +1,6 @@
 //! The unilateral contacts of a Lagrangian model ([`ModelSpec::contacts`]): gap and slip
-//! coordinate differentiated as holonomic rows are (review paper, eqs 18–22), and the
+//! coordinate differentiated as holonomic rows are (review paper, eqs 18–22), with their
+//! ∂/∂t for a moving surface, and the
 //! coefficients as expressions of the parameters. The one derivation behind the macro's
 //! `contacts(..)` and a model file's `[[contacts]]`.
 
@@ -63,15 +64,17 @@ fn derive_one(
     let [restitution, friction, rest_speed] =
         [&contact.restitution, &contact.friction, &contact.rest_speed]
             .map(|c| coefficient(c, scope, pool, errors));
-    let (normal, normal_rhs) = row(pool, gap, n);
-    let (tangent, tangent_rhs) = row(pool, slip, n);
+    let (normal, normal_rate, normal_rhs) = row(pool, gap, n);
+    let (tangent, tangent_rate, tangent_rhs) = row(pool, slip, n);
     ContactEquations {
         name: contact.name.clone(),
         gap,
         normal,
+        normal_rate,
         normal_rhs,
         slip,
         tangent,
+        tangent_rate,
         tangent_rhs,
         restitution,
         friction,
@@ -98,14 +101,16 @@ fn of_position(pool: &mut Pool, f: ExprId, expression: &Expression, errors: &mut
     pool.zero()
 }
 
-/// ∂f/∂q (n entries) and b = −(f̈ at q̈ = 0) of a function f(q, t).
-fn row(pool: &mut Pool, f: ExprId, n: usize) -> (Vec<ExprId>, ExprId) {
+/// ∂f/∂q (n entries), ∂f/∂t and b = −(f̈ at q̈ = 0) of a function f(q, t): ḟ = (∂f/∂q) q̇ +
+/// ∂f/∂t, f̈ = (∂f/∂q) q̈ − b.
+fn row(pool: &mut Pool, f: ExprId, n: usize) -> (Vec<ExprId>, ExprId, ExprId) {
     let gradient = (0..n)
         .map(|j| pool.diff(f, Symbol::Coordinate(j)))
         .collect();
+    let moving = pool.diff(f, Symbol::Time);
     let rate = pool.time_derivative(f);
     let drift = pool.convective_derivative(rate);
-    (gradient, pool.neg(drift))
+    (gradient, moving, pool.neg(drift))
 }
 
 /// A coefficient as an expression; an error at its span when it depends on more than the
