@@ -1,15 +1,14 @@
 //! `udk simulate` of a model file with `servo` constraints: the inputs are not held at `--u`
-//! but computed at every evaluation by the servo controller (`udk_runtime::servo`), from a tape
-//! of the servo terms, and the model's tapes run at that u.
+//! but computed at every evaluation by the servo controller of the compiled model
+//! ([`udk::Model::control`], the code `udk::Model` users and Python call), and the model's
+//! programs run at that u.
 
 use crate::args::ServoOptions;
 use crate::failure::Failure;
-use crate::model::{Backend, Block, Model, Scatter};
-use nalgebra::{DVector, Dyn};
-use std::cell::RefCell;
-use udk_runtime::servo::{control_dyn, Convergence, GenericServoTerms, ServoLaw};
+use crate::model::Model;
+use nalgebra::DVector;
+use udk_runtime::servo::{Convergence, ServoLaw};
 use udk_runtime::simulate::{DynamicLagrangianSystem, DynamicLagrangianTerms};
-use udk_runtime::Options;
 use udk_symbolic::Equations;
 
 /// The servo law of the command line: `--servo-gain P` for eq 72 of the review paper,
@@ -66,81 +65,41 @@ pub(crate) fn law(model: &Model, args: &ServoOptions) -> Result<Option<ServoLaw>
     Ok(Some(convergence.into()))
 }
 
-/// The servo controller of a model file: the tape of its servo terms (M, Q and C at u = 0,
-/// B, [A; A_s], [b; b_s] and the residuals), their buffers and the law.
-#[derive(Debug)]
-pub(crate) struct Controller {
-    scatter: Scatter,
-    terms: GenericServoTerms<Dyn, Dyn, Dyn>,
-    params: Vec<f64>,
-    physical: usize,
-    law: ServoLaw,
-}
-
-impl Controller {
-    /// The controller of `model` (which has servo constraints: `None` otherwise) with
-    /// parameter values `params`, its servo terms compiled for `backend`.
-    ///
-    /// # Errors
-    /// [`Failure::BadInput`] when Cranelift fails on the servo terms.
-    pub(crate) fn new(
-        model: &Model,
-        params: &[f64],
-        law: ServoLaw,
-        backend: Backend,
-    ) -> Result<Option<Self>, Failure> {
-        let Equations::Lagrangian(e) = &model.derivation.equations else {
-            return Ok(None);
-        };
-        if e.servo.is_none() {
-            return Ok(None);
-        }
-        let rows = e.servo_rows().expect("a model with servo constraints");
-        let blocks = Block::servo_terms(e, &rows).expect("a model with servo constraints");
-        let (n, k, m) = (
-            model.n(),
-            model.derivation.inputs.len(),
-            e.constraint_rhs.len(),
-        );
-        Ok(Some(Controller {
-            scatter: Scatter::new(&model.derivation.pool, &blocks, "servo terms", backend)?,
-            terms: GenericServoTerms::zeros(n, rows.constraint_rhs.len(), k, true),
-            params: params.to_vec(),
-            physical: m,
-            law,
-        }))
-    }
-
-    /// The servo input u at (q, q̇, t), k entries; NaN entries where the controller fails (a
-    /// singular M, inconsistent constraints), so that the run stops there with the
-    /// simulator's error.
-    fn input(&mut self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
-        let inputs = udk_symbolic::emit::TapeInputs {
-            q,
-            qd,
-            t,
-            params: &self.params,
-            ..Default::default()
-        };
-        self.scatter.eval(&inputs, self.terms.blocks_mut());
-        let k = self.terms.input_matrix.ncols();
-        control_dyn(&self.terms, self.physical, self.law, &Options::default())
-            .map_or_else(|_| DVector::from_element(k, f64::NAN), |c| c.input)
-    }
-}
-
-/// A system whose inputs can be set for its next evaluations (the model's tapes).
+/// A system whose inputs the servo controller sets: behind it, the model file's compiled
+/// [`udk::Model`], whose [`udk::Model::control`] gives the inputs.
 pub(crate) trait HeldInputs {
+    /// The servo input u at (q, q̇, t) under `law`, k entries, by [`servo_input`].
+    fn servo_input(&self, q: &[f64], qd: &[f64], t: f64, law: ServoLaw) -> DVector<f64>;
+
     /// Holds u = `u` for the following evaluations.
     fn hold_inputs(&self, u: &[f64]);
+}
+
+/// The servo input u of `model` at (q, q̇, t) under `law`, k entries:
+/// [`udk::Model::control`] (the path by inverse dynamics where the servo rows alone fix the
+/// motion with B = I, else `udk_runtime::servo::control_dyn` on the servo terms), with NaN
+/// entries where the controller fails (a singular M, inconsistent constraints), so that the
+/// run stops there with the simulator's error.
+pub(crate) fn servo_input(
+    model: &udk::Model,
+    (q, qd, t): (&[f64], &[f64], f64),
+    law: ServoLaw,
+) -> DVector<f64> {
+    let (q, qd) = (
+        DVector::from_column_slice(q),
+        DVector::from_column_slice(qd),
+    );
+    let k = model.inputs().len();
+    (model.control(&q, &qd, t, law))
+        .map_or_else(|_| DVector::from_element(k, f64::NAN), |c| c.input)
 }
 
 /// `system` closed by its servo controller: each evaluation of the terms first computes u.
 pub(crate) struct ServoLoop<'a, S> {
     /// The open-loop system.
     pub(crate) system: &'a S,
-    /// The controller.
-    pub(crate) controller: &'a RefCell<Controller>,
+    /// The controller's law.
+    pub(crate) law: ServoLaw,
 }
 
 impl<S: DynamicLagrangianSystem + HeldInputs> DynamicLagrangianSystem for ServoLoop<'_, S> {
@@ -153,7 +112,7 @@ impl<S: DynamicLagrangianSystem + HeldInputs> DynamicLagrangianSystem for ServoL
     }
 
     fn terms(&self, q: &[f64], qd: &[f64], t: f64) -> DynamicLagrangianTerms {
-        let u = self.controller.borrow_mut().input(q, qd, t);
+        let u = self.system.servo_input(q, qd, t, self.law);
         self.system.hold_inputs(u.as_slice());
         self.system.terms(q, qd, t)
     }

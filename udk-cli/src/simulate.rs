@@ -13,6 +13,7 @@ use std::io::IsTerminal;
 use std::ops::ControlFlow;
 use std::time::{Duration, Instant};
 use udk_runtime::jacobian::AccelerationJacobianDyn;
+use udk_runtime::servo::ServoLaw;
 use udk_runtime::simulate::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, state_columns, ConstraintLevel,
@@ -98,12 +99,7 @@ pub fn run(args: &SimulateArgs, backend: Backend) -> Result<String, Failure> {
         t0: initial.t0,
         progress: RefCell::new(Progress::new(initial.t0, args.t_end)),
         energy_conserved: servo.is_none() && model.derivation.conserves_energy(&params, &inputs),
-        servo: match servo {
-            Some(law) => {
-                crate::servo::Controller::new(&model, &params, law, backend)?.map(RefCell::new)
-            }
-            None => None,
-        },
+        servo,
     };
     let evaluator = model.evaluator(params, inputs, backend)?;
     let n = model.n();
@@ -259,8 +255,9 @@ struct Run<'a> {
     /// Whether the energy is conserved ([`udk_symbolic::Derivation::conserves_energy`]): the
     /// summary shows the drift in parentheses and the plot the energy itself when it is not.
     energy_conserved: bool,
-    /// The servo controller that drives the inputs of a model with `servo` constraints.
-    servo: Option<RefCell<crate::servo::Controller>>,
+    /// The law of the servo controller that drives the inputs of a model with `servo`
+    /// constraints ([`udk::Model::control`] of the evaluator's model).
+    servo: Option<ServoLaw>,
 }
 
 impl Run<'_> {
@@ -320,11 +317,11 @@ impl Run<'_> {
                 let (q0, v0, assembled) = self.start::<N>(q0, v0, |q, v, options| {
                     consistent_dynamic_lagrangian_state(&system, q, v, t0, options)
                 })?;
-                let result = match &self.servo {
-                    Some(controller) => {
+                let result = match self.servo {
+                    Some(law) => {
                         let closed = crate::servo::ServoLoop {
                             system: &system,
-                            controller,
+                            law,
                         };
                         simulate_dynamic_lagrangian(
                             &closed,
@@ -602,6 +599,10 @@ impl<T: Terms + Clone> Tape<'_, T> {
 }
 
 impl crate::servo::HeldInputs for Tape<'_, DynamicLagrangianTerms> {
+    fn servo_input(&self, q: &[f64], qd: &[f64], t: f64, law: ServoLaw) -> DVector<f64> {
+        crate::servo::servo_input(self.evaluator.borrow().model(), (q, qd, t), law)
+    }
+
     fn hold_inputs(&self, u: &[f64]) {
         self.evaluator.borrow_mut().set_inputs(u);
     }
