@@ -504,7 +504,8 @@ impl FreeFlyerModel {
                 }
             };
         }
-        dispatch!(7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
+        dispatch!(7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34
+            35 36 37 38 39)
     }
 
     /// [`FreeFlyerModel::simulate_with`] with NQ = `NQ`.
