@@ -22,6 +22,10 @@ use udk_symbolic::expr::Pool;
 use udk_symbolic::urdf::UrdfSource;
 use udk_symbolic::ModelSpec;
 
+/// The joint efforts τ(t, q, v) of [`FreeFlyerModel::simulate_with`], written into its last
+/// argument (n entries; q has NQ entries, v NV).
+pub type Efforts<'a> = dyn Fn(f64, &[f64], &[f64], &mut [f64]) + 'a;
+
 /// Why an evaluation of a [`FreeFlyerModel`] failed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
@@ -477,7 +481,7 @@ impl FreeFlyerModel {
         &self,
         q0: &[f64],
         v0: &[f64],
-        efforts: &dyn Fn(f64, &[f64], &[f64], &mut [f64]),
+        efforts: &Efforts<'_>,
         (t0, tf): (f64, f64),
         options: &SimulationOptions,
     ) -> Result<Motion, ModelError> {
@@ -513,7 +517,7 @@ impl FreeFlyerModel {
         &self,
         q0: &[f64],
         v0: &[f64],
-        efforts: &dyn Fn(f64, &[f64], &[f64], &mut [f64]),
+        efforts: &Efforts<'_>,
         (t0, tf): (f64, f64),
         options: &SimulationOptions,
     ) -> Result<Motion, ModelError> {
