@@ -1,5 +1,5 @@
 //! Ground contacts in a floating-base model file (`[[contacts]]` with
-//! `gap = 'link_position("FL_FOOT").z()'`, examples/models/solo12_landing.toml) run by
+//! `gap = 'link_position("FL_FOOT").z()'`, tests/fixtures/solo12_landing.toml) run by
 //! `udk::model::FreeFlyerModel`: Solo12 dropped from 0.3 m lands under a PD law on its joints
 //! with the same events at the same times and the same final state as the macro's robot with
 //! `ground_contacts` (tests/free_flyer_contacts.rs checks that run against Pinocchio's impulse
@@ -31,7 +31,7 @@ use fixture_support::assert_close;
 )]
 struct Solo12;
 
-const FILE: &str = "examples/models/solo12_landing.toml";
+const FILE: &str = "tests/fixtures/solo12_landing.toml";
 
 /// The standing posture (rad) and PD gains (N·m/rad, N·m·s/rad) of examples/solo12_landing.rs.
 const POSTURE: [f64; 12] = [
@@ -168,7 +168,7 @@ fn refused(keys: &str) -> String {
          [[contacts]]\nname = \"FL\"\n{keys}\n"
     );
     let spec: udk::ModelSpec = toml::from_str(&text).expect("TOML");
-    match FreeFlyerModel::from_spec(&spec, Path::new("examples/models")) {
+    match FreeFlyerModel::from_spec(&spec, Path::new("tests/fixtures")) {
         Err(ModelError::Derivation { messages, .. }) => messages,
         Err(e) => panic!("{keys}: {e}"),
         Ok(_) => panic!("{keys}: accepted"),
@@ -218,7 +218,7 @@ fn a_raised_ground_is_met_earlier() {
         urdf = { path = \"../../robots/example-robot-data/solo_description/robots/solo12.urdf\", floating_base = true }\n\
         [[contacts]]\nname = \"FL\"\ngap = 'link_position(\"FL_FOOT\").z() - (-0.25)'\n";
     let spec: udk::ModelSpec = toml::from_str(text).expect("TOML");
-    let model = FreeFlyerModel::from_spec(&spec, Path::new("examples/models")).expect("model");
+    let model = FreeFlyerModel::from_spec(&spec, Path::new("tests/fixtures")).expect("model");
     let mut q0 = vec![0.0; 19];
     (q0[2], q0[6]) = (0.0, 1.0);
     q0[7..].copy_from_slice(&POSTURE);

@@ -1,4 +1,4 @@
-"""A floating-base model file with ground contacts (examples/models/solo12_landing.toml):
+"""A floating-base model file with ground contacts (tests/fixtures/solo12_landing.toml):
 `Model.from_file` gives a `FloatingBaseModel` whose `simulate` drops Solo12 onto the ground,
 with the contacts' events and the foot forces by name. Checked against free fall: with no
 joint torque the robot falls as one rigid body, so the base follows 0.3 − g t²/2 and the
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 import udk
-from conftest import MODELS
+from conftest import ROOT
 
-LANDING = MODELS / "solo12_landing.toml"
+LANDING = ROOT / "tests" / "fixtures" / "solo12_landing.toml"
 G = 9.81
 
 

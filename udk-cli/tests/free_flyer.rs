@@ -195,14 +195,14 @@ fn other_commands_say_they_do_not_take_a_floating_base() {
 }
 
 /// Solo12 dropped onto the ground with four frictional foot contacts from a model file
-/// (examples/models/solo12_landing.toml) under constant joint torques: the four touchdowns
+/// (tests/fixtures/solo12_landing.toml) under constant joint torques: the four touchdowns
 /// in the event log, the foot forces by name in the CSV, and the run of
 /// `udk::model::FreeFlyerModel` (which tests/free_flyer_file_contacts.rs checks against the
 /// macro's robot) to 1e-9.
 #[test]
 fn simulate_lands_on_the_contacts_of_the_model_file() {
     let file =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../examples/models/solo12_landing.toml");
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/solo12_landing.toml");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("landing.csv");
     let tau: Vec<f64> = (0..12)
