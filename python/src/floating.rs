@@ -5,8 +5,10 @@
 use crate::BadInputError;
 use numpy::{PyArray1, PyArray2};
 use pyo3::prelude::*;
-use std::path::PathBuf;
+use pyo3::types::PyDict;
+use std::path::{Path, PathBuf};
 use udk::model::{FreeFlyerModel, FreeFlyerModelError};
+use udk_symbolic::InitialState;
 
 /// The exception of a failed evaluation: BadInputError (a wrong length, a zero quaternion,
 /// a non-finite entry), MotionError where M is singular.
@@ -27,6 +29,8 @@ fn exception(e: FreeFlyerModelError) -> PyErr {
 #[pyclass(module = "udk", name = "FloatingBaseModel", frozen)]
 pub(crate) struct FloatingBaseModel {
     model: FreeFlyerModel,
+    /// The model file's `[initial]` state, the default start of `simulate`.
+    initial: Option<InitialState>,
 }
 
 impl FloatingBaseModel {
@@ -35,7 +39,22 @@ impl FloatingBaseModel {
         let model = py
             .detach(|| FreeFlyerModel::from_urdf(&path, gravity))
             .map_err(crate::model::exception)?;
-        Ok(FloatingBaseModel { model })
+        Ok(FloatingBaseModel {
+            model,
+            initial: None,
+        })
+    }
+
+    /// The robot of the model file `path` (its spec already read: `initial`).
+    pub(crate) fn from_file(
+        py: Python<'_>,
+        path: &Path,
+        initial: Option<InitialState>,
+    ) -> PyResult<Self> {
+        let model = py
+            .detach(|| FreeFlyerModel::from_file(path))
+            .map_err(crate::model::exception)?;
+        Ok(FloatingBaseModel { model, initial })
     }
 }
 
@@ -126,6 +145,83 @@ impl FloatingBaseModel {
         let next = (self.model.integrate(&q, &v, dt))
             .map_err(|e| BadInputError::new_err(e.to_string()))?;
         Ok(PyArray1::from_vec(py, next))
+    }
+
+    /// The names of the link points (the file's `outputs`, then its contacts' points).
+    #[getter]
+    fn points(&self) -> Vec<String> {
+        self.model.point_names().to_vec()
+    }
+
+    /// The names of the ground contacts (the file's `[[contacts]]`).
+    #[getter]
+    fn contacts(&self) -> Vec<String> {
+        self.model.contact_names().to_vec()
+    }
+
+    /// Simulates the robot from (q0, v0) at t0 to t_end under the joint efforts `tau` (n
+    /// entries, held; zeros when None), with the model file's ground contacts (touchdowns,
+    /// lift-off, stick and slip as events), the GIL released; q0, v0 and t0 default to the
+    /// file's `initial`. `method`, `step`, `rtol`, `atol`, `dt`, `constraint_tolerance` and
+    /// `max_steps` are `Model.simulate`'s.
+    ///
+    /// Returns `Model.simulate`'s dict with `v` (samples × NV) for the velocities: its
+    /// `outputs` are the link points' positions (`FL.x`, ...) and the contact forces by name
+    /// (`FL.normal`, `FL.tangent` along x, `FL.lateral` along y, N; 0 while open), and
+    /// `events` the contacts' events.
+    ///
+    /// Raises BadInputError for a missing or wrong-length start, bad options, a quaternion
+    /// off unit norm; MotionError when the run stops, with `time` and `motion`.
+    #[pyo3(signature = (t_end, q0 = None, v0 = None, tau = None, t0 = None, method = "dop853",
+        step = None, rtol = 1e-10, atol = 1e-12, dt = None, constraint_tolerance = 1e-8,
+        max_steps = 100_000))]
+    #[allow(clippy::too_many_arguments)]
+    fn simulate<'py>(
+        &self,
+        py: Python<'py>,
+        t_end: f64,
+        q0: Option<Vec<f64>>,
+        v0: Option<Vec<f64>>,
+        tau: Option<Vec<f64>>,
+        t0: Option<f64>,
+        method: &str,
+        step: Option<f64>,
+        rtol: f64,
+        atol: f64,
+        dt: Option<f64>,
+        constraint_tolerance: f64,
+        max_steps: usize,
+    ) -> PyResult<Bound<'py, PyDict>> {
+        let options = crate::motion::options(
+            method,
+            step,
+            rtol,
+            atol,
+            dt,
+            false,
+            constraint_tolerance,
+            max_steps,
+        )?;
+        let initial = self.initial.as_ref();
+        let given = |value: Option<Vec<f64>>, key: &str, of: fn(&InitialState) -> &Vec<f64>| {
+            value
+                .or_else(|| initial.map(|i| of(i).clone()))
+                .ok_or_else(|| {
+                    BadInputError::new_err(format!(
+                        "no `{key}`: give it, or an [initial] table in the model file"
+                    ))
+                })
+        };
+        let q0 = given(q0, "q0", |i| &i.q0)?;
+        let v0 = given(v0, "v0", |i| &i.qd0)?;
+        let t0 = t0.or(initial.map(|i| i.t0)).unwrap_or(0.0);
+        let tau = tau.unwrap_or_else(|| vec![0.0; self.model.nv().saturating_sub(6)]);
+        let model = &self.model;
+        let result = py.detach(|| model.simulate(&q0, &v0, &tau, (t0, t_end), &options));
+        match result {
+            Ok(m) => crate::motion::motion(py, &m, "v"),
+            Err(e) => Err(crate::motion::simulation_error(py, e, "v")),
+        }
     }
 
     fn __repr__(&self) -> String {

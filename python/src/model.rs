@@ -157,14 +157,16 @@ impl Model {
     }
 
     /// Reads a model file: TOML, JSON if its name ends in `.json`, or a URDF robot with the
-    /// default options if it ends in `.urdf`.
+    /// default options if it ends in `.urdf`. A file with `urdf = { .., floating_base = true }`
+    /// gives a `FloatingBaseModel`, with its link points and ground contacts.
     ///
     /// Raises BadInputError for a file that cannot be read, does not parse or does not derive.
     #[staticmethod]
-    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Self> {
+    fn from_file(py: Python<'_>, path: PathBuf) -> PyResult<Py<PyAny>> {
         let extension = path.extension().and_then(|e| e.to_str());
         if extension == Some("urdf") {
-            return Self::fixed_base(py, path, None, false, false, "strict");
+            let model = Self::fixed_base(py, path, None, false, false, "strict")?;
+            return Ok(Py::new(py, model)?.into_any());
         }
         let read = |message: String| {
             exception(ModelError::Read {
@@ -178,8 +180,12 @@ impl Model {
         } else {
             toml::from_str(&text).map_err(|e| read(e.to_string()))?
         };
+        if spec.urdf.as_ref().is_some_and(|u| u.floating_base) {
+            let model = crate::floating::FloatingBaseModel::from_file(py, &path, spec.initial)?;
+            return Ok(Py::new(py, model)?.into_any());
+        }
         let json = serde_json::to_string(&spec).map_err(|e| read(e.to_string()))?;
-        Self::build(py, &json, directory(&path))
+        Ok(Py::new(py, Self::build(py, &json, directory(&path))?)?.into_any())
     }
 
     /// The robot of a URDF file: gravity (3 entries, m/s², default (0, 0, −9.81)), whether

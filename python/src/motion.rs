@@ -75,8 +75,8 @@ pub(crate) fn motion<'py>(
 ) -> PyResult<Bound<'py, PyDict>> {
     let dict = PyDict::new(py);
     let samples = motion.t.len();
-    let n = motion.q.nrows();
-    // n × samples, column-major, is samples × n row-major.
+    // n (NV for v on a floating base) × samples, column-major, is samples × n row-major.
+    let (n, nv) = (motion.q.nrows(), motion.v.nrows());
     dict.set_item("t", numpy_array(py, motion.t.clone(), &[samples])?)?;
     dict.set_item(
         "q",
@@ -84,7 +84,7 @@ pub(crate) fn motion<'py>(
     )?;
     dict.set_item(
         velocity,
-        numpy_array(py, motion.v.as_slice().to_vec(), &[samples, n])?,
+        numpy_array(py, motion.v.as_slice().to_vec(), &[samples, nv])?,
     )?;
     dict.set_item(
         "energy",
@@ -116,7 +116,7 @@ pub(crate) fn motion<'py>(
             (format!("{velocity}_after"), &event.v_after),
         ];
         for (key, x) in states {
-            record.set_item(key, numpy_array(py, x.as_slice().to_vec(), &[n])?)?;
+            record.set_item(key, numpy_array(py, x.as_slice().to_vec(), &[x.len()])?)?;
         }
         events.append(record)?;
     }

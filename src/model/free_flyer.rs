@@ -2,12 +2,16 @@
 //! counterpart of `#[lagrangian(urdf = "..", floating_base = true)]` for a file chosen by the
 //! user of a program (Talos, read from example-robot-data's directory, is one).
 
-use super::{ModelError, Motion, MAX_SIMULATED_COORDINATES};
-use nalgebra::{DMatrix, SVector};
+use super::{EventRecord, ModelError, Motion, MAX_SIMULATED_COORDINATES};
+use nalgebra::{DMatrix, DVector, SVector};
+use std::cell::RefCell;
+use std::ops::ControlFlow;
 use std::path::Path;
 use udk_runtime::free_flyer::{check, check_length, integrate, FreeFlyerError, FreeFlyerSystem};
 use udk_runtime::simulate::{
-    simulate_free_flyer, OutputTable, SimulationError, SimulationOptions, StateKind, Trajectory,
+    ground_contacts_at, simulate_free_flyer, simulate_free_flyer_with_contacts, ContactSet,
+    FreeFlyer, GroundContact, JointEfforts, OutputTable, SimulationError, SimulationOptions,
+    StateKind, Trajectory,
 };
 use udk_symbolic::codegen::free_flyer::{
     derive_free_flyer, read_free_flyer, FreeFlyerRobot, BASE_COORDINATE_NAMES, BASE_VELOCITY_NAMES,
@@ -17,6 +21,10 @@ use udk_symbolic::error::Errors;
 use udk_symbolic::expr::Pool;
 use udk_symbolic::urdf::UrdfSource;
 use udk_symbolic::ModelSpec;
+
+/// The joint efforts τ(t, q, v) of [`FreeFlyerModel::simulate_with`], written into its last
+/// argument (n entries; q has NQ entries, v NV).
+pub type Efforts<'a> = dyn Fn(f64, &[f64], &[f64], &mut [f64]) + 'a;
 
 /// Why an evaluation of a [`FreeFlyerModel`] failed.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
@@ -53,6 +61,7 @@ pub struct FreeFlyerModel {
     coordinate_names: Vec<String>,
     velocity_names: Vec<String>,
     point_names: Vec<String>,
+    contacts: Vec<GroundContact>,
     acceleration: Tape,
     mass_matrix: Tape,
     inverse_dynamics: Tape,
@@ -122,8 +131,26 @@ impl FreeFlyerModel {
             model: spec.name.clone(),
             messages: e.to_string(),
         };
-        let FreeFlyerRobot { robot, points, .. } =
-            read_free_flyer(spec, base).map_err(derivation)?;
+        let FreeFlyerRobot {
+            robot,
+            mut points,
+            contacts,
+            ..
+        } = read_free_flyer(spec, base).map_err(derivation)?;
+        let contacts = (contacts.into_iter().enumerate())
+            .map(|(k, c)| {
+                let contact = GroundContact {
+                    point: points.len() + k,
+                    height: c.height,
+                    restitution: c.restitution,
+                    friction: c.friction,
+                    rest_speed: c.rest_speed,
+                };
+                (contact, c.point)
+            })
+            .collect::<Vec<_>>();
+        let (contacts, contact_points): (Vec<_>, Vec<_>) = contacts.into_iter().unzip();
+        points.extend(contact_points);
         let mut pool = Pool::new();
         let (dynamics, kinematics) =
             derive_free_flyer(&mut pool, spec, &robot, &points).map_err(derivation)?;
@@ -142,6 +169,7 @@ impl FreeFlyerModel {
                 .chain(joints)
                 .collect(),
             point_names: points.into_iter().map(|p| p.name).collect(),
+            contacts,
             acceleration: compile_tape(&pool, &dynamics.acceleration),
             mass_matrix: compile_tape(&pool, &dynamics.mass_matrix.entries),
             inverse_dynamics: compile_tape(&pool, &dynamics.inverse_dynamics),
@@ -159,10 +187,16 @@ impl FreeFlyerModel {
         self.gravity
     }
 
-    /// The names of the link points (the model's `outputs`), in the order of
-    /// [`FreeFlyerModel::points`].
+    /// The names of the link points: the model's `outputs`, then the points of its ground
+    /// `contacts` (named as the contacts), in the order of [`FreeFlyerModel::points`].
     pub fn point_names(&self) -> &[String] {
         &self.point_names
+    }
+
+    /// The names of the model's ground contacts (its `[[contacts]]`, each at the link point of
+    /// the same name), in order.
+    pub fn contact_names(&self) -> &[String] {
+        &self.point_names[self.point_names.len() - self.contacts.len()..]
     }
 
     /// The link points at (q, v), 6 + 3 NV entries a point in the order of
@@ -367,21 +401,24 @@ impl<const NQ: usize> FreeFlyerSystem<NQ> for FreeFlyerModel {
 
 impl FreeFlyerModel {
     /// The output columns of a [`Motion`] of the model: `<point>.x`, `.y`, `.z` for each link
-    /// point, its world position (m).
+    /// point ([`FreeFlyerModel::point_names`]), its world position (m); then
+    /// `<contact>.normal`, `.tangent` (along x) and `.lateral` (along y) for each ground
+    /// contact, the ground's force on the point (N, world frame; 0 while the contact is open).
     pub fn output_columns(&self) -> Vec<String> {
-        (self.point_names.iter())
-            .flat_map(|name| ["x", "y", "z"].map(|c| format!("{name}.{c}")))
+        let positions = (self.point_names.iter())
+            .flat_map(|name| ["x", "y", "z"].map(|c| format!("{name}.{c}")));
+        positions.chain(self.force_columns()).collect()
+    }
+
+    /// The contact forces' columns: `<contact>.normal`, `.tangent`, `.lateral`.
+    fn force_columns(&self) -> Vec<String> {
+        (self.contact_names().iter())
+            .flat_map(|name| ["normal", "tangent", "lateral"].map(|k| format!("{name}.{k}")))
             .collect()
     }
 
     /// Simulates the robot from (q₀, v₀) at t₀ to t_f under the joint efforts `tau` (n
-    /// entries, held), by `udk_runtime::simulate::simulate_free_flyer`: the integrator and
-    /// output times of `options`, the base quaternion divided by its norm at every output
-    /// time. A start whose quaternion differs from unit norm by more than
-    /// `options.constraint_tolerance` is refused, not normalized. The [`Motion`] holds q (NQ
-    /// rows) and v (NV rows), |quaternion| − 1 as the position residual, the energy
-    /// ½ vᵀ M v − m g·c, and the link points' positions as outputs
-    /// ([`FreeFlyerModel::output_columns`]).
+    /// entries, held): [`FreeFlyerModel::simulate_with`] with τ constant.
     ///
     /// ```
     /// use udk::model::FreeFlyerModel;
@@ -399,15 +436,52 @@ impl FreeFlyerModel {
     /// ```
     ///
     /// # Errors
-    /// [`ModelError::Length`] when q₀, v₀ or `tau` do not have NQ, NV and n entries, or n is
-    /// above [`MAX_SIMULATED_COORDINATES`]; [`ModelError::Simulation`] when the run stops (a
-    /// refused start, bad options, the dynamics or the integrator failing), with the motion up
-    /// to then.
+    /// [`ModelError::Length`] when `tau` does not have n entries; as
+    /// [`FreeFlyerModel::simulate_with`].
     pub fn simulate(
         &self,
         q0: &[f64],
         v0: &[f64],
         tau: &[f64],
+        (t0, tf): (f64, f64),
+        options: &SimulationOptions,
+    ) -> Result<Motion, ModelError> {
+        if tau.len() != self.nv() - 6 {
+            return Err(ModelError::Length {
+                what: "tau",
+                expected: self.nv() - 6,
+                given: tau.len(),
+                model: self.name.clone(),
+            });
+        }
+        let efforts = |_: f64, _: &[f64], _: &[f64], out: &mut [f64]| out.copy_from_slice(tau);
+        self.simulate_with(q0, v0, &efforts, (t0, tf), options)
+    }
+
+    /// Simulates the robot from (q₀, v₀) at t₀ to t_f under the joint efforts
+    /// `efforts(t, q, v, τ)` (writing the n entries of τ; a PD law on the joints is one), by
+    /// `udk_runtime::simulate::simulate_free_flyer`, or with the model's ground contacts by
+    /// `simulate_free_flyer_with_contacts` on `ground_contacts_at` (touchdowns as impacts by
+    /// the fundamental equation, lift-off, stick and slip as events; the contacts touching
+    /// at rest at t₀ closed by `ContactSet::settle`): the integrator and output times of
+    /// `options`, the base quaternion divided by its norm at every output time. A start whose
+    /// quaternion differs from unit norm by more than `options.constraint_tolerance` is
+    /// refused, not normalized. The [`Motion`] holds q (NQ rows) and v (NV rows),
+    /// |quaternion| − 1 as the position residual, the energy ½ vᵀ M v − m g·c, the outputs of
+    /// [`FreeFlyerModel::output_columns`] (the points' positions, the contact forces by name)
+    /// and the contacts' events (`FL touchdown`, `FL lift-off`, `FL slip`, `FL stick`; q and
+    /// v before and after each).
+    ///
+    /// # Errors
+    /// [`ModelError::Length`] when q₀ or v₀ do not have NQ and NV entries, or n is above
+    /// [`MAX_SIMULATED_COORDINATES`]; [`ModelError::Simulation`] when the run stops (a
+    /// refused start, bad options, contacts that cannot be settled, the dynamics, an impact or
+    /// the integrator failing, Zeno events), with the motion up to then.
+    pub fn simulate_with(
+        &self,
+        q0: &[f64],
+        v0: &[f64],
+        efforts: &Efforts<'_>,
         (t0, tf): (f64, f64),
         options: &SimulationOptions,
     ) -> Result<Motion, ModelError> {
@@ -417,11 +491,7 @@ impl FreeFlyerModel {
             given,
             model: self.name.clone(),
         };
-        for (what, given, expected) in [
-            ("q", q0.len(), self.nq()),
-            ("v", v0.len(), self.nv()),
-            ("tau", tau.len(), self.nv() - 6),
-        ] {
+        for (what, given, expected) in [("q", q0.len(), self.nq()), ("v", v0.len(), self.nv())] {
             if given != expected {
                 return Err(length(what, expected, given));
             }
@@ -429,7 +499,7 @@ impl FreeFlyerModel {
         macro_rules! dispatch {
             ($($size:literal)*) => {
                 match self.nq() {
-                    $($size => self.simulate_sized::<$size>(q0, v0, tau, (t0, tf), options),)*
+                    $($size => self.simulate_sized::<$size>(q0, v0, efforts, (t0, tf), options),)*
                     nq => Err(length(
                         "joints (Model::simulate handles)",
                         MAX_SIMULATED_COORDINATES,
@@ -438,24 +508,27 @@ impl FreeFlyerModel {
                 }
             };
         }
-        dispatch!(7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
+        dispatch!(7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32 33 34
+            35 36 37 38 39)
     }
 
-    /// [`FreeFlyerModel::simulate`] with NQ = `NQ`.
+    /// [`FreeFlyerModel::simulate_with`] with NQ = `NQ`.
     fn simulate_sized<const NQ: usize>(
         &self,
         q0: &[f64],
         v0: &[f64],
-        tau: &[f64],
+        efforts: &Efforts<'_>,
         (t0, tf): (f64, f64),
         options: &SimulationOptions,
     ) -> Result<Motion, ModelError> {
-        let efforts = |_: f64, _: &SVector<f64, NQ>, _: &[f64], out: &mut [f64]| {
-            out.copy_from_slice(tau);
+        let efforts = |t: f64, q: &SVector<f64, NQ>, v: &[f64], out: &mut [f64]| {
+            efforts(t, q.as_slice(), v, out);
         };
         let q0 = SVector::<f64, NQ>::from_column_slice(q0);
-        match simulate_free_flyer(self, &efforts, &q0, v0, t0, tf, options) {
-            Ok(trajectory) => self.motion(&trajectory),
+        let (result, forces) = self.trajectory(&efforts, (&q0, v0), (t0, tf), options);
+        let motion = |trajectory: &Trajectory<NQ>| self.motion(trajectory, &forces);
+        match result {
+            Ok(trajectory) => motion(&trajectory),
             Err(SimulationError::InconsistentStart { violations, .. }) => {
                 Err(ModelError::Simulation {
                     message: format!(
@@ -469,29 +542,125 @@ impl FreeFlyerModel {
                     motion: None,
                 })
             }
-            Err(error) => Err(ModelError::stopped(&error, |t| self.motion(t))),
+            Err(error) => Err(ModelError::stopped(&error, motion)),
         }
     }
 
-    /// The samples of `trajectory` as columns (v without its padding entry), with the link
-    /// points' positions.
-    fn motion<const NQ: usize>(&self, trajectory: &Trajectory<NQ>) -> Result<Motion, ModelError> {
+    /// The run of [`FreeFlyerModel::simulate_with`] for NQ = `NQ`, under `efforts`, as the
+    /// simulator returns it, with the contact forces at each of its samples (the columns
+    /// `<contact>.normal`, `.tangent`, `.lateral`, one row a sample; no columns without
+    /// contacts): [`FreeFlyerModel::outputs`] joins them to the points' positions.
+    ///
+    /// # Errors
+    /// The simulator's (in the result): those of `simulate_free_flyer`, and for a model with
+    /// contacts those of `simulate_free_flyer_with_contacts`, with a failed settling of the
+    /// contacts at t₀ as [`SimulationError::Dynamics`] at t₀ and a failed force solve at a
+    /// sample as [`SimulationError::Interrupted`].
+    pub fn trajectory<const NQ: usize>(
+        &self,
+        efforts: &JointEfforts<'_, NQ>,
+        (q0, v0): (&SVector<f64, NQ>, &[f64]),
+        (t0, tf): (f64, f64),
+        options: &SimulationOptions,
+    ) -> (Result<Trajectory<NQ>, SimulationError<NQ>>, OutputTable) {
+        let columns = self.force_columns();
+        if self.contacts.is_empty() {
+            let result = simulate_free_flyer(self, efforts, q0, v0, t0, tf, options);
+            return (result, OutputTable::default());
+        }
+        let contacts = match ground_contacts_at::<_, NQ>(self, &self.contacts) {
+            Ok(contacts) => contacts,
+            Err(source) => {
+                return (
+                    Err(failed_start(q0, v0, t0, source)),
+                    OutputTable::default(),
+                )
+            }
+        };
+        let set = match ContactSet::new(FreeFlyer::new(self, efforts), contacts) {
+            Ok(set) => set,
+            Err(source) => {
+                return (
+                    Err(failed_start(q0, v0, t0, source)),
+                    OutputTable::default(),
+                )
+            }
+        };
+        if v0.len() + 1 == NQ {
+            let settled = set.settle(q0.as_slice(), v0, t0, options.constraint_tolerance);
+            if let Err(source) = settled {
+                return (
+                    Err(failed_start(q0, v0, t0, source)),
+                    OutputTable::default(),
+                );
+            }
+        }
+        let forces = RefCell::new(OutputTable {
+            values: Vec::new(),
+            columns,
+        });
+        let observe = |sample: &udk_runtime::simulate::Sample<NQ>| {
+            let v = &sample.v.as_slice()[..NQ - 1];
+            let Ok(now) = set.forces(sample.q.as_slice(), v, sample.t) else {
+                return ControlFlow::Break(());
+            };
+            let mut table = forces.borrow_mut();
+            let row: Vec<f64> = (table.columns.iter())
+                .map(|c| now.iter().find(|f| &f.name == c).map_or(0.0, |f| f.value))
+                .collect();
+            table.values.extend(row);
+            ControlFlow::Continue(())
+        };
+        let result = simulate_free_flyer_with_contacts(&set, (q0, v0), (t0, tf), options, observe);
+        (result, forces.into_inner())
+    }
+
+    /// The outputs of [`FreeFlyerModel::output_columns`] at each sample of `trajectory`: the
+    /// points' positions, then the contact forces of `forces` ([`FreeFlyerModel::trajectory`]'s,
+    /// one row a sample).
+    ///
+    /// # Errors
+    /// As [`FreeFlyerModel::points`] at a sample; [`FreeFlyerError::WrongLength`] when
+    /// `forces` does not have a row for each sample and a column for each contact force.
+    pub fn outputs<const NQ: usize>(
+        &self,
+        trajectory: &Trajectory<NQ>,
+        forces: &OutputTable,
+    ) -> Result<OutputTable, FreeFlyerModelError> {
         let samples = &trajectory.samples;
         let nv = self.nv();
         let size = 6 + 3 * nv;
+        let width = 3 * self.contacts.len();
+        check_length("forces", &forces.values, samples.len() * width)?;
         let mut outputs = OutputTable {
             columns: self.output_columns(),
-            values: Vec::with_capacity(samples.len() * 3 * self.point_names.len()),
+            values: Vec::with_capacity(samples.len() * (3 * self.point_names.len() + width)),
         };
-        for s in samples {
-            let points = self.points(s.q.as_slice(), &s.v.as_slice()[..nv]);
-            let points = points.map_err(|e| ModelError::Simulation {
-                message: format!("the link points at t = {}: {e}", s.t),
-                time: Some(s.t),
+        for (j, s) in samples.iter().enumerate() {
+            let points = self.points(s.q.as_slice(), &s.v.as_slice()[..nv])?;
+            (outputs.values).extend(points.chunks(size).flat_map(|p| p[..3].iter().copied()));
+            (outputs.values).extend_from_slice(&forces.values[j * width..(j + 1) * width]);
+        }
+        Ok(outputs)
+    }
+
+    /// The samples of `trajectory` as columns (v without its padding entry), with the
+    /// outputs ([`FreeFlyerModel::outputs`]) and the events.
+    fn motion<const NQ: usize>(
+        &self,
+        trajectory: &Trajectory<NQ>,
+        forces: &OutputTable,
+    ) -> Result<Motion, ModelError> {
+        let samples = &trajectory.samples;
+        let nv = self.nv();
+        let outputs = self
+            .outputs(trajectory, forces)
+            .map_err(|e| ModelError::Simulation {
+                message: format!("the outputs of the motion: {e}"),
+                time: samples.last().map(|s| s.t),
                 motion: None,
             })?;
-            (outputs.values).extend(points.chunks(size).flat_map(|p| p[..3].iter().copied()));
-        }
+        let velocities = |v: &SVector<f64, NQ>| DVector::from_column_slice(&v.as_slice()[..nv]);
         Ok(Motion {
             kind: StateKind::Velocities,
             t: samples.iter().map(|s| s.t).collect(),
@@ -509,8 +678,43 @@ impl FreeFlyerModel {
             velocity_residual: samples.iter().map(|s| s.velocity_residual).collect(),
             energy: samples.iter().map(|s| s.energy).collect(),
             outputs,
-            events: Vec::new(),
+            events: (trajectory.events.iter())
+                .map(|e| EventRecord {
+                    t: e.t,
+                    name: e.name.clone(),
+                    q_before: DVector::from_column_slice(e.before.0.as_slice()),
+                    v_before: velocities(&e.before.1),
+                    q_after: DVector::from_column_slice(e.after.0.as_slice()),
+                    v_after: velocities(&e.after.1),
+                })
+                .collect(),
             stats: trajectory.stats,
         })
+    }
+}
+
+/// A failure before the first step of a run with contacts (contacts that cannot be made or
+/// settled at the start) as the simulator's error at t₀, with an empty trajectory.
+fn failed_start<const NQ: usize>(
+    q0: &SVector<f64, NQ>,
+    v0: &[f64],
+    t0: f64,
+    source: udk_runtime::Error,
+) -> SimulationError<NQ> {
+    let mut v = SVector::<f64, NQ>::zeros();
+    let len = v0.len().min(NQ);
+    v.as_mut_slice()[..len].copy_from_slice(&v0[..len]);
+    SimulationError::Dynamics {
+        time: t0,
+        state: Box::new(udk_runtime::simulate::FailedState { q: *q0, v }),
+        source,
+        trajectory: Box::new(Trajectory {
+            kind: StateKind::Velocities,
+            state_columns: Vec::new(),
+            samples: Vec::new(),
+            stats: Default::default(),
+            outputs: OutputTable::default(),
+            events: Vec::new(),
+        }),
     }
 }

@@ -17,7 +17,7 @@ mod servo;
 mod workspace;
 
 pub use error::ModelError;
-pub use free_flyer::{FreeFlyerModel, FreeFlyerModelError};
+pub use free_flyer::{Efforts, FreeFlyerModel, FreeFlyerModelError};
 pub use hybrid::{BoundHybrid, Hybrid, HybridRun, SpecSource, SpecText};
 pub use motion::{EventRecord, Motion, System, MAX_SIMULATED_COORDINATES};
 pub use udk_jit::Backend;

@@ -14,9 +14,13 @@ use udk_runtime::simulate::{
 };
 use udk_runtime::{Assembly, AssemblyOptions};
 
-/// The largest n [`Model::simulate`] handles: the simulator's state has a compile-time size,
-/// so the method is built for each n from 1 up to this (as `udk simulate` is).
-pub const MAX_SIMULATED_COORDINATES: usize = 24;
+/// The largest n [`Model::simulate`] handles, and the most joints
+/// [`FreeFlyerModel::simulate`](super::FreeFlyerModel::simulate) does (Talos reduced has 32):
+/// the simulator's state has a compile-time size (`differential-equations` needs a `Copy`
+/// state), so the method is built for each exact size up to this. Sizes are not padded: the
+/// integrator's error norm is a mean over the state's entries, so padding would change the
+/// steps taken.
+pub const MAX_SIMULATED_COORDINATES: usize = 32;
 
 /// A model with every parameter set, as the udk-runtime simulator's system of run-time size:
 /// a [`DynamicLagrangianSystem`] for a Lagrangian model, a [`DynamicHamiltonianSystem`] for a
@@ -135,7 +139,7 @@ impl Model {
                 }
             };
         }
-        dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24)
+        dispatch!(1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31 32)
     }
 
     /// [`Model::simulate`] with n = `N`.

@@ -14,7 +14,7 @@ use std::io::Write;
 use std::time::Instant;
 use udk::model::{FreeFlyerModel, FreeFlyerModelError, ModelError};
 use udk_runtime::simulate::{
-    simulate_free_flyer, OutputTable, PlotOptions, SimulationError, SimulationOptions, Summary,
+    OutputTable, PlotOptions, SimulationError, SimulationOptions, Summary, Trajectory,
 };
 
 /// The largest number of joints `udk simulate` handles on a floating base (NQ = 7 + n).
@@ -159,12 +159,14 @@ pub fn eval(file: &ModelFile, args: &EvalArgs, out: &mut dyn Write) -> Result<()
 
 /// `udk simulate` on the floating-base model `file` from its `[initial]` table (q0: NQ
 /// entries, qd0: v₀, NV entries) under the joint efforts `--u` (n entries held; zeros when not
-/// given), by `udk_runtime::simulate::simulate_free_flyer`: the base quaternion is divided by
+/// given), by `udk::model::FreeFlyerModel::trajectory` (`simulate_free_flyer`, or with the
+/// file's ground `[[contacts]]` `simulate_free_flyer_with_contacts`): the base quaternion is divided by
 /// its norm at every output time, and a start whose quaternion is off unit norm by more than
 /// `--constraint-tol` is refused (not normalized). The CSV (`--out`, written at the end of the
 /// run) names its columns `base_x … base_qw`, the joints, `base_vx … base_wz`,
-/// `<joint>_dot`, `padding`, the residuals, the energy and the link points' positions
-/// (`FL.x`, …). Returns the summary table.
+/// `<joint>_dot`, `padding`, the residuals, the energy, the link points' positions
+/// (`FL.x`, …) and the contact forces (`FL.normal`, `FL.tangent`, `FL.lateral`, …, N).
+/// Returns the summary table, followed by the event log of the contacts.
 ///
 /// # Errors
 /// [`Failure::BadInput`] for options a floating-base model does not take (`--assemble`,
@@ -245,13 +247,10 @@ impl Run<'_> {
         };
         let q0 = SVector::<f64, NQ>::from_column_slice(q0);
         let start = Instant::now();
-        let result = simulate_free_flyer(
-            self.model,
+        let (result, forces) = self.model.trajectory(
             &efforts,
-            &q0,
-            v0,
-            self.t0,
-            self.args.t_end,
+            (&q0, v0),
+            (self.t0, self.args.t_end),
             &self.options,
         );
         let wall = start.elapsed();
@@ -274,7 +273,7 @@ impl Run<'_> {
             Err(error) => {
                 if let Some(trajectory) = error.trajectory() {
                     let mut trajectory = trajectory.clone();
-                    trajectory.outputs = self.points(&trajectory)?;
+                    trajectory.outputs = self.outputs(&trajectory, &forces)?;
                     self.write(&trajectory)?;
                 }
                 return Err(Failure::Motion(format!(
@@ -286,39 +285,30 @@ impl Run<'_> {
                 )));
             }
         };
-        trajectory.outputs = self.points(&trajectory)?;
+        trajectory.outputs = self.outputs(&trajectory, &forces)?;
         self.write(&trajectory)?;
         let summary = Summary {
-            energy_conserved: self.tau.iter().all(|&t| t == 0.0),
+            energy_conserved: self.tau.iter().all(|&t| t == 0.0)
+                && self.model.contact_names().is_empty(),
             ..Summary::new(self.model.name(), self.options.method, &trajectory, wall)
         };
-        Ok(format!("{}\n{summary}\n", Summary::header()))
+        let log = crate::hybrid::log(&trajectory.events, 20);
+        Ok(format!("{}\n{summary}\n{log}", Summary::header()))
     }
 
-    /// The link points' positions at each sample of `trajectory`.
-    fn points<const NQ: usize>(
+    /// The link points' positions and the contact forces at each sample of `trajectory`
+    /// (`udk::model::FreeFlyerModel::outputs`).
+    fn outputs<const NQ: usize>(
         &self,
-        trajectory: &udk_runtime::simulate::Trajectory<NQ>,
+        trajectory: &Trajectory<NQ>,
+        forces: &OutputTable,
     ) -> Result<OutputTable, Failure> {
-        let nv = self.model.nv();
-        let size = 6 + 3 * nv;
-        let mut table = OutputTable {
-            columns: self.model.output_columns(),
-            values: Vec::new(),
-        };
-        for s in &trajectory.samples {
-            let points = (self.model.points(s.q.as_slice(), &s.v.as_slice()[..nv]))
-                .map_err(|e| Failure::Motion(format!("{}: at t = {}: {e}", self.name, s.t)))?;
-            (table.values).extend(points.chunks(size).flat_map(|p| p[..3].iter().copied()));
-        }
-        Ok(table)
+        (self.model.outputs(trajectory, forces))
+            .map_err(|e| Failure::Motion(format!("{}: the outputs: {e}", self.name)))
     }
 
     /// Writes the CSV and the SVG asked for.
-    fn write<const NQ: usize>(
-        &self,
-        trajectory: &udk_runtime::simulate::Trajectory<NQ>,
-    ) -> Result<(), Failure> {
+    fn write<const NQ: usize>(&self, trajectory: &Trajectory<NQ>) -> Result<(), Failure> {
         if let Some(path) = &self.args.out {
             (trajectory.write_csv(path)).map_err(|e| crate::simulate::output(path, &e))?;
         }
@@ -326,7 +316,8 @@ impl Run<'_> {
             let columns: Vec<&str> = self.args.plot_columns.iter().map(String::as_str).collect();
             let plot = PlotOptions {
                 columns: &columns,
-                energy_conserved: self.tau.iter().all(|&t| t == 0.0),
+                energy_conserved: self.tau.iter().all(|&t| t == 0.0)
+                    && self.model.contact_names().is_empty(),
                 ..PlotOptions::new(self.model.name(), &[])
             };
             (trajectory.plot_svg(path, &plot)).map_err(|e| crate::simulate::output(path, &e))?;

@@ -193,3 +193,83 @@ fn other_commands_say_they_do_not_take_a_floating_base() {
         "{message}"
     );
 }
+
+/// Solo12 dropped onto the ground with four frictional foot contacts from a model file
+/// (tests/fixtures/solo12_landing.toml) under constant joint torques: the four touchdowns
+/// in the event log, the foot forces by name in the CSV, and the run of
+/// `udk::model::FreeFlyerModel` (which tests/free_flyer_file_contacts.rs checks against the
+/// macro's robot) to 1e-9.
+#[test]
+fn simulate_lands_on_the_contacts_of_the_model_file() {
+    let file =
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/solo12_landing.toml");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("landing.csv");
+    let tau: Vec<f64> = (0..12)
+        .map(|j| [0.0, 0.6, -0.9][j % 3] * if j < 6 { 1.0 } else { -1.0 })
+        .collect();
+    let output = udk()
+        .arg("simulate")
+        .arg(&file)
+        .args([
+            "--t-end", "0.15", "--dt-out", "0.05", "--rtol", "1e-10", "--atol", "1e-12",
+        ])
+        .arg(format!("--u={}", csv(&tau)))
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .get_output()
+        .stdout
+        .clone();
+    let stdout = String::from_utf8(output).unwrap();
+    for foot in ["FL", "FR", "HL", "HR"] {
+        assert!(stdout.contains(&format!("{foot} touchdown")), "{stdout}");
+    }
+    let text = std::fs::read_to_string(&out).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 4);
+    let column = |name: &str| {
+        header
+            .iter()
+            .position(|h| *h == name)
+            .unwrap_or_else(|| panic!("{name} in {header:?}"))
+    };
+    assert!(
+        header.ends_with(&["HR.normal", "HR.tangent", "HR.lateral"]),
+        "{header:?}"
+    );
+
+    let model = udk::model::FreeFlyerModel::from_file(&file).unwrap();
+    let spec: udk::ModelSpec = toml::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    let initial = spec.initial.unwrap();
+    let options = udk::runtime::simulate::SimulationOptions {
+        rtol: 1e-10,
+        atol: 1e-12,
+        ..udk::runtime::simulate::SimulationOptions::every(0.05)
+    };
+    let motion = model
+        .simulate(&initial.q0, &initial.qd0, &tau, (0.0, 0.15), &options)
+        .unwrap();
+    let last = rows.last().unwrap();
+    let j = motion.t.len() - 1;
+    assert_close(&last[1..20], motion.q.column(j).as_slice(), 1e-9, "q(0.15)");
+    let width = motion.outputs.columns.len();
+    for (c, name) in motion.outputs.columns.iter().enumerate() {
+        let expected = motion.outputs.values[j * width + c];
+        assert!(
+            (last[column(name)] - expected).abs() <= 1e-7 * (1.0 + expected.abs()),
+            "{name}"
+        );
+    }
+    // Each foot on the ground at 0.15 s, pushed up; in the air at 0.1 s.
+    for foot in ["FL", "FR", "HL", "HR"] {
+        let normal = column(&format!("{foot}.normal"));
+        assert!(last[normal] > 1.0, "{foot}: λₙ = {}", last[normal]);
+        assert_eq!(rows[2][normal], 0.0);
+    }
+}

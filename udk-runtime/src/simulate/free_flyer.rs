@@ -282,26 +282,70 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for WithContacts<'_, 
 
 /// A ground contact at each link point of `system` (its
 /// [`FreeFlyerSystem::point_names`], the contact named as the point), the ground the plane
-/// z = `height` (m) of the world frame: the gap is p_z − height, the normal row e_zᵀ J, the
-/// slip coordinates x (tangent, row e_xᵀ J) and y (lateral, row e_yᵀ J), each b the
-/// component of −J̇ v (see [`crate::free_flyer::PointMotion`]); restitution `restitution`,
-/// friction coefficient `friction`. A state the system refuses gives a NaN gap, which the
-/// simulator reports.
+/// z = `height` (m) of the world frame, with restitution `restitution` and friction
+/// coefficient `friction`: [`ground_contacts_at`] with the same [`GroundContact`] at every
+/// point.
 pub fn ground_contacts<'a, S: FreeFlyerSystem<NQ>, const NQ: usize>(
     system: &'a S,
     height: f64,
     restitution: f64,
     friction: f64,
 ) -> Vec<Contact<'a>> {
+    let contacts: Vec<GroundContact> = (0..system.point_names().len())
+        .map(|point| GroundContact {
+            point,
+            height,
+            restitution,
+            friction,
+            rest_speed: 0.0,
+        })
+        .collect();
+    ground_contacts_at(system, &contacts).expect("every point index is in range")
+}
+
+/// A unilateral frictional contact of one link point of a robot on a floating base with the
+/// ground, a horizontal plane: what [`ground_contacts_at`] makes a [`Contact`] of.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GroundContact {
+    /// The index of the point among [`FreeFlyerSystem::point_names`].
+    pub point: usize,
+    /// The ground is the plane z = `height` of the world frame (m).
+    pub height: f64,
+    /// The coefficient of restitution e ≥ 0 of a touchdown (0: plastic).
+    pub restitution: f64,
+    /// The Coulomb friction coefficient μ ≥ 0 (a circular cone).
+    pub friction: f64,
+    /// A touchdown that would rebound slower than this (m/s) is plastic
+    /// ([`Contact::resting_below`]); 0 for none.
+    pub rest_speed: f64,
+}
+
+/// A contact with the ground for each of `contacts`, named as its point: the gap is
+/// p_z − height, the normal row e_zᵀ J, the slip coordinates x (tangent, row e_xᵀ J) and y
+/// (lateral, row e_yᵀ J), each b the component of −J̇ v (see
+/// [`crate::free_flyer::PointMotion`]). The contacts share one evaluation of the points per
+/// state. A state the system refuses gives a NaN gap, which the simulator reports.
+///
+/// # Errors
+/// [`Error::InvalidSelection`] for a point index that is not one of the system's points.
+pub fn ground_contacts_at<'a, S: FreeFlyerSystem<NQ>, const NQ: usize>(
+    system: &'a S,
+    contacts: &[GroundContact],
+) -> Result<Vec<Contact<'a>>, Error> {
     let nv = NQ - 1;
     let size = 6 + 3 * nv;
     // The points at the last (q, v) asked, shared by the contacts: each asks at the same state.
     let last: Rc<RefCell<(Vec<f64>, Vec<f64>)>> = Rc::default();
     let names = system.point_names();
     let count = names.len();
-    (names.into_iter().enumerate())
-        .map(|(i, name)| {
+    (contacts.iter())
+        .map(|contact| {
+            let i = contact.point;
+            let name = names.get(i).ok_or(Error::InvalidSelection {
+                what: "a ground contact's point index is not a point of the system",
+            })?;
             let last = Rc::clone(&last);
+            let height = contact.height;
             let geometry = move |q: &[f64], v: &[f64], _: f64| {
                 let mut last = last.borrow_mut();
                 let (state, out) = &mut *last;
@@ -331,7 +375,13 @@ pub fn ground_contacts<'a, S: FreeFlyerSystem<NQ>, const NQ: usize>(
                     lateral: Some(row(1)),
                 }
             };
-            Contact::new(name, restitution, friction, geometry)
+            Ok(Contact::new(
+                name.clone(),
+                contact.restitution,
+                contact.friction,
+                geometry,
+            )
+            .resting_below(contact.rest_speed))
         })
         .collect()
 }

@@ -63,8 +63,8 @@ pub use events::{
     ResetMap,
 };
 pub use free_flyer::{
-    ground_contacts, simulate_free_flyer, simulate_free_flyer_with_contacts, FreeFlyer,
-    JointEfforts,
+    ground_contacts, ground_contacts_at, simulate_free_flyer, simulate_free_flyer_with_contacts,
+    FreeFlyer, GroundContact, JointEfforts,
 };
 pub use integrate::{simulate_hamiltonian, simulate_lagrangian, simulate_lagrangian_with_events};
 pub use options::{Baumgarte, Method, OutputTimes, Projection, SimulationOptions};

@@ -45,8 +45,22 @@ pub fn generate_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerCod
     let FreeFlyerRobot {
         robot,
         points: named,
+        contacts,
         file,
     } = read_free_flyer(spec, base)?;
+    if let Some(first) = contacts.first() {
+        return Err(Errors(vec![Error::new(
+            spec.urdf
+                .as_ref()
+                .map_or(proc_macro2::Span::call_site(), |s| s.span),
+            format!(
+                "contact `{}`: the macro takes no contacts on a floating base; name the feet \
+                 as link points in `outputs` and run `ground_contacts(&robot, height, e, μ)` \
+                 (a model file's `[[contacts]]` run in `udk::model::FreeFlyerModel`)",
+                first.point.name
+            ),
+        )]));
+    }
     let mut pool = Pool::new();
     let (dynamics, points) = derive_free_flyer(&mut pool, spec, &robot, &named)?;
     let names: Vec<String> = named.into_iter().map(|p| p.name).collect();
@@ -65,6 +79,8 @@ pub struct FreeFlyerRobot {
     pub robot: Robot,
     /// The link points of the model's `outputs`.
     pub points: Vec<LinkPoint>,
+    /// The ground contacts of the model's `contacts`, in order ([`ground_contacts`]).
+    pub contacts: Vec<GroundContactSpec>,
     /// The URDF file read.
     pub file: PathBuf,
 }
@@ -102,7 +118,6 @@ pub fn read_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerRobot, 
         ("servo", !spec.servo.is_empty()),
         ("parameters", !spec.parameters.is_empty()),
         ("events", !spec.events.is_empty()),
-        ("contacts", !spec.contacts.is_empty()),
         ("root", source.root.is_some()),
         ("joint_damping", source.joint_damping),
         ("mimic", source.mimic),
@@ -121,11 +136,169 @@ pub fn read_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerRobot, 
     let mut robot = read(&text, source).map_err(at_source)?;
     robot.tree.gravity = source.gravity.unwrap_or(DEFAULT_GRAVITY);
     let points = link_points(&spec.outputs, &robot)?;
+    let contacts = ground_contacts(&spec.contacts, &robot, &points)?;
     Ok(FreeFlyerRobot {
         robot,
         points,
+        contacts,
         file,
     })
+}
+
+/// A unilateral frictional contact of a floating-base model with the ground, a horizontal
+/// plane: a model file's `[[contacts]]` entry whose gap is `link_position("link").z()` (the
+/// ground z = 0) or `link_position("link").z() - h` (the ground z = h, m), with no `slip`
+/// (the point slides in the ground plane, x and y, in a circular Coulomb cone) and numbers
+/// for its coefficients. `udk_runtime::simulate::ground_contacts_at` runs it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroundContactSpec {
+    /// The contact's point, named as the contact (its forces are `<name>.normal`,
+    /// `<name>.tangent` along x and `<name>.lateral` along y).
+    pub point: LinkPoint,
+    /// The height h of the ground (m).
+    pub height: f64,
+    /// The coefficient of restitution e ≥ 0 (0: plastic touchdowns).
+    pub restitution: f64,
+    /// The Coulomb friction coefficient μ ≥ 0.
+    pub friction: f64,
+    /// A touchdown that would rebound slower than this (m/s) is plastic.
+    pub rest_speed: f64,
+}
+
+/// The ground contacts of a floating-base model's `contacts` on `robot`, whose `outputs` are
+/// the link points `outputs` (a contact's name must differ from theirs and from the other
+/// contacts').
+///
+/// # Errors
+/// At the contact: a gap of another form than [`GroundContactSpec`] says, an unknown link, a
+/// `slip`, a coefficient that is not a number (a floating-base model has no parameters) or is
+/// negative or not finite, a name given twice.
+pub fn ground_contacts(
+    contacts: &[crate::spec::ContactSpec],
+    robot: &Robot,
+    outputs: &[LinkPoint],
+) -> Result<Vec<GroundContactSpec>, Errors> {
+    let mut errors = Vec::new();
+    let mut found = Vec::with_capacity(contacts.len());
+    for (k, contact) in contacts.iter().enumerate() {
+        let span = contact.gap.span();
+        let at =
+            |message: String| Error::new(span, format!("contact `{}`: {message}", contact.name));
+        let named_before = outputs
+            .iter()
+            .map(|p| &p.name)
+            .chain(contacts[..k].iter().map(|c| &c.name));
+        if named_before.into_iter().any(|n| *n == contact.name) {
+            errors.push(at(
+                "the name is given twice (among `outputs` and `contacts`)".into(),
+            ));
+        }
+        if contact.slip.is_some() {
+            errors.push(at(
+                "a ground contact of a floating base slides in the ground plane (x and y, a \
+                 circular Coulomb cone): leave out `slip`"
+                    .into(),
+            ));
+        }
+        let coefficient = |what: &str, value: &crate::spec::Coefficient| match value {
+            crate::spec::Coefficient::Number(x) if x.is_finite() && *x >= 0.0 => Ok(*x),
+            crate::spec::Coefficient::Number(x) => Err(at(format!(
+                "`{what}` = {x} must be finite and not negative"
+            ))),
+            crate::spec::Coefficient::Expression(_) => Err(at(format!(
+                "`{what}` must be a number: a floating-base model has no parameters"
+            ))),
+        };
+        let coefficients = [
+            coefficient("restitution", &contact.restitution),
+            coefficient("friction", &contact.friction),
+            coefficient("rest_speed", &contact.rest_speed),
+        ];
+        let Some((link, height)) = ground_gap(&contact.gap.0) else {
+            errors.push(at(
+                "on a floating base the gap is a link point's height above the ground, \
+                 `link_position(\"link\").z()` or `link_position(\"link\").z() - h` with h a \
+                 number (m)"
+                    .into(),
+            ));
+            continue;
+        };
+        let point = match link_point(&contact.name, &link, robot) {
+            Some(Ok(point)) => Some(point),
+            Some(Err(e)) => {
+                errors.push(e);
+                None
+            }
+            None => {
+                errors.push(at(
+                    "the gap's point is `link_position(\"link\")`, a link frame's origin".into(),
+                ));
+                None
+            }
+        };
+        match (point, coefficients) {
+            (Some(point), [Ok(restitution), Ok(friction), Ok(rest_speed)]) => {
+                found.push(GroundContactSpec {
+                    point,
+                    height,
+                    restitution,
+                    friction,
+                    rest_speed,
+                })
+            }
+            (_, coefficients) => errors.extend(coefficients.into_iter().filter_map(Result::err)),
+        }
+    }
+    match errors.is_empty() {
+        true => Ok(found),
+        false => Err(Errors(errors)),
+    }
+}
+
+/// The `link_position(..)` call and the ground's height h of a gap
+/// `link_position(..).z()` (h = 0) or `link_position(..).z() - h` (h a number literal, or
+/// its negation).
+fn ground_gap(gap: &syn::Expr) -> Option<(syn::Expr, f64)> {
+    let height = |e: &syn::Expr| -> Option<f64> {
+        match e {
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Float(f),
+                ..
+            }) => f.base10_parse().ok(),
+            syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Int(i),
+                ..
+            }) => i.base10_parse().ok(),
+            _ => None,
+        }
+    };
+    match gap {
+        syn::Expr::Paren(inner) => ground_gap(&inner.expr),
+        syn::Expr::MethodCall(call) if call.method == "z" && call.args.is_empty() => {
+            Some(((*call.receiver).clone(), 0.0))
+        }
+        syn::Expr::Binary(binary) if matches!(binary.op, syn::BinOp::Sub(_)) => {
+            let (link, zero) = ground_gap(&binary.left)?;
+            let h = match &*binary.right {
+                syn::Expr::Unary(syn::ExprUnary {
+                    op: syn::UnOp::Neg(_),
+                    expr,
+                    ..
+                }) => -height(expr)?,
+                syn::Expr::Paren(inner) => match &*inner.expr {
+                    syn::Expr::Unary(syn::ExprUnary {
+                        op: syn::UnOp::Neg(_),
+                        expr,
+                        ..
+                    }) => -height(expr)?,
+                    e => height(e)?,
+                },
+                e => height(e)?,
+            };
+            (zero == 0.0).then_some((link, h))
+        }
+        _ => None,
+    }
 }
 
 /// The free-flyer dynamics of `robot` ([`free_flyer`]) and the kinematics of its link points
@@ -175,46 +348,54 @@ pub fn link_points(outputs: &[NamedExpression], robot: &Robot) -> Result<Vec<Lin
     let mut errors = Vec::new();
     let mut points = Vec::with_capacity(outputs.len());
     for output in outputs {
-        let literal = match &output.value.0 {
-            syn::Expr::Call(call)
-                if matches!(&*call.func, syn::Expr::Path(p) if p.path.is_ident("link_position"))
-                    && call.args.len() == 1 =>
-            {
-                match &call.args[0] {
-                    syn::Expr::Lit(syn::ExprLit {
-                        lit: syn::Lit::Str(s),
-                        ..
-                    }) => Some(s.clone()),
-                    _ => None,
-                }
-            }
-            _ => None,
-        };
-        let Some(literal) = literal else {
-            errors.push(Error::new(
+        let name = output.name.as_string();
+        match link_point(&name, &output.value.0, robot) {
+            Some(Ok(point)) => points.push(point),
+            Some(Err(e)) => errors.push(e),
+            None => errors.push(Error::new(
                 output.value.span(),
                 format!(
                     "an output of a floating-base model is a link point, \
-                     `{} = link_position(\"link\")`",
-                    output.name.as_string()
+                     `{name} = link_position(\"link\")`"
                 ),
-            ));
-            continue;
-        };
-        let name = literal.value();
-        match robot.links.iter().find(|l| l.name == name) {
-            Some(link) => points.push(LinkPoint {
-                name: output.name.as_string(),
-                body: link.body,
-                offset: link.offset.translation,
-            }),
-            None => errors.push(Error::new(literal.span(), unknown_link(robot, &name))),
+            )),
         }
     }
     match errors.is_empty() {
         true => Ok(points),
         false => Err(Errors(errors)),
     }
+}
+
+/// The link point `name` of `value` on `robot`: `None` unless `value` is one
+/// `link_position("link")` call with a string literal; an error for an unknown link (with the
+/// nearest name).
+fn link_point(name: &str, value: &syn::Expr, robot: &Robot) -> Option<Result<LinkPoint, Error>> {
+    let syn::Expr::Call(call) = value else {
+        return None;
+    };
+    let is_link_position =
+        matches!(&*call.func, syn::Expr::Path(p) if p.path.is_ident("link_position"));
+    let literal = match (is_link_position, call.args.first(), call.args.len()) {
+        (
+            true,
+            Some(syn::Expr::Lit(syn::ExprLit {
+                lit: syn::Lit::Str(s),
+                ..
+            })),
+            1,
+        ) => s,
+        _ => return None,
+    };
+    let link_name = literal.value();
+    Some(match robot.links.iter().find(|l| l.name == link_name) {
+        Some(link) => Ok(LinkPoint {
+            name: name.to_owned(),
+            body: link.body,
+            offset: link.offset.translation,
+        }),
+        None => Err(Error::new(literal.span(), unknown_link(robot, &link_name))),
+    })
 }
 
 /// The base entries of `COORDINATE_NAMES`: position (m), then the quaternion, scalar last.
