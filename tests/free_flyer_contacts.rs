@@ -128,6 +128,33 @@ fn contact_terms_are_the_dynamics_and_the_feet_in_one_program() {
     }
 }
 
+/// Solo12 with its four feet held in place (J v̇ = −J̇ v): `contact_terms` and the fundamental
+/// equation give Pinocchio's `constraintDynamics` v̇ and, as Qᶜ = Jᵀλ, its contact forces λ
+/// (tests/fixtures/contact_solo12.json, from tests/fixtures/make_contact_solo12.py). The
+/// four feet's 12 rows are independent, so the kernel takes its Delassus-matrix path.
+#[test]
+fn feet_held_match_pinocchio_constraint_dynamics() {
+    let fixture: serde_json::Value =
+        serde_json::from_str(include_str!("fixtures/contact_solo12.json")).expect("JSON");
+    let order = joint_order(&fixture);
+    let states = fixture["states"]["feet_held"].as_array().expect("states");
+    assert_eq!(states.len(), 3);
+    for state in states {
+        let q = Q::from_column_slice(&order.reorder(&numbers(&state["q"]), 7));
+        let v = V::from_column_slice(&order.reorder(&numbers(&state["v"]), 6));
+        let tau = SVector::<f64, 12>::from_column_slice(&order.reorder(&numbers(&state["tau"]), 0));
+        let (mass, force, jacobian, rhs) = Solo12.contact_terms(&q, &v, &tau, 0.0).expect("terms");
+        let terms = udk::runtime::LagrangianView::new(&mass, &force, &jacobian, &rhs);
+        let (a, qc) =
+            udk::runtime::acceleration_and_constraint_force(terms, &Options::default()).expect("v̇");
+        let expected = order.reorder(&numbers(&state["acceleration"]), 6);
+        assert_close(a.as_slice(), &expected, 1e-10, "v̇");
+        let forces = SVector::<f64, 12>::from_column_slice(&numbers(&state["contact_forces"]));
+        let expected = jacobian.transpose() * forces;
+        assert_close(qc.as_slice(), expected.as_slice(), 1e-10, "Qᶜ = Jᵀλ");
+    }
+}
+
 #[test]
 fn four_feet_plastic_impact_matches_pinocchio_impulse_dynamics() {
     let fixture = fixture();

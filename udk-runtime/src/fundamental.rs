@@ -58,7 +58,7 @@ pub(crate) fn solve<N: Dim, R: Dim>(
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
-    solve_factored(terms, options, with_force).map(|(solution, _)| solution)
+    solve_keeping(terms, options, with_force, drop).map(|(solution, _)| solution)
 }
 
 /// [`solve`], and the factorization M = L D Lᵀ it made when M is positive definite (path 1
@@ -70,6 +70,21 @@ pub(crate) fn solve_factored<N: Dim, R: Dim>(
     options: &Options,
     with_force: bool,
 ) -> Result<(MaybeForce<N>, Option<Cholesky<N>>), Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    solve_keeping(terms, options, with_force, |factor| factor)
+}
+
+/// [`solve`], and `keep` applied to the factorization that [`solve_factored`] returns (`drop`
+/// for [`solve`], so that the n × n factor is never moved out of the kernel).
+#[inline(always)]
+fn solve_keeping<N: Dim, R: Dim, K>(
+    terms: LagrangianView<'_, N, R>,
+    options: &Options,
+    with_force: bool,
+    keep: impl FnOnce(Cholesky<N>) -> K,
+) -> Result<(MaybeForce<N>, Option<K>), Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
@@ -129,34 +144,34 @@ where
             return Ok((unscale((acceleration, constraint_force))?, None));
         }
     }
-    let (factor, positive_definite) = match Cholesky::new(mass_matrix.clone(), FACTOR_TOLERANCE) {
-        Some(factor) => (factor, true),
-        None => {
-            semidefinite(mass_matrix)?;
-            let g = weighting_matrix(&options.weighting, constraint_matrix.shape_generic().0)?;
-            if !(options.alpha.is_finite() && options.alpha != 0.0) {
-                return Err(Error::InvalidOption {
-                    what: "alpha must be finite and nonzero",
-                });
-            }
-            let alpha2 = options.alpha * options.alpha;
-            let ga = g * constraint_matrix;
-            let augmented = mass_matrix + constraint_matrix.tr_mul(&ga) * alpha2;
-            let Some(factor) = Cholesky::new(augmented, FACTOR_TOLERANCE) else {
-                let scaled = LagrangianView {
-                    mass_matrix,
-                    generalized_force,
-                    constraint_matrix,
-                    constraint_rhs,
-                    nonideal_force,
-                };
-                return Ok((unscale(svd_fallback(scaled, options)?)?, None));
-            };
-            // z = α²b, so that C + Aᵀλ is the constraint force on the actual system (eq 3.37).
-            force += ga.tr_mul(constraint_rhs) * alpha2;
-            (factor, false)
+    // M is factored where the factor stays, so that its n × n storage is never moved.
+    let mut factor = Cholesky::unfactored(mass_matrix.clone());
+    let positive_definite = factor.factor(FACTOR_TOLERANCE);
+    if !positive_definite {
+        semidefinite(mass_matrix)?;
+        let g = weighting_matrix(&options.weighting, constraint_matrix.shape_generic().0)?;
+        if !(options.alpha.is_finite() && options.alpha != 0.0) {
+            return Err(Error::InvalidOption {
+                what: "alpha must be finite and nonzero",
+            });
         }
-    };
+        let alpha2 = options.alpha * options.alpha;
+        let ga = g * constraint_matrix;
+        let augmented = mass_matrix + constraint_matrix.tr_mul(&ga) * alpha2;
+        let Some(augmented) = Cholesky::new(augmented, FACTOR_TOLERANCE) else {
+            let scaled = LagrangianView {
+                mass_matrix,
+                generalized_force,
+                constraint_matrix,
+                constraint_rhs,
+                nonideal_force,
+            };
+            return Ok((unscale(svd_fallback(scaled, options)?)?, None));
+        };
+        // z = α²b, so that C + Aᵀλ is the constraint force on the actual system (eq 3.37).
+        force += ga.tr_mul(constraint_rhs) * alpha2;
+        factor = augmented;
+    }
     let p = project(
         &factor,
         Unconstrained::Force(force),
@@ -172,11 +187,13 @@ where
         qc
     });
     let solution = unscale((p.acceleration, constraint_force))?;
-    let mut factor = positive_definite.then_some(factor);
-    if let (Some(factor), Some(s)) = (&mut factor, scale) {
+    if !positive_definite {
+        return Ok((solution, None));
+    }
+    if let Some(s) = scale {
         factor.unscale_pivots(s);
     }
-    Ok((solution, factor))
+    Ok((solution, Some(keep(factor))))
 }
 
 /// (1/Mₖₖ)ₖ when the diagonal of the diagonal matrix M is positive: then the Cholesky

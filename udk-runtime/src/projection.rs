@@ -7,9 +7,13 @@
 //! the constrained Hamilton equation (Udwadia 2016, eq 36).
 //!
 //! With W = L⁻¹Aᵀ (n × m), A K⁻¹ Aᵀ = Wᵀ D⁻¹ W, and with y = Wλ the constraint force is
-//! Aᵀλ = L y and the change of acceleration K⁻¹Aᵀλ = L⁻ᵀ D⁻¹ y.
+//! Aᵀλ = L y and the change of acceleration K⁻¹Aᵀλ = L⁻ᵀ D⁻¹ y. Wᵀ = A L⁻ᵀ is solved in the
+//! storage of a copy of A (its columns are the rows of W), and for a tree it keeps the zeros
+//! of a point's Jacobian, which the accumulation of A K⁻¹ Aᵀ skips (see `gram`).
 //! - Fast path (A of full row rank, well separated): λ = (Wᵀ D⁻¹ W)⁻¹ e, e = b − A a, by a
-//!   Cholesky factorization of A K⁻¹ Aᵀ whose pivot ratios all exceed [`FAST_PATH_PIVOT`].
+//!   Cholesky factorization of A K⁻¹ Aᵀ (for K = M the Delassus matrix), in place, whose
+//!   pivot ratios all exceed [`FAST_PATH_PIVOT`]: this pivot test is the rank test, at no
+//!   cost beyond the factorization.
 //! - General path (redundant or nearly redundant constraints): with B = D^-½ W (the matrix
 //!   (A M^-½)ᵀ of the papers, up to an orthogonal factor), y = D^½ (Bᵀ)⁺ e, the
 //!   pseudoinverse by SVD after scaling the rows of Bᵀ to unit norm (which leaves the
@@ -103,15 +107,16 @@ where
         let y = OVector::zeros_generic(acceleration.shape_generic().0, U1);
         return Ok(Projection { acceleration, y });
     }
-    let mut w = constraint_matrix.transpose();
-    k.solve_factor_mut(&mut w);
+    // Wᵀ = A L⁻ᵀ (m × n), solved in A's own layout.
+    let mut wt = constraint_matrix.clone();
+    k.solve_factor_rows_mut(&mut wt);
     // For a force f, with h = D⁻¹L⁻¹f: A a = A K⁻¹ f = Wᵀh and a + K⁻¹Aᵀλ = L⁻ᵀ(h + D⁻¹y).
     let (h, e, unconstrained_norm) = match &unconstrained {
         Unconstrained::Force(f) => {
             let mut h = f.clone();
             k.solve_factor_vector_mut(&mut h);
             k.scale_inverse_pivots_mut(&mut h);
-            let e = constraint_rhs - w.tr_mul(&h);
+            let e = constraint_rhs - &wt * &h;
             let mut a = h.clone();
             k.solve_factor_transpose_vector_mut(&mut a);
             (Some(h), e, max_magnitude(a.as_slice()))
@@ -122,9 +127,14 @@ where
             max_magnitude(a.as_slice()),
         ),
     };
-    let (y, fast) = match Cholesky::new(gram(&w, k.inverse_pivots()), fast_tolerance(options)) {
-        Some(s) => (&w * s.solve(&e), true),
-        None => (redundant(k, &w, &e, options)?, false),
+    // The Delassus matrix A K⁻¹ Aᵀ, factored in place; a pivot ratio at or below the fast-path
+    // threshold (redundant or nearly redundant rows) sends the constraints to the SVD.
+    let mut delassus = Cholesky::unfactored(gram(&wt, k.inverse_pivots()));
+    let fast = delassus.factor(fast_tolerance(options));
+    let y = if fast {
+        wt.tr_mul(&delassus.solve(&e))
+    } else {
+        redundant(k, &wt, &e, options)?
     };
     let mut step = y.clone();
     k.scale_inverse_pivots_mut(&mut step);
@@ -213,10 +223,11 @@ where
                     continue;
                 }
                 e[j] -= ajk * ak;
-                // The upper triangle, which the factorization reads.
+                // The upper triangle, which the factorization reads, rounded as `gram` rounds
+                // it (Aⱼₖ (Aᵢₖ / dₖ) for row j, column i): with L = I the same matrix.
                 for (i, &aik) in column.iter().enumerate().skip(j) {
                     if aik != 0.0 {
-                        g[j + i * m] += aik * ajk * dk;
+                        g[j + i * m] += ajk * (aik * dk);
                     }
                 }
             }
@@ -233,46 +244,46 @@ where
     Some(checked.map(|()| (x, y)))
 }
 
-/// Wᵀ D⁻¹ W = A K⁻¹ Aᵀ, m × m, both triangles.
+/// Wᵀ D⁻¹ W = A K⁻¹ Aᵀ (m × m, both triangles; the Delassus matrix for K = M) from Wᵀ
+/// (m × n): the rank-one updates G += wₖ wₖᵀ / dₖ, wₖ being column k of Wᵀ (coordinate k),
+/// where column j of G takes wₖ Wₖⱼ / dₖ only for Wₖⱼ ≠ 0 (a whole column: its fixed length
+/// vectorizes). For a tree numbered parents first, L⁻¹ only mixes a joint into its
+/// ancestors, so a row of A whose nonzeros lie on the joints from the root to one link (a
+/// point's Jacobian) keeps its zeros in Wᵀ = A L⁻ᵀ: a held foot's rows stay zero off the
+/// base and that foot's leg.
 #[inline]
 fn gram<N: Dim, R: Dim>(
-    w: &OMatrix<f64, N, R>,
+    wt: &OMatrix<f64, R, N>,
     inverse_pivots: &OVector<f64, N>,
 ) -> OMatrix<f64, R, R>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
-    let (n, m) = w.shape();
-    let (_, r) = w.shape_generic();
+    let (m, _) = wt.shape();
+    let (r, _) = wt.shape_generic();
     let mut s = OMatrix::zeros_generic(r, r);
-    if n == 0 {
+    if m == 0 {
         return s;
     }
-    let columns = w.as_slice();
-    let weights = inverse_pivots.as_slice();
     let out = s.as_mut_slice();
-    for j in 0..m {
-        let wj = &columns[j * n..(j + 1) * n];
-        for i in j..m {
-            let wi = &columns[i * n..(i + 1) * n];
-            let entry = wi
-                .iter()
-                .zip(wj)
-                .zip(weights)
-                .map(|((x, y), d)| x * y * d)
-                .sum();
-            out[i + j * m] = entry;
-            out[j + i * m] = entry;
+    for (column, dk) in wt.as_slice().chunks_exact(m).zip(inverse_pivots.iter()) {
+        for (j, &wkj) in column.iter().enumerate() {
+            if wkj != 0.0 {
+                let scaled = wkj * dk;
+                for (target, wki) in out[j * m..(j + 1) * m].iter_mut().zip(column) {
+                    *target += wki * scaled;
+                }
+            }
         }
     }
     s
 }
 
-/// y = D^½ (Bᵀ)⁺ e with B = D^-½ W and the rows of Bᵀ (one per constraint) scaled to unit
+/// y = D^½ (Bᵀ)⁺ e with Bᵀ = Wᵀ D^-½ and the rows of Bᵀ (one per constraint) scaled to unit
 /// norm.
 fn redundant<N: Dim, R: Dim>(
     k: &Cholesky<N>,
-    w: &OMatrix<f64, N, R>,
+    wt: &OMatrix<f64, R, N>,
     e: &OVector<f64, R>,
     options: &Options,
 ) -> Result<OVector<f64, N>, Error>
@@ -280,11 +291,10 @@ where
     DefaultAllocator: KernelAllocator<N, R>,
 {
     let root_pivots = k.pivots().map(f64::sqrt);
-    let mut b = w.clone();
-    for mut column in b.column_iter_mut() {
-        column.component_div_assign(&root_pivots);
+    let mut bt = wt.clone();
+    for (mut column, root) in bt.column_iter_mut().zip(root_pivots.iter()) {
+        column /= *root;
     }
-    let mut bt = b.transpose();
     let mut e = e.clone();
     for i in 0..bt.nrows() {
         let norm = bt.row(i).norm();
@@ -418,6 +428,130 @@ mod tests {
             let mass = DMatrix::from_diagonal(&d);
             let got = acceleration_and_constraint_force_dyn(LagrangianView::new(&mass, &q, &a, &b), &options);
             prop_assert_eq!(got, general(&d, &q, &a, &b));
+        }
+    }
+
+    /// A positive definite M = BᵀB + I (n ≤ 12, B with entries in [−1, 1]), Q, and an m × n
+    /// A (m ≤ n) = R + 3 [I 0], R with entries in [−1, 1], whose rows are independent and
+    /// well separated; with `redundant`, m ≥ 3 and the last row is the sum of the first two
+    /// (rank m − 1). b = A x₀.
+    #[allow(clippy::type_complexity)]
+    fn dense_system(
+        redundant: bool,
+    ) -> impl Strategy<Value = (DMatrix<f64>, DVector<f64>, DMatrix<f64>, DVector<f64>)> {
+        (if redundant { 3..=12usize } else { 1..=12 })
+            .prop_flat_map(move |n| (Just(n), if redundant { 3..=n } else { 0..=n }))
+            .prop_flat_map(move |(n, m)| {
+                (
+                    proptest::collection::vec(-1.0..1.0_f64, n * n),
+                    proptest::collection::vec(-1.0..1.0_f64, n),
+                    proptest::collection::vec(-1.0..1.0_f64, m * n),
+                    proptest::collection::vec(-1.0..1.0_f64, n),
+                )
+                    .prop_map(move |(b, q, r, x0)| {
+                        let b = DMatrix::from_vec(n, n, b);
+                        let mass = b.tr_mul(&b) + DMatrix::identity(n, n);
+                        let mut a = DMatrix::from_vec(m, n, r) + DMatrix::identity(m, n) * 3.0;
+                        if redundant {
+                            let sum = a.row(0) + a.row(1);
+                            a.row_mut(m - 1).copy_from(&sum);
+                        }
+                        let rhs = &a * DVector::from_vec(x0);
+                        (mass, DVector::from_vec(q), a, rhs)
+                    })
+            })
+    }
+
+    /// M^-½ of a symmetric positive definite M, by its eigendecomposition.
+    fn inverse_root(mass: &DMatrix<f64>) -> DMatrix<f64> {
+        let eigen = mass.clone().symmetric_eigen();
+        let scale = eigen.eigenvalues.map(|v| 1.0 / v.sqrt());
+        &eigen.eigenvectors * DMatrix::from_diagonal(&scale) * eigen.eigenvectors.transpose()
+    }
+
+    fn relative(x: &DVector<f64>, y: &DVector<f64>) -> f64 {
+        (x - y).norm() / (1.0 + y.norm())
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 128, failure_persistence: None, ..ProptestConfig::default() })]
+
+        /// A of full row rank: the Delassus matrix A M⁻¹ Aᵀ passes the pivot test (the fast
+        /// path is taken); its λ gives the same Aᵀλ as the SVD path (`redundant`) to 1e-12;
+        /// X⁺ = Xᵀ(A M⁻¹ Aᵀ)⁻¹ built from `gram` satisfies the four Penrose conditions for
+        /// X = A M^-½; and the kernel's q̈ is the fundamental equation as Udwadia and Kalaba
+        /// wrote it, q̈ = a + M^-½ (A M^-½)⁺ (b − A a) (1993, eq 17, with the SVD
+        /// pseudoinverse), to 1e-12, with M q̈ = Q + Qᶜ and A q̈ = b.
+        #[test]
+        fn delassus_path_is_the_fundamental_equation((mass, q, a, b) in dense_system(false)) {
+            let options = Options::default();
+            let (n, m) = (q.len(), b.len());
+            let k = Cholesky::new(mass.clone(), FACTOR_TOLERANCE).unwrap();
+            let mut wt = a.clone();
+            k.solve_factor_rows_mut(&mut wt);
+            let gram_matrix = gram(&wt, k.inverse_pivots());
+            let delassus = Cholesky::new(gram_matrix.clone(), fast_tolerance(&options));
+            prop_assert!(delassus.is_some());
+            let mut h = q.clone();
+            k.solve_factor_vector_mut(&mut h);
+            k.scale_inverse_pivots_mut(&mut h);
+            let e = &b - &wt * &h;
+            if let (Some(delassus), true) = (&delassus, m > 0) {
+                let fast = wt.tr_mul(&delassus.solve(&e));
+                let svd = redundant(&k, &wt, &e, &options).unwrap();
+                prop_assert!(relative(&fast, &svd) <= 1e-12, "{fast} vs {svd}");
+                // X⁺ = Xᵀ G⁻¹, G = X Xᵀ = A M⁻¹ Aᵀ from `gram`.
+                let root = inverse_root(&mass);
+                let x = &a * &root;
+                let mut g_inverse = DMatrix::identity(m, m);
+                delassus.solve_scaled_mut(&mut g_inverse, 1.0);
+                let pinv = x.transpose() * &g_inverse;
+                let tolerance = 1e-12 * (1.0 + x.norm() * pinv.norm()).powi(2);
+                prop_assert!((&x * &pinv * &x - &x).norm() <= tolerance * x.norm());
+                prop_assert!((&pinv * &x * &pinv - &pinv).norm() <= tolerance * pinv.norm());
+                let (xp, px) = (&x * &pinv, &pinv * &x);
+                prop_assert!((&xp - xp.transpose()).norm() <= tolerance);
+                prop_assert!((&px - px.transpose()).norm() <= tolerance);
+                // A M⁻¹ Aᵀ itself, both triangles.
+                let expected = &x * x.transpose();
+                prop_assert!((&gram_matrix - &expected).norm() <= 1e-12 * expected.norm());
+            }
+            let (qdd, force) = acceleration_and_constraint_force_dyn(
+                LagrangianView::new(&mass, &q, &a, &b),
+                &options,
+            ).unwrap();
+            let root = inverse_root(&mass);
+            let unconstrained = mass.clone().cholesky().unwrap().solve(&q);
+            let expected = if m == 0 {
+                unconstrained
+            } else {
+                let pinv = (&a * &root).pseudo_inverse(1e-14).unwrap();
+                &unconstrained + &root * pinv * (&b - &a * &unconstrained)
+            };
+            prop_assert!(relative(&qdd, &expected) <= 1e-12, "{qdd} vs {expected}");
+            prop_assert!(relative(&(&mass * &qdd), &(&q + &force)) <= 1e-12);
+            prop_assert!((&a * &qdd - &b).norm() <= 1e-12 * (1.0 + b.norm() + a.norm() * qdd.norm()));
+            prop_assert_eq!(qdd.len(), n);
+        }
+
+        /// Redundant rows (the last the sum of the first two): the Delassus matrix fails the
+        /// pivot test, the kernel takes the SVD path, and its q̈ satisfies A q̈ = b and equals
+        /// the eq 2.15 reference (Udwadia & Phohomsiri 2006) to 1e-10.
+        #[test]
+        fn redundant_rows_leave_the_delassus_path((mass, q, a, b) in dense_system(true)) {
+            let options = Options::default();
+            let k = Cholesky::new(mass.clone(), FACTOR_TOLERANCE).unwrap();
+            let (a_scaled, _) = crate::scaling::equilibrate_rows(&a, &b).unwrap();
+            let mut wt = a_scaled;
+            k.solve_factor_rows_mut(&mut wt);
+            prop_assert!(Cholesky::new(gram(&wt, k.inverse_pivots()), fast_tolerance(&options)).is_none());
+            let terms = LagrangianView::new(&mass, &q, &a, &b);
+            let (qdd, force) = acceleration_and_constraint_force_dyn(terms, &options).unwrap();
+            prop_assert!((&a * &qdd - &b).norm() <= 1e-10 * (1.0 + b.norm() + a.norm() * qdd.norm()));
+            prop_assert!(relative(&(&mass * &qdd), &(&q + &force)) <= 1e-10);
+            let reference = crate::singular::reference_acceleration_dyn(terms, &options).unwrap();
+            prop_assert!(reference.is_unique());
+            prop_assert!(relative(&qdd, &reference.acceleration) <= 1e-10);
         }
     }
 }
