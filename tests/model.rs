@@ -211,3 +211,117 @@ fn the_jacobians_derived_on_first_use_are_those_derived_with_the_rest_bit_for_bi
         );
     }
 }
+
+/// The four-bar of `examples/models/four_bar.urdf` closed on its tree (as
+/// `examples/urdf_four_bar.rs`), with a non-ideal force C: its q̈ takes the articulated-body
+/// path with constraints, whose program writes q̈₀, the pivots, C, W, A and b into one buffer.
+fn four_bar_loop() -> ModelSpec {
+    toml::from_str(
+        r#"
+        name = "FourBarLoop"
+        urdf = { path = "four_bar.urdf" }
+        definitions = [{ name = "gap", value = 'link_position("coupler") + link_rotation("coupler") * vec3(0.35, 0.0, 0.0) - link_position("rocker") - link_rotation("rocker") * vec3(0.3, 0.0, 0.0)' }]
+        holonomic = ["gap.x()", "gap.z()"]
+        nonideal = ["-0.1 * dot(crank_joint)", "0.02 * dot(coupler_joint)", "0.05 * dot(rocker_joint)"]
+        "#,
+    )
+    .unwrap()
+}
+
+#[test]
+fn the_articulated_path_with_constraints_and_c_agrees_with_the_dense_kernel() {
+    let mut open = four_bar_loop();
+    open.holonomic.clear();
+    for spec in [four_bar_loop(), open] {
+        assert_articulated_path_agrees(spec);
+    }
+}
+
+/// q̈ and Qᶜ of `spec` (the four-bar, closed or open) on the articulated path, by the JIT and
+/// the tape, against the dense kernel on its terms; the typed errors of `acceleration_in`.
+fn assert_articulated_path_agrees(spec: ModelSpec) {
+    let base = models();
+    let m = spec.holonomic.len();
+    let mut expanded = spec.clone();
+    let derivation = udk_symbolic::limits::on_large_stack(|| {
+        udk_symbolic::urdf::expand(&mut expanded, &base).unwrap();
+        udk_symbolic::derive(&expanded).unwrap()
+    });
+    let udk_symbolic::Equations::Lagrangian(e) = &derivation.equations else {
+        unreachable!("a Lagrangian model")
+    };
+    assert!(e.articulated.is_some() && !e.nonideal_force.is_empty());
+    for backend in [Backend::Jit, Backend::Tape] {
+        let model = Model::from_spec_with(spec.clone(), &base, backend).unwrap();
+        assert_eq!((model.n(), model.m()), (3, m));
+        let mut workspace = model.workspace().unwrap();
+        for k in 0..4 {
+            let q = DVector::from_fn(3, |i, _| (0.9 * i as f64 + 0.4 * k as f64).sin() - 1.5);
+            let qd = DVector::from_fn(3, |i, _| (0.6 * i as f64 + 0.3 * k as f64).cos());
+            let terms = model.terms(&q, &qd, 0.0).unwrap();
+            let (dense_qdd, dense_force) = udk::runtime::acceleration_and_constraint_force_dyn(
+                terms.view(),
+                &udk::runtime::Options::default(),
+            )
+            .unwrap();
+            let qdd = model.acceleration(&q, &qd, 0.0).unwrap();
+            let force = model.constraint_force(&q, &qd, 0.0).unwrap();
+            let close =
+                |x: &DVector<f64>, y: &DVector<f64>| (x - y).amax() <= 1e-9 * y.amax().max(1.0);
+            assert!(
+                close(&qdd, &dense_qdd),
+                "{backend:?} {k}: {qdd} {dense_qdd}"
+            );
+            assert!(close(&force, &dense_force), "{force} {dense_force}");
+            // A q̈ = b, and C in the force: Qᶜ = M q̈ − Q.
+            let residual = &terms.constraint_matrix * &qdd - &terms.constraint_rhs;
+            assert!(residual.amax() < 1e-9, "{residual}");
+            let balance = &terms.mass_matrix * &qdd - &terms.generalized_force;
+            assert!(close(&balance, &force), "{balance} {force}");
+            let mut in_place = DVector::zeros(3);
+            model
+                .acceleration_in(
+                    &mut workspace,
+                    q.as_slice(),
+                    qd.as_slice(),
+                    0.0,
+                    in_place.as_mut_slice(),
+                )
+                .unwrap();
+            assert_eq!(in_place, qdd);
+        }
+        // The checks of `acceleration_in`: lengths (q, q̇, q̈), then non-finite input.
+        let (q, qd) = (
+            DVector::from_element(3, -1.0),
+            DVector::from_element(3, 0.5),
+        );
+        let mut qdd = [0.0; 3];
+        // The length of q, q̇ and q̈ in each call, one of them short.
+        for (what, [lq, lqd, lqdd]) in [("q", [2, 3, 3]), ("qd", [3, 2, 3]), ("qdd", [3, 3, 2])] {
+            let error = model
+                .acceleration_in(
+                    &mut workspace,
+                    &q.as_slice()[..lq],
+                    &qd.as_slice()[..lqd],
+                    0.0,
+                    &mut qdd[..lqdd],
+                )
+                .unwrap_err();
+            assert!(
+                matches!(error, ModelError::Length { what: w, expected: 3, given: 2, .. } if w == what),
+                "{error}"
+            );
+        }
+        let nan = DVector::from_element(3, f64::NAN);
+        for (q, qd) in [(&nan, &qd), (&q, &nan)] {
+            let error = model.acceleration(q, qd, 0.0).unwrap_err();
+            assert!(
+                matches!(
+                    error,
+                    ModelError::Runtime(udk::runtime::Error::NonFinite { .. })
+                ),
+                "{error}"
+            );
+        }
+    }
+}

@@ -27,7 +27,7 @@ pub use workspace::Workspace;
 use nalgebra::{DMatrix, DVector};
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
-use udk_jit::{Block, Function, JitError, Scatter};
+use udk_jit::{Block, Function, JitError, Scatter, Stacked};
 use udk_runtime::jacobian::{
     acceleration_jacobian_dyn, AccelerationJacobianDyn, ResidualJacobiansDyn,
 };
@@ -112,7 +112,7 @@ struct Compiled {
     /// q̈₀ = M⁻¹(Q + C), W = M⁻¹Aᵀ, A, b, the articulated pivots and C of a kinematic tree
     /// (the articulated-body algorithm), compiled on first use; `None` for a model the
     /// algorithm does not apply to.
-    factored: Lazy<Option<Scatter>>,
+    factored: Lazy<Option<Stacked>>,
     /// The servo controller's terms (`servo.rs`), compiled on first use; `None` for a model
     /// without servo constraints.
     servo: Lazy<Option<Scatter>>,

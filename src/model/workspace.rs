@@ -4,9 +4,10 @@
 
 use super::{lazy, Model, ModelError};
 use nalgebra::{DMatrix, DVector};
-use udk_jit::{Block, Buffers, Scatter};
+use udk_jit::{Block, Buffers, Stacked};
 use udk_runtime::simulate::DynamicLagrangianTerms;
 use udk_runtime::{FactoredView, Options};
+use udk_symbolic::emit::TapeInputs;
 use udk_symbolic::Equations;
 
 /// The buffers [`Model::acceleration_in`] evaluates into, made once by [`Model::workspace`]
@@ -24,10 +25,20 @@ pub struct Workspace {
     factored: Option<Factored>,
 }
 
-/// The outputs of the articulated-body program, with its buffers.
+/// The buffers of the articulated-body program, whose outputs q̈₀, the pivots, C, W, A and b
+/// (a [`Stacked`] program, in this order) are read in place.
 #[derive(Clone, Debug)]
 struct Factored {
     buffers: Buffers,
+    /// Number of articulated pivots (bodies of the tree).
+    pivots: usize,
+    /// The terms the factored kernel takes with constraints (m > 0), copied from the outputs.
+    terms: FactoredTerms,
+}
+
+/// The owned terms of [`FactoredView`].
+#[derive(Clone, Debug)]
+struct FactoredTerms {
     /// q̈₀ = M⁻¹(Q + C), n.
     unconstrained_acceleration: DVector<f64>,
     /// W = M⁻¹Aᵀ, n × m.
@@ -36,36 +47,40 @@ struct Factored {
     constraint_matrix: DMatrix<f64>,
     /// b, m.
     constraint_rhs: DVector<f64>,
-    /// The articulated pivots, one per body.
-    pivots: DVector<f64>,
     /// C, n (zero for ideal constraints).
     nonideal_force: DVector<f64>,
 }
 
 impl Model {
     /// The articulated-body program of a kinematic tree (compiled on the first call), `None`
-    /// for a model the algorithm does not apply to.
-    fn factored(&self) -> Result<Option<&Scatter>, ModelError> {
+    /// for a model the algorithm does not apply to. Its blocks: q̈₀ (n), the pivots, C (n, or
+    /// none for ideal constraints), W (n × m), A (m × n), b (m).
+    fn factored(&self) -> Result<Option<&Stacked>, ModelError> {
         let c = &self.compiled;
-        let scatter = lazy(&c.factored, || {
+        let program = lazy(&c.factored, || {
             let Equations::Lagrangian(e) = &c.derivation.equations else {
                 return Ok(None);
             };
             let Some(art) = &e.articulated else {
                 return Ok(None);
             };
+            let nonideal = if c.nonideal {
+                &e.nonideal_force[..]
+            } else {
+                &[]
+            };
             let blocks = [
                 Block::vector(&art.unconstrained_acceleration),
+                Block::vector(&art.pivots),
+                Block::vector(nonideal),
                 Block::matrix(&art.inverse_mass_constraint),
                 Block::matrix(&e.constraint_matrix),
                 Block::vector(&e.constraint_rhs),
-                Block::vector(&art.pivots),
-                Block::vector(&e.nonideal_force),
             ];
             let name = format!("articulated-body algorithm of `{}`", c.name);
-            Scatter::new(&c.derivation.pool, &blocks, &name, c.backend).map(Some)
+            Stacked::new(&c.derivation.pool, &blocks, &name, c.backend).map(Some)
         })?;
-        Ok(scatter.as_ref())
+        Ok(program.as_ref())
     }
 
     /// Buffers for [`Model::acceleration_in`], sized for this model (and its clones).
@@ -76,14 +91,20 @@ impl Model {
     pub fn workspace(&self) -> Result<Workspace, ModelError> {
         self.kind(false)?;
         let (n, m) = (self.n(), self.m());
-        let factored = self.factored()?.map(|scatter| Factored {
-            buffers: scatter.buffers(),
-            unconstrained_acceleration: DVector::zeros(n),
-            inverse_mass_constraint: DMatrix::zeros(n, m),
-            constraint_matrix: DMatrix::zeros(m, n),
-            constraint_rhs: DVector::zeros(m),
-            pivots: DVector::zeros(self.pivot_count()),
-            nonideal_force: DVector::zeros(n),
+        let pivots = match &self.compiled.derivation.equations {
+            Equations::Lagrangian(e) => e.articulated.as_ref().map_or(0, |a| a.pivots.len()),
+            Equations::Hamiltonian(_) => 0,
+        };
+        let factored = self.factored()?.map(|program| Factored {
+            buffers: program.buffers(),
+            pivots,
+            terms: FactoredTerms {
+                unconstrained_acceleration: DVector::zeros(n),
+                inverse_mass_constraint: DMatrix::zeros(n, m),
+                constraint_matrix: DMatrix::zeros(m, n),
+                constraint_rhs: DVector::zeros(m),
+                nonideal_force: DVector::zeros(n),
+            },
         });
         Ok(Workspace {
             params: vec![0.0; self.values.len()],
@@ -97,14 +118,6 @@ impl Model {
             },
             factored,
         })
-    }
-
-    /// Number of articulated pivots (bodies of the tree), 0 without the algorithm.
-    fn pivot_count(&self) -> usize {
-        match &self.compiled.derivation.equations {
-            Equations::Lagrangian(e) => e.articulated.as_ref().map_or(0, |a| a.pivots.len()),
-            Equations::Hamiltonian(_) => 0,
-        }
     }
 
     /// [`Model::acceleration`] at (q, q̇, t) into `qdd` (n entries each), with the buffers of
@@ -124,11 +137,22 @@ impl Model {
         t: f64,
         qdd: &mut [f64],
     ) -> Result<(), ModelError> {
-        self.kind(false)?;
-        self.check_state(q, qd)?;
-        self.check("qdd", self.n(), qdd.len())?;
+        let n = self.n();
+        let fits = q.len() == n && qd.len() == n && qdd.len() == n;
+        if !fits || self.compiled.hamiltonian {
+            return self.call_error(q, qd, qdd);
+        }
         self.parameter_values_into(&mut workspace.params)?;
         self.solve(workspace, q, qd, t, qdd, None)
+    }
+
+    /// The error of a call of [`Model::acceleration_in`] on a Hamiltonian model or with
+    /// slices of other lengths than n.
+    #[cold]
+    fn call_error(&self, q: &[f64], qd: &[f64], qdd: &[f64]) -> Result<(), ModelError> {
+        self.kind(false)?;
+        self.check_state(q, qd)?;
+        self.check("qdd", self.n(), qdd.len())
     }
 
     /// q̈ into `qdd` and, when asked, the constraint force into `force`, at (q, q̇, t) with the
@@ -142,7 +166,6 @@ impl Model {
         qdd: &mut [f64],
         force: Option<&mut [f64]>,
     ) -> Result<(), ModelError> {
-        let options = Options::default();
         let Workspace {
             params,
             terms_buffers,
@@ -150,28 +173,37 @@ impl Model {
             factored,
         } = workspace;
         let inputs = self.tape_inputs(q, qd, t, params);
-        let checked = "inputs checked against the model";
-        if let (Some(scatter), Some(f)) = (self.factored()?, factored.as_mut()) {
-            let blocks = [
-                f.unconstrained_acceleration.as_mut_slice(),
-                f.inverse_mass_constraint.as_mut_slice(),
-                f.constraint_matrix.as_mut_slice(),
-                f.constraint_rhs.as_mut_slice(),
-                f.pivots.as_mut_slice(),
-                f.nonideal_force.as_mut_slice(),
-            ];
-            scatter
-                .eval(&inputs, &mut f.buffers, blocks)
-                .expect(checked);
-            if udk_runtime::pivots_usable(f.pivots.as_slice()) {
-                return self.factored_solve(f, qdd, force, &options);
+        if let (Some(program), Some(f)) = (self.factored()?, factored.as_mut()) {
+            let outputs = program.eval(&inputs, &mut f.buffers).expect(CHECKED);
+            // The outputs start with q̈₀ and the pivots.
+            let (a, rest) = outputs.split_at(self.n());
+            if udk_runtime::pivots_usable(&rest[..f.pivots]) {
+                if self.m() == 0 {
+                    // C, when the program has it, follows the pivots.
+                    return self.unconstrained(a, &rest[f.pivots..], qdd, force);
+                }
+                return self.factored_solve(program.split(outputs), &mut f.terms, qdd, force);
             }
         }
+        self.dense_solve(&inputs, terms_buffers, terms, qdd, force)
+    }
+
+    /// q̈ and Qᶜ by the dense kernel on M, Q, A, b, C (the terms program, compiled on its
+    /// first use, evaluated into `terms`).
+    fn dense_solve(
+        &self,
+        inputs: &TapeInputs,
+        terms_buffers: &mut Option<Buffers>,
+        terms: &mut DynamicLagrangianTerms,
+        qdd: &mut [f64],
+        force: Option<&mut [f64]>,
+    ) -> Result<(), ModelError> {
+        let options = Options::default();
         let program = self.terms_program()?;
         let buffers = terms_buffers.get_or_insert_with(|| program.buffers());
         (program)
-            .eval(&inputs, buffers, super::term_slices(terms))
-            .expect(checked);
+            .eval(inputs, buffers, super::term_slices(terms))
+            .expect(CHECKED);
         // A non-unique acceleration names its free coordinates.
         let named = |e: udk_runtime::Error| {
             e.with_coordinate_names(&self.compiled.derivation.coordinate_names)
@@ -192,49 +224,67 @@ impl Model {
         Ok(())
     }
 
-    /// The factored fundamental equation on the outputs of the articulated-body program:
-    /// `udk_runtime::factored_acceleration_and_constraint_force`, whose answer without
-    /// constraints (q̈ = q̈₀, Qᶜ = C) is written here without allocating.
-    fn factored_solve(
+    /// q̈ = q̈₀ and Qᶜ = C (zero for ideal constraints) of a tree without constraints, from
+    /// the outputs of the articulated-body program, without allocating.
+    fn unconstrained(
         &self,
-        f: &Factored,
+        a: &[f64],
+        c: &[f64],
         qdd: &mut [f64],
         force: Option<&mut [f64]>,
-        options: &Options,
     ) -> Result<(), ModelError> {
-        let nonideal = self.compiled.nonideal.then_some(&f.nonideal_force);
-        if self.m() == 0 {
-            let finite = |v: &DVector<f64>| v.iter().all(|x| x.is_finite());
-            if !finite(&f.unconstrained_acceleration) {
-                return Err(udk_runtime::Error::NonFinite {
-                    what: "unconstrained acceleration M⁻¹(Q + C)",
-                }
-                .into());
+        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
+        if !finite(a) {
+            return Err(udk_runtime::Error::NonFinite {
+                what: "unconstrained acceleration M⁻¹(Q + C)",
             }
-            if !nonideal.is_none_or(finite) {
-                return Err(udk_runtime::Error::NonFinite {
-                    what: "non-ideal force C",
-                }
-                .into());
+            .into());
+        }
+        // C is empty for ideal constraints.
+        if !finite(c) {
+            return Err(udk_runtime::Error::NonFinite {
+                what: "non-ideal force C",
             }
-            qdd.copy_from_slice(f.unconstrained_acceleration.as_slice());
-            if let Some(force) = force {
-                match nonideal {
-                    Some(c) => force.copy_from_slice(c.as_slice()),
-                    None => force.fill(0.0),
-                }
+            .into());
+        }
+        qdd.copy_from_slice(a);
+        if let Some(force) = force {
+            if self.compiled.nonideal {
+                force.copy_from_slice(c);
+            } else {
+                force.fill(0.0);
             }
-            return Ok(());
+        }
+        Ok(())
+    }
+
+    /// The factored fundamental equation on the outputs of the articulated-body program
+    /// (q̈₀, the pivots, C, W, A, b): `udk_runtime::factored_acceleration_and_constraint_force`
+    /// on `terms`, copied from them.
+    fn factored_solve(
+        &self,
+        [a, _, c, w, a_matrix, b]: [&[f64]; 6],
+        terms: &mut FactoredTerms,
+        qdd: &mut [f64],
+        force: Option<&mut [f64]>,
+    ) -> Result<(), ModelError> {
+        let nonideal = self.compiled.nonideal;
+        terms.unconstrained_acceleration.copy_from_slice(a);
+        terms.inverse_mass_constraint.copy_from_slice(w);
+        terms.constraint_matrix.copy_from_slice(a_matrix);
+        terms.constraint_rhs.copy_from_slice(b);
+        if nonideal {
+            terms.nonideal_force.copy_from_slice(c);
         }
         let (x, g) = udk_runtime::factored_acceleration_and_constraint_force(
             FactoredView {
-                unconstrained_acceleration: &f.unconstrained_acceleration,
-                inverse_mass_constraint: &f.inverse_mass_constraint,
-                constraint_matrix: &f.constraint_matrix,
-                constraint_rhs: &f.constraint_rhs,
-                nonideal_force: nonideal,
+                unconstrained_acceleration: &terms.unconstrained_acceleration,
+                inverse_mass_constraint: &terms.inverse_mass_constraint,
+                constraint_matrix: &terms.constraint_matrix,
+                constraint_rhs: &terms.constraint_rhs,
+                nonideal_force: nonideal.then_some(&terms.nonideal_force),
             },
-            options,
+            &Options::default(),
         )?;
         qdd.copy_from_slice(x.as_slice());
         if let Some(force) = force {
@@ -243,3 +293,6 @@ impl Model {
         Ok(())
     }
 }
+
+/// What `expect` says of an evaluation at inputs checked against the model.
+const CHECKED: &str = "inputs checked against the model";

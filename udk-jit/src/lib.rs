@@ -8,7 +8,8 @@
 //! bit the same outputs (see [`JitFunction`]). [`Function`] is either of the two, picked by a
 //! [`Backend`], with the tape serving where Cranelift has no back end for the host.
 //! [`Scatter`] compiles matrices of expressions (M, Q, A, b, C, the residual Jacobians) into
-//! one such program writing into nalgebra's storage.
+//! one such program writing into nalgebra's storage; [`Stacked`] into one whose output buffer
+//! is the matrices' storage.
 //!
 //! Why Cranelift: it is a well-kept code generator written in Rust (no C++ toolchain, no
 //! system LLVM), made for fast compilation (the Panda's terms compile in about 25 ms, where
@@ -40,4 +41,4 @@ mod shims;
 pub use backend::{Backend, Function};
 pub use error::JitError;
 pub use function::JitFunction;
-pub use scatter::{Block, Buffers, Scatter};
+pub use scatter::{Block, Buffers, Scatter, Stacked};

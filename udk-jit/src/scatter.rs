@@ -1,6 +1,8 @@
-//! A compiled program whose outputs are the entries of several matrices, written into
-//! nalgebra's column-major storage; structural zeros are neither computed nor written, so
-//! buffers zeroed once stay zero there.
+//! Compiled programs whose outputs are the entries of several matrices in nalgebra's
+//! column-major storage: a [`Scatter`] computes only the entries that are not structurally
+//! zero and copies them into the caller's matrices (buffers zeroed once stay zero there); a
+//! [`Stacked`] program writes every entry, zeros included, into one buffer that holds the
+//! blocks one after the other, so that its results need no copy.
 
 use crate::backend::{Backend, Function};
 use crate::error::JitError;
@@ -88,6 +90,16 @@ pub struct Buffers {
     out: Vec<f64>,
 }
 
+impl Buffers {
+    /// Scratch and outputs sized for `function`.
+    fn new(function: &Function) -> Self {
+        Buffers {
+            regs: vec![0.0; function.registers()],
+            out: vec![0.0; function.outputs()],
+        }
+    }
+}
+
 /// The entries of several [`Block`]s that are not structurally zero, compiled together, and
 /// where each goes: (block, column-major index). Clones share the code.
 #[derive(Clone, Debug)]
@@ -127,10 +139,7 @@ impl Scatter {
 
     /// Buffers for [`Scatter::eval`].
     pub fn buffers(&self) -> Buffers {
-        Buffers {
-            regs: vec![0.0; self.function.registers()],
-            out: vec![0.0; self.function.outputs()],
-        }
+        Buffers::new(&self.function)
     }
 
     /// Evaluates the program at `inputs` and writes each entry into its block of `blocks`
@@ -153,5 +162,77 @@ impl Scatter {
             blocks[b][index] = value;
         }
         Ok(())
+    }
+}
+
+/// The entries of several [`Block`]s, structural zeros included, compiled together as one
+/// program whose outputs are the blocks' column-major storage (nalgebra's) one block after
+/// the other: the program writes its results in place, where a [`Scatter`] copies each entry
+/// into a separate matrix. Meant for blocks with few structural zeros on a hot path (the
+/// articulated-body program's q̈₀, pivots, W, A, b, C), each zero costing one store per call.
+/// Clones share the code.
+#[derive(Clone, Debug)]
+pub struct Stacked {
+    function: Function,
+    /// Where each block starts among the outputs, then where the last one ends.
+    offsets: Vec<usize>,
+}
+
+impl Stacked {
+    /// Compiles the entries of `blocks` over `pool` for `backend`; `name` names the program
+    /// in errors.
+    ///
+    /// # Errors
+    /// As [`Function::compile`].
+    pub fn new(
+        pool: &Pool,
+        blocks: &[Block],
+        name: &str,
+        backend: Backend,
+    ) -> Result<Self, JitError> {
+        let mut ids = Vec::new();
+        let mut offsets = vec![0];
+        for block in blocks {
+            for j in 0..block.cols {
+                ids.extend((0..block.rows).map(|i| block.entries[i * block.cols + j]));
+            }
+            offsets.push(ids.len());
+        }
+        Ok(Stacked {
+            function: Function::compile(pool, &ids, name, backend)?,
+            offsets,
+        })
+    }
+
+    /// Buffers for [`Stacked::eval`].
+    pub fn buffers(&self) -> Buffers {
+        Buffers::new(&self.function)
+    }
+
+    /// Evaluates the program at `inputs` into `buffers` and returns its outputs, the blocks'
+    /// storage one after the other ([`Stacked::split`] cuts them), borrowed from `buffers`;
+    /// allocates nothing.
+    ///
+    /// # Errors
+    /// [`TapeError`] when an input slice is too short or `buffers` were made for another
+    /// program; nothing is written then.
+    #[inline]
+    pub fn eval<'b>(
+        &self,
+        inputs: &TapeInputs,
+        buffers: &'b mut Buffers,
+    ) -> Result<&'b [f64], TapeError> {
+        (self.function).eval(inputs, &mut buffers.regs, &mut buffers.out)?;
+        Ok(&buffers.out)
+    }
+
+    /// The K blocks' column-major storage in `outputs` (of [`Stacked::eval`]).
+    ///
+    /// # Panics
+    /// When the program was compiled from other than K blocks, or `outputs` are not this
+    /// program's.
+    pub fn split<'o, const K: usize>(&self, outputs: &'o [f64]) -> [&'o [f64]; K] {
+        assert_eq!(K + 1, self.offsets.len(), "one slice per block");
+        std::array::from_fn(|k| &outputs[self.offsets[k]..self.offsets[k + 1]])
     }
 }

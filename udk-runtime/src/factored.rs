@@ -56,10 +56,20 @@ pub type AccelerationAndForce<N> = (OVector<f64, N>, OVector<f64, N>);
 /// kernels' Cholesky factorization applies to M. A model whose pivots fail takes the dense
 /// kernel ([`crate::acceleration`]), which handles a singular M.
 pub fn pivots_usable(pivots: &[f64]) -> bool {
-    let largest = pivots.iter().fold(0.0_f64, |m, d| m.max(*d));
-    pivots
-        .iter()
-        .all(|d| d.is_finite() && *d > FACTOR_TOLERANCE * largest)
+    // One pass: every pivot finite, and the smallest above the tolerance times the largest
+    // (the largest taken as 0 when every pivot is negative). A NaN fails `finite`, so the
+    // comparisons need not order it (one `minsd`/`maxsd` each).
+    let (mut smallest, mut largest, mut finite) = (f64::INFINITY, 0.0_f64, true);
+    for &d in pivots {
+        finite &= d.is_finite();
+        if d < smallest {
+            smallest = d;
+        }
+        if d > largest {
+            largest = d;
+        }
+    }
+    finite && smallest > FACTOR_TOLERANCE * largest
 }
 
 /// q̈ (n entries) and the constraint force Qᶜ = Aᵀλ + C (n entries) of the factored form.
@@ -311,5 +321,10 @@ mod tests {
         assert!(!pivots_usable(&[1.0, -1e-3]));
         assert!(!pivots_usable(&[1.0, f64::NAN]));
         assert!(!pivots_usable(&[1.0, 1e-12]));
+        assert!(!pivots_usable(&[f64::INFINITY, 1.0]));
+        assert!(!pivots_usable(&[-1.0, -2.0]));
+        assert!(pivots_usable(&[2e-8, 1.0]));
+        assert!(!pivots_usable(&[1e-8, 1.0]));
+        assert!(pivots_usable(&[]));
     }
 }

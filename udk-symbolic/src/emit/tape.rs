@@ -268,7 +268,34 @@ impl TapeSizes {
     /// # Errors
     /// [`TapeError::Input`] naming the first slice that is too short, then
     /// [`TapeError::Registers`] or [`TapeError::Outputs`].
+    #[inline]
     pub fn check_call(
+        &self,
+        inputs: &TapeInputs<'_>,
+        (registers, regs): (usize, usize),
+        (outputs, out): (usize, usize),
+    ) -> Result<(), TapeError> {
+        // The check of every evaluation, inlined: one pass of comparisons, the error named
+        // out of line.
+        if inputs.q.len() >= self.q
+            && inputs.qd.len() >= self.qd
+            && inputs.qdd.len() >= self.qdd
+            && inputs.p.len() >= self.p
+            && inputs.params.len() >= self.params
+            && inputs.u.len() >= self.u
+            && inputs.lambda.len() >= self.lambda
+            && regs >= registers
+            && out == outputs
+        {
+            return Ok(());
+        }
+        self.call_error(inputs, (registers, regs), (outputs, out))
+    }
+
+    /// The error of [`TapeSizes::check_call`] for a call that fails it.
+    #[cold]
+    #[inline(never)]
+    fn call_error(
         &self,
         inputs: &TapeInputs<'_>,
         (registers, regs): (usize, usize),

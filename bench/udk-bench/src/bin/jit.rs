@@ -11,10 +11,16 @@
 //! feature UR5, Panda, Romeo and SO-100 (generic joint frames).
 //!
 //! `cargo run --release -p udk-bench --features robots,large --bin jit`
+//!
+//! With `-- --calls ROUNDS [MODEL [PATH]]` it times nothing: for each model whose name
+//! contains MODEL (all without; chains of 2 and 5 links and the robots), it runs the path
+//! PATH (`bare`, `model` or `generated`; all without) ROUNDS times over the 32 states in the
+//! function `calls`, for an instruction count per call under `valgrind --tool=callgrind`: the
+//! inclusive cost of `calls` divided by 32 ROUNDS, one model and path per process.
 
-use std::path::Path;
+use std::path::Path as FilePath;
 use udk::model::Backend;
-use udk::nalgebra::DMatrix;
+use udk::nalgebra::{DMatrix, SVector};
 use udk::Model;
 use udk_bench::{models, timing};
 
@@ -36,12 +42,62 @@ fn states(n: usize, k: usize, count: usize) -> Vec<State> {
         .collect()
 }
 
+/// A way to q̈: the bare JIT-compiled program, `udk::Model`, the generated code.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Path {
+    Bare,
+    Model,
+    Generated,
+}
+
+/// What the bench measures of each path of q̈.
+#[derive(Clone, Copy, Debug)]
+enum Measure {
+    /// Nanoseconds per call, the best of several runs.
+    Time,
+    /// This many rounds over the states, untimed (for callgrind), of one path or all.
+    Calls(usize, Option<Path>),
+}
+
+impl Measure {
+    /// Whether `path` is measured.
+    fn wants(self, path: Path) -> bool {
+        match self {
+            Measure::Time | Measure::Calls(_, None) => true,
+            Measure::Calls(_, Some(p)) => p == path,
+        }
+    }
+
+    /// `call` over `inputs` on `path`: ns per call, or the sum of its results after the
+    /// rounds (NaN for a path not measured).
+    fn run<T>(self, path: Path, inputs: &[T], call: impl FnMut(&T) -> f64) -> f64 {
+        match self {
+            _ if !self.wants(path) => f64::NAN,
+            Measure::Time => timing::ns_per_call(inputs, call),
+            Measure::Calls(rounds, _) => calls(rounds, inputs, call),
+        }
+    }
+}
+
+/// `rounds` rounds of `call` over `inputs`, the sum of its results; never inlined, so that
+/// callgrind counts each path in its own instance.
+#[inline(never)]
+fn calls<T>(rounds: usize, inputs: &[T], mut call: impl FnMut(&T) -> f64) -> f64 {
+    let mut sum = 0.0;
+    for _ in 0..rounds {
+        for input in inputs {
+            sum += call(std::hint::black_box(input));
+        }
+    }
+    std::hint::black_box(sum)
+}
+
 /// ns per q̈ of `model` (inputs set per state) with a reused workspace.
-fn model_ns(model: &Model, states: &[State]) -> f64 {
+fn model_ns(model: &Model, states: &[State], measure: Measure) -> f64 {
     let mut model = model.clone();
     let mut workspace = model.workspace().expect("a Lagrangian model");
     let mut qdd = vec![0.0; model.n()];
-    timing::ns_per_call(states, |(q, qd, tau)| {
+    measure.run(Path::Model, states, |(q, qd, tau)| {
         if !tau.is_empty() {
             model.set_inputs(tau).expect("k inputs");
         }
@@ -52,7 +108,10 @@ fn model_ns(model: &Model, states: &[State]) -> f64 {
 /// ns per evaluation of the bare articulated-body program of `spec` (a URDF it names read
 /// relative to `base`): the JIT-compiled function alone, at the spec's parameter values, with
 /// none of `Model::acceleration_in` around it (checks, parameters, scatter, kernel).
-fn bare_ns(mut spec: udk::ModelSpec, base: &Path, states: &[State]) -> f64 {
+fn bare_ns(mut spec: udk::ModelSpec, base: &FilePath, states: &[State], measure: Measure) -> f64 {
+    if !measure.wants(Path::Bare) {
+        return f64::NAN;
+    }
     let d = udk_symbolic::limits::on_large_stack(|| {
         udk_symbolic::urdf::expand(&mut spec, base).expect("the URDF expands");
         udk_symbolic::derive(&spec).expect("the model derives")
@@ -71,7 +130,7 @@ fn bare_ns(mut spec: udk::ModelSpec, base: &Path, states: &[State]) -> f64 {
         .map(|p| p.value.expect("a value"))
         .collect();
     let (mut regs, mut out) = (vec![0.0; jit.registers()], vec![0.0; jit.outputs()]);
-    timing::ns_per_call(states, |(q, qd, tau)| {
+    measure.run(Path::Bare, states, |(q, qd, tau)| {
         let inputs = udk_symbolic::emit::TapeInputs {
             q,
             qd,
@@ -81,6 +140,26 @@ fn bare_ns(mut spec: udk::ModelSpec, base: &Path, states: &[State]) -> f64 {
         };
         jit.eval(&inputs, &mut regs, &mut out)
             .map_or(f64::NAN, |()| out[0])
+    })
+}
+
+/// [`Measure::run`] of the generated `acceleration` of a tree chain (no inputs), on
+/// fixed-size vectors as a caller of generated code has them.
+fn generated_calls<S: udk::LagrangianSystem<N, 0>, const N: usize>(
+    system: &S,
+    states: &[(Vec<f64>, Vec<f64>)],
+    measure: Measure,
+) -> f64 {
+    let fixed: Vec<(SVector<f64, N>, SVector<f64, N>)> = (states.iter())
+        .map(|(q, qd)| {
+            (
+                SVector::from_column_slice(q),
+                SVector::from_column_slice(qd),
+            )
+        })
+        .collect();
+    measure.run(Path::Generated, &fixed, |(q, qd)| {
+        system.acceleration(q, qd, 0.0).map_or(f64::NAN, |x| x[0])
     })
 }
 
@@ -103,18 +182,29 @@ fn batch_rate(model: &Model, threads: usize) -> f64 {
     count as f64 / seconds
 }
 
-/// Prints one row: derive + JIT, q̈ by JIT, tape and generated code, and the batch rates.
+/// Prints one row: derive + JIT, q̈ by JIT, tape and generated code, and the batch rates;
+/// with [`Measure::Calls`], runs the JIT's q̈ only.
 fn row(
     name: &str,
     build: impl Fn(Backend) -> Model,
     bare: f64,
     generated_ns: Option<f64>,
     states: &[State],
+    measure: Measure,
 ) {
+    if let Measure::Calls(..) = measure {
+        if measure.wants(Path::Model) {
+            model_ns(&build(Backend::Jit), states, measure);
+        }
+        return;
+    }
     let compile =
         timing::seconds_per_call(10.0, || build(Backend::Jit).workspace().expect("compiles"));
     let (jit, tape) = (build(Backend::Jit), build(Backend::Tape));
-    let (jit_ns, tape_ns) = (model_ns(&jit, states), model_ns(&tape, states));
+    let (jit_ns, tape_ns) = (
+        model_ns(&jit, states, measure),
+        model_ns(&tape, states, measure),
+    );
     let ratio = generated_ns.map_or(String::from("–"), |g| format!("{:.2}", jit_ns / g));
     let generated = generated_ns.map_or(String::from("–"), |g| format!("{g:.0}"));
     let (one, two) = (batch_rate(&jit, 1), batch_rate(&jit, 2));
@@ -127,13 +217,45 @@ fn row(
     );
 }
 
+/// The measure of the command line (`--calls ROUNDS [MODEL [PATH]]`, or timing) and the
+/// models it names.
+fn arguments() -> (Measure, impl Fn(&str) -> bool) {
+    let usage = "usage: jit [--calls ROUNDS [MODEL [bare|model|generated]]]";
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let (measure, filter) = match args.as_slice() {
+        [] => (Measure::Time, String::new()),
+        [flag, rounds, rest @ ..] if flag == "--calls" && rest.len() <= 2 => {
+            let path = rest.get(1).map(|p| match p.as_str() {
+                "bare" => Path::Bare,
+                "model" => Path::Model,
+                "generated" => Path::Generated,
+                _ => panic!("{usage}"),
+            });
+            let rounds = rounds.parse().expect(usage);
+            (
+                Measure::Calls(rounds, path),
+                rest.first().cloned().unwrap_or_default(),
+            )
+        }
+        _ => panic!("{usage}"),
+    };
+    let filter = filter.to_lowercase();
+    (measure, move |name: &str| {
+        name.to_lowercase().contains(&filter)
+    })
+}
+
 fn main() {
-    println!(
-        "| model | n | derive + JIT (ms) | bare JIT program (ns) | JIT q̈ (ns) | tape q̈ (ns) | generated q̈ (ns) | JIT / generated | batch, 1 thread (M states/s) | batch, 2 threads (M states/s) |"
-    );
-    println!("|---|---|---|---|---|---|---|---|---|---|");
+    let (measure, wanted) = arguments();
+    if let Measure::Time = measure {
+        println!(
+            "| model | n | derive + JIT (ms) | bare JIT program (ns) | JIT q̈ (ns) | tape q̈ (ns) | generated q̈ (ns) | JIT / generated | batch, 1 thread (M states/s) | batch, 2 threads (M states/s) |"
+        );
+        println!("|---|---|---|---|---|---|---|---|---|---|");
+    }
     for links in [2, 5, 10, 20, 30, 40, 60] {
-        let Some(generated) = models::tree_chain(links) else {
+        let name = format!("tree chain {links}");
+        let Some(generated) = models::tree_chain(links).filter(|_| wanted(&name)) else {
             continue;
         };
         let chain_states: Vec<(Vec<f64>, Vec<f64>)> = udk_bench::tree_chain::states(links, 32);
@@ -142,33 +264,42 @@ fn main() {
             .collect();
         let spec = udk_symbolic::models::pendulum_chain_tree(links);
         let build = |backend| {
-            Model::from_spec_with(spec.clone(), Path::new("."), backend).expect("the chain")
+            Model::from_spec_with(spec.clone(), FilePath::new("."), backend).expect("the chain")
         };
-        let generated_ns = generated.ns_per_call(&chain_states).0;
+        let generated_ns = match (measure, links) {
+            (Measure::Time, _) => generated.ns_per_call(&chain_states).0,
+            (Measure::Calls(..), 2) => {
+                generated_calls(&models::PendulumChainTree2, &chain_states, measure)
+            }
+            (Measure::Calls(..), 5) => {
+                generated_calls(&models::PendulumChainTree5, &chain_states, measure)
+            }
+            (Measure::Calls(..), _) => continue,
+        };
         row(
-            &format!("tree chain {links}"),
+            &name,
             build,
-            bare_ns(spec.clone(), Path::new("."), &states),
+            bare_ns(spec.clone(), FilePath::new("."), &states, measure),
             Some(generated_ns),
             &states,
+            measure,
         );
     }
     #[cfg(feature = "robots")]
-    robots::rows();
+    robots::rows(measure, &wanted);
 }
 
 #[cfg(feature = "robots")]
 mod robots {
-    use super::{bare_ns, row, states, State};
-    use std::path::{Path, PathBuf};
+    use super::{bare_ns, row, states, Measure, Path, State};
+    use std::path::{Path as FilePath, PathBuf};
     use udk::model::Backend;
     use udk::nalgebra::SVector;
     use udk::Model;
     use udk_bench::robots::{Panda, RomeoSmall, So100, Ur5};
-    use udk_bench::timing;
 
     fn urdf(file: &str) -> PathBuf {
-        Path::new(env!("CARGO_MANIFEST_DIR"))
+        FilePath::new(env!("CARGO_MANIFEST_DIR"))
             .join("../../robots")
             .join(file)
     }
@@ -192,12 +323,17 @@ mod robots {
     }
 
     /// [`bare_ns`] of the robot of `file`.
-    fn bare(file: &str, states: &[State]) -> f64 {
-        bare_ns(spec(file), urdf(file).parent().expect("robots/"), states)
+    fn bare(file: &str, states: &[State], measure: Measure) -> f64 {
+        bare_ns(
+            spec(file),
+            urdf(file).parent().expect("robots/"),
+            states,
+            measure,
+        )
     }
 
     macro_rules! generated_ns {
-        ($robot:expr, $n:literal, $states:expr) => {{
+        ($robot:expr, $n:literal, $states:expr, $measure:expr) => {{
             let fixed: Vec<(SVector<f64, $n>, SVector<f64, $n>, SVector<f64, $n>)> = ($states
                 .iter())
             .map(|(q, qd, tau): &State| {
@@ -208,7 +344,7 @@ mod robots {
                 )
             })
             .collect();
-            timing::ns_per_call(&fixed, |(q, qd, tau)| {
+            $measure.run(Path::Generated, &fixed, |(q, qd, tau)| {
                 $robot
                     .acceleration(q, qd, tau, 0.0)
                     .map_or(f64::NAN, |x| x[0])
@@ -216,42 +352,25 @@ mod robots {
         }};
     }
 
-    pub fn rows() {
-        let s = states(6, 6, 32);
-        row(
-            "UR5",
-            build("ur5_robot.urdf"),
-            bare("ur5_robot.urdf", &s),
-            Some(generated_ns!(Ur5, 6, s)),
-            &s,
-        );
-        let s = states(9, 9, 32);
-        row(
-            "Panda",
-            build("panda.urdf"),
-            bare("panda.urdf", &s),
-            Some(generated_ns!(Panda, 9, s)),
-            &s,
-        );
-        let s = states(31, 31, 32);
-        let romeo = generated_ns!(RomeoSmall, 31, s);
-        let romeo_bare = bare("romeo_small.urdf", &s);
-        row(
-            "Romeo",
-            build("romeo_small.urdf"),
-            romeo_bare,
-            Some(romeo),
-            &s,
-        );
-        let s = states(6, 6, 32);
-        let so100 = generated_ns!(So100, 6, s);
-        let so100_bare = bare("so100.urdf", &s);
-        row(
-            "SO-100 (generic frames)",
-            build("so100.urdf"),
-            so100_bare,
-            Some(so100),
-            &s,
-        );
+    /// The row of one robot (n coordinates and inputs, its URDF `file`, its generated
+    /// struct), when `wanted` names it.
+    macro_rules! robot_row {
+        ($name:expr, $file:literal, $robot:expr, $n:literal, $measure:expr, $wanted:expr) => {
+            if $wanted($name) {
+                let s = states($n, $n, 32);
+                let generated = generated_ns!($robot, $n, s, $measure);
+                let bare = bare($file, &s, $measure);
+                row($name, build($file), bare, Some(generated), &s, $measure);
+            }
+        };
+    }
+
+    /// The robots' rows, of those `wanted` names.
+    pub fn rows(measure: Measure, wanted: &dyn Fn(&str) -> bool) {
+        robot_row!("UR5", "ur5_robot.urdf", Ur5, 6, measure, wanted);
+        robot_row!("Panda", "panda.urdf", Panda, 9, measure, wanted);
+        robot_row!("Romeo", "romeo_small.urdf", RomeoSmall, 31, measure, wanted);
+        let so100 = "SO-100 (generic frames)";
+        robot_row!(so100, "so100.urdf", So100, 6, measure, wanted);
     }
 }
