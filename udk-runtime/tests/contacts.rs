@@ -530,10 +530,10 @@ fn a_block_on_a_belt_moving_across_its_path_slides_against_the_lateral_slip_rate
         events[0].t
     );
     assert_eq!(modes, [ContactMode::Sticking]);
-    for i in 0..2 {
-        let x = sliding(t_stick, i).0 + surface[i] * (tf - t_stick);
+    for (i, u) in surface.into_iter().enumerate() {
+        let x = sliding(t_stick, i).0 + u * (tf - t_stick);
         assert!((last.q[i] - x).abs() < 1e-11, "{} against {x}", last.q[i]);
-        assert!((last.v[i] - surface[i]).abs() < 1e-11, "{:?}", last.v);
+        assert!((last.v[i] - u).abs() < 1e-11, "{:?}", last.v);
     }
     assert!(
         forces[1].value.abs() < 1e-9 && forces[2].value.abs() < 1e-9,
