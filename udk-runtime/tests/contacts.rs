@@ -1,7 +1,8 @@
 //! Unilateral contact with Coulomb friction ([`ContactSet`]) against closed forms: a block
 //! thrown up an incline stops, then sticks (μ ≥ tan β) or slides back; a block dropped onto
 //! the incline touches down plastically, slides and sticks; moving surfaces: a block on a
-//! conveyor belt and a block dropped onto a rising platform.
+//! conveyor belt, a block carried across its path by a belt in space (the lateral slip rate)
+//! and a block dropped onto a rising platform.
 
 use nalgebra::{DMatrix, DVector, SVector};
 use std::ops::ControlFlow;
@@ -402,4 +403,140 @@ fn a_sliding_impact_on_a_rising_floor_stops_the_fall_relative_to_it() {
 fn contacts_with_a_negative_friction_are_refused() {
     let block = Block { beta: 0.1 };
     assert!(ContactSet::new(&block, vec![ground(-0.1)]).is_err());
+}
+
+/// A point mass m in space, (x, y) horizontal, z up, under gravity; no constraint of its own.
+struct Point;
+
+impl DynamicLagrangianSystem for Point {
+    fn num_holonomic(&self) -> usize {
+        0
+    }
+
+    fn terms(&self, _: &[f64], _: &[f64], _: f64) -> DynamicLagrangianTerms {
+        DynamicLagrangianTerms {
+            mass_matrix: DMatrix::identity(3, 3) * MASS,
+            generalized_force: DVector::from_vec(vec![0.0, 0.0, -MASS * G]),
+            constraint_matrix: DMatrix::zeros(0, 3),
+            constraint_rhs: DVector::zeros(0),
+            nonideal_force: None,
+        }
+    }
+
+    fn energy(&self, q: &[f64], qd: &[f64], _: f64) -> f64 {
+        0.5 * MASS * qd.iter().map(|v| v * v).sum::<f64>() + MASS * G * q[2]
+    }
+
+    fn holonomic_residual(&self, _: &[f64], _: f64) -> DVector<f64> {
+        DVector::zeros(0)
+    }
+
+    fn velocity_residual(&self, _: &[f64], _: &[f64], _: f64) -> DVector<f64> {
+        DVector::zeros(0)
+    }
+}
+
+/// A horizontal belt z = 0 moving at (uₓ, u_y) in its own plane: the slip coordinates relative
+/// to it are s = x − uₓ t and r = y − u_y t, so ∂s/∂t = −uₓ (tangent) and ∂r/∂t = −u_y
+/// (lateral); restitution 0, friction μ.
+fn belt_in_space<'a>(mu: f64, surface: [f64; 2]) -> Contact<'a> {
+    Contact::new("belt", 0.0, mu, move |q: &[f64], _: &[f64], _| {
+        ContactGeometry {
+            gap: q[2],
+            normal: fixed(vec![0.0, 0.0, 1.0]),
+            tangent: ContactRow {
+                rate: -surface[0],
+                ..fixed(vec![1.0, 0.0, 0.0])
+            },
+            lateral: Some(ContactRow {
+                rate: -surface[1],
+                ..fixed(vec![0.0, 1.0, 0.0])
+            }),
+        }
+    })
+}
+
+/// A block set on a belt that moves in its plane at u = (uₓ, u_y), with its own velocity v₀
+/// across it: the slip velocity relative to the belt, w = v − u, starts at w₀ = v₀ − u, and
+/// sliding friction μ m g against ŵ₀ keeps it on that line, w(t) = w₀ − μ g t ŵ₀, so the block
+/// moves as x(t) = v₀ t − ½ μ g t² ŵ₀ until it sticks at t* = |w₀|/(μ g), then with the belt.
+/// The lateral slip coordinate's rate ∂r/∂t = −u_y enters every step of this: taken as 0, the
+/// slip would be v₀ − (uₓ, 0), in another direction, and the block would stick elsewhere.
+#[test]
+fn a_block_on_a_belt_moving_across_its_path_slides_against_the_lateral_slip_rate() {
+    let (mu, surface, start): (f64, [f64; 2], [f64; 2]) = (0.4, [1.2, -1.6], [0.5, 0.9]);
+    let block = Point;
+    let w0 = [start[0] - surface[0], start[1] - surface[1]];
+    let speed = w0[0].hypot(w0[1]);
+    let direction = w0.map(|w| w / speed);
+    let t_stick = speed / (mu * G);
+    let sliding = |t: f64, i: usize| {
+        let x = start[i] * t - 0.5 * mu * G * t * t * direction[i];
+        (x, start[i] - mu * G * t * direction[i])
+    };
+    let run = |tf: f64| {
+        let set = ContactSet::new(&block, vec![belt_in_space(mu, surface)]).unwrap();
+        let q0 = SVector::<f64, 3>::zeros();
+        let v0 = SVector::<f64, 3>::new(start[0], start[1], 0.0);
+        set.settle(q0.as_slice(), v0.as_slice(), 0.0, 1e-12)
+            .unwrap();
+        assert_eq!(set.modes(), [ContactMode::Sliding(w0[0].signum())]);
+        let events = set.events::<3>();
+        let run = simulate_dynamic_lagrangian_with_events(
+            &set,
+            (&q0, &v0),
+            (0.0, tf),
+            &tight(),
+            &events,
+            |_| ControlFlow::Continue(()),
+        )
+        .unwrap();
+        let last = *run.samples.last().unwrap();
+        let forces = set
+            .forces(last.q.as_slice(), last.v.as_slice(), tf)
+            .unwrap();
+        (run.events, last, set.modes(), forces)
+    };
+    // Halfway through the slide: the state and the friction force against the slip.
+    let tf = 0.5 * t_stick;
+    let (events, last, modes, forces) = run(tf);
+    assert!(events.is_empty(), "{events:?}");
+    assert_eq!(modes, [ContactMode::Sliding(w0[0].signum())]);
+    for i in 0..2 {
+        let (x, v) = sliding(tf, i);
+        assert!((last.q[i] - x).abs() < 1e-11, "{} against {x}", last.q[i]);
+        assert!((last.v[i] - v).abs() < 1e-11, "{} against {v}", last.v[i]);
+    }
+    assert!(last.q[2].abs() < 1e-12 && last.v[2].abs() < 1e-12);
+    let names: Vec<&str> = forces.iter().map(|f| f.name.as_str()).collect();
+    assert_eq!(names, ["belt.normal", "belt.tangent", "belt.lateral"]);
+    let normal = MASS * G;
+    assert!((forces[0].value - normal).abs() < 1e-9, "{forces:?}");
+    for i in 0..2 {
+        let friction = -mu * normal * direction[i];
+        assert!(
+            (forces[1 + i].value - friction).abs() < 1e-9,
+            "{forces:?} against {friction}"
+        );
+    }
+    // Past the stick: the stick time, then the block carried by the belt without friction.
+    let tf = 1.5 * t_stick;
+    let (events, last, modes, forces) = run(tf);
+    let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["belt stick"]);
+    assert!(
+        (events[0].t - t_stick).abs() < 1e-12,
+        "{} against {t_stick}",
+        events[0].t
+    );
+    assert_eq!(modes, [ContactMode::Sticking]);
+    for (i, u) in surface.into_iter().enumerate() {
+        let x = sliding(t_stick, i).0 + u * (tf - t_stick);
+        assert!((last.q[i] - x).abs() < 1e-11, "{} against {x}", last.q[i]);
+        assert!((last.v[i] - u).abs() < 1e-11, "{:?}", last.v);
+    }
+    assert!(
+        forces[1].value.abs() < 1e-9 && forces[2].value.abs() < 1e-9,
+        "{forces:?}"
+    );
 }

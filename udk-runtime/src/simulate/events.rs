@@ -90,7 +90,11 @@ impl<'a, const N: usize> Event<'a, N> {
 
     /// The same event, firing only at crossings where `condition`(t, q, v) holds (the heel
     /// strike of a walker, not the scuffing of its swing foot at mid-stance); the run goes
-    /// through the other crossings as if there were none, and does not log them.
+    /// through the other crossings as if there were none, and does not log them. The condition
+    /// is first tried on the integrator's dense output at the estimate of the crossing: where
+    /// it fails there, the step goes on without the crossing being located (so a condition
+    /// should not change its truth within the method's tolerance of a crossing that fires);
+    /// where it holds, it is tried again at the located state.
     pub fn when(
         self,
         condition: impl Fn(f64, &SVector<f64, N>, &SVector<f64, N>) -> bool + 'a,

@@ -674,7 +674,9 @@ where
 /// A step that crosses an event's guard ends its piece of the segment: the event is located on
 /// the flow ([`locate`]) and acted on, and the segment goes on from the event time with the
 /// new state. The integrator restarts there, as `differential-equations` does for a
-/// `ControlFlag::ModifyState`, but from a state at step accuracy.
+/// `ControlFlag::ModifyState`, but from a state at step accuracy and with the step size the
+/// method proposed after the crossing step (its error control rejects and shrinks it where the
+/// reset made the motion faster).
 fn run_with<D, S, const N: usize>(
     dynamics: &D,
     (x0, t0, tf): (D::Integrated, f64, f64),
@@ -760,6 +762,10 @@ where
                 ControlFlow::Break((_, end)) => return Ok((*recorder.trajectory(stats), end)),
             };
             (a, x) = restart;
+            // Go on with the step the method proposed after the crossing step, as it would
+            // without the event, not with its initial-step estimate from scratch (two more
+            // evaluations, then a ramp up from a step far shorter than the motion needs).
+            h0 = h_next;
             if b - a <= 16.0 * f64::EPSILON * b.abs().max(1.0) {
                 break x;
             }

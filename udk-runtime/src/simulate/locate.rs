@@ -86,7 +86,8 @@ impl<'w, X: Phase<N>, const N: usize> Detector<'w, X, N> {
 
     /// The earliest crossing of the step from (t_prev, y_prev) to (t_curr, y_curr), by the
     /// signs of g at the step ends; its guess from the dense output, or the secant between the
-    /// ends where that search finds none.
+    /// ends where that search finds none. A crossing whose event's condition does not hold at
+    /// the dense output's state at the guess is left out.
     pub(super) fn step<I>(
         &mut self,
         (t_prev, y_prev): (f64, &X),
@@ -108,9 +109,25 @@ impl<'w, X: Phase<N>, const N: usize> Detector<'w, X, N> {
                 continue;
             };
             let secant = t_prev + (t_curr - t_prev) * before / (before - after);
-            let guess = (found.t.last().copied())
+            // Where the event just fired at t_prev, g is 0 there, only taken as on its side
+            // before the crossing: the search on the dense output and the secant would both
+            // put the crossing at t_prev, ahead of any other event of a long step.
+            let just_fired = (watched.restart.get()).is_some_and(|(restart, _)| restart == t_prev);
+            let guess = match just_fired {
+                true => first_crossing(watched, (t_prev, before), t_curr, interpolator),
+                false => found.t.last().copied(),
+            };
+            let guess = guess
                 .filter(|t| *t > t_prev && *t < t_curr)
                 .unwrap_or(secant);
+            // A crossing where the event's condition does not hold on the dense output is
+            // passed through without being located (nor the integrator restarted).
+            if let Ok(x) = interpolator.interpolate(guess) {
+                let (q, v) = split(&x.motion());
+                if !watched.event.holds(guess, &q, &v) {
+                    continue;
+                }
+            }
             if earliest.as_ref().is_none_or(|e| guess < e.guess) {
                 earliest = Some(Crossing {
                     index,
@@ -125,6 +142,33 @@ impl<'w, X: Phase<N>, const N: usize> Detector<'w, X, N> {
         }
         earliest
     }
+}
+
+/// Points of a step at which [`first_crossing`] samples g on the dense output.
+const SCAN_POINTS: usize = 16;
+
+/// The secant estimate of the first crossing of `watched` after t_prev (where g is `before`)
+/// that fires it, from g on the dense output at [`SCAN_POINTS`] equally spaced times of the
+/// step to t_curr; `None` when the dense output fails or shows none.
+fn first_crossing<X: Phase<N>, I, const N: usize>(
+    watched: &Watched<'_, N>,
+    (t_prev, before): (f64, f64),
+    t_curr: f64,
+    interpolator: &mut I,
+) -> Option<f64>
+where
+    I: Interpolation<f64, X> + ?Sized,
+{
+    let (mut a, mut g_a) = (t_prev, before);
+    for k in 1..=SCAN_POINTS {
+        let t = t_prev + (t_curr - t_prev) * k as f64 / SCAN_POINTS as f64;
+        let g = watched.value(t, &interpolator.interpolate(t).ok()?);
+        if watched.event.fires(g_a, g).is_some() {
+            return Some(a + (t - a) * g_a / (g_a - g));
+        }
+        (a, g_a) = (t, g);
+    }
+    None
 }
 
 /// The time and state of `crossing` on the flow: Newton's method on g(t, φ(t)), with φ(t) and

@@ -9,6 +9,7 @@
 //! Prints JSON: the time per step of a 100-step walk (the difference between a 100.5-step and
 //! a 0.5-step run, over 100; best of `REPEAT`; wall-clock and the thread's CPU time), the number of steps, the largest difference of
 //! the state after the last strike from the fixture's gait, the right-hand-side evaluations
+//! and the integrator's accepted and rejected steps (those of the event location included)
 //! per step, and the time of a limit-cycle search with multipliers (`periodic_orbit` from the
 //! model file's guess) with its largest differences from the fixture's state, period and
 //! multipliers.
@@ -234,6 +235,8 @@ fn main() -> Result<(), Box<dyn Error>> {
         "whole_ms": long.0 * 1e3,
         "whole_cpu_ms": long.1 * 1e3,
         "evaluations_per_step": run.stats.rhs_evaluations as f64 / (STEPS as f64 + 0.5),
+        "accepted_per_step": run.stats.accepted_steps as f64 / (STEPS as f64 + 0.5),
+        "rejected_per_step": run.stats.rejected_steps as f64 / (STEPS as f64 + 0.5),
         "last_strike_time_error": (last.t - STEPS as f64 * period).abs(),
         "state_error": largest_difference(after, state.iter().copied()),
         "search_ms": search.0 * 1e3,
