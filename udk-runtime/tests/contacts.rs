@@ -540,3 +540,89 @@ fn a_block_on_a_belt_moving_across_its_path_slides_against_the_lateral_slip_rate
         "{forces:?}"
     );
 }
+
+/// A rod of mass m and length L (centroidal inertia m L²/12) in the plane, q = (x, y, θ) of
+/// its centre, under gravity and a torque τ about its centre.
+struct Rod {
+    torque: f64,
+}
+
+const LENGTH: f64 = 0.8;
+
+impl DynamicLagrangianSystem for Rod {
+    fn num_holonomic(&self) -> usize {
+        0
+    }
+
+    fn terms(&self, _: &[f64], _: &[f64], _: f64) -> DynamicLagrangianTerms {
+        let inertia = MASS * LENGTH * LENGTH / 12.0;
+        DynamicLagrangianTerms {
+            mass_matrix: DMatrix::from_diagonal(&DVector::from_vec(vec![MASS, MASS, inertia])),
+            generalized_force: DVector::from_vec(vec![0.0, -MASS * G, self.torque]),
+            constraint_matrix: DMatrix::zeros(0, 3),
+            constraint_rhs: DVector::zeros(0),
+            nonideal_force: None,
+        }
+    }
+
+    fn energy(&self, q: &[f64], qd: &[f64], _: f64) -> f64 {
+        let inertia = MASS * LENGTH * LENGTH / 12.0;
+        0.5 * MASS * (qd[0] * qd[0] + qd[1] * qd[1])
+            + 0.5 * inertia * qd[2] * qd[2]
+            + MASS * G * q[1]
+    }
+
+    fn holonomic_residual(&self, _: &[f64], _: f64) -> DVector<f64> {
+        DVector::zeros(0)
+    }
+
+    fn velocity_residual(&self, _: &[f64], _: &[f64], _: f64) -> DVector<f64> {
+        DVector::zeros(0)
+    }
+}
+
+/// The frictionless contact of the rod's end at `side` (−1 or +1) L/2 from its centre with
+/// the ground y = 0: φ = y + side (L/2) sin θ, with its rows at θ = 0 and rest.
+fn rod_end<'a>(name: &str, side: f64) -> Contact<'a> {
+    Contact::new(name, 0.0, 0.0, move |q: &[f64], _: &[f64], _| {
+        ContactGeometry {
+            gap: q[1] + side * 0.5 * LENGTH * q[2].sin(),
+            normal: fixed(vec![0.0, 1.0, side * 0.5 * LENGTH * q[2].cos()]),
+            tangent: fixed(vec![0.0, 0.0, 0.0]),
+            lateral: None,
+        }
+    })
+}
+
+#[test]
+fn a_contact_whose_force_would_pull_opens_when_the_modes_are_set() {
+    // The rod lies flat on both ends, turned by τ = m g L: holding both ends would take
+    // λ_B = m g / 2 − τ / L = −m g / 2, a pull. B opens; A alone holds the rod, which turns
+    // about it with θ̈ = (τ − m g L / 2) / (m L² / 3) and λ_A = m g + m (L / 2) θ̈ = 7 m g / 4.
+    let rod = Rod {
+        torque: MASS * G * LENGTH,
+    };
+    let set = ContactSet::new(&rod, vec![rod_end("A", -1.0), rod_end("B", 1.0)]).unwrap();
+    let (q, v) = ([0.0; 3], [0.0; 3]);
+    set.settle(&q, &v, 0.0, 1e-12).unwrap();
+    assert_eq!(set.modes()[1], ContactMode::Open);
+    assert_ne!(set.modes()[0], ContactMode::Open);
+    let forces = set.forces(&q, &v, 0.0).unwrap();
+    assert_eq!(forces[0].name, "A.normal");
+    assert!(
+        (forces[0].value - 1.75 * MASS * G).abs() < 1e-12,
+        "{forces:?}"
+    );
+    assert!(
+        forces.iter().all(|f| !f.name.starts_with("B.")),
+        "{forces:?}"
+    );
+    // With τ = 0 both ends hold m g / 2.
+    let flat = Rod { torque: 0.0 };
+    let set = ContactSet::new(&flat, vec![rod_end("A", -1.0), rod_end("B", 1.0)]).unwrap();
+    set.settle(&q, &v, 0.0, 1e-12).unwrap();
+    let forces = set.forces(&q, &v, 0.0).unwrap();
+    let normal = |name: &str| forces.iter().find(|f| f.name == name).map(|f| f.value);
+    assert!((normal("A.normal").unwrap() - 0.5 * MASS * G).abs() < 1e-12);
+    assert!((normal("B.normal").unwrap() - 0.5 * MASS * G).abs() < 1e-12);
+}

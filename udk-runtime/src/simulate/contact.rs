@@ -221,7 +221,8 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     /// Closes the contacts whose gap φ and its rate φ̇ (relative to the surface, which may move)
     /// are within `tolerance` of 0 at (q, q̇, t), each sliding or sticking as its slip velocity
     /// relative to the surface and its forces say; opens the others. For a start at rest on a
-    /// surface (or carried by it).
+    /// surface (or carried by it). A touching contact whose normal force would pull opens, as
+    /// after every switch of a mode.
     ///
     /// # Errors
     /// A failed solve of the fundamental equation.
@@ -245,7 +246,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 self.modes.borrow_mut()[i] = mode;
             }
         }
-        Ok(())
+        self.reconcile(q, qd, t)
     }
 
     /// The forces of the closed contacts at (q, q̇, t), by name.
@@ -541,7 +542,54 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             Switch::Stick => self.stick_or_slide(q, qd, t, i)?,
         };
         self.modes.borrow_mut()[i] = mode;
+        self.reconcile(q, velocity.as_slice(), t)?;
         Ok(velocity)
+    }
+
+    /// Makes the other contacts' modes agree with their forces after a switch at (q, q̇⁺, t):
+    /// a switch (a touchdown, a foot sliding) can make the force of another closed contact
+    /// pull (λₙ < 0) or leave its friction cone at once, where its own guard, already past 0,
+    /// would never cross. The contact most in violation opens (lift-off) or slides against
+    /// its sticking force, and the forces are taken again, until none is in violation; at
+    /// most two changes a contact, so the loop is bounded. A violation counts beyond a
+    /// round-off of 1e-9 times the largest multiplier.
+    fn reconcile(&self, q: &[f64], qd: &[f64], t: f64) -> Result<(), Error> {
+        for _ in 0..2 * self.contacts.len() {
+            let modes = self.modes();
+            if !modes.iter().copied().any(closed) {
+                return Ok(());
+            }
+            let solved = self.solve((q, qd, t), &modes, true)?;
+            let tolerance = 1e-9 * solved.lambda.amax();
+            let at = |row: Option<usize>| row.map_or(0.0, |r| solved.lambda[r]);
+            // The contact most in violation: (excess, index, the slip to slide along, or
+            // None to open).
+            let mut worst: Option<(f64, usize, Option<[f64; 2]>)> = None;
+            for (i, mode) in modes.iter().enumerate() {
+                let [Some(normal), tangent, lateral] = solved.rows[i] else {
+                    continue;
+                };
+                let lambda_n = solved.lambda[normal];
+                let lambda_t = [at(tangent), at(lateral)];
+                let (excess, slip) = match *mode {
+                    _ if lambda_n < -tolerance => (-lambda_n, None),
+                    ContactMode::Sticking => (
+                        lambda_t[0].hypot(lambda_t[1]) - self.contacts[i].friction * lambda_n,
+                        Some(lambda_t.map(|l| -l)),
+                    ),
+                    _ => continue,
+                };
+                if excess > tolerance && worst.is_none_or(|(w, ..)| excess > w) {
+                    worst = Some((excess, i, slip));
+                }
+            }
+            let Some((_, i, slip)) = worst else {
+                return Ok(());
+            };
+            let mode = slip.map_or(ContactMode::Open, |slip| self.slide(i, slip));
+            self.modes.borrow_mut()[i] = mode;
+        }
+        Ok(())
     }
 
     /// The velocities after the touchdown of contact i (restitution `restitution` on its
