@@ -177,6 +177,16 @@ struct Solved {
     rows: Vec<[Option<usize>; 3]>,
 }
 
+impl Solved {
+    /// The multipliers of closed contact i: λₙ of its normal row, and λₜ of its tangential
+    /// and lateral rows (0 for a row not held); `None` for an open contact.
+    fn contact(&self, i: usize) -> Option<(f64, [f64; 2])> {
+        let [normal, tangent, lateral] = self.rows[i];
+        let at = |row: Option<usize>| row.map_or(0.0, |r| self.lambda[r]);
+        normal.map(|r| (self.lambda[r], [at(tangent), at(lateral)]))
+    }
+}
+
 /// Whether the contact of `mode` is closed.
 fn closed(mode: ContactMode) -> bool {
     mode != ContactMode::Open
@@ -258,17 +268,15 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         let modes = self.modes();
         let mut forces = Vec::new();
         for (i, contact) in self.contacts.iter().enumerate() {
-            let [Some(normal), tangent, lateral] = solved.rows[i] else {
+            let Some((lambda_n, lambda_t)) = solved.contact(i) else {
                 continue;
             };
-            let lambda_n = solved.lambda[normal];
-            let at = |row: Option<usize>| row.map_or(0.0, |r| solved.lambda[r]);
             let tangential = match modes[i] {
                 ContactMode::Sliding(sign) => {
                     let d = self.friction_direction(i, &solved.geometry[i], qd, sign);
                     d.map(|d| -contact.friction * lambda_n.abs() * d)
                 }
-                _ => [at(tangent), at(lateral)],
+                _ => lambda_t,
             };
             let mut named = vec![("normal", lambda_n), ("tangent", tangential[0])];
             if solved.geometry[i].lateral.is_some() {
@@ -470,9 +478,9 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         let mode = self.modes.borrow()[i];
         let forces = || {
             self.solve((q, qd, t), &self.modes(), true).map(|s| {
-                let [normal, tangent, lateral] = s.rows[i];
-                let at = |row: Option<usize>| row.map_or(0.0, |r| s.lambda[r]);
-                (at(normal), at(tangent).hypot(at(lateral)))
+                s.contact(i).map_or((0.0, 0.0), |(n, tangential)| {
+                    (n, tangential[0].hypot(tangential[1]))
+                })
             })
         };
         match (kind, mode) {
@@ -535,9 +543,8 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             Switch::LiftOff => ContactMode::Open,
             Switch::Slip => {
                 let solved = self.solve((q, qd, t), &self.modes(), true)?;
-                let at = |row: Option<usize>| row.map_or(0.0, |r| -solved.lambda[r]);
-                let [_, tangent, lateral] = solved.rows[i];
-                self.slide(i, [at(tangent), at(lateral)])
+                let lambda_t = solved.contact(i).map_or([0.0; 2], |(_, t)| t);
+                self.slide(i, lambda_t.map(|l| -l))
             }
             Switch::Stick => self.stick_or_slide(q, qd, t, i)?,
         };
@@ -561,16 +568,13 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             }
             let solved = self.solve((q, qd, t), &modes, true)?;
             let tolerance = 1e-9 * solved.lambda.amax();
-            let at = |row: Option<usize>| row.map_or(0.0, |r| solved.lambda[r]);
             // The contact most in violation: (excess, index, the slip to slide along, or
             // None to open).
             let mut worst: Option<(f64, usize, Option<[f64; 2]>)> = None;
             for (i, mode) in modes.iter().enumerate() {
-                let [Some(normal), tangent, lateral] = solved.rows[i] else {
+                let Some((lambda_n, lambda_t)) = solved.contact(i) else {
                     continue;
                 };
-                let lambda_n = solved.lambda[normal];
-                let lambda_t = [at(tangent), at(lateral)];
                 let (excess, slip) = match *mode {
                     _ if lambda_n < -tolerance => (-lambda_n, None),
                     ContactMode::Sticking => (
