@@ -9,8 +9,9 @@
 //! equation at velocity level, which also stops the feet's slip), Coulomb friction μ = 1.5 in
 //! a circular cone, lift-off when the normal force would pull. The joints follow
 //! τ = Kp (q* − q) − Kd q̇ toward the posture. The feet touch down one by one and stick; the
-//! hind right foot slips for 23 ms and sticks again. (With μ = 0.8 the feet slip in turn and a
-//! slip reversal chatters into a Zeno error: see the guide.)
+//! hind right foot slips for 23 ms and sticks again. (With μ = 0.8, the same landing from
+//! `tests/fixtures/solo12_landing.toml` under this PD law: the hind right foot slips for 30 ms,
+//! the front right one for 0.36 s along a curving path, `FR turn` events, before both stick.)
 //!
 //! Prints the events, then the base height and the four normal forces at rest, whose sum is
 //! the robot's weight m g; writes `target/udk/solo12_landing.csv` (the state, then each

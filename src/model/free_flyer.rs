@@ -469,8 +469,8 @@ impl FreeFlyerModel {
     /// refused, not normalized. The [`Motion`] holds q (NQ rows) and v (NV rows),
     /// |quaternion| − 1 as the position residual, the energy ½ vᵀ M v − m g·c, the outputs of
     /// [`FreeFlyerModel::output_columns`] (the points' positions, the contact forces by name)
-    /// and the contacts' events (`FL touchdown`, `FL lift-off`, `FL slip`, `FL stick`; q and
-    /// v before and after each).
+    /// and the contacts' events (`FL touchdown`, `FL lift-off`, `FL slip`, `FL stick`, `FL turn`;
+    /// q and v before and after each).
     ///
     /// # Errors
     /// [`ModelError::Length`] when q₀ or v₀ do not have NQ and NV entries, or n is above

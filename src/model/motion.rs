@@ -246,7 +246,7 @@ pub struct Motion {
 }
 
 /// One event of a [`Motion`]: its time, its name (an `[[events]]` name, or a contact's
-/// `<name> touchdown`, `lift-off`, `slip`, `stick`) and the state just before and after it
+/// `<name> touchdown`, `lift-off`, `slip`, `stick`, `turn`) and the state just before and after it
 /// (the reset map's image, or the same state for a record or stop).
 #[derive(Clone, Debug, PartialEq)]
 pub struct EventRecord {

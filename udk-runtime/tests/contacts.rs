@@ -405,8 +405,11 @@ fn contacts_with_a_negative_friction_are_refused() {
     assert!(ContactSet::new(&block, vec![ground(-0.1)]).is_err());
 }
 
-/// A point mass m in space, (x, y) horizontal, z up, under gravity; no constraint of its own.
-struct Point;
+/// A point mass m in space, (x, y) horizontal, z up, under gravity and a constant horizontal
+/// push (N); no constraint of its own.
+struct Point {
+    push: [f64; 2],
+}
 
 impl DynamicLagrangianSystem for Point {
     fn num_holonomic(&self) -> usize {
@@ -416,7 +419,7 @@ impl DynamicLagrangianSystem for Point {
     fn terms(&self, _: &[f64], _: &[f64], _: f64) -> DynamicLagrangianTerms {
         DynamicLagrangianTerms {
             mass_matrix: DMatrix::identity(3, 3) * MASS,
-            generalized_force: DVector::from_vec(vec![0.0, 0.0, -MASS * G]),
+            generalized_force: DVector::from_vec(vec![self.push[0], self.push[1], -MASS * G]),
             constraint_matrix: DMatrix::zeros(0, 3),
             constraint_rhs: DVector::zeros(0),
             nonideal_force: None,
@@ -424,7 +427,8 @@ impl DynamicLagrangianSystem for Point {
     }
 
     fn energy(&self, q: &[f64], qd: &[f64], _: f64) -> f64 {
-        0.5 * MASS * qd.iter().map(|v| v * v).sum::<f64>() + MASS * G * q[2]
+        let push = self.push[0] * q[0] + self.push[1] * q[1];
+        0.5 * MASS * qd.iter().map(|v| v * v).sum::<f64>() + MASS * G * q[2] - push
     }
 
     fn holonomic_residual(&self, _: &[f64], _: f64) -> DVector<f64> {
@@ -465,7 +469,7 @@ fn belt_in_space<'a>(mu: f64, surface: [f64; 2]) -> Contact<'a> {
 #[test]
 fn a_block_on_a_belt_moving_across_its_path_slides_against_the_lateral_slip_rate() {
     let (mu, surface, start): (f64, [f64; 2], [f64; 2]) = (0.4, [1.2, -1.6], [0.5, 0.9]);
-    let block = Point;
+    let block = Point { push: [0.0; 2] };
     let w0 = [start[0] - surface[0], start[1] - surface[1]];
     let speed = w0[0].hypot(w0[1]);
     let direction = w0.map(|w| w / speed);
@@ -539,6 +543,98 @@ fn a_block_on_a_belt_moving_across_its_path_slides_against_the_lateral_slip_rate
         forces[1].value.abs() < 1e-9 && forces[2].value.abs() < 1e-9,
         "{forces:?}"
     );
+}
+
+/// The ground z = 0, fixed, with friction μ: slip coordinates x and y (the belt at rest).
+fn floor_in_space<'a>(mu: f64) -> Contact<'a> {
+    belt_in_space(mu, [0.0; 2])
+}
+
+/// A block sliding on the floor at v₀ along x, pushed by a constant horizontal force F at 135°
+/// from its path, |F| = 0.6 μ m g: its slip turns toward F as it slows, past the right angle
+/// from where it started, and it stops where its velocity lines up with F. With θ the angle
+/// from F to the velocity, m v̇ = F cos θ − μ m g and m v θ̇ = −F sin θ give the closed form
+/// v sin θ = C tan^k(θ/2), k = μ m g / F, and the stop at
+/// t* = (m C / F) ∫₀^θ₀ tan^k(θ/2) / sin²θ dθ. Then it sticks: the push lies in the cone.
+/// A reference direction kept from the start of the slide would end it where the velocity
+/// turns past 90° (v·x̂ = 0), still sliding at 5 cm/s.
+#[test]
+fn a_block_pushed_sideways_while_it_slides_turns_and_stops_as_its_closed_form() {
+    let (mu, v0, theta0) = (0.5, 1.0, 0.75 * std::f64::consts::PI);
+    let push = 0.6 * mu * MASS * G;
+    let block = Point {
+        push: [push * theta0.cos(), push * theta0.sin()],
+    };
+    let k = mu * MASS * G / push;
+    let invariant = |v: [f64; 2]| {
+        let theta = (v[0] * block.push[1] - v[1] * block.push[0])
+            .atan2(v[0] * block.push[0] + v[1] * block.push[1])
+            .abs();
+        v[0].hypot(v[1]) * theta.sin() / (0.5 * theta).tan().powf(k)
+    };
+    let c = invariant([v0, 0.0]);
+    // θ = u³ makes the integrand smooth at 0 (it goes as θ^(k−2)): Simpson's rule on u.
+    let integrand = |u: f64| {
+        let theta = u.powi(3);
+        (0.5 * theta).tan().powf(k) / theta.sin().powi(2) * 3.0 * u * u
+    };
+    let (intervals, end) = (4000, theta0.cbrt());
+    let h = end / intervals as f64;
+    let simpson: f64 = (1..intervals)
+        .map(|j| integrand(j as f64 * h) * if j % 2 == 1 { 4.0 } else { 2.0 })
+        .sum::<f64>()
+        + integrand(end);
+    let t_stop = MASS * c / push * simpson * h / 3.0;
+    let set = ContactSet::new(&block, vec![floor_in_space(mu)]).unwrap();
+    let q0 = SVector::<f64, 3>::zeros();
+    let v0 = SVector::<f64, 3>::new(v0, 0.0, 0.0);
+    set.settle(q0.as_slice(), v0.as_slice(), 0.0, 1e-12)
+        .unwrap();
+    let events = set.events::<3>();
+    let options = SimulationOptions {
+        rtol: 1e-12,
+        atol: 1e-14,
+        ..SimulationOptions::every(0.01)
+    };
+    let run = simulate_dynamic_lagrangian_with_events(
+        &set,
+        (&q0, &v0),
+        (0.0, 0.5),
+        &options,
+        &events,
+        |_| ControlFlow::Continue(()),
+    )
+    .unwrap();
+    // While it slides, the closed form's invariant holds.
+    for sample in run.samples.iter().filter(|s| s.t < t_stop - 0.01) {
+        let slip = invariant([sample.v[0], sample.v[1]]);
+        assert!(
+            (slip - c).abs() < 1e-9 * c,
+            "{slip} against {c} at {}",
+            sample.t
+        );
+    }
+    // Its slip turned by 60° twice (past the right angle), then it stopped at t*.
+    let names: Vec<&str> = run.events.iter().map(|e| e.name.as_str()).collect();
+    assert_eq!(names, ["belt turn", "belt turn", "belt stick"]);
+    let stop = &run.events[2];
+    assert!(
+        (stop.t - t_stop).abs() < 1e-10,
+        "{} against {t_stop}",
+        stop.t
+    );
+    assert!(stop.before.1.norm() < 1e-12, "{}", stop.before.1);
+    assert_eq!(set.modes(), [ContactMode::Sticking]);
+    let last = run.samples.last().unwrap();
+    assert!(last.v.norm() < 1e-12, "{}", last.v);
+    // The floor holds the push: the friction is −F, inside the cone.
+    let forces = set
+        .forces(last.q.as_slice(), last.v.as_slice(), 0.5)
+        .unwrap();
+    for i in 0..2 {
+        let friction = forces[1 + i].value;
+        assert!((friction + block.push[i]).abs() < 1e-9, "{forces:?}");
+    }
 }
 
 /// A rod of mass m and length L (centroidal inertia m L²/12) in the plane, q = (x, y, θ) of

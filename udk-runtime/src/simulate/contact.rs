@@ -146,7 +146,10 @@ pub struct ContactForce {
 /// A contact in space ([`ContactGeometry::lateral`]) has two slip coordinates: sticking adds
 /// both rows, λₜ above is the 2-vector of their multipliers (a circular friction cone),
 /// sliding friction opposes the slip velocity ṡ (2-vector), and the slide ends when ṡ·d falls
-/// through 0, d the unit direction it started in.
+/// through 0, d a unit reference direction of the slide: the direction it started in, renewed
+/// to that of ṡ whenever ṡ has turned by 60° from it (a `<name> turn` event, which changes
+/// neither the state nor the mode). So ṡ·d falls through 0 only where the slip stops, not where
+/// a slide curves past a right angle (a foot pushed sideways while it slides).
 ///
 /// The rows of A come in the order: the system's holonomic rows, each closed contact's normal
 /// row, the system's nonholonomic rows, then each sticking contact's tangential (and lateral)
@@ -162,8 +165,8 @@ pub struct ContactSet<'a, S> {
     system: S,
     contacts: Vec<Contact<'a>>,
     modes: RefCell<Vec<ContactMode>>,
-    /// Per contact, the unit slip direction d in (tangent, lateral) a slide started in.
-    slides: RefCell<Vec<[f64; 2]>>,
+    /// Per contact, the reference direction of its slide and the slide's peak slip speed.
+    slides: RefCell<Vec<Slide>>,
     kernel: Options,
 }
 
@@ -208,7 +211,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             });
         }
         let modes = RefCell::new(vec![ContactMode::Open; contacts.len()]);
-        let slides = RefCell::new(vec![[1.0, 0.0]; contacts.len()]);
+        let slides = RefCell::new(vec![Slide::default(); contacts.len()]);
         Ok(Self {
             system,
             contacts,
@@ -303,10 +306,14 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         (self.contacts[i].geometry)(q, qd, t).lateral.is_some()
     }
 
-    /// The sliding mode of contact i with slip velocity `slip` (nonzero), its direction kept.
+    /// The sliding mode of contact i starting along `slip` (nonzero), its direction kept as
+    /// the slide's reference direction.
     fn slide(&self, i: usize, slip: [f64; 2]) -> ContactMode {
         let norm = slip[0].hypot(slip[1]);
-        self.slides.borrow_mut()[i] = slip.map(|s| s / norm);
+        self.slides.borrow_mut()[i] = Slide {
+            direction: slip.map(|s| s / norm),
+            peak: 0.0,
+        };
         ContactMode::Sliding(slip[0].signum())
     }
 
@@ -326,7 +333,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         }
         let slip = slip_rates(geometry, qd);
         let norm = slip[0].hypot(slip[1]);
-        let start = self.slides.borrow()[i];
+        let start = self.slides.borrow()[i].direction;
         match slip[0] * start[0] + slip[1] * start[1] > 0.0 {
             true => slip.map(|s| s / norm),
             false => start,
@@ -490,11 +497,21 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 .map_or(f64::NAN, |(n, tangential)| {
                     self.contacts[i].friction * n.abs() - tangential.abs()
                 }),
+            (Switch::Turn, ContactMode::Sliding(_))
+                if self.contacts[i].friction > 0.0 && self.contacts_in_space(q, qd, t, i) =>
+            {
+                let slip = self.contact_rates(q, qd, t, i);
+                let speed = slip[0].hypot(slip[1]);
+                let slide = &mut self.slides.borrow_mut()[i];
+                slide.peak = slide.peak.max(speed);
+                let d = slide.direction;
+                d[0] * slip[0] + d[1] * slip[1] - TURN.cos() * speed
+            }
             (Switch::Stick, ContactMode::Sliding(sign)) if self.contacts[i].friction > 0.0 => {
                 let slip = self.contact_rates(q, qd, t, i);
                 match self.contacts_in_space(q, qd, t, i) {
                     true => {
-                        let d = self.slides.borrow()[i];
+                        let d = self.slides.borrow()[i].direction;
                         d[0] * slip[0] + d[1] * slip[1]
                     }
                     false => sign * slip[0],
@@ -547,6 +564,14 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 self.slide(i, lambda_t.map(|l| -l))
             }
             Switch::Stick => self.stick_or_slide(q, qd, t, i)?,
+            Switch::Turn => {
+                let slip = self.contact_rates(q, qd, t, i);
+                let speed = slip[0].hypot(slip[1]);
+                if speed > 0.0 {
+                    self.slides.borrow_mut()[i].direction = slip.map(|s| s / speed);
+                }
+                return Ok(velocity);
+            }
         };
         self.modes.borrow_mut()[i] = mode;
         self.reconcile(q, velocity.as_slice(), t)?;
@@ -673,16 +698,18 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         Ok((sliding.velocity, false))
     }
 
-    /// The events that switch the contacts' modes, four a contact (`<name> touchdown`,
-    /// `<name> lift-off`, `<name> slip`, `<name> stick`), for a run of this set with n = `N`.
+    /// The events that switch the contacts' modes, five a contact (`<name> touchdown`,
+    /// `<name> lift-off`, `<name> slip`, `<name> stick`, and `<name> turn`, which renews the
+    /// reference direction of a slide in space), for a run of this set with n = `N`.
     pub fn events<const N: usize>(&'a self) -> Vec<Event<'a, N>> {
-        let mut events = Vec::with_capacity(4 * self.contacts.len());
+        let mut events = Vec::with_capacity(5 * self.contacts.len());
         for (i, contact) in self.contacts.iter().enumerate() {
             for kind in [
                 Switch::Touchdown,
                 Switch::LiftOff,
                 Switch::Slip,
                 Switch::Stick,
+                Switch::Turn,
             ] {
                 let nv = self.system.num_velocities(N);
                 let guard = move |t: f64, q: &SVector<f64, N>, v: &SVector<f64, N>| {
@@ -696,7 +723,14 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 };
                 let name = format!("{} {}", contact.name, kind.name());
                 let action = Action::Reset(Box::new(reset));
-                events.push(Event::new(name, Direction::Falling, guard, action));
+                let event = Event::new(name, Direction::Falling, guard, action);
+                events.push(match kind {
+                    Switch::Turn => event.when(move |t, q, v| {
+                        let slip = self.contact_rates(q.as_slice(), &v.as_slice()[..nv], t, i);
+                        slip[0].hypot(slip[1]) > STOPPED * self.slides.borrow()[i].peak
+                    }),
+                    _ => event,
+                });
             }
         }
         events
@@ -710,6 +744,37 @@ enum Switch {
     LiftOff,
     Slip,
     Stick,
+    /// The slip of a sliding contact in space has turned by [`TURN`] from its reference
+    /// direction d: d is renewed, so that the stick guard ṡ·d watches for a stop only.
+    Turn,
+}
+
+/// The angle (rad) by which the slip of a contact in space turns from its reference direction
+/// before the direction is renewed: below the right angle at which the stick guard ṡ·d would
+/// cross 0 while the contact still slides.
+const TURN: f64 = std::f64::consts::FRAC_PI_3;
+
+/// A slip speed below this fraction of its slide's peak is a stop, not a turn: as the slip
+/// stops, its direction is round-off, and the stick guard ṡ·d, not the turn, ends the slide.
+const STOPPED: f64 = 1e-9;
+
+/// The state of a contact's slide in space.
+#[derive(Clone, Copy, Debug)]
+struct Slide {
+    /// The unit reference direction d in (tangent, lateral): where the slide started, or the
+    /// slip's direction at its last turn.
+    direction: [f64; 2],
+    /// The largest slip speed |ṡ| seen since the slide started (the turn guard records it).
+    peak: f64,
+}
+
+impl Default for Slide {
+    fn default() -> Self {
+        Self {
+            direction: [1.0, 0.0],
+            peak: 0.0,
+        }
+    }
 }
 
 impl Switch {
@@ -719,6 +784,7 @@ impl Switch {
             Switch::LiftOff => "lift-off",
             Switch::Slip => "slip",
             Switch::Stick => "stick",
+            Switch::Turn => "turn",
         }
     }
 }
