@@ -62,6 +62,7 @@ pub struct FreeFlyerModel {
     velocity_names: Vec<String>,
     point_names: Vec<String>,
     contacts: Vec<GroundContact>,
+    joint_pd: Option<JointServo>,
     acceleration: Tape,
     mass_matrix: Tape,
     inverse_dynamics: Tape,
@@ -170,6 +171,18 @@ impl FreeFlyerModel {
                 .collect(),
             point_names: points.into_iter().map(|p| p.name).collect(),
             contacts,
+            joint_pd: (spec.joint_pd.as_ref())
+                .map(|pd| pd.per_joint(robot.joints.len()))
+                .transpose()
+                .map_err(|message| ModelError::Derivation {
+                    model: spec.name.clone(),
+                    messages: message,
+                })?
+                .map(|[stiffness, damping, posture]| JointServo {
+                    stiffness,
+                    damping,
+                    posture,
+                }),
             acceleration: compile_tape(&pool, &dynamics.acceleration),
             mass_matrix: compile_tape(&pool, &dynamics.mass_matrix.entries),
             inverse_dynamics: compile_tape(&pool, &dynamics.inverse_dynamics),
@@ -197,6 +210,12 @@ impl FreeFlyerModel {
     /// the same name), in order.
     pub fn contact_names(&self) -> &[String] {
         &self.point_names[self.point_names.len() - self.contacts.len()..]
+    }
+
+    /// Whether the model file gives a PD law on the joints (`[joint_pd]`,
+    /// `udk_symbolic::JointPd`), which the simulations add to the joint efforts.
+    pub fn has_joint_pd(&self) -> bool {
+        self.joint_pd.is_some()
     }
 
     /// The link points at (q, v), 6 + 3 NV entries a point in the order of
@@ -418,7 +437,8 @@ impl FreeFlyerModel {
     }
 
     /// Simulates the robot from (q₀, v₀) at t₀ to t_f under the joint efforts `tau` (n
-    /// entries, held): [`FreeFlyerModel::simulate_with`] with τ constant.
+    /// entries, held; the model file's `[joint_pd]` law adds to them):
+    /// [`FreeFlyerModel::simulate_with`] with τ constant.
     ///
     /// ```
     /// use udk::model::FreeFlyerModel;
@@ -459,7 +479,8 @@ impl FreeFlyerModel {
     }
 
     /// Simulates the robot from (q₀, v₀) at t₀ to t_f under the joint efforts
-    /// `efforts(t, q, v, τ)` (writing the n entries of τ; a PD law on the joints is one), by
+    /// `efforts(t, q, v, τ)` (writing the n entries of τ; a PD law on the joints is one) plus,
+    /// when the model file has one, its `[joint_pd]` law K_p (q* − q) − K_d q̇ of the joints, by
     /// `udk_runtime::simulate::simulate_free_flyer`, or with the model's ground contacts by
     /// `simulate_free_flyer_with_contacts` on `ground_contacts_at` (touchdowns as impacts by
     /// the fundamental equation, lift-off, stick and slip as events; the contacts touching
@@ -546,7 +567,8 @@ impl FreeFlyerModel {
         }
     }
 
-    /// The run of [`FreeFlyerModel::simulate_with`] for NQ = `NQ`, under `efforts`, as the
+    /// The run of [`FreeFlyerModel::simulate_with`] for NQ = `NQ`, under `efforts` (plus the
+    /// model file's `[joint_pd]` law, when it has one), as the
     /// simulator returns it, with the contact forces at each of its samples (the columns
     /// `<contact>.normal`, `.tangent`, `.lateral`, one row a sample; no columns without
     /// contacts): [`FreeFlyerModel::outputs`] joins them to the points' positions.
@@ -563,6 +585,13 @@ impl FreeFlyerModel {
         (t0, tf): (f64, f64),
         options: &SimulationOptions,
     ) -> (Result<Trajectory<NQ>, SimulationError<NQ>>, OutputTable) {
+        let with_servo = |t: f64, q: &SVector<f64, NQ>, v: &[f64], tau: &mut [f64]| {
+            efforts(t, q, v, tau);
+            if let Some(servo) = &self.joint_pd {
+                servo.add(&q.as_slice()[7..], &v[6..], tau);
+            }
+        };
+        let efforts: &JointEfforts<'_, NQ> = &with_servo;
         let columns = self.force_columns();
         if self.contacts.is_empty() {
             let result = simulate_free_flyer(self, efforts, q0, v0, t0, tf, options);
@@ -716,5 +745,24 @@ fn failed_start<const NQ: usize>(
             outputs: OutputTable::default(),
             events: Vec::new(),
         }),
+    }
+}
+
+/// The model file's `[joint_pd]` law, per joint (`udk_symbolic::JointPd`).
+struct JointServo {
+    /// K_p (N·m/rad or N/m).
+    stiffness: Vec<f64>,
+    /// K_d (N·m·s/rad or N·s/m).
+    damping: Vec<f64>,
+    /// q* (rad or m).
+    posture: Vec<f64>,
+}
+
+impl JointServo {
+    /// Adds K_p (q* − q) − K_d q̇ of the joints' positions `q` and rates `v` to `tau`.
+    fn add(&self, q: &[f64], v: &[f64], tau: &mut [f64]) {
+        for (j, tau) in tau.iter_mut().enumerate() {
+            *tau += self.stiffness[j] * (self.posture[j] - q[j]) - self.damping[j] * v[j];
+        }
     }
 }

@@ -239,6 +239,13 @@ struct Run<'a> {
 }
 
 impl Run<'_> {
+    /// Whether the run keeps the energy: no joint effort held, no contact, no `[joint_pd]`.
+    fn conserves_energy(&self) -> bool {
+        self.tau.iter().all(|&t| t == 0.0)
+            && self.model.contact_names().is_empty()
+            && !self.model.has_joint_pd()
+    }
+
     /// The run with NQ = `NQ`.
     fn simulate<const NQ: usize>(&self, q0: &[f64], v0: &[f64]) -> Result<String, Failure> {
         let name = self.name;
@@ -288,8 +295,7 @@ impl Run<'_> {
         trajectory.outputs = self.outputs(&trajectory, &forces)?;
         self.write(&trajectory)?;
         let summary = Summary {
-            energy_conserved: self.tau.iter().all(|&t| t == 0.0)
-                && self.model.contact_names().is_empty(),
+            energy_conserved: self.conserves_energy(),
             ..Summary::new(self.model.name(), self.options.method, &trajectory, wall)
         };
         let log = crate::hybrid::log(&trajectory.events, 20);
@@ -316,8 +322,7 @@ impl Run<'_> {
             let columns: Vec<&str> = self.args.plot_columns.iter().map(String::as_str).collect();
             let plot = PlotOptions {
                 columns: &columns,
-                energy_conserved: self.tau.iter().all(|&t| t == 0.0)
-                    && self.model.contact_names().is_empty(),
+                energy_conserved: self.conserves_energy(),
                 ..PlotOptions::new(self.model.name(), &[])
             };
             (trajectory.plot_svg(path, &plot)).map_err(|e| crate::simulate::output(path, &e))?;

@@ -50,7 +50,7 @@ pub use derivation::{
 pub use derive::{derive, derive_with, Jacobians};
 pub use error::{Error, Errors};
 pub use spec::{
-    Coefficient, ContactSpec, EventAction, EventDirection, EventSpec, Expression, InitialState,
-    ModelSpec, Name, NamedExpression, Parameter,
+    Coefficient, ContactSpec, EventAction, EventDirection, EventSpec, Expression, Gains,
+    InitialState, JointPd, ModelSpec, Name, NamedExpression, Parameter,
 };
 pub use tree::{RigidBodyTree, SpatialInertia, Transform, TreeBody, TreeJoint};

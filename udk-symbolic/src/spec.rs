@@ -138,6 +138,82 @@ pub struct ModelSpec {
     /// from A q̈ = b; `udk_runtime::simulate::ContactSet` runs them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub contacts: Vec<ContactSpec>,
+    /// A PD law on the joints of a floating-base robot (`[joint_pd]` in a model file), which
+    /// its simulations add to the joint efforts (model files only, like `initial`: the
+    /// derivation and `udk eval` ignore it; a model without `floating_base = true` refuses it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub joint_pd: Option<JointPd>,
+}
+
+/// A proportional–derivative law on the n joints of a robot on a floating base (`[joint_pd]`
+/// in a model file), the position servo of each joint's actuator:
+/// τⱼ = K_p,j (q*ⱼ − qⱼ) − K_d,j q̇ⱼ, added to the joint efforts a simulation holds (`--u`) or
+/// is given.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointPd {
+    /// K_p ≥ 0: N·m/rad (N/m for a prismatic joint), one number for every joint or one per
+    /// joint.
+    pub stiffness: Gains,
+    /// K_d ≥ 0: N·m·s/rad (N·s/m for a prismatic joint), one number or one per joint.
+    pub damping: Gains,
+    /// q*, the set point of each joint (rad or m), n entries in the order of the joints in q.
+    pub posture: Vec<f64>,
+}
+
+impl JointPd {
+    /// K_p, K_d and q* of each of `n` joints.
+    ///
+    /// # Errors
+    /// A message naming the field: a list that does not have n entries, a gain that is
+    /// negative or not finite, a set point that is not finite.
+    pub fn per_joint(&self, n: usize) -> Result<[Vec<f64>; 3], String> {
+        let gains = |what: &str, gains: &Gains| {
+            let values = match gains {
+                Gains::Uniform(k) => vec![*k; n],
+                Gains::PerJoint(values) => values.clone(),
+            };
+            if values.len() != n {
+                return Err(format!(
+                    "`joint_pd.{what}` has {} entries; it needs one number, or one per joint ({n})",
+                    values.len()
+                ));
+            }
+            match values.iter().all(|k| k.is_finite() && *k >= 0.0) {
+                true => Ok(values),
+                false => Err(format!(
+                    "`joint_pd.{what}` must be finite and non-negative: {values:?}"
+                )),
+            }
+        };
+        let (stiffness, damping) = (
+            gains("stiffness", &self.stiffness)?,
+            gains("damping", &self.damping)?,
+        );
+        if self.posture.len() != n {
+            return Err(format!(
+                "`joint_pd.posture` has {} entries; it needs one per joint ({n})",
+                self.posture.len()
+            ));
+        }
+        if !self.posture.iter().all(|q| q.is_finite()) {
+            return Err(format!(
+                "`joint_pd.posture` must be finite: {:?}",
+                self.posture
+            ));
+        }
+        Ok([stiffness, damping, self.posture.clone()])
+    }
+}
+
+/// The gains of a [`JointPd`]: one number for every joint, or one per joint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Gains {
+    /// The same gain for every joint.
+    Uniform(f64),
+    /// One gain per joint, in the order of the joints in q.
+    PerJoint(Vec<f64>),
 }
 
 /// A coefficient of a contact or event (a restitution, a friction coefficient): a number, or

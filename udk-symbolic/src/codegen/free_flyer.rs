@@ -135,6 +135,9 @@ pub fn read_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerRobot, 
         .map_err(|e| at_source(format!("{}: cannot read the URDF file: {e}", source.path)))?;
     let mut robot = read(&text, source).map_err(at_source)?;
     robot.tree.gravity = source.gravity.unwrap_or(DEFAULT_GRAVITY);
+    if let Some(pd) = &spec.joint_pd {
+        pd.per_joint(robot.joints.len()).map_err(at_source)?;
+    }
     let points = link_points(&spec.outputs, &robot)?;
     let contacts = ground_contacts(&spec.contacts, &robot, &points)?;
     Ok(FreeFlyerRobot {

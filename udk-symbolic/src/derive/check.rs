@@ -34,6 +34,14 @@ pub(super) fn check_spec<'a>(spec: &'a ModelSpec, errors: &mut Errors) -> Option
             );
         }
     }
+    if spec.joint_pd.is_some() {
+        errors.push(
+            Span::call_site(),
+            "`joint_pd` is a PD law on the joints of a robot on a floating base (`urdf = { .., \
+             floating_base = true }`); this model's inputs take their values from `--u`, or \
+             from `servo` constraints for a feedback law",
+        );
+    }
     match (&spec.lagrangian, &spec.hamiltonian) {
         (Some(l), None) => {
             if let Some(p) = spec.momenta.first() {
