@@ -148,7 +148,8 @@ pub struct ContactForce {
 /// sliding friction opposes the slip velocity ṡ (2-vector), and the slide ends when ṡ·d falls
 /// through 0, d a unit reference direction of the slide: the direction it started in, renewed
 /// to that of ṡ whenever ṡ has turned by 60° from it (a `<name> turn` event, which changes
-/// neither the state nor the mode). So ṡ·d falls through 0 only where the slip stops, not where
+/// neither the state nor the mode; not where ṡ is within 1e-6 of its scale, as the slip stops
+/// and its direction is the integrator's error). So ṡ·d falls through 0 only where the slip stops, not where
 /// a slide curves past a right angle (a foot pushed sideways while it slides).
 ///
 /// The rows of A come in the order: the system's holonomic rows, each closed contact's normal
@@ -726,8 +727,11 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 let event = Event::new(name, Direction::Falling, guard, action);
                 events.push(match kind {
                     Switch::Turn => event.when(move |t, q, v| {
-                        let slip = self.contact_rates(q.as_slice(), &v.as_slice()[..nv], t, i);
-                        slip[0].hypot(slip[1]) > STOPPED * self.slides.borrow()[i].peak
+                        let qd = &v.as_slice()[..nv];
+                        let geometry = (self.contacts[i].geometry)(q.as_slice(), qd, t);
+                        let slip = slip_rates(&geometry, qd);
+                        let scale = slip_scale(&geometry, qd).max(self.slides.borrow()[i].peak);
+                        slip[0].hypot(slip[1]) > STOPPED * scale
                     }),
                     _ => event,
                 });
@@ -754,9 +758,10 @@ enum Switch {
 /// cross 0 while the contact still slides.
 const TURN: f64 = std::f64::consts::FRAC_PI_3;
 
-/// A slip speed below this fraction of its slide's peak is a stop, not a turn: as the slip
-/// stops, its direction is round-off, and the stick guard ṡ·d, not the turn, ends the slide.
-const STOPPED: f64 = 1e-9;
+/// A slip speed below this fraction of its scale (the larger of the slide's peak and
+/// [`slip_scale`]) is a stop, not a turn: as the slip stops, its direction is the
+/// integrator's error, and the stick guard ṡ·d, not the turn, ends the slide.
+const STOPPED: f64 = 1e-6;
 
 /// The state of a contact's slide in space.
 #[derive(Clone, Copy, Debug)]
@@ -912,4 +917,16 @@ impl<S> ContactSet<'_, S> {
 fn slip_rates(geometry: &ContactGeometry, qd: &[f64]) -> [f64; 2] {
     let lateral = geometry.lateral.as_ref().map_or(0.0, |row| row.speed(qd));
     [geometry.tangent.speed(qd), lateral]
+}
+
+/// The size of the terms whose sum is the slip velocity, Σⱼ |∂s/∂qⱼ q̇ⱼ| + |∂s/∂t| over the
+/// slip coordinates: the integrator's error in ṡ grows with it, not with |ṡ| (a foot whose
+/// leg swings fast slips slowly).
+fn slip_scale(geometry: &ContactGeometry, qd: &[f64]) -> f64 {
+    let gross = |row: &ContactRow| {
+        let terms = row.gradient.iter().zip(qd).map(|(g, v)| (g * v).abs());
+        terms.sum::<f64>() + row.rate.abs()
+    };
+    let lateral = geometry.lateral.as_ref().map_or(0.0, gross);
+    gross(&geometry.tangent).max(lateral)
 }
