@@ -169,8 +169,8 @@ impl Rows {
         pool.operation_count(&self.all())
     }
 
-    /// Whether every expression of the rows equals `other`'s to 1e-10 of its magnitude (plus
-    /// 1e-10) at six pseudo-random states (coordinates, velocities, time, parameters).
+    /// Whether every expression of the rows equals `other`'s to 1e-12 of its magnitude (plus
+    /// 1e-12) at six pseudo-random states (coordinates, velocities, time, parameters).
     fn agrees(&self, pool: &Pool, other: &Rows) -> bool {
         let (mine, theirs) = (self.all(), other.all());
         mine.len() == theirs.len()
@@ -184,7 +184,7 @@ impl Rows {
                 };
                 let values = pool.eval_all(&[&mine[..], &theirs].concat(), &at);
                 let (a, b) = values.split_at(mine.len());
-                (a.iter().zip(b)).all(|(x, y)| (x - y).abs() <= 1e-10 * (1.0 + y.abs()))
+                (a.iter().zip(b)).all(|(x, y)| (x - y).abs() <= 1e-12 * (1.0 + y.abs()))
             })
     }
 }
