@@ -170,7 +170,10 @@ pub struct Kinematics {
 #[derive(Clone, Debug)]
 pub struct ServoEquations {
     /// A_s = ∂(servo constraint, differentiated)/∂q̈, s × n, as
-    /// [`LagrangianEquations::constraint_matrix`].
+    /// [`LagrangianEquations::constraint_matrix`]. For rows of a URDF tree's link frames, with
+    /// b_s and the velocity constraints, from the tree's kinematics where that form agrees and
+    /// is smaller (the geometric Jacobian and the bias acceleration of the forward recursion;
+    /// Featherstone 2008, §2.11 and §5.3).
     pub constraint_matrix: ExprMatrix,
     /// b_s, s entries, so that the servo constraints hold when A_s q̈ = b_s.
     pub constraint_rhs: Vec<ExprId>,

@@ -111,6 +111,11 @@ pub struct ModelSpec {
     /// recursive Newton–Euler, and keeps the smallest form.
     #[serde(skip)]
     pub tree: Option<crate::tree::RigidBodyTree>,
+    /// For each body of `tree`, in its order, the names of the definitions of its frame's world
+    /// rotation and origin (set with `tree` by the URDF front end): the derivation gives the
+    /// servo rows that use them the tree's velocities and bias accelerations.
+    #[serde(skip)]
+    pub tree_frames: Vec<(String, String)>,
     /// A robot description to build the model from: the URDF file and its options (see
     /// [`crate::urdf`]); [`crate::urdf::expand`] fills the other fields from it.
     #[serde(default, skip_serializing_if = "Option::is_none")]

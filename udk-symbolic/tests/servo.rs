@@ -158,3 +158,93 @@ fn a_hamiltonian_model_takes_no_servo() {
         "{found:?}"
     );
 }
+
+/// The UR5 of `robots/ur5_robot.urdf` with the servo rows of `examples/ur5_circle.rs` (its
+/// tool0 origin on a circle, its angular velocity zero), and `extra` servo entries.
+fn ur5_circle(extra: &str) -> udk_symbolic::ModelSpec {
+    let text = format!(
+        r#"
+        name = "Ur5Circle"
+        urdf = {{ path = "robots/ur5_robot.urdf" }}
+        parameters = [{{ name = "cx" }}, {{ name = "cy" }}, {{ name = "cz" }}, {{ name = "radius" }}, {{ name = "rate" }}]
+        definitions = [
+            {{ name = "tool", value = 'link_position("tool0")' }},
+            {{ name = "tool_rotation", value = 'link_rotation("tool0")' }},
+            {{ name = "target", value = "vec3(cx + radius * (rate * t).cos(), cy + radius * (rate * t).sin(), cz)" }},
+        ]
+        servo = ["holonomic(tool - target)", "nonholonomic(angular_velocity(tool_rotation))"{extra}]
+        "#
+    );
+    let mut spec = model(&text);
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    udk_symbolic::urdf::expand(&mut spec, &root).expect("the URDF expands");
+    spec
+}
+
+/// Checks the servo rows of `d` against finite differences along the motion
+/// q(τ) = q + q̇ τ + ½ q̈ τ², t + τ from random states: for a holonomic row e, ė and ë = A q̈ − b
+/// (central differences of e); for a nonholonomic row φ, φ̇ = A q̈ − b.
+fn check_rows_by_differences(d: &udk_symbolic::Derivation, seed: u64) {
+    let servo = lagrangian(d).servo.as_ref().expect("servo equations");
+    let (n, holonomic) = (servo.constraint_matrix.cols, servo.holonomic.len());
+    let mut rng = Rng(seed);
+    for _ in 0..3 {
+        let point = Point::random(&mut rng, n, 5);
+        let along = |tau: f64| Point {
+            q: (0..n)
+                .map(|i| point.q[i] + point.v[i] * tau + 0.5 * point.a[i] * tau * tau)
+                .collect(),
+            v: (0..n).map(|i| point.v[i] + point.a[i] * tau).collect(),
+            t: point.t + tau,
+            ..point.clone()
+        };
+        let h = 1e-4;
+        let (before, after) = (along(-h), along(h));
+        let a = point.eval_matrix(&d.pool, &servo.constraint_matrix);
+        let b = point.eval_vec(&d.pool, &servo.constraint_rhs);
+        let velocity = point.eval_vec(&d.pool, &servo.velocity_constraints);
+        let [e_before, e, e_after] =
+            [&before, &point, &after].map(|p| p.eval_vec(&d.pool, &servo.holonomic));
+        let [phi_before, phi_after] =
+            [&before, &after].map(|p| p.eval_vec(&d.pool, &servo.velocity_constraints));
+        for row in 0..servo.constraint_rhs.len() {
+            let a_qdd: f64 = (0..n).map(|j| a[row][j] * point.a[j]).sum();
+            let rate = if row < holonomic {
+                let first = (e_after[row] - e_before[row]) / (2.0 * h);
+                assert!((velocity[row] - first).abs() < 1e-6, "ė of row {row}");
+                (e_after[row] - 2.0 * e[row] + e_before[row]) / (h * h)
+            } else {
+                (phi_after[row] - phi_before[row]) / (2.0 * h)
+            };
+            let expected = a_qdd - b[row];
+            assert!(
+                (rate - expected).abs() < 1e-5 * (1.0 + expected.abs()),
+                "row {row}: A q̈ − b = {expected}, by differences {rate}"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_servo_rows_of_link_frames_come_from_the_tree_kinematics() {
+    // The tool's position and angular velocity, read with the tree's link velocities and
+    // bias accelerations: A_s holds the geometric Jacobian, b_s the bias acceleration, and the
+    // rows take 811 operations with the frames they use, where differentiating the frames'
+    // world-frame expressions twice took 1519.
+    let d = derive(&ur5_circle("")).expect("the model derives");
+    let servo = lagrangian(&d).servo.as_ref().expect("servo equations");
+    let rows = [
+        &servo.constraint_matrix.entries[..],
+        &servo.constraint_rhs,
+        &servo.velocity_constraints,
+    ]
+    .concat();
+    let size = d.pool.operation_count(&rows);
+    assert!(size < 1000, "the servo rows take {size} operations");
+    check_rows_by_differences(&d, 3);
+    // A row the placeholders cannot read (`dot` differentiates the frames' expressions) falls
+    // back to the expression as written, with the same values.
+    let d = derive(&ur5_circle(r#", "nonholonomic(dot(tool).x() - radius)""#))
+        .expect("the model derives");
+    check_rows_by_differences(&d, 5);
+}

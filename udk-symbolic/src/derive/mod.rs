@@ -215,11 +215,25 @@ pub(crate) fn define(
     scope: &mut Scope,
     errors: &mut Errors,
 ) -> Vec<NamedValue> {
+    define_with(spec, context, pool, scope, errors, &|_| None)
+}
+
+/// [`define`] with the definition of each name for which `given` returns a value bound to
+/// that value instead of its expression (the servo rows read a tree's link frames so).
+pub(crate) fn define_with(
+    spec: &ModelSpec,
+    context: Context,
+    pool: &mut Pool,
+    scope: &mut Scope,
+    errors: &mut Errors,
+    given: &dyn Fn(&str) -> Option<Value>,
+) -> Vec<NamedValue> {
     scope.announce(spec.definitions.iter().map(|d| d.name.as_string()));
     let mut definitions = Vec::with_capacity(spec.definitions.len());
     for d in &spec.definitions {
         let name = d.name.as_string();
-        let value = parse_value(pool, scope, context, &d.value.0, errors)
+        let value = given(&name)
+            .or_else(|| parse_value(pool, scope, context, &d.value.0, errors))
             .unwrap_or_else(|| Value::Scalar(pool.zero()));
         if name == "t" || name == "PI" {
             errors.push(d.name.span(), format!("`{name}` is reserved (time and π)"));

@@ -2,7 +2,10 @@
 //! (review paper, section 8.3; Udwadia 2003), derived as the physical ones are, and the input
 //! matrix B = ∂(Q + C)/∂u through which the inputs act.
 
+mod kinematics;
+
 use super::jacobian::Residuals;
+use super::tree::pseudo_random;
 use super::{jacobian, parse_constraints};
 use crate::derivation::{ExprMatrix, ServoEquations};
 use crate::error::Errors;
@@ -53,26 +56,28 @@ pub(super) fn derive(
              let them act through `forces`, `loads` or `nonideal`",
         );
     }
-    let holonomic = parse_constraints(pool, scope, Context::HOLONOMIC, &holonomic, errors);
-    let nonholonomic = parse_constraints(pool, scope, Context::NONHOLONOMIC, &nonholonomic, errors);
+    let entries = (holonomic, nonholonomic);
+    let holonomic = parse_constraints(pool, scope, Context::HOLONOMIC, &entries.0, errors);
+    let nonholonomic = parse_constraints(pool, scope, Context::NONHOLONOMIC, &entries.1, errors);
     if !errors.is_empty() {
         return None;
     }
     super::lagrangian::check_constraints(pool, &holonomic, &nonholonomic, errors);
     let holonomic: Vec<ExprId> = holonomic.into_iter().map(|(e, _)| e).collect();
+    let nonholonomic: Vec<ExprId> = nonholonomic.into_iter().map(|(phi, _)| phi).collect();
     let n = force.len();
     let k = spec.inputs.len();
-    let mut velocity_constraints: Vec<ExprId> = (holonomic.iter())
-        .map(|&e| pool.convective_derivative(e))
-        .collect();
-    velocity_constraints.extend(nonholonomic.into_iter().map(|(phi, _)| phi));
-    let constraint_matrix = jacobian(pool, &velocity_constraints, n, Symbol::Velocity);
-    let constraint_rhs = (velocity_constraints.iter())
-        .map(|&c| {
-            let rest = pool.convective_derivative(c);
-            pool.neg(rest)
-        })
-        .collect();
+    let symbolic = Rows::new(pool, (&holonomic, &nonholonomic), n, &mut |pool, ids| {
+        ids.iter().map(|&e| pool.convective_derivative(e)).collect()
+    });
+    let Rows {
+        constraint_matrix,
+        constraint_rhs,
+        velocity_constraints,
+    } = match kinematics::rows(spec, scope, pool, (&entries.0, &entries.1), n) {
+        Some(tree) if tree.agrees(pool, &symbolic) && tree.size(pool) < symbolic.size(pool) => tree,
+        _ => symbolic,
+    };
     let total: Vec<ExprId> = (force.iter().zip(nonideal))
         .map(|(&q, &c)| pool.add(&[q, c]))
         .collect();
@@ -117,6 +122,71 @@ pub(super) fn derive(
         nonideal_force,
         inverse_dynamics,
     })
+}
+
+/// The velocity-level form of servo rows: the velocity constraints ḟ (holonomic rows) and φ
+/// (nonholonomic ones), A = ∂(ḟ, φ)/∂q̇ and b = −(∂/∂t + q̇ᵀ∂/∂q)(ḟ, φ), so that A q̈ = b.
+struct Rows {
+    constraint_matrix: ExprMatrix,
+    constraint_rhs: Vec<ExprId>,
+    velocity_constraints: Vec<ExprId>,
+}
+
+impl Rows {
+    /// The rows of the holonomic f and the nonholonomic φ, n coordinates, with `convective`
+    /// the convective time derivative (q̇ held fixed) of a list of expressions.
+    fn new(
+        pool: &mut Pool,
+        (holonomic, nonholonomic): (&[ExprId], &[ExprId]),
+        n: usize,
+        convective: &mut dyn FnMut(&mut Pool, &[ExprId]) -> Vec<ExprId>,
+    ) -> Self {
+        let mut velocity_constraints = convective(pool, holonomic);
+        velocity_constraints.extend(nonholonomic);
+        let constraint_matrix = jacobian(pool, &velocity_constraints, n, Symbol::Velocity);
+        let constraint_rhs = (convective(pool, &velocity_constraints).into_iter())
+            .map(|rest| pool.neg(rest))
+            .collect();
+        Rows {
+            constraint_matrix,
+            constraint_rhs,
+            velocity_constraints,
+        }
+    }
+
+    /// Every expression of the rows.
+    fn all(&self) -> Vec<ExprId> {
+        [
+            &self.constraint_matrix.entries[..],
+            &self.constraint_rhs,
+            &self.velocity_constraints,
+        ]
+        .concat()
+    }
+
+    /// The operations the rows take ([`Pool::operation_count`]).
+    fn size(&self, pool: &Pool) -> usize {
+        pool.operation_count(&self.all())
+    }
+
+    /// Whether every expression of the rows equals `other`'s to 1e-12 of its magnitude (plus
+    /// 1e-12) at six pseudo-random states (coordinates, velocities, time, parameters).
+    fn agrees(&self, pool: &Pool, other: &Rows) -> bool {
+        let (mine, theirs) = (self.all(), other.all());
+        mine.len() == theirs.len()
+            && (1..=6).all(|draw| {
+                let at = |s: Symbol| match s {
+                    Symbol::Coordinate(i) => 6.0 * pseudo_random(draw, 4 * i) - 3.0,
+                    Symbol::Velocity(i) => 4.0 * pseudo_random(draw, 4 * i + 1) - 2.0,
+                    Symbol::Parameter(i) => 0.5 + pseudo_random(draw, 4 * i + 2),
+                    Symbol::Time => pseudo_random(draw, 3),
+                    _ => 0.0,
+                };
+                let values = pool.eval_all(&[&mine[..], &theirs].concat(), &at);
+                let (a, b) = values.split_at(mine.len());
+                (a.iter().zip(b)).all(|(x, y)| (x - y).abs() <= 1e-12 * (1.0 + y.abs()))
+            })
+    }
 }
 
 /// `entries` at u = 0.

@@ -203,7 +203,10 @@ pub fn expand_robot(
     spec.lagrangian = Some(parse(&lagrangian));
     spec.forces = forces;
     // The tree's recursions take the root fixed and its joints as the only coordinates.
-    spec.tree = (own == 0 && root.is_none()).then_some(robot.tree);
+    if own == 0 && root.is_none() {
+        spec.tree_frames = (names.rotation.into_iter()).zip(names.position).collect();
+        spec.tree = Some(robot.tree);
+    }
     Ok(())
 }
 

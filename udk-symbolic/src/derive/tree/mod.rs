@@ -331,7 +331,7 @@ pub(crate) fn rest_of_lagrangian(pool: &mut Pool, constants: &TreeConstants, l: 
 }
 
 /// A deterministic pseudo-random number in [0, 1) for draw `draw` and slot `slot`.
-fn pseudo_random(draw: u32, slot: usize) -> f64 {
+pub(crate) fn pseudo_random(draw: u32, slot: usize) -> f64 {
     let x = (f64::from(draw) * 12.9898 + slot as f64 * 78.233).sin() * 43_758.545_3;
     x - x.floor()
 }
