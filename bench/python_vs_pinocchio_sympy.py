@@ -3,23 +3,29 @@
 1. One q̈ of the UR5 (example-robot-data's URDF): `Model.acceleration` against `pin.aba`.
 2. q̈ at 100 000 UR5 states: one batch call against a Python loop over `pin.aba` and against
    Pinocchio's own parallel batch `pin.abaInParallel` (a `ModelPool`, one thread per core).
-3. An n-link pendulum on a cart: `Model.from_sympy` + the JIT to the first q̈ (and its phases:
-   printing SymPy into udk's language, derivation + compilation, the first q̈), against
-   SymPy's `KanesMethod` + `lambdify` to the first q̈ and, with --pydy-links, PyDy's Cython
-   code generation (`generate_ode_function(..., generator="cython")`, needs Cython and a C
-   compiler) to the first q̈.
+3. An n-link pendulum on a cart, to the first q̈: the Lagrangian written in SymPy and
+   `Model.from_sympy` + the JIT + one `acceleration` (and its phases: printing SymPy into
+   udk's language, derivation + compilation, the first q̈), against SymPy's frames and
+   particles, `KanesMethod` + `lambdify` + one call and, with --pydy-links, PyDy's Cython code
+   generation (`generate_ode_function(..., generator="cython")`, needs Cython and a C
+   compiler) + one call. Each is timed from the symbols (the model's description included on
+   both sides) and from the description (as issue 26 puts it: `from_sympy` + JIT against
+   `KanesMethod` + `lambdify`), in wall and in CPU time, on a collected heap with SymPy's
+   cache cleared.
 
 Needs udk-dynamics built in release mode (`pip install ./python`, or `maturin develop
 --release` in python/), pin and sympy. Run from the repository's root:
 
     python bench/python_vs_pinocchio_sympy.py --links 5 10 20 --pydy-links 5 10 --repeat 3
 
-With --repeat k, each time to the first q̈ is the best of k runs (each from scratch).
+With --repeat k, each time to the first q̈ is the run of least CPU time of k (each from
+scratch).
 """
 
 import argparse
 import gc
 import os
+import resource
 import time
 import timeit
 from pathlib import Path
@@ -28,6 +34,7 @@ import numpy as np
 import pinocchio as pin
 import sympy as sp
 import sympy.physics.mechanics as me
+from sympy.core.cache import clear_cache
 
 import udk
 import udk.sympy
@@ -89,33 +96,63 @@ def pendulum_on_cart(n):
     return q, u, m, length, g, values
 
 
+def now():
+    """(wall, CPU) time now (s)."""
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return time.perf_counter(), time.process_time() + children.ru_utime + children.ru_stime
+
+
+class Clock:
+    """Wall and CPU times (user + system of all threads of this process and of the child
+    processes it waited for, such as PyDy's C compiler) of the phases of one run, each tool started on a collected heap and with SymPy's cache cleared, so
+    that neither the garbage nor the cached results of the run before fall into its timing."""
+
+    def __init__(self):
+        clear_cache()
+        gc.collect()
+        self.marks = [now()]
+
+    def mark(self):
+        self.marks.append(now())
+
+    def phases(self):
+        """[(wall, cpu)] of each phase, in seconds."""
+        return [(b[0] - a[0], b[1] - a[1]) for a, b in zip(self.marks, self.marks[1:])]
+
+
 def first_qdd_udk(n):
-    """Time to the first q̈ and its phases (printing, derivation + compilation, first q̈)."""
+    """q̈ and the phases to it: the Lagrangian written in SymPy (the model's description),
+    printing it into udk's language, derivation + compilation, the first q̈."""
     q, _, m, length, g, values = pendulum_on_cart(n)
+    clock = Clock()
     t = me.dynamicsymbols._t
-    x, y = q[0], sp.Integer(0)
-    kinetic, potential = m[0] * q[0].diff(t) ** 2 / 2, 0
+    # Each link's offset differentiated once: differentiating every link's whole position,
+    # `x.diff(t)`, does the links before again (SymPy's CPU time with its cache cleared, 26 ms
+    # against 19 at 5 links, 128 against 78 at 20).
+    y, vx, vy = sp.Integer(0), q[0].diff(t), sp.Integer(0)
+    kinetic, potential = m[0] * vx ** 2 / 2, 0
     for i in range(n):
-        x, y = x + length[i] * sp.sin(q[i + 1]), y - length[i] * sp.cos(q[i + 1])
-        kinetic += m[i + 1] * (x.diff(t) ** 2 + y.diff(t) ** 2) / 2
+        dx, dy = length[i] * sp.sin(q[i + 1]), -length[i] * sp.cos(q[i + 1])
+        y, vx, vy = y + dy, vx + dx.diff(t), vy + dy.diff(t)
+        kinetic += m[i + 1] * (vx ** 2 + vy ** 2) / 2
         potential += m[i + 1] * g * y
-    # Each tool starts on a collected heap: the garbage of the one before (SymPy's) is not
-    # collected inside the next one's timing.
-    gc.collect()
-    start = time.perf_counter()
+    lagrangian = kinetic - potential
+    clock.mark()
     # `Model.from_sympy` is these two steps.
-    spec = udk.sympy.spec(kinetic - potential, q, parameters=values)
-    printed = time.perf_counter()
+    spec = udk.sympy.spec(lagrangian, q, parameters=values)
+    clock.mark()
     model = udk.Model.from_spec(spec)
-    built = time.perf_counter()
+    clock.mark()
     qdd = model.acceleration(np.full(n + 1, 0.1), np.zeros(n + 1))
-    end = time.perf_counter()
-    return end - start, qdd, (printed - start, built - printed, end - built)
+    clock.mark()
+    return clock.phases(), qdd
 
 
-def kane(n):
-    """SymPy's KanesMethod on the n-link pendulum on a cart: the method, q, u, the values."""
+def kane(n, clock=None):
+    """SymPy's KanesMethod on the n-link pendulum on a cart: the method, q, u, the values.
+    `clock` is marked between the description (frames, points, particles) and the method."""
     q, u, m, length, g, values = pendulum_on_cart(n)
+    clock = clock or Clock()
     frame = me.ReferenceFrame("I")
     origin = me.Point("O")
     origin.set_vel(frame, 0)
@@ -133,37 +170,60 @@ def kane(n):
         particles.append(me.Particle(f"Pa{i + 1}", point, m[i + 1]))
         forces.append((point, -m[i + 1] * g * frame.y))
         kinematics.append(q[i + 1].diff() - u[i + 1])
+    clock.mark()
     method = me.KanesMethod(frame, q_ind=q, u_ind=u, kd_eqs=kinematics)
     method.kanes_equations(particles, forces)
     return method, q, u, values
 
 
 def first_qdd_sympy(n):
-    gc.collect()
-    start = time.perf_counter()
-    method, q, u, values = kane(n)
+    """q̈ and the phases to it: the description, KanesMethod + lambdify + the first q̈."""
+    # The symbols are made before the clock starts, as for udk.
+    pendulum_on_cart(n)
+    clock = Clock()
+    method, q, u, values = kane(n, clock)
     mass, forcing = method.mass_matrix_full, method.forcing_full
     symbols = list(q) + list(u) + list(values)
     rhs = sp.lambdify(symbols, [mass, forcing])
     state = [0.1] * (n + 1) + [0.0] * (n + 1) + list(values.values())
     mm, ff = rhs(*state)
     qdd = np.linalg.solve(np.array(mm, dtype=float), np.array(ff, dtype=float).ravel())
-    return time.perf_counter() - start, qdd[n + 1:]
+    clock.mark()
+    return clock.phases(), qdd[n + 1:]
 
 
 def first_qdd_pydy(n):
-    """PyDy's Cython code generation of the Kane equations, compiled, to the first q̈."""
+    """PyDy's Cython code generation of the Kane equations, compiled, to the first q̈: the
+    description, then KanesMethod + code generation + compilation + the first q̈."""
     from pydy.codegen.ode_function_generators import generate_ode_function
 
-    gc.collect()
-    start = time.perf_counter()
-    method, q, u, values = kane(n)
+    pendulum_on_cart(n)
+    clock = Clock()
+    method, q, u, values = kane(n, clock)
     rhs = generate_ode_function(method.forcing_full, q, u, list(values),
                                 mass_matrix=method.mass_matrix_full, generator="cython",
                                 constants_arg_type="array")
     state = np.array([0.1] * (n + 1) + [0.0] * (n + 1))
     xd = rhs(state, 0.0, np.array(list(values.values())))
-    return time.perf_counter() - start, xd[n + 1:]
+    clock.mark()
+    return clock.phases(), xd[n + 1:]
+
+
+def total(phases, start=0):
+    """(wall, cpu) of `phases[start:]` summed."""
+    return tuple(sum(p[k] for p in phases[start:]) for k in (0, 1))
+
+
+def compare(n, name, udk_phases, other_phases):
+    """Prints the times to the first q̈ of udk and of `name`, from the symbols (the model's
+    description included on both sides) and from the description (`from_sympy` + JIT + q̈
+    against the method + q̈), wall and CPU."""
+    line = [f"{n}-link pendulum on a cart, to the first q̈ (wall / CPU):"]
+    for label, start in (("from the symbols", 0), ("from the description", 1)):
+        (uw, uc), (ow, oc) = total(udk_phases, start), total(other_phases, start)
+        line.append(f"  {label}: udk {uw:.4f} / {uc:.4f} s   {name} {ow:.3f} / {oc:.3f} s   "
+                    f"({ow / uw:.0f}× wall, {oc / uc:.0f}× CPU)")
+    print("\n".join(line))
 
 
 def main():
@@ -175,7 +235,9 @@ def main():
     args = parser.parse_args()
 
     def fastest(first_qdd, n):
-        return min((first_qdd(n) for _ in range(args.repeat)), key=lambda run: run[0])
+        """The run of the least CPU time from the symbols, of `args.repeat`."""
+        return min((first_qdd(n) for _ in range(args.repeat)),
+                   key=lambda run: total(run[0])[1])
 
     if args.states:
         ur5(args.states)
@@ -183,22 +245,20 @@ def main():
     first_qdd_sympy(2)
     first_qdd_udk(2)
     for n in args.links:
-        udk_time, udk_qdd, phases = fastest(first_qdd_udk, n)
-        sympy_time, sympy_qdd = fastest(first_qdd_sympy, n)
+        udk_phases, udk_qdd = fastest(first_qdd_udk, n)
+        sympy_phases, sympy_qdd = fastest(first_qdd_sympy, n)
+        compare(n, "SymPy KanesMethod + lambdify", udk_phases, sympy_phases)
         # The cart pendulum of the two formulations, angles from the downward vertical.
-        difference = np.abs(udk_qdd - sympy_qdd).max()
-        print(f"{n}-link pendulum on a cart, to the first q̈: udk {udk_time:7.3f} s "
-              f"(print {phases[0]:.4f}, derive + compile {phases[1]:.4f}, "
-              f"first q̈ {phases[2]:.4f})   SymPy KanesMethod + lambdify {sympy_time:7.3f} s   "
-              f"({sympy_time / udk_time:.0f}×; q̈ differ by {difference:.1e})")
+        print("  udk's phases (wall, ms): " + ", ".join(
+            f"{name} {p[0] * 1e3:.2f}" for name, p in
+            zip(("Lagrangian in SymPy", "print", "derive + compile", "first q̈"), udk_phases))
+            + f"; q̈ differ by {np.abs(udk_qdd - sympy_qdd).max():.1e}")
     for n in args.pydy_links:
-        udk_time, udk_qdd, _ = fastest(first_qdd_udk, n)
-        pydy_time, pydy_qdd = fastest(first_qdd_pydy, n)
-        difference = np.abs(udk_qdd - pydy_qdd).max()
-        print(f"{n}-link pendulum on a cart, to the first q̈: udk {udk_time:7.3f} s   "
-              f"PyDy Cython {pydy_time:7.3f} s   "
-              f"({pydy_time / udk_time:.0f}×; q̈ differ by {difference:.1e})")
-
+        udk_phases, udk_qdd = fastest(first_qdd_udk, n)
+        pydy_phases, pydy_qdd = fastest(first_qdd_pydy, n)
+        compare(n, "PyDy Cython", udk_phases, pydy_phases)
+        print(f"  q̈ differ by {np.abs(udk_qdd - pydy_qdd).max():.1e}")
+    print(f"1-minute load average at the end: {os.getloadavg()[0]:.1f}")
 
 if __name__ == "__main__":
     main()

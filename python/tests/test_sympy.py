@@ -90,6 +90,17 @@ def test_printer():
     assert "powi(dot(q), 3)" in text and "PI" in text
 
 
+def test_printer_repeated_subexpressions():
+    """A subexpression met again prints as the first time (its text reused), and a time
+    derivative of anything but a coordinate is refused even after that thing was printed."""
+    q = me.dynamicsymbols("q")
+    s = sympy.sin(q)
+    text = udk_expression(s * t + s**2 + q.diff(t) * s, coordinates=[q])
+    assert text == "(powi(sin(q), 2) + (t * sin(q)) + (dot(q) * sin(q)))"
+    with pytest.raises(UnsupportedError, match="first time derivatives of the coordinates"):
+        udk_expression(s + sympy.Derivative(s, t, evaluate=False), coordinates=[q])
+
+
 def test_unsupported_function_is_named():
     q = me.dynamicsymbols("q")
     with pytest.raises(UnsupportedError, match="besselj"):

@@ -69,17 +69,34 @@ def _number(x):
 
 
 class _Printer:
+    """Prints SymPy expressions into udk's language. A subexpression met again (SymPy's trees
+    repeat them: the velocity of each link holds those of the links before) is printed once
+    and its text reused."""
+
     def __init__(self, t, names):
         self.t = t
         # SymPy objects (Symbols, q(t)) to their udk names.
         self.names = names
+        # Every expression printed (the names and t first) to its text.
+        self.printed = {t: "t"} | names
 
     def __call__(self, e):
-        e = sympy.sympify(e)
-        if e in self.names:
-            return self.names[e]
-        if e == self.t:
-            return "t"
+        if not isinstance(e, sympy.Basic):
+            e = sympy.sympify(e)
+        text = self.printed.get(e)
+        if text is None:
+            text = self.printed[e] = self._print(e)
+        return text
+
+    def _print(self, e):
+        if e.is_Add:
+            return "(" + " + ".join(map(self, e.args)) + ")"
+        if e.is_Mul:
+            return "(" + " * ".join(map(self, e.args)) + ")"
+        if e.is_Pow:
+            return self._power(*e.args)
+        if e.func in _FUNCTIONS:
+            return f"{_FUNCTIONS[e.func]}({', '.join(map(self, e.args))})"
         if isinstance(e, sympy.Derivative):
             (variable, count), = e.variable_count
             if variable == self.t and count == 1 and e.expr in self.names:
@@ -97,15 +114,6 @@ class _Printer:
             return self._rational(e)
         if e.is_Float:
             return _number(e)
-        if e.is_Add:
-            return "(" + " + ".join(self(a) for a in e.args) + ")"
-        if e.is_Mul:
-            return "(" + " * ".join(self(a) for a in e.args) + ")"
-        if e.is_Pow:
-            return self._power(*e.args)
-        if e.func in _FUNCTIONS:
-            args = ", ".join(self(a) for a in e.args)
-            return f"{_FUNCTIONS[e.func]}({args})"
         if isinstance(e, (sympy.Symbol, AppliedUndef)):
             raise BadInputError(
                 f"`{e}` is neither a coordinate, an input, a parameter nor t: add it to "
