@@ -10,8 +10,8 @@
 //! a circular cone, lift-off when the normal force would pull. The joints follow
 //! τ = Kp (q* − q) − Kd q̇ toward the posture. The feet touch down one by one and stick; the
 //! hind right foot slips for 23 ms and sticks again. (With μ = 0.8, the same landing from
-//! `tests/fixtures/solo12_landing.toml` under this PD law: the hind right foot slips for 30 ms,
-//! the front right one for 0.36 s along a curving path, `FR turn` events, before both stick.)
+//! `tests/fixtures/solo12_landing.toml` under this PD law: the hind right foot slips for 29 ms
+//! and the front right one for 8 ms, both stick, and the base stands at 0.214 m.)
 //!
 //! Prints the events, then the base height and the four normal forces at rest, whose sum is
 //! the robot's weight m g; writes `target/udk/solo12_landing.csv` (the state, then each
