@@ -2,14 +2,17 @@
 
 use crate::error::JitError;
 use crate::shims;
+use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::{
     types, AbiParam, FuncRef, InstBuilder, MemFlags, Signature, StackSlotData, StackSlotKind,
     UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleError, ModuleReloc};
+use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt;
 use udk_symbolic::emit::{Op, Program, Step, TapeError, TapeInputs, TapeSizes, Val};
@@ -17,7 +20,8 @@ use udk_symbolic::expr::{ExprId, Func, Pool, Symbol};
 
 /// Computed values per native function: Cranelift's register allocator and its passes grow
 /// faster than linearly on very long functions, so a long program is split into functions of
-/// this many values, which pass values to later ones through the scratch buffer.
+/// at most this many values (of equal sizes), which pass values to later ones through the
+/// scratch buffer, and which Cranelift compiles in parallel.
 const CHUNK: usize = 2000;
 
 /// One compiled part of a program: `(inputs, t, scratch, out)`, where `inputs` points to the
@@ -92,19 +96,21 @@ impl JitFunction {
         let layout = Layout::new(program);
         let mut module = module()?;
         let mut imports = Imports::declare(&mut module, name)?;
-        let mut ctx = module.make_context();
-        let mut builder_ctx = FunctionBuilderContext::new();
         let signature = chunk_signature(&module);
-        let mut ids = Vec::with_capacity(layout.groups.len());
+        let parts = layout.groups.len();
+        let fail = |c: usize, e: &dyn fmt::Debug| JitError::Compile {
+            function: format!("{name}, part {} of {parts}", c + 1),
+            message: format!("{e:?}"),
+        };
+        // The IR of each native function, written one after the other (the calls declare the
+        // shims in the module), ...
+        let mut builder_ctx = FunctionBuilderContext::new();
+        let mut functions = Vec::with_capacity(parts);
         for (c, group) in layout.groups.iter().enumerate() {
-            let function = format!("{name}, part {} of {}", c + 1, layout.groups.len());
-            let fail = |e: &dyn fmt::Display| JitError::Compile {
-                function: function.clone(),
-                message: e.to_string(),
-            };
             let id = module
                 .declare_function(&format!("udk_jit_part_{c}"), Linkage::Local, &signature)
-                .map_err(|e| fail(&e))?;
+                .map_err(|e| fail(c, &e))?;
+            let mut ctx = module.make_context();
             ctx.func.signature = signature.clone();
             ctx.func.name = UserFuncName::user(0, id.as_u32());
             Emitter {
@@ -120,11 +126,35 @@ impl JitFunction {
                 sin_cos: None,
             }
             .emit(group);
+            functions.push((id, ctx));
+        }
+        // ... compiled to machine code by Cranelift in parallel on rayon's threads (each
+        // function on its own `Context`; the code does not depend on the order), ...
+        let isa = module.isa();
+        let compile = |(c, (_, ctx)): (usize, &mut (FuncId, Context))| {
+            (ctx.compile(isa, &mut ControlPlane::default()))
+                .map(|_| ())
+                .map_err(|e| fail(c, &ModuleError::Compilation(e.inner)))
+        };
+        if parts > 1 {
+            functions.par_iter_mut().enumerate().try_for_each(compile)?;
+        } else {
+            functions.iter_mut().enumerate().try_for_each(compile)?;
+        }
+        // ... and placed in the module, which links the calls.
+        for (c, (id, ctx)) in functions.iter().enumerate() {
+            let code = ctx.compiled_code().expect("compiled above");
+            let relocs: Vec<ModuleReloc> = (code.buffer.relocs().iter())
+                .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, *id))
+                .collect();
             module
-                .define_function(id, &mut ctx)
-                .map_err(|e| fail(&format!("{e:?}")))?;
-            module.clear_context(&mut ctx);
-            ids.push(id);
+                .define_function_bytes(
+                    *id,
+                    u64::from(code.buffer.alignment),
+                    code.code_buffer(),
+                    &relocs,
+                )
+                .map_err(|e| fail(c, &e))?;
         }
         module
             .finalize_definitions()
@@ -132,6 +162,7 @@ impl JitFunction {
                 function: name.to_string(),
                 message: e.to_string(),
             })?;
+        let ids: Vec<FuncId> = functions.iter().map(|&(id, _)| id).collect();
         let chunks = ids
             .iter()
             .map(|&id| {
@@ -341,7 +372,7 @@ fn module() -> Result<JITModule, JitError> {
     for (symbol, shim) in Func::ALL.into_iter().filter_map(shims::unary) {
         builder.symbol(symbol, shim as *const u8);
     }
-    builder.symbol("udk_jit_sin_cos", shims::sin_cos as *const u8);
+    builder.symbol("udk_jit_sin_cos", shims::SIN_COS as *const u8);
     builder.symbol("udk_jit_powi", shims::powi as *const u8);
     builder.symbol("udk_jit_powf", shims::powf as *const u8);
     builder.symbol("udk_jit_atan2", shims::atan2 as *const u8);
@@ -381,9 +412,10 @@ impl Imports {
             signature(&[types::F64, types::I32]),
         );
         let pointer = module.target_config().pointer_type();
-        let mut f_fp = module.make_signature();
-        f_fp.params.push(AbiParam::new(types::F64));
-        f_fp.params.push(AbiParam::new(pointer));
+        let mut f_fpp = module.make_signature();
+        f_fpp.params.push(AbiParam::new(types::F64));
+        f_fpp.params.push(AbiParam::new(pointer));
+        f_fpp.params.push(AbiParam::new(pointer));
         let mut declare = |symbol: &str, s: &Signature| {
             module
                 .declare_function(symbol, Linkage::Import, s)
@@ -400,7 +432,7 @@ impl Imports {
         }
         Ok(Imports {
             unary,
-            sin_cos: declare("udk_jit_sin_cos", &f_fp)?,
+            sin_cos: declare("udk_jit_sin_cos", &f_fpp)?,
             powi: declare("udk_jit_powi", &f_fi)?,
             powf: declare("udk_jit_powf", &f_ff)?,
             atan2: declare("udk_jit_atan2", &f_ff)?,
@@ -427,6 +459,11 @@ impl Layout {
     fn new(program: &Program) -> Self {
         let ops = &program.ops;
         let mut chunk_of = vec![u32::MAX; ops.len()];
+        // Parts of equal size, at most `CHUNK`, so that they compile in equal times in parallel.
+        let computed = (program.steps.iter())
+            .filter(|&&s| !matches!(s, Step::Op(v) if ops[v as usize].is_leaf()))
+            .count();
+        let size = computed.div_ceil(computed.div_ceil(CHUNK).max(1)).max(1);
         let mut groups: Vec<Vec<Step>> = vec![Vec::new()];
         for &step in &program.steps {
             let defined: &[Val] = match step {
@@ -436,7 +473,7 @@ impl Layout {
                     ref sin, ref cos, ..
                 } => &[*sin, *cos],
             };
-            if groups.last().is_some_and(|g| g.len() >= CHUNK) {
+            if groups.last().is_some_and(|g| g.len() >= size) {
                 groups.push(Vec::new());
             }
             let c = groups.len() - 1;
@@ -492,7 +529,7 @@ struct Emitter<'a, 'f> {
     bases: [Option<Value>; 7],
     /// The parameters (inputs, t, scratch, out).
     params: [Value; 4],
-    /// The stack slot (two f64) that the `sin_cos` shim writes, made on first use.
+    /// The stack slot (two f64) that `sincos` writes, made on first use.
     sin_cos: Option<cranelift_codegen::ir::StackSlot>,
 }
 
@@ -609,7 +646,7 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// sin a and cos a by one call of the `sin_cos` shim, through a stack slot.
+    /// sin a and cos a by one call of `sincos` (`shims::SIN_COS`), through a stack slot.
     fn sin_cos(&mut self, a: Value) -> (Value, Value) {
         let slot = *self.sin_cos.get_or_insert_with(|| {
             (self.builder).create_sized_stack_slot(StackSlotData::new(
@@ -619,9 +656,10 @@ impl Emitter<'_, '_> {
             ))
         });
         let pointer = self.module.target_config().pointer_type();
-        let out = self.builder.ins().stack_addr(pointer, slot, 0);
+        let sin = self.builder.ins().stack_addr(pointer, slot, 0);
+        let cos = self.builder.ins().stack_addr(pointer, slot, 8);
         let callee = (self.module).declare_func_in_func(self.imports.sin_cos, self.builder.func);
-        self.builder.ins().call(callee, &[a, out]);
+        self.builder.ins().call(callee, &[a, sin, cos]);
         let s = self.builder.ins().stack_load(types::F64, slot, 0);
         let c = self.builder.ins().stack_load(types::F64, slot, 8);
         (s, c)
