@@ -4,15 +4,14 @@ use crate::error::JitError;
 use crate::shims;
 use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::{
-    types, AbiParam, FuncRef, InstBuilder, MemFlags, Signature, StackSlotData, StackSlotKind,
-    UserFuncName, Value,
+    types, AbiParam, FuncRef, InstBuilder, MemFlags, Signature, StackSlot, StackSlotData,
+    StackSlotKind, UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
 use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleError, ModuleReloc};
-use rayon::prelude::*;
 use std::collections::HashMap;
 use std::fmt;
 use udk_symbolic::emit::{Op, Program, Step, TapeError, TapeInputs, TapeSizes, Val};
@@ -21,7 +20,7 @@ use udk_symbolic::expr::{ExprId, Func, Pool, Symbol};
 /// Computed values per native function: Cranelift's register allocator and its passes grow
 /// faster than linearly on very long functions, so a long program is split into functions of
 /// at most this many values (of equal sizes), which pass values to later ones through the
-/// scratch buffer, and which Cranelift compiles in parallel.
+/// scratch buffer, and which Cranelift compiles in parallel (one thread per core).
 const CHUNK: usize = 2000;
 
 /// One compiled part of a program: `(inputs, t, scratch, out)`, where `inputs` points to the
@@ -53,8 +52,12 @@ impl Drop for Code {
 /// It executes the same [`Program`] as the tape and the Rust code of
 /// [`emit_rust`](udk_symbolic::emit::emit_rust), step by step: one IEEE-754 operation per
 /// arithmetic value (no fused multiply-add, no reassociation), `sqrt` and `abs` as machine
-/// instructions (correctly rounded, as Rust's), and every other function through Rust's own
-/// `f64` method. Its outputs are therefore bit for bit those of the tape.
+/// instructions (correctly rounded, as Rust's), the sine and cosine of one argument by one
+/// call of the C library's `sincos` (glibc's, equal bit for bit to its `sin` and `cos`, which
+/// Rust's methods call), and every other function through Rust's own `f64` method. Its
+/// outputs are therefore bit for bit those of the tape. The calls of the math library whose
+/// arguments are inputs or constants run first, and a long program is split into several
+/// native functions, compiled in parallel.
 pub struct JitFunction {
     chunks: Vec<Chunk>,
     registers: usize,
@@ -123,24 +126,37 @@ impl JitFunction {
                 local: HashMap::new(),
                 bases: [None; 7],
                 params: [Value::from_u32(0); 4],
-                sin_cos: None,
+                stored: HashMap::new(),
             }
             .emit(group);
             functions.push((id, ctx));
         }
-        // ... compiled to machine code by Cranelift in parallel on rayon's threads (each
-        // function on its own `Context`; the code does not depend on the order), ...
+        // ... compiled to machine code by Cranelift in parallel, in blocks of consecutive
+        // functions on scoped threads, one per core (each function on its own `Context`: the
+        // code does not depend on the order). Plain threads, not rayon's pool: a rayon worker
+        // waiting for its part could steal a task that needs this very program (compiled on
+        // first use, behind a `OnceLock`) and block on itself. ...
         let isa = module.isa();
-        let compile = |(c, (_, ctx)): (usize, &mut (FuncId, Context))| {
+        let compile = |c: usize, ctx: &mut Context| {
             (ctx.compile(isa, &mut ControlPlane::default()))
                 .map(|_| ())
                 .map_err(|e| fail(c, &ModuleError::Compilation(e.inner)))
         };
-        if parts > 1 {
-            functions.par_iter_mut().enumerate().try_for_each(compile)?;
-        } else {
-            functions.iter_mut().enumerate().try_for_each(compile)?;
-        }
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let per = parts.div_ceil(threads.clamp(1, parts));
+        let compile_block = |b: usize, block: &mut [(FuncId, Context)]| {
+            (block.iter_mut().enumerate()).try_for_each(|(k, (_, ctx))| compile(b * per + k, ctx))
+        };
+        std::thread::scope(|scope| {
+            let mut blocks = functions.chunks_mut(per).enumerate();
+            let first = blocks.next().map(|(_, block)| block);
+            let others: Vec<_> = blocks
+                .map(|(b, block)| scope.spawn(move || compile_block(b, block)))
+                .collect();
+            first.map_or(Ok(()), |block| compile_block(0, block))?;
+            (others.into_iter())
+                .try_for_each(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        })?;
         // ... and placed in the module, which links the calls.
         for (c, (id, ctx)) in functions.iter().enumerate() {
             let code = ctx.compiled_code().expect("compiled above");
@@ -465,7 +481,7 @@ impl Layout {
             .count();
         let size = computed.div_ceil(computed.div_ceil(CHUNK).max(1)).max(1);
         let mut groups: Vec<Vec<Step>> = vec![Vec::new()];
-        for &step in &program.steps {
+        for step in schedule(program) {
             let defined: &[Val] = match step {
                 Step::Op(v) if ops[v as usize].is_leaf() => continue,
                 Step::Op(ref v) => std::slice::from_ref(v),
@@ -515,6 +531,29 @@ impl Layout {
     }
 }
 
+/// The program's steps in the order the code computes them: first the calls of the math
+/// library whose arguments are inputs or constants (the sine and cosine of each joint angle),
+/// then the others in the program's order. The C calling convention saves no floating-point
+/// register across a call: a call amid the arithmetic sends every live value to the stack and
+/// back, a call before it only the results of the earlier calls. The values are the same,
+/// the calls being functions of their arguments alone.
+fn schedule(program: &Program) -> Vec<Step> {
+    let ops = &program.ops;
+    let leaf = |v: Val| ops[v as usize].is_leaf();
+    let early = |step: &&Step| match **step {
+        Step::SinCos { arg, .. } => leaf(arg),
+        Step::Op(v) => match ops[v as usize] {
+            Op::Call(Func::Sqrt | Func::Abs, _) | Op::Powi(_, 2) => false,
+            Op::Call(_, a) | Op::Powi(a, _) => leaf(a),
+            Op::Powf(a, b) | Op::Atan2(a, b) => leaf(a) && leaf(b),
+            _ => false,
+        },
+    };
+    let (mut steps, rest): (Vec<Step>, Vec<Step>) = program.steps.iter().partition(early);
+    steps.extend(rest);
+    steps
+}
+
 /// Writes one native function of a program.
 struct Emitter<'a, 'f> {
     program: &'a Program,
@@ -529,8 +568,9 @@ struct Emitter<'a, 'f> {
     bases: [Option<Value>; 7],
     /// The parameters (inputs, t, scratch, out).
     params: [Value; 4],
-    /// The stack slot (two f64) that `sincos` writes, made on first use.
-    sin_cos: Option<cranelift_codegen::ir::StackSlot>,
+    /// The values that `sincos` wrote into a stack slot: the slot and the byte offset,
+    /// loaded on first use.
+    stored: HashMap<Val, (StackSlot, i32)>,
 }
 
 /// Memory that the code reads and writes: aligned, never trapping (checked by the caller).
@@ -554,9 +594,15 @@ impl Emitter<'_, '_> {
                 }
                 Step::SinCos { arg, sin, cos } => {
                     let a = self.value(arg);
-                    let (s, c) = self.sin_cos(a);
-                    self.define(sin, s);
-                    self.define(cos, c);
+                    let slot = self.sin_cos(a);
+                    self.stored.insert(sin, (slot, 0));
+                    self.stored.insert(cos, (slot, 8));
+                    for v in [sin, cos] {
+                        if self.layout.slot[v as usize] != u32::MAX {
+                            let x = self.value(v);
+                            self.define(v, x);
+                        }
+                    }
                 }
             }
         }
@@ -586,6 +632,10 @@ impl Emitter<'_, '_> {
             return x;
         }
         let x = match self.program.ops[v as usize] {
+            _ if self.stored.contains_key(&v) => {
+                let (slot, offset) = self.stored[&v];
+                self.builder.ins().stack_load(types::F64, slot, offset)
+            }
             Op::Const(bits) => self.builder.ins().f64const(f64::from_bits(bits)),
             Op::Load(s) => self.input(s),
             _ => {
@@ -646,23 +696,20 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// sin a and cos a by one call of `sincos` (`shims::SIN_COS`), through a stack slot.
-    fn sin_cos(&mut self, a: Value) -> (Value, Value) {
-        let slot = *self.sin_cos.get_or_insert_with(|| {
-            (self.builder).create_sized_stack_slot(StackSlotData::new(
-                StackSlotKind::ExplicitSlot,
-                16,
-                3,
-            ))
-        });
+    /// sin a and cos a by one call of `sincos` (`shims::SIN_COS`) into a stack slot of their
+    /// own, returned: each is loaded where first used.
+    fn sin_cos(&mut self, a: Value) -> StackSlot {
+        let slot = (self.builder).create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            16,
+            3,
+        ));
         let pointer = self.module.target_config().pointer_type();
         let sin = self.builder.ins().stack_addr(pointer, slot, 0);
         let cos = self.builder.ins().stack_addr(pointer, slot, 8);
         let callee = (self.module).declare_func_in_func(self.imports.sin_cos, self.builder.func);
         self.builder.ins().call(callee, &[a, sin, cos]);
-        let s = self.builder.ins().stack_load(types::F64, slot, 0);
-        let c = self.builder.ins().stack_load(types::F64, slot, 8);
-        (s, c)
+        slot
     }
 
     fn call(&mut self, id: FuncId, args: &[Value]) -> Value {
