@@ -2,14 +2,16 @@
 
 use crate::error::JitError;
 use crate::shims;
+use cranelift_codegen::control::ControlPlane;
 use cranelift_codegen::ir::{
-    types, AbiParam, FuncRef, InstBuilder, MemFlags, Signature, StackSlotData, StackSlotKind,
-    UserFuncName, Value,
+    types, AbiParam, FuncRef, InstBuilder, MemFlags, Signature, StackSlot, StackSlotData,
+    StackSlotKind, UserFuncName, Value,
 };
 use cranelift_codegen::settings::{self, Configurable};
+use cranelift_codegen::Context;
 use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
-use cranelift_module::{default_libcall_names, FuncId, Linkage, Module};
+use cranelift_module::{default_libcall_names, FuncId, Linkage, Module, ModuleError, ModuleReloc};
 use std::collections::HashMap;
 use std::fmt;
 use udk_symbolic::emit::{Op, Program, Step, TapeError, TapeInputs, TapeSizes, Val};
@@ -17,7 +19,8 @@ use udk_symbolic::expr::{ExprId, Func, Pool, Symbol};
 
 /// Computed values per native function: Cranelift's register allocator and its passes grow
 /// faster than linearly on very long functions, so a long program is split into functions of
-/// this many values, which pass values to later ones through the scratch buffer.
+/// at most this many values (of equal sizes), which pass values to later ones through the
+/// scratch buffer, and which Cranelift compiles in parallel (one thread per core).
 const CHUNK: usize = 2000;
 
 /// One compiled part of a program: `(inputs, t, scratch, out)`, where `inputs` points to the
@@ -49,8 +52,12 @@ impl Drop for Code {
 /// It executes the same [`Program`] as the tape and the Rust code of
 /// [`emit_rust`](udk_symbolic::emit::emit_rust), step by step: one IEEE-754 operation per
 /// arithmetic value (no fused multiply-add, no reassociation), `sqrt` and `abs` as machine
-/// instructions (correctly rounded, as Rust's), and every other function through Rust's own
-/// `f64` method. Its outputs are therefore bit for bit those of the tape.
+/// instructions (correctly rounded, as Rust's), the sine and cosine of one argument by one
+/// call of the C library's `sincos` (glibc's, equal bit for bit to its `sin` and `cos`, which
+/// Rust's methods call), and every other function through Rust's own `f64` method. Its
+/// outputs are therefore bit for bit those of the tape. The calls of the math library whose
+/// arguments are inputs or constants run first, and a long program is split into several
+/// native functions, compiled in parallel.
 pub struct JitFunction {
     chunks: Vec<Chunk>,
     registers: usize,
@@ -92,19 +99,21 @@ impl JitFunction {
         let layout = Layout::new(program);
         let mut module = module()?;
         let mut imports = Imports::declare(&mut module, name)?;
-        let mut ctx = module.make_context();
-        let mut builder_ctx = FunctionBuilderContext::new();
         let signature = chunk_signature(&module);
-        let mut ids = Vec::with_capacity(layout.groups.len());
+        let parts = layout.groups.len();
+        let fail = |c: usize, e: &dyn fmt::Debug| JitError::Compile {
+            function: format!("{name}, part {} of {parts}", c + 1),
+            message: format!("{e:?}"),
+        };
+        // The IR of each native function, written one after the other (the calls declare the
+        // shims in the module), ...
+        let mut builder_ctx = FunctionBuilderContext::new();
+        let mut functions = Vec::with_capacity(parts);
         for (c, group) in layout.groups.iter().enumerate() {
-            let function = format!("{name}, part {} of {}", c + 1, layout.groups.len());
-            let fail = |e: &dyn fmt::Display| JitError::Compile {
-                function: function.clone(),
-                message: e.to_string(),
-            };
             let id = module
                 .declare_function(&format!("udk_jit_part_{c}"), Linkage::Local, &signature)
-                .map_err(|e| fail(&e))?;
+                .map_err(|e| fail(c, &e))?;
+            let mut ctx = module.make_context();
             ctx.func.signature = signature.clone();
             ctx.func.name = UserFuncName::user(0, id.as_u32());
             Emitter {
@@ -117,14 +126,51 @@ impl JitFunction {
                 local: HashMap::new(),
                 bases: [None; 7],
                 params: [Value::from_u32(0); 4],
-                sin_cos: None,
+                stored: HashMap::new(),
             }
             .emit(group);
+            functions.push((id, ctx));
+        }
+        // ... compiled to machine code by Cranelift in parallel, in blocks of consecutive
+        // functions on scoped threads, one per core (each function on its own `Context`: the
+        // code does not depend on the order). Plain threads, not rayon's pool: a rayon worker
+        // waiting for its part could steal a task that needs this very program (compiled on
+        // first use, behind a `OnceLock`) and block on itself. ...
+        let isa = module.isa();
+        let compile = |c: usize, ctx: &mut Context| {
+            (ctx.compile(isa, &mut ControlPlane::default()))
+                .map(|_| ())
+                .map_err(|e| fail(c, &ModuleError::Compilation(e.inner)))
+        };
+        let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+        let per = parts.div_ceil(threads.clamp(1, parts));
+        let compile_block = |b: usize, block: &mut [(FuncId, Context)]| {
+            (block.iter_mut().enumerate()).try_for_each(|(k, (_, ctx))| compile(b * per + k, ctx))
+        };
+        std::thread::scope(|scope| {
+            let mut blocks = functions.chunks_mut(per).enumerate();
+            let first = blocks.next().map(|(_, block)| block);
+            let others: Vec<_> = blocks
+                .map(|(b, block)| scope.spawn(move || compile_block(b, block)))
+                .collect();
+            first.map_or(Ok(()), |block| compile_block(0, block))?;
+            (others.into_iter())
+                .try_for_each(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p)))
+        })?;
+        // ... and placed in the module, which links the calls.
+        for (c, (id, ctx)) in functions.iter().enumerate() {
+            let code = ctx.compiled_code().expect("compiled above");
+            let relocs: Vec<ModuleReloc> = (code.buffer.relocs().iter())
+                .map(|r| ModuleReloc::from_mach_reloc(r, &ctx.func, *id))
+                .collect();
             module
-                .define_function(id, &mut ctx)
-                .map_err(|e| fail(&format!("{e:?}")))?;
-            module.clear_context(&mut ctx);
-            ids.push(id);
+                .define_function_bytes(
+                    *id,
+                    u64::from(code.buffer.alignment),
+                    code.code_buffer(),
+                    &relocs,
+                )
+                .map_err(|e| fail(c, &e))?;
         }
         module
             .finalize_definitions()
@@ -132,6 +178,7 @@ impl JitFunction {
                 function: name.to_string(),
                 message: e.to_string(),
             })?;
+        let ids: Vec<FuncId> = functions.iter().map(|&(id, _)| id).collect();
         let chunks = ids
             .iter()
             .map(|&id| {
@@ -341,7 +388,7 @@ fn module() -> Result<JITModule, JitError> {
     for (symbol, shim) in Func::ALL.into_iter().filter_map(shims::unary) {
         builder.symbol(symbol, shim as *const u8);
     }
-    builder.symbol("udk_jit_sin_cos", shims::sin_cos as *const u8);
+    builder.symbol("udk_jit_sin_cos", shims::SIN_COS as *const u8);
     builder.symbol("udk_jit_powi", shims::powi as *const u8);
     builder.symbol("udk_jit_powf", shims::powf as *const u8);
     builder.symbol("udk_jit_atan2", shims::atan2 as *const u8);
@@ -381,9 +428,10 @@ impl Imports {
             signature(&[types::F64, types::I32]),
         );
         let pointer = module.target_config().pointer_type();
-        let mut f_fp = module.make_signature();
-        f_fp.params.push(AbiParam::new(types::F64));
-        f_fp.params.push(AbiParam::new(pointer));
+        let mut f_fpp = module.make_signature();
+        f_fpp.params.push(AbiParam::new(types::F64));
+        f_fpp.params.push(AbiParam::new(pointer));
+        f_fpp.params.push(AbiParam::new(pointer));
         let mut declare = |symbol: &str, s: &Signature| {
             module
                 .declare_function(symbol, Linkage::Import, s)
@@ -400,7 +448,7 @@ impl Imports {
         }
         Ok(Imports {
             unary,
-            sin_cos: declare("udk_jit_sin_cos", &f_fp)?,
+            sin_cos: declare("udk_jit_sin_cos", &f_fpp)?,
             powi: declare("udk_jit_powi", &f_fi)?,
             powf: declare("udk_jit_powf", &f_ff)?,
             atan2: declare("udk_jit_atan2", &f_ff)?,
@@ -427,8 +475,13 @@ impl Layout {
     fn new(program: &Program) -> Self {
         let ops = &program.ops;
         let mut chunk_of = vec![u32::MAX; ops.len()];
+        // Parts of equal size, at most `CHUNK`, so that they compile in equal times in parallel.
+        let computed = (program.steps.iter())
+            .filter(|&&s| !matches!(s, Step::Op(v) if ops[v as usize].is_leaf()))
+            .count();
+        let size = computed.div_ceil(computed.div_ceil(CHUNK).max(1)).max(1);
         let mut groups: Vec<Vec<Step>> = vec![Vec::new()];
-        for &step in &program.steps {
+        for step in schedule(program) {
             let defined: &[Val] = match step {
                 Step::Op(v) if ops[v as usize].is_leaf() => continue,
                 Step::Op(ref v) => std::slice::from_ref(v),
@@ -436,7 +489,7 @@ impl Layout {
                     ref sin, ref cos, ..
                 } => &[*sin, *cos],
             };
-            if groups.last().is_some_and(|g| g.len() >= CHUNK) {
+            if groups.last().is_some_and(|g| g.len() >= size) {
                 groups.push(Vec::new());
             }
             let c = groups.len() - 1;
@@ -478,6 +531,29 @@ impl Layout {
     }
 }
 
+/// The program's steps in the order the code computes them: first the calls of the math
+/// library whose arguments are inputs or constants (the sine and cosine of each joint angle),
+/// then the others in the program's order. The C calling convention saves no floating-point
+/// register across a call: a call amid the arithmetic sends every live value to the stack and
+/// back, a call before it only the results of the earlier calls. The values are the same,
+/// the calls being functions of their arguments alone.
+fn schedule(program: &Program) -> Vec<Step> {
+    let ops = &program.ops;
+    let leaf = |v: Val| ops[v as usize].is_leaf();
+    let early = |step: &&Step| match **step {
+        Step::SinCos { arg, .. } => leaf(arg),
+        Step::Op(v) => match ops[v as usize] {
+            Op::Call(Func::Sqrt | Func::Abs, _) | Op::Powi(_, 2) => false,
+            Op::Call(_, a) | Op::Powi(a, _) => leaf(a),
+            Op::Powf(a, b) | Op::Atan2(a, b) => leaf(a) && leaf(b),
+            _ => false,
+        },
+    };
+    let (mut steps, rest): (Vec<Step>, Vec<Step>) = program.steps.iter().partition(early);
+    steps.extend(rest);
+    steps
+}
+
 /// Writes one native function of a program.
 struct Emitter<'a, 'f> {
     program: &'a Program,
@@ -492,8 +568,9 @@ struct Emitter<'a, 'f> {
     bases: [Option<Value>; 7],
     /// The parameters (inputs, t, scratch, out).
     params: [Value; 4],
-    /// The stack slot (two f64) that the `sin_cos` shim writes, made on first use.
-    sin_cos: Option<cranelift_codegen::ir::StackSlot>,
+    /// The values that `sincos` wrote into a stack slot: the slot and the byte offset,
+    /// loaded on first use.
+    stored: HashMap<Val, (StackSlot, i32)>,
 }
 
 /// Memory that the code reads and writes: aligned, never trapping (checked by the caller).
@@ -517,9 +594,15 @@ impl Emitter<'_, '_> {
                 }
                 Step::SinCos { arg, sin, cos } => {
                     let a = self.value(arg);
-                    let (s, c) = self.sin_cos(a);
-                    self.define(sin, s);
-                    self.define(cos, c);
+                    let slot = self.sin_cos(a);
+                    self.stored.insert(sin, (slot, 0));
+                    self.stored.insert(cos, (slot, 8));
+                    for v in [sin, cos] {
+                        if self.layout.slot[v as usize] != u32::MAX {
+                            let x = self.value(v);
+                            self.define(v, x);
+                        }
+                    }
                 }
             }
         }
@@ -549,6 +632,10 @@ impl Emitter<'_, '_> {
             return x;
         }
         let x = match self.program.ops[v as usize] {
+            _ if self.stored.contains_key(&v) => {
+                let (slot, offset) = self.stored[&v];
+                self.builder.ins().stack_load(types::F64, slot, offset)
+            }
             Op::Const(bits) => self.builder.ins().f64const(f64::from_bits(bits)),
             Op::Load(s) => self.input(s),
             _ => {
@@ -609,22 +696,20 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// sin a and cos a by one call of the `sin_cos` shim, through a stack slot.
-    fn sin_cos(&mut self, a: Value) -> (Value, Value) {
-        let slot = *self.sin_cos.get_or_insert_with(|| {
-            (self.builder).create_sized_stack_slot(StackSlotData::new(
-                StackSlotKind::ExplicitSlot,
-                16,
-                3,
-            ))
-        });
+    /// sin a and cos a by one call of `sincos` (`shims::SIN_COS`) into a stack slot of their
+    /// own, returned: each is loaded where first used.
+    fn sin_cos(&mut self, a: Value) -> StackSlot {
+        let slot = (self.builder).create_sized_stack_slot(StackSlotData::new(
+            StackSlotKind::ExplicitSlot,
+            16,
+            3,
+        ));
         let pointer = self.module.target_config().pointer_type();
-        let out = self.builder.ins().stack_addr(pointer, slot, 0);
+        let sin = self.builder.ins().stack_addr(pointer, slot, 0);
+        let cos = self.builder.ins().stack_addr(pointer, slot, 8);
         let callee = (self.module).declare_func_in_func(self.imports.sin_cos, self.builder.func);
-        self.builder.ins().call(callee, &[a, out]);
-        let s = self.builder.ins().stack_load(types::F64, slot, 0);
-        let c = self.builder.ins().stack_load(types::F64, slot, 8);
-        (s, c)
+        self.builder.ins().call(callee, &[a, sin, cos]);
+        slot
     }
 
     fn call(&mut self, id: FuncId, args: &[Value]) -> Value {

@@ -15,18 +15,39 @@ macro_rules! unary {
 
 unary!(sin, cos, tan, asin, acos, atan, sinh, cosh, tanh, exp, ln);
 
-/// `f64::sin_cos`, as the tape and the generated code compute a sine and cosine of one
-/// argument (one `sincos` of the C library where the compiler combines them): sin into
-/// `out[0]`, cos into `out[1]`.
+/// The sine and cosine of one argument, `sincos(x, &sin, &cos)` of the C library: glibc's
+/// `sincos` where the host has it (Linux with glibc), which shares the range reduction and
+/// kernels of its `sin` and `cos` and so returns their values bit for bit (tested over many
+/// arguments in `tests/sin_cos.rs`); elsewhere `sin_cos_pair`, `f64::sin_cos` behind the same signature. One call instead of a call of
+/// a shim that calls `sincos` (rustc turns `f64::sin_cos` into one `sincos` call where the C
+/// library has it).
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+pub(crate) const SIN_COS: SinCos = {
+    extern "C" {
+        fn sincos(x: f64, sin: *mut f64, cos: *mut f64);
+    }
+    sincos
+};
+
+/// See the glibc variant.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+pub(crate) const SIN_COS: SinCos = sin_cos_pair;
+
+/// The signature of C's `sincos`: x, then where the sine and the cosine go.
+pub(crate) type SinCos = unsafe extern "C" fn(f64, *mut f64, *mut f64);
+
+/// `f64::sin_cos` with `sincos`'s signature, as the tape and the generated code compute a sine
+/// and cosine of one argument: sin into `*sin`, cos into `*cos`.
 ///
 /// # Safety
-/// `out` points to two writable f64.
-pub(crate) unsafe extern "C" fn sin_cos(x: f64, out: *mut f64) {
+/// `sin` and `cos` point to writable f64.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+unsafe extern "C" fn sin_cos_pair(x: f64, sin: *mut f64, cos: *mut f64) {
     let (s, c) = x.sin_cos();
     // SAFETY: the caller passes two writable f64 (a stack slot of the compiled code).
     unsafe {
-        out.write(s);
-        out.add(1).write(c);
+        sin.write(s);
+        cos.write(c);
     }
 }
 

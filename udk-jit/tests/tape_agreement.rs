@@ -154,6 +154,11 @@ fn jit_equals_the_tape_on_the_robots() {
         "panda",
         "romeo_small",
     ] {
-        agree_on(&root().join(format!("robots/{robot}.urdf")));
+        let functions = agree_on(&root().join(format!("robots/{robot}.urdf")));
+        // Romeo's programs are split into several native functions, compiled in parallel.
+        assert!(
+            robot != "romeo_small" || functions > 1,
+            "{robot}: {functions}"
+        );
     }
 }

@@ -17,6 +17,9 @@
 //! PATH (`bare`, `model` or `generated`; all without) ROUNDS times over the 32 states in the
 //! function `calls`, for an instruction count per call under `valgrind --tool=callgrind`: the
 //! inclusive cost of `calls` divided by 32 ROUNDS, one model and path per process.
+//!
+//! With `-- --first [MODEL]` it times derive + JIT alone (to the first workspace, as the
+//! table's column), 7 times per model, and prints each time in ms, fastest first.
 
 use std::path::Path as FilePath;
 use udk::model::Backend;
@@ -57,6 +60,8 @@ enum Measure {
     Time,
     /// This many rounds over the states, untimed (for callgrind), of one path or all.
     Calls(usize, Option<Path>),
+    /// Derive + JIT alone, 7 times.
+    First,
 }
 
 impl Measure {
@@ -65,6 +70,7 @@ impl Measure {
         match self {
             Measure::Time | Measure::Calls(_, None) => true,
             Measure::Calls(_, Some(p)) => p == path,
+            Measure::First => false,
         }
     }
 
@@ -75,6 +81,7 @@ impl Measure {
             _ if !self.wants(path) => f64::NAN,
             Measure::Time => timing::ns_per_call(inputs, call),
             Measure::Calls(rounds, _) => calls(rounds, inputs, call),
+            Measure::First => unreachable!("no path is run"),
         }
     }
 }
@@ -192,11 +199,26 @@ fn row(
     states: &[State],
     measure: Measure,
 ) {
-    if let Measure::Calls(..) = measure {
-        if measure.wants(Path::Model) {
-            model_ns(&build(Backend::Jit), states, measure);
+    match measure {
+        Measure::Calls(..) => {
+            if measure.wants(Path::Model) {
+                model_ns(&build(Backend::Jit), states, measure);
+            }
+            return;
         }
-        return;
+        Measure::First => {
+            let mut ms: Vec<f64> = (0..timing::REPEATS)
+                .map(|_| {
+                    let start = std::time::Instant::now();
+                    build(Backend::Jit).workspace().expect("compiles");
+                    start.elapsed().as_secs_f64() * 1e3
+                })
+                .collect();
+            ms.sort_by(f64::total_cmp);
+            println!("{name}: derive + JIT {ms:.1?} ms");
+            return;
+        }
+        Measure::Time => {}
     }
     let compile =
         timing::seconds_per_call(10.0, || build(Backend::Jit).workspace().expect("compiles"));
@@ -220,7 +242,7 @@ fn row(
 /// The measure of the command line (`--calls ROUNDS [MODEL [PATH]]`, or timing) and the
 /// models it names.
 fn arguments() -> (Measure, impl Fn(&str) -> bool) {
-    let usage = "usage: jit [--calls ROUNDS [MODEL [bare|model|generated]]]";
+    let usage = "usage: jit [--calls ROUNDS [MODEL [bare|model|generated]] | --first [MODEL]]";
     let args: Vec<String> = std::env::args().skip(1).collect();
     let (measure, filter) = match args.as_slice() {
         [] => (Measure::Time, String::new()),
@@ -236,6 +258,9 @@ fn arguments() -> (Measure, impl Fn(&str) -> bool) {
                 Measure::Calls(rounds, path),
                 rest.first().cloned().unwrap_or_default(),
             )
+        }
+        [flag, rest @ ..] if flag == "--first" && rest.len() <= 1 => {
+            (Measure::First, rest.first().cloned().unwrap_or_default())
         }
         _ => panic!("{usage}"),
     };
@@ -268,6 +293,7 @@ fn main() {
         };
         let generated_ns = match (measure, links) {
             (Measure::Time, _) => generated.ns_per_call(&chain_states).0,
+            (Measure::First, _) => f64::NAN,
             (Measure::Calls(..), 2) => {
                 generated_calls(&models::PendulumChainTree2, &chain_states, measure)
             }
