@@ -2,7 +2,7 @@
 //! dense output by `differential-equations`' own Brent–Dekker search, refined there by Newton's
 //! method (on DOP853's dense output corrected, [`Dop853Dense`]), then found on the flow by
 //! Newton's method kept inside the bracket: one integration on the flow when the dense output's
-//! crossing is within √10⁻¹⁴ of the step of the flow's.
+//! crossing is within 10⁻⁷ of the time from the step start of the flow's.
 
 use super::dynamics::{split, Phase};
 use super::events::{Direction, Event};
@@ -271,12 +271,15 @@ pub(super) fn refine<X: Phase<N>, const N: usize>(
 /// a forward difference along φ̇, each iterate kept inside the bracket by bisection.
 ///
 /// As soon as Newton's correction τ = −g/ġ at a flow point (t, φ(t)) is under
-/// √[`RELATIVE_TIME_TOLERANCE`] of the step, the crossing is taken at t + τ, past it by half
-/// the tolerance, with the state φ(t) + τ φ̇(t) (the first-order Taylor step: its error,
-/// ½τ²φ̈, is under 10⁻¹⁴ of the step squared times φ̈, and Newton's error in t is as small), so
-/// that a guess from an accurate dense output costs one integration on the flow. Otherwise the
-/// iteration goes on until the bracket is narrower than [`RELATIVE_TIME_TOLERANCE`] of the
-/// step (or 8 ulps of t), and the bracket end past the crossing is returned.
+/// √[`RELATIVE_TIME_TOLERANCE`] of t − t_prev (the time integrated from the step start, a
+/// scale of the motion that a step far longer than the motion's, as between the bounces of a
+/// Zeno run, does not inflate), and the first-order Taylor states φ(t) + (t' − t) φ̇(t) have g
+/// on either side of the crossing half the tolerance before and after t + τ, the crossing is
+/// taken there, past it (their error, ½(t' − t)²φ̈, is under 10⁻¹⁴ (t − t_prev)² φ̈, and
+/// Newton's error in t as small), so that a guess from an accurate dense output costs one
+/// integration on the flow. Otherwise the iteration goes on until the bracket is narrower than
+/// [`RELATIVE_TIME_TOLERANCE`] of the step (or 8 ulps of t), and the bracket end past the
+/// crossing is returned.
 ///
 /// The returned state is always past the crossing (g on the side after it, or 0).
 ///
@@ -291,7 +294,6 @@ pub(super) fn locate<E, X: Phase<N>, const N: usize>(
     let step = crossing.t_curr - crossing.t_prev;
     let tolerance =
         (RELATIVE_TIME_TOLERANCE * step).max(8.0 * f64::EPSILON * crossing.t_curr.abs());
-    let taylor = RELATIVE_TIME_TOLERANCE.sqrt() * step;
     let (mut lo, mut hi, mut x_hi) = (crossing.t_prev, crossing.t_curr, crossing.y_curr.clone());
     let inside = |t: f64, lo: f64, hi: f64| t > lo && t < hi;
     let mut t = match inside(guess, lo, hi) {
@@ -309,8 +311,8 @@ pub(super) fn locate<E, X: Phase<N>, const N: usize>(
         ahead.add_scaled(delta, &xd);
         let slope = (watched.value(t + delta, &ahead) - g) / delta;
         let newton = -g / slope;
-        if newton.abs() <= taylor {
-            let bracket = (lo, hi, tolerance);
+        if newton.abs() <= RELATIVE_TIME_TOLERANCE.sqrt() * (t - crossing.t_prev) {
+            let bracket = (hi, tolerance);
             if let Some(past) = taylor_past(watched, crossing.sign, (t, &x, &xd), newton, bracket) {
                 return Ok(past);
             }
@@ -329,24 +331,30 @@ pub(super) fn locate<E, X: Phase<N>, const N: usize>(
     Ok((hi, x_hi))
 }
 
-/// The first of t + τ + ½ tol, t + τ + 1½ tol, t + τ + 2½ tol inside the bracket (lo, hi)
-/// where the Taylor state x + (t' − t) ẋ is past the crossing (g·sign ≤ 0); `None` when none is.
+/// The crossing where Newton's correction τ at the flow point (t, x, ẋ) puts it, on the Taylor
+/// states x + (t' − t) ẋ: the first of t + τ + ½ tol, t + τ + 1½ tol, t + τ + 2½ tol inside
+/// the bracket (…, `hi`) past the crossing (g·sign ≤ 0), provided g is on its side before the
+/// crossing at t + τ − ½ tol (so that the crossing is resolved to tol there); `None` otherwise.
 fn taylor_past<X: Phase<N>, const N: usize>(
     watched: &Watched<'_, N>,
     sign: f64,
     (t, x, xd): (f64, &X, &X),
     newton: f64,
-    (lo, hi, tolerance): (f64, f64, f64),
+    (hi, tolerance): (f64, f64),
 ) -> Option<(f64, X)> {
+    let taylor = |at: f64| {
+        let mut state = x.clone();
+        state.add_scaled(at - t, xd);
+        let before = watched.value(at, &state) * sign > 0.0;
+        (before, state)
+    };
+    if !taylor(t + newton - 0.5 * tolerance).0 {
+        return None;
+    }
     (0..3).find_map(|k| {
-        let tau = newton + (0.5 + k as f64) * tolerance;
-        let at = t + tau;
-        if at <= lo || at >= hi {
-            return None;
-        }
-        let mut past = x.clone();
-        past.add_scaled(tau, xd);
-        (watched.value(at, &past) * sign <= 0.0).then_some((at, past))
+        let at = t + newton + (0.5 + k as f64) * tolerance;
+        let (before, state) = taylor(at);
+        (at < hi && !before).then_some((at, state))
     })
 }
 
