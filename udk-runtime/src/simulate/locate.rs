@@ -375,12 +375,12 @@ mod tests {
         }
     }
 
+    /// DOP853 on the oscillator.
+    type Dop853 = ExplicitRungeKutta<Ordinary, DormandPrince, f64, Vector2<f64>, 8, 12, 16>;
+
     /// One accepted DOP853 step from (1, 0) at t = 0, its ends as a crossing and its
     /// interpolator.
-    fn one_step() -> (
-        Crossing<Vector2<f64>>,
-        ExplicitRungeKutta<Ordinary, DormandPrince, f64, Vector2<f64>, 8, 12, 16>,
-    ) {
+    fn one_step() -> (Crossing<Vector2<f64>>, Dop853) {
         let mut solver = ExplicitRungeKutta::dop853().rtol(1e-12).atol(1e-14).h0(0.4);
         solver
             .init(&Oscillator, 0.0, 10.0, &Vector2::new(1.0, 0.0))
