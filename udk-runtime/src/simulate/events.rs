@@ -44,12 +44,15 @@ pub enum Action<'a, const N: usize> {
 ///
 /// The run watches g at the end of every accepted step. A crossing in a step is bracketed by
 /// the step's ends, first located on the integrator's dense output by the Brent–Dekker search
-/// of `differential-equations` (`EventSolout`), then by Newton's method on the flow itself
-/// (each iterate integrated from the step start, ġ by a forward difference along ẋ), kept
-/// inside the bracket by bisection, until the bracket is narrower than 10⁻¹² of the step. The
-/// event's time is the bracket end past the crossing, its state the integrated one there (the
-/// method's step accuracy, not the dense output's). The earliest crossing of a step fires; the
-/// run restarts from the event time.
+/// of `differential-equations` (`EventSolout`) and Newton's method there, then by Newton's
+/// method on the flow itself (each iterate integrated from the step start, ġ by a forward
+/// difference along ẋ), kept inside the bracket by bisection. It stops when the bracket is
+/// narrower than 10⁻¹⁴ of the step, or as soon as Newton's correction τ at a flow point t is
+/// under 10⁻⁷ of the time from the step start to t: the event is then at t + τ (past the
+/// crossing by half the tolerance), its state the integrated one plus τ ẋ (the method's step
+/// accuracy, not the dense output's). With DOP853 the dense output's crossing is usually that close, so an event
+/// costs one integration on the flow and two evaluations of ẋ for the dense output. The
+/// earliest crossing of a step fires; the run restarts from the event time.
 ///
 /// Right after a reset, the guard that fired counts as on its side before the crossing when its
 /// value is zero or past the crossing: a reset that leaves the motion going on through the

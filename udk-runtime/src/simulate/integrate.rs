@@ -3,7 +3,7 @@
 
 use super::dynamics::{finite, join, split, Dynamics, Hamiltonian, Lagrangian, Phase, WithOptions};
 use super::events::{Action, Event, EventRecord};
-use super::locate::{locate, Crossing, Detector, Watched};
+use super::locate::{locate, refine, Crossing, Dense, Detector, Dop853Dense, Watched};
 use super::{
     ConstraintLevel, FailedState, Method, OutputTable, OutputTimes, Sample, SimulationError,
     SimulationOptions, Stats, Trajectory, Violation,
@@ -437,56 +437,95 @@ pub(super) fn run_to_end<D: Dynamics<N>, const N: usize>(
     let (rtol, atol) = (options.rtol, options.atol);
     let (start, hooks) = ((x0, t0, tf), (events, observe));
     match options.method {
-        Method::Dop853 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
-            let mut method = ExplicitRungeKutta::<
-                Ordinary,
-                DormandPrince,
-                f64,
-                D::Integrated,
-                8,
-                12,
-                16,
-            >::dop853()
-            .rtol(rtol)
-            .atol(atol)
-            .max_steps(max_steps);
-            method.h0 = h0;
-            method
-        }),
-        Method::Dopri5 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
-            let mut method =
-                ExplicitRungeKutta::<Ordinary, DormandPrince, f64, D::Integrated, 5, 7, 7>::dopri5(
-                )
+        Method::Dop853 => run_with(
+            dynamics,
+            start,
+            options,
+            hooks,
+            |h0, _, max_steps| {
+                let mut method = ExplicitRungeKutta::<
+                    Ordinary,
+                    DormandPrince,
+                    f64,
+                    D::Integrated,
+                    8,
+                    12,
+                    16,
+                >::dop853()
                 .rtol(rtol)
                 .atol(atol)
                 .max_steps(max_steps);
-            method.h0 = h0;
-            method
-        }),
-        Method::Radau5 => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
-            let mut method =
-                ImplicitRungeKutta::<Ordinary, Radau, f64, D::Integrated, 5, 3, 3>::radau5()
-                    .rtol(rtol)
-                    .atol(atol)
-                    .max_steps(max_steps);
-            method.h0 = h0;
-            method
-        }),
-        Method::Bdf => run_with(dynamics, start, options, hooks, |h0, _, max_steps| {
-            BackwardDifferentiationFormula::<Ordinary, f64, D::Integrated>::adaptive()
+                method.h0 = h0;
+                method
+            },
+            Dense::Dop853,
+        ),
+        Method::Dopri5 => run_with(
+            dynamics,
+            start,
+            options,
+            hooks,
+            |h0, _, max_steps| {
+                let mut method = ExplicitRungeKutta::<
+                    Ordinary,
+                    DormandPrince,
+                    f64,
+                    D::Integrated,
+                    5,
+                    7,
+                    7,
+                >::dopri5()
                 .rtol(rtol)
                 .atol(atol)
-                .max_steps(max_steps)
-                .h0(h0)
-        }),
-        Method::Rk4 { step } => {
-            run_with(dynamics, start, options, hooks, |_, length, max_steps| {
+                .max_steps(max_steps);
+                method.h0 = h0;
+                method
+            },
+            Dense::Direct,
+        ),
+        Method::Radau5 => run_with(
+            dynamics,
+            start,
+            options,
+            hooks,
+            |h0, _, max_steps| {
+                let mut method =
+                    ImplicitRungeKutta::<Ordinary, Radau, f64, D::Integrated, 5, 3, 3>::radau5()
+                        .rtol(rtol)
+                        .atol(atol)
+                        .max_steps(max_steps);
+                method.h0 = h0;
+                method
+            },
+            Dense::Direct,
+        ),
+        Method::Bdf => run_with(
+            dynamics,
+            start,
+            options,
+            hooks,
+            |h0, _, max_steps| {
+                BackwardDifferentiationFormula::<Ordinary, f64, D::Integrated>::adaptive()
+                    .rtol(rtol)
+                    .atol(atol)
+                    .max_steps(max_steps)
+                    .h0(h0)
+            },
+            Dense::Direct,
+        ),
+        Method::Rk4 { step } => run_with(
+            dynamics,
+            start,
+            options,
+            hooks,
+            |_, length, max_steps| {
                 ExplicitRungeKutta::<Ordinary, Fixed, f64, D::Integrated, 4, 4, 4>::rk4(
                     step.min(length),
                 )
                 .max_steps(max_steps)
-            })
-        }
+            },
+            Dense::Direct,
+        ),
     }
 }
 
@@ -501,6 +540,8 @@ struct Pieces<'r, 'w, D: Dynamics<N>, F, const N: usize> {
     watched: &'w [Watched<'w, N>],
     options: &'r SimulationOptions,
     method: F,
+    /// How the method's interpolant gives the dense output of a step.
+    dense: Dense,
 }
 
 impl<'w, D, F, S, const N: usize> Pieces<'_, 'w, D, F, N>
@@ -558,7 +599,32 @@ where
         Ok(solver)
     }
 
-    /// Locates `crossing` on the flow, logs the event and acts on it: the event time and the
+    /// ẋ at (t, x), counted as a right-hand-side evaluation.
+    ///
+    /// # Errors
+    /// [`SimulationError::Dynamics`] when the dynamics fail at x.
+    fn derivative(
+        &self,
+        t: f64,
+        x: &D::Integrated,
+        recorder: &Recorder<'_, 'w, D, N>,
+        stats: &mut Stats,
+    ) -> Result<D::Integrated, SimulationError<N>> {
+        let evaluations = &self.rhs.evaluations;
+        evaluations.set(evaluations.get() + 1);
+        stats.rhs_evaluations = evaluations.get();
+        self.rhs.dynamics.derivative(t, x).map_err(|error| {
+            let failure = Failure {
+                time: t,
+                state: x.clone(),
+                error,
+            };
+            recorder.failed(failure, *stats)
+        })
+    }
+
+    /// Locates `crossing` (its guess refined on the dense output of the step, `interpolator`,
+    /// then on the flow), logs the event and acts on it: the event time and the
     /// state to go on from (`Continue`), or the state where a stop ends the run (`Break`). A
     /// crossing where the event's condition does not hold is passed through: the run goes on
     /// from it, nothing logged.
@@ -568,29 +634,33 @@ where
     fn event(
         &self,
         crossing: &Crossing<D::Integrated>,
+        interpolator: &mut S,
         events: &[Event<'_, N>],
         recorder: &mut Recorder<'_, 'w, D, N>,
         stats: &mut Stats,
     ) -> Result<Next<D::Integrated>, SimulationError<N>> {
         let (options, event) = (self.options, &events[crossing.index]);
+        let watched = &self.watched[crossing.index];
+        let guess = match self.dense {
+            Dense::Direct => refine(watched, crossing, |t| interpolator.interpolate(t).ok()),
+            Dense::Dop853 => {
+                let ends = (
+                    self.derivative(crossing.t_prev, &crossing.y_prev, recorder, stats)?,
+                    self.derivative(crossing.t_curr, &crossing.y_curr, recorder, stats)?,
+                );
+                let mut dense = Dop853Dense::new(interpolator, crossing, ends);
+                refine(watched, crossing, |t| dense.at(t))
+            }
+        };
         let flow = |t: f64| {
             let ends = (crossing.t_prev, t);
             let h = t - crossing.t_prev;
             let solver = self.integrate(ends, &crossing.y_prev, h, recorder, stats, false)?;
             let x = solver.y().clone();
-            match recorder.dynamics.derivative(t, &x) {
-                Ok(xd) => Ok((x, xd)),
-                Err(error) => {
-                    let failure = Failure {
-                        time: t,
-                        state: x,
-                        error,
-                    };
-                    Err(recorder.failed(failure, *stats))
-                }
-            }
+            let xd = self.derivative(t, &x, recorder, stats)?;
+            Ok((x, xd))
         };
-        let (t, x) = locate(&self.watched[crossing.index], crossing, flow)?;
+        let (t, x) = locate(watched, crossing, guess, flow)?;
         let before = split(&x.motion());
         if !event.holds(t, &before.0, &before.1) {
             for watched in self.watched {
@@ -667,22 +737,25 @@ where
 ///
 /// With [`OutputTimes::Every`] the segments end at the output times, so every output is a
 /// step end, at the method's full accuracy: no dense-output interpolation is used (the DOP853
-/// interpolant of `differential-equations` 0.7 is far less accurate than its steps), and
+/// interpolant of `differential-equations` 0.7 is far less accurate than its steps, see
+/// [`Dop853Dense`]), and
 /// projection restarts from the projected state. A segment starts with the largest step the
 /// previous one took or proposed (its last step is cut short to end on the output time).
 ///
 /// A step that crosses an event's guard ends its piece of the segment: the event is located on
-/// the flow ([`locate`]) and acted on, and the segment goes on from the event time with the
-/// new state. The integrator restarts there, as `differential-equations` does for a
+/// the step's dense output ([`refine`]; `dense` says how the method's interpolant gives it),
+/// then on the flow ([`locate`]), and acted on, and the segment goes on from the event time
+/// with the new state. The integrator restarts there, as `differential-equations` does for a
 /// `ControlFlag::ModifyState`, but from a state at step accuracy and with the step size the
-/// method proposed after the crossing step (its error control rejects and shrinks it where the
-/// reset made the motion faster).
+/// method proposed after the crossing step, at most the crossing step's length (its error
+/// control rejects and shrinks it where the reset made the motion faster).
 fn run_with<D, S, const N: usize>(
     dynamics: &D,
     (x0, t0, tf): (D::Integrated, f64, f64),
     options: &SimulationOptions,
     (events, observe): (&[Event<'_, N>], &mut Observer<'_, N>),
     method: impl Fn(f64, f64, usize) -> S,
+    dense: Dense,
 ) -> Result<(Trajectory<N>, D::Integrated), SimulationError<N>>
 where
     D: Dynamics<N>,
@@ -706,6 +779,7 @@ where
         watched: &watched,
         options,
         method,
+        dense,
     };
     let mut recorder = Recorder {
         dynamics,
@@ -752,20 +826,23 @@ where
         recorder.largest_step = 0.0;
         let mut h_next;
         let end = loop {
-            let solver = pieces.integrate((a, b), &x, h0, &mut recorder, &mut stats, true)?;
+            let mut solver = pieces.integrate((a, b), &x, h0, &mut recorder, &mut stats, true)?;
             h_next = solver.h();
             let Some(crossing) = recorder.crossing.take() else {
                 break solver.y().clone();
             };
-            let restart = match pieces.event(&crossing, events, &mut recorder, &mut stats)? {
+            let event = pieces.event(&crossing, &mut solver, events, &mut recorder, &mut stats);
+            let restart = match event? {
                 ControlFlow::Continue(restart) => restart,
                 ControlFlow::Break((_, end)) => return Ok((*recorder.trajectory(stats), end)),
             };
             (a, x) = restart;
-            // Go on with the step the method proposed after the crossing step, as it would
-            // without the event, not with its initial-step estimate from scratch (two more
-            // evaluations, then a ramp up from a step far shorter than the motion needs).
-            h0 = h_next;
+            // Go on with the step the method proposed after the crossing step, not with its
+            // initial-step estimate from scratch (two more evaluations, then a ramp up from a
+            // step far shorter than the motion needs), but no longer than the crossing step:
+            // the error estimate behind the proposal is the motion's before the event, so, as
+            // after a rejected step, the step does not grow until one is accepted after it.
+            h0 = h_next.min(crossing.t_curr - crossing.t_prev);
             if b - a <= 16.0 * f64::EPSILON * b.abs().max(1.0) {
                 break x;
             }
