@@ -5,7 +5,7 @@
 mod kinematics;
 
 use super::jacobian::Residuals;
-use super::tree::pseudo_random;
+use super::tree::random_state;
 use super::{jacobian, parse_constraints};
 use crate::derivation::{ExprMatrix, ServoEquations};
 use crate::error::Errors;
@@ -175,14 +175,7 @@ impl Rows {
         let (mine, theirs) = (self.all(), other.all());
         mine.len() == theirs.len()
             && (1..=6).all(|draw| {
-                let at = |s: Symbol| match s {
-                    Symbol::Coordinate(i) => 6.0 * pseudo_random(draw, 4 * i) - 3.0,
-                    Symbol::Velocity(i) => 4.0 * pseudo_random(draw, 4 * i + 1) - 2.0,
-                    Symbol::Parameter(i) => 0.5 + pseudo_random(draw, 4 * i + 2),
-                    Symbol::Time => pseudo_random(draw, 3),
-                    _ => 0.0,
-                };
-                let values = pool.eval_all(&[&mine[..], &theirs].concat(), &at);
+                let values = pool.eval_all(&[&mine[..], &theirs].concat(), &random_state(draw));
                 let (a, b) = values.split_at(mine.len());
                 (a.iter().zip(b)).all(|(x, y)| (x - y).abs() <= 1e-12 * (1.0 + y.abs()))
             })

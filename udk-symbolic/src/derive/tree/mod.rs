@@ -313,14 +313,7 @@ pub(crate) fn rest_of_lagrangian(pool: &mut Pool, constants: &TreeConstants, l: 
     let (tree_l, scale) = lagrangian(pool, constants);
     let rest = pool.sub(l, tree_l);
     let matches = (1..=6).all(|draw| {
-        let at = |s: Symbol| match s {
-            Symbol::Coordinate(i) => 6.0 * pseudo_random(draw, 4 * i) - 3.0,
-            Symbol::Velocity(i) => 4.0 * pseudo_random(draw, 4 * i + 1) - 2.0,
-            Symbol::Parameter(i) => 0.5 + pseudo_random(draw, 4 * i + 2),
-            Symbol::Time => pseudo_random(draw, 3),
-            _ => 0.0,
-        };
-        let values = pool.eval_all(&[rest, scale], &at);
+        let values = pool.eval_all(&[rest, scale], &random_state(draw));
         values[0].abs() <= 1e-10 * values[1]
     });
     if matches {
@@ -330,8 +323,20 @@ pub(crate) fn rest_of_lagrangian(pool: &mut Pool, constants: &TreeConstants, l: 
     }
 }
 
+/// The values of draw `draw` of a deterministic pseudo-random state: coordinates in [−3, 3),
+/// velocities in [−2, 2), parameters in [0.5, 1.5), time in [0, 1), anything else 0.
+pub(crate) fn random_state(draw: u32) -> impl Fn(Symbol) -> f64 {
+    move |s: Symbol| match s {
+        Symbol::Coordinate(i) => 6.0 * pseudo_random(draw, 4 * i) - 3.0,
+        Symbol::Velocity(i) => 4.0 * pseudo_random(draw, 4 * i + 1) - 2.0,
+        Symbol::Parameter(i) => 0.5 + pseudo_random(draw, 4 * i + 2),
+        Symbol::Time => pseudo_random(draw, 3),
+        _ => 0.0,
+    }
+}
+
 /// A deterministic pseudo-random number in [0, 1) for draw `draw` and slot `slot`.
-pub(crate) fn pseudo_random(draw: u32, slot: usize) -> f64 {
+fn pseudo_random(draw: u32, slot: usize) -> f64 {
     let x = (f64::from(draw) * 12.9898 + slot as f64 * 78.233).sin() * 43_758.545_3;
     x - x.floor()
 }
