@@ -8,7 +8,7 @@ use nalgebra::{DMatrix, DVector, SVector};
 use std::ops::ControlFlow;
 use udk_runtime::simulate::{
     simulate_dynamic_lagrangian_with_events, Contact, ContactGeometry, ContactMode, ContactRow,
-    ContactSet, DynamicLagrangianSystem, DynamicLagrangianTerms, SimulationOptions,
+    ContactSet, DynamicLagrangianSystem, DynamicLagrangianTerms, SimulationOptions, Trajectory,
 };
 use udk_runtime::{sliding_impact, Error, Options, SlidingFriction};
 
@@ -74,6 +74,21 @@ fn ground<'a>(mu: f64) -> Contact<'a> {
     })
 }
 
+/// The run of `set` from (q₀, v₀) at t = 0 to `tf` under its contacts' events, with
+/// `options`.
+fn run_with_events<'a, S: DynamicLagrangianSystem, const N: usize>(
+    set: &'a ContactSet<'a, S>,
+    start: (&SVector<f64, N>, &SVector<f64, N>),
+    tf: f64,
+    options: &SimulationOptions,
+) -> Trajectory<N> {
+    let events = set.events::<N>();
+    simulate_dynamic_lagrangian_with_events(set, start, (0.0, tf), options, &events, |_| {
+        ControlFlow::Continue(())
+    })
+    .unwrap()
+}
+
 fn tight() -> SimulationOptions {
     SimulationOptions {
         rtol: 1e-12,
@@ -93,16 +108,7 @@ fn a_block_thrown_up_an_incline_stops_then_sticks_or_slides_back() {
         set.settle(q0.as_slice(), v0.as_slice(), 0.0, 1e-12)
             .unwrap();
         assert_eq!(set.modes(), vec![ContactMode::Sliding(1.0)]);
-        let events = set.events::<2>();
-        let run = simulate_dynamic_lagrangian_with_events(
-            &set,
-            (&q0, &v0),
-            (0.0, tf),
-            &tight(),
-            &events,
-            |_| ControlFlow::Continue(()),
-        )
-        .unwrap();
+        let run = run_with_events(&set, (&q0, &v0), tf, &tight());
         let up = G * (beta.sin() + mu * beta.cos());
         let t1 = v0[0] / up;
         let s1 = 0.5 * v0[0] * t1;
@@ -151,17 +157,8 @@ fn a_block_dropped_on_an_incline_sticks_or_slides_through_its_touchdown() {
         set.settle(q0.as_slice(), v0.as_slice(), 0.0, 1e-12)
             .unwrap();
         assert_eq!(set.modes(), vec![ContactMode::Open]);
-        let events = set.events::<2>();
         let tf = 2.0;
-        let run = simulate_dynamic_lagrangian_with_events(
-            &set,
-            (&q0, &v0),
-            (0.0, tf),
-            &tight(),
-            &events,
-            |_| ControlFlow::Continue(()),
-        )
-        .unwrap();
+        let run = run_with_events(&set, (&q0, &v0), tf, &tight());
         let names: Vec<&str> = run.events.iter().map(|e| e.name.as_str()).collect();
         assert_eq!(names, ["ground touchdown"], "μ = {mu}");
         // Free fall to h = 0: the normal speed g cos β t_d and the slip speed g sin β t_d.
@@ -235,18 +232,7 @@ fn a_block_on_a_conveyor_belt_is_dragged_until_it_moves_with_the_belt() {
         let set = ContactSet::new(&block, vec![belt(mu, speed)]).unwrap();
         set.settle(q0.as_slice(), v0.as_slice(), 0.0, 1e-12)
             .unwrap();
-        let events = set.events::<2>();
-        let start = (&q0, &v0);
-        let observe = |_: &_| ControlFlow::Continue(());
-        let run = simulate_dynamic_lagrangian_with_events(
-            &set,
-            start,
-            (0.0, tf),
-            &tight(),
-            &events,
-            observe,
-        )
-        .unwrap();
+        let run = run_with_events(&set, (&q0, &v0), tf, &tight());
         let last = *run.samples.last().unwrap();
         (run.events, last, set.modes())
     };
@@ -323,16 +309,7 @@ fn a_block_dropped_on_a_rising_platform_rebounds_relative_to_it() {
     let block = Block { beta: 0.0 };
     let set = ContactSet::new(&block, vec![platform(e, speed)]).unwrap();
     let (q0, v0) = (SVector::<f64, 2>::new(0.0, h0), SVector::<f64, 2>::zeros());
-    let events = set.events::<2>();
-    let run = simulate_dynamic_lagrangian_with_events(
-        &set,
-        (&q0, &v0),
-        (0.0, 0.8),
-        &tight(),
-        &events,
-        |_| ControlFlow::Continue(()),
-    )
-    .unwrap();
+    let run = run_with_events(&set, (&q0, &v0), 0.8, &tight());
     let t1 = ((speed * speed + 2.0 * G * h0).sqrt() - speed) / G;
     let impact = &run.events[0];
     assert_eq!(impact.name, "platform touchdown");
@@ -485,16 +462,7 @@ fn a_block_on_a_belt_moving_across_its_path_slides_against_the_lateral_slip_rate
         set.settle(q0.as_slice(), v0.as_slice(), 0.0, 1e-12)
             .unwrap();
         assert_eq!(set.modes(), [ContactMode::Sliding(w0[0].signum())]);
-        let events = set.events::<3>();
-        let run = simulate_dynamic_lagrangian_with_events(
-            &set,
-            (&q0, &v0),
-            (0.0, tf),
-            &tight(),
-            &events,
-            |_| ControlFlow::Continue(()),
-        )
-        .unwrap();
+        let run = run_with_events(&set, (&q0, &v0), tf, &tight());
         let last = *run.samples.last().unwrap();
         let forces = set
             .forces(last.q.as_slice(), last.v.as_slice(), tf)
@@ -590,21 +558,12 @@ fn a_block_pushed_sideways_while_it_slides_turns_and_stops_as_its_closed_form() 
     let v0 = SVector::<f64, 3>::new(v0, 0.0, 0.0);
     set.settle(q0.as_slice(), v0.as_slice(), 0.0, 1e-12)
         .unwrap();
-    let events = set.events::<3>();
     let options = SimulationOptions {
         rtol: 1e-12,
         atol: 1e-14,
         ..SimulationOptions::every(0.01)
     };
-    let run = simulate_dynamic_lagrangian_with_events(
-        &set,
-        (&q0, &v0),
-        (0.0, 0.5),
-        &options,
-        &events,
-        |_| ControlFlow::Continue(()),
-    )
-    .unwrap();
+    let run = run_with_events(&set, (&q0, &v0), 0.5, &options);
     // While it slides, the closed form's invariant holds.
     for sample in run.samples.iter().filter(|s| s.t < t_stop - 0.01) {
         let slip = invariant([sample.v[0], sample.v[1]]);
