@@ -302,11 +302,6 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         slip_rates(&(self.contacts[i].geometry)(q, qd, t), qd)
     }
 
-    /// Whether contact i has a lateral slip coordinate at (q, q̇, t).
-    fn contacts_in_space(&self, q: &[f64], qd: &[f64], t: f64, i: usize) -> bool {
-        (self.contacts[i].geometry)(q, qd, t).lateral.is_some()
-    }
-
     /// The sliding mode of contact i starting along `slip` (nonzero), its direction kept as
     /// the slide's reference direction.
     fn slide(&self, i: usize, slip: [f64; 2]) -> ContactMode {
@@ -498,10 +493,12 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 .map_or(f64::NAN, |(n, tangential)| {
                     self.contacts[i].friction * n.abs() - tangential.abs()
                 }),
-            (Switch::Turn, ContactMode::Sliding(_))
-                if self.contacts[i].friction > 0.0 && self.contacts_in_space(q, qd, t, i) =>
-            {
-                let slip = self.contact_rates(q, qd, t, i);
+            (Switch::Turn, ContactMode::Sliding(_)) if self.contacts[i].friction > 0.0 => {
+                let geometry = (self.contacts[i].geometry)(q, qd, t);
+                if geometry.lateral.is_none() {
+                    return 1.0;
+                }
+                let slip = slip_rates(&geometry, qd);
                 let speed = slip[0].hypot(slip[1]);
                 let slide = &mut self.slides.borrow_mut()[i];
                 slide.peak = slide.peak.max(speed);
@@ -509,13 +506,14 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 d[0] * slip[0] + d[1] * slip[1] - TURN.cos() * speed
             }
             (Switch::Stick, ContactMode::Sliding(sign)) if self.contacts[i].friction > 0.0 => {
-                let slip = self.contact_rates(q, qd, t, i);
-                match self.contacts_in_space(q, qd, t, i) {
-                    true => {
+                let geometry = (self.contacts[i].geometry)(q, qd, t);
+                let slip = slip_rates(&geometry, qd);
+                match geometry.lateral {
+                    Some(_) => {
                         let d = self.slides.borrow()[i].direction;
                         d[0] * slip[0] + d[1] * slip[1]
                     }
-                    false => sign * slip[0],
+                    None => sign * slip[0],
                 }
             }
             _ => 1.0,
