@@ -136,6 +136,7 @@ impl FreeFlyerModel {
             robot,
             mut points,
             contacts,
+            joint_pd,
             ..
         } = read_free_flyer(spec, base).map_err(derivation)?;
         let contacts = (contacts.into_iter().enumerate())
@@ -171,18 +172,11 @@ impl FreeFlyerModel {
                 .collect(),
             point_names: points.into_iter().map(|p| p.name).collect(),
             contacts,
-            joint_pd: (spec.joint_pd.as_ref())
-                .map(|pd| pd.per_joint(robot.joints.len()))
-                .transpose()
-                .map_err(|message| ModelError::Derivation {
-                    model: spec.name.clone(),
-                    messages: message,
-                })?
-                .map(|[stiffness, damping, posture]| JointServo {
-                    stiffness,
-                    damping,
-                    posture,
-                }),
+            joint_pd: joint_pd.map(|[stiffness, damping, posture]| JointServo {
+                stiffness,
+                damping,
+                posture,
+            }),
             acceleration: compile_tape(&pool, &dynamics.acceleration),
             mass_matrix: compile_tape(&pool, &dynamics.mass_matrix.entries),
             inverse_dynamics: compile_tape(&pool, &dynamics.inverse_dynamics),

@@ -47,6 +47,8 @@ pub fn generate_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerCod
         points: named,
         contacts,
         file,
+        // A model file's key: the macro's spec has no `joint_pd`.
+        joint_pd: _,
     } = read_free_flyer(spec, base)?;
     if let Some(first) = contacts.first() {
         return Err(Errors(vec![Error::new(
@@ -81,6 +83,9 @@ pub struct FreeFlyerRobot {
     pub points: Vec<LinkPoint>,
     /// The ground contacts of the model's `contacts`, in order ([`ground_contacts`]).
     pub contacts: Vec<GroundContactSpec>,
+    /// The model file's `[joint_pd]` law per joint, (K_p, K_d, q*), n entries each
+    /// ([`crate::JointPd::per_joint`]); `None` without one.
+    pub joint_pd: Option<[Vec<f64>; 3]>,
     /// The URDF file read.
     pub file: PathBuf,
 }
@@ -135,15 +140,17 @@ pub fn read_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerRobot, 
         .map_err(|e| at_source(format!("{}: cannot read the URDF file: {e}", source.path)))?;
     let mut robot = read(&text, source).map_err(at_source)?;
     robot.tree.gravity = source.gravity.unwrap_or(DEFAULT_GRAVITY);
-    if let Some(pd) = &spec.joint_pd {
-        pd.per_joint(robot.joints.len()).map_err(at_source)?;
-    }
+    let joint_pd = (spec.joint_pd.as_ref())
+        .map(|pd| pd.per_joint(robot.joints.len()))
+        .transpose()
+        .map_err(at_source)?;
     let points = link_points(&spec.outputs, &robot)?;
     let contacts = ground_contacts(&spec.contacts, &robot, &points)?;
     Ok(FreeFlyerRobot {
         robot,
         points,
         contacts,
+        joint_pd,
         file,
     })
 }
