@@ -21,7 +21,8 @@
 //! one or two 6-vector products where forward-mode differentiation of body-frame Newton–Euler
 //! carries ∂/∂qⱼ through a rotation and a lever arm at every ancestor.
 
-use super::links::{congruence, poses, sum3, Inertia};
+use super::constants;
+use super::links::{about_origin, congruence, poses, sum3, Inertia};
 use super::TreeConstants;
 use crate::derivation::ExprMatrix;
 use crate::expr::{ExprId, Pool, Symbol};
@@ -154,38 +155,6 @@ fn composite(pool: &mut Pool, parts: &[Inertia]) -> Inertia {
     }
 }
 
-/// The inertia about the world origin of a body of mass m, centre of mass c (world) and
-/// rotational inertia `about_com` turned to world axes:
-/// (m, m c, I_c + m(|c|² 1 − c cᵀ)), exactly symmetric.
-fn about_world_origin(
-    pool: &mut Pool,
-    mass: ExprId,
-    centre: [ExprId; 3],
-    turned: &[ExprId; 9],
-) -> Inertia {
-    let squared = dot3(pool, centre, centre);
-    let rotational = std::array::from_fn(|k| {
-        let (i, j) = (k / 3, k % 3);
-        let (i, j) = (i.min(j), i.max(j));
-        let product = pool.mul(&[centre[i], centre[j]]);
-        let outer = pool.neg(product);
-        let shift = if i == j {
-            pool.add(&[squared, outer])
-        } else {
-            outer
-        };
-        let moved = pool.mul(&[mass, shift]);
-        let entry = pool.add(&[turned[3 * i + j], moved]);
-        pool.shared(entry)
-    });
-    let first_moment = scale3(pool, mass, centre);
-    Inertia {
-        mass,
-        first_moment: share(pool, first_moment),
-        rotational,
-    }
-}
-
 /// İ = v ×* I − I v× of a body with inertia `inertia` (about the world origin) moving with
 /// `velocity` (ω, v): the inertia with mass 0, first moment ḣ = m v + ω × h and rotational
 /// J̇ = [ω]× J − J [ω]× + 2 (h·v) 1 − v hᵀ − h vᵀ.
@@ -287,7 +256,18 @@ pub(crate) fn constant_inverse_dynamics_derivatives(
             let arm = mat_vec(pool, r, inertia.com);
             let centre = add3(pool, pose.origin, arm);
             let turned = congruence(pool, &inertia.about_com, |p, v| mat_vec(p, r, v));
-            let own = about_world_origin(pool, inertia.mass, centre, &turned);
+            // About the world origin: (m, m c, I_c + m(|c|² 1 − c cᵀ)).
+            let in_world = constants::Inertia {
+                mass: inertia.mass,
+                com: centre,
+                about_com: turned,
+            };
+            let own = about_origin(pool, &in_world);
+            let own = Inertia {
+                mass: own.mass,
+                first_moment: share(pool, own.first_moment),
+                rotational: own.rotational.map(|x| pool.shared(x)),
+            };
             let momentum = apply(pool, &own, velocity).shared(pool);
             let needed = apply(pool, &own, acceleration);
             let gyroscopic = velocity.cross_force(pool, momentum);
