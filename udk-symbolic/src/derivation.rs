@@ -94,6 +94,9 @@ pub struct TreeResidual {
     /// Q − Q₀: the joint forces besides the tree's bias (the forces, the loads and the
     /// Lagrangian Q of the rest of L), n entries.
     pub joint_forces: Vec<ExprId>,
+    /// The tree's constants, from which the Jacobians form ∂(M v − Q₀)/∂q and ∂/∂q̇ by the
+    /// analytic derivatives of recursive Newton–Euler.
+    pub(crate) constants: crate::derive::tree::TreeConstants,
 }
 
 /// A unilateral contact of a Lagrangian model with n coordinates, derived: its gap φ(q, t) ≥ 0

@@ -239,6 +239,7 @@ pub(super) fn derive(
             Some(TreeResidual {
                 inertial,
                 joint_forces: extra.clone(),
+                constants: constants.clone(),
             })
         }
         _ => None,

@@ -23,6 +23,7 @@ use crate::tree::{RigidBodyTree, SpatialInertia, TreeJoint};
 pub(super) type Mat3 = [[f64; 3]; 3];
 
 /// The constants of a kinematic tree as DAG nodes, what every recursion starts from.
+#[derive(Clone, Debug)]
 pub(crate) struct TreeConstants {
     /// The bodies, every parent before its children.
     pub bodies: Vec<BodyConstants>,
@@ -31,6 +32,7 @@ pub(crate) struct TreeConstants {
 }
 
 /// One body's constants in the turned frames, as DAG nodes.
+#[derive(Clone, Debug)]
 pub(crate) struct BodyConstants {
     /// Index of the parent body, `None` for a body jointed to the root.
     pub parent: Option<usize>,
@@ -47,7 +49,7 @@ pub(crate) struct BodyConstants {
 }
 
 /// Mass properties in a turned frame Fᵢ, as DAG nodes.
-#[derive(Clone, Copy)]
+#[derive(Clone, Copy, Debug)]
 pub(crate) struct Inertia {
     /// Mass, kg.
     pub mass: ExprId,

@@ -17,11 +17,13 @@ mod algorithms;
 mod articulated;
 mod constants;
 pub mod free_flyer;
+mod inverse_dynamics_derivatives;
 mod links;
 mod recognize;
 mod temporaries;
 
 pub(crate) use constants::{body_constants, TreeConstants};
+pub(crate) use inverse_dynamics_derivatives::constant_inverse_dynamics_derivatives;
 pub(crate) use recognize::recognize;
 pub(crate) use temporaries::temporaries;
 
@@ -200,6 +202,33 @@ pub(crate) fn constant_inverse_dynamics(
     let (links, base_acceleration) = recursion_inputs(pool, constants, Frames::Body);
     let bias = algorithms::bias(pool, &links, n, base_acceleration, Some(accelerations));
     bias.into_iter().map(|b| pool.neg(b)).collect()
+}
+
+/// The partial derivatives (∂τ/∂q, ∂τ/∂q̇), each n × n (row = τ's coordinate, column = the
+/// variable's coordinate), of the inverse dynamics τ = M(q) v − Q₀(q, q̇) of `tree`
+/// ([`inverse_dynamics`]) at the accelerations `accelerations` (n entries by coordinate), by
+/// the analytic derivatives of recursive Newton–Euler in the world frame (Carpentier &
+/// Mansard 2018, "Analytical Derivatives of Rigid Body Dynamics Algorithms", RSS): per pair
+/// of an ancestor and a descendant one or two products of 6-vectors, where differentiating
+/// [`inverse_dynamics`] carries each derivative through every ancestor's rotation. Entries
+/// of coordinates no joint moves are 0. Units: τ's (N·m or N) per rad or m, and per rad/s or
+/// m/s.
+///
+/// # Errors
+/// A [`TreeError`] when the tree is malformed.
+pub fn inverse_dynamics_derivatives(
+    pool: &mut Pool,
+    tree: &RigidBodyTree,
+    n: usize,
+    accelerations: &[ExprId],
+) -> Result<(ExprMatrix, ExprMatrix), TreeError> {
+    let constants = body_constants(pool, tree, n)?;
+    Ok(constant_inverse_dynamics_derivatives(
+        pool,
+        &constants,
+        n,
+        accelerations,
+    ))
 }
 
 /// [`dynamics`] of the tree of `constants` in body frames and in the world frame, whichever
