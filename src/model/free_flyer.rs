@@ -553,7 +553,7 @@ impl FreeFlyerModel {
                         violations.first().map_or(f64::NAN, |v| v.residual),
                         options.constraint_tolerance
                     ),
-                    time: Some(t0),
+                    time: None,
                     motion: None,
                 })
             }
@@ -686,6 +686,7 @@ impl FreeFlyerModel {
         let velocities = |v: &SVector<f64, NQ>| DVector::from_column_slice(&v.as_slice()[..nv]);
         Ok(Motion {
             kind: StateKind::Velocities,
+            state_columns: FreeFlyerSystem::<NQ>::state_columns(self),
             t: samples.iter().map(|s| s.t).collect(),
             q: DMatrix::from_iterator(
                 NQ,

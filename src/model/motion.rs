@@ -10,7 +10,7 @@ use udk_runtime::simulate::{
     consistent_dynamic_hamiltonian_state, consistent_dynamic_lagrangian_state,
     simulate_dynamic_hamiltonian, simulate_dynamic_lagrangian, DynamicHamiltonianSystem,
     DynamicHamiltonianTerms, DynamicLagrangianSystem, DynamicLagrangianTerms, OutputTable,
-    SimulationOptions, StateKind, Stats, Trajectory,
+    RecordedSample, Recording, SimulationOptions, StateKind, Stats, Trajectory,
 };
 use udk_runtime::{Assembly, AssemblyOptions};
 
@@ -197,6 +197,7 @@ impl Model {
         }
         Ok(Motion {
             kind: trajectory.kind,
+            state_columns: Recording::state_columns(trajectory),
             t: samples.iter().map(|s| s.t).collect(),
             q: columns(|s| &s.q),
             v: columns(|s| &s.v),
@@ -225,6 +226,10 @@ impl Model {
 pub struct Motion {
     /// Whether [`Motion::v`] holds velocities q̇ or momenta p.
     pub kind: StateKind,
+    /// The names of the state's columns: the rows of [`Motion::q`], then those of
+    /// [`Motion::v`] (`theta`, `theta_dot`; a floating base's `base_x` … `base_qw`, the joints,
+    /// `base_vx` … `base_wz`, `<joint>_dot`), as the CSV names them.
+    pub state_columns: Vec<String>,
     /// The times of the samples (s), increasing.
     pub t: Vec<f64>,
     /// The coordinates, n × samples.
@@ -268,11 +273,70 @@ impl Motion {
     /// The largest |(E(t) − E(t₀)) / E(t₀)| over the samples (the absolute change when
     /// E(t₀) = 0), as `Trajectory::energy_drift`; 0 without samples.
     pub fn energy_drift(&self) -> f64 {
-        let Some(&first) = self.energy.first() else {
-            return 0.0;
-        };
-        let scale = if first == 0.0 { 1.0 } else { first.abs() };
-        (self.energy.iter()).fold(0.0, |drift: f64, e| drift.max(((e - first) / scale).abs()))
+        Recording::energy_drift(self)
+    }
+}
+
+/// Column `i` of `m` (column-major, so contiguous).
+fn column(m: &DMatrix<f64>, i: usize) -> &[f64] {
+    &m.as_slice()[i * m.nrows()..(i + 1) * m.nrows()]
+}
+
+/// The motion as the simulator's recordings are written: `Recording::write_csv` (the columns
+/// `t`, [`Motion::state_columns`], the residuals, the energy, the outputs) and
+/// `Recording::plot_svg`.
+///
+/// ```
+/// use udk::runtime::simulate::{Recording, SimulationOptions};
+///
+/// let spec: udk::ModelSpec = toml::from_str(r#"
+///     name = "Oscillator"
+///     coordinates = ["x"]
+///     lagrangian = "0.5 * dot(x).powi(2) - 0.5 * x.powi(2)"
+/// "#).unwrap();
+/// let model = udk::Model::from_spec(spec, std::path::Path::new(".")).unwrap();
+/// let (q0, v0) = (udk::nalgebra::dvector![1.0], udk::nalgebra::dvector![0.0]);
+/// let motion = model.simulate(&q0, &v0, 0.0, 1.0, &SimulationOptions::every(0.5)).unwrap();
+/// let mut csv = Vec::new();
+/// motion.write_csv_to(&mut csv).unwrap();
+/// let csv = String::from_utf8(csv).unwrap();
+/// assert!(csv.starts_with("t,x,x_dot,position_residual,velocity_residual,energy\n0.0,1.0,0.0,"));
+/// assert_eq!(csv.lines().count(), 4);
+/// ```
+impl Recording for Motion {
+    fn kind(&self) -> StateKind {
+        self.kind
+    }
+
+    fn coordinates(&self) -> usize {
+        self.q.nrows()
+    }
+
+    fn state_columns(&self) -> Vec<String> {
+        self.state_columns.clone()
+    }
+
+    fn samples(&self) -> usize {
+        self.t.len()
+    }
+
+    fn sample(&self, i: usize) -> RecordedSample<'_> {
+        RecordedSample {
+            t: self.t[i],
+            q: column(&self.q, i),
+            v: column(&self.v, i),
+            position_residual: self.position_residual[i],
+            velocity_residual: self.velocity_residual[i],
+            energy: self.energy[i],
+        }
+    }
+
+    fn outputs(&self) -> &OutputTable {
+        &self.outputs
+    }
+
+    fn stats(&self) -> Stats {
+        self.stats
     }
 }
 

@@ -8,17 +8,11 @@
 use crate::args::{EvalArgs, SimulateArgs};
 use crate::failure::Failure;
 use crate::model_file::ModelFile;
-use nalgebra::SVector;
 use serde::Serialize;
 use std::io::Write;
 use std::time::Instant;
-use udk::model::{FreeFlyerModel, FreeFlyerModelError, ModelError};
-use udk_runtime::simulate::{
-    OutputTable, PlotOptions, SimulationError, SimulationOptions, Summary, Trajectory,
-};
-
-/// The largest number of joints `udk simulate` handles on a floating base (NQ = 7 + n).
-pub const MAX_JOINTS: usize = 24;
+use udk::model::{FreeFlyerModel, FreeFlyerModelError, ModelError, Motion};
+use udk_runtime::simulate::{PlotOptions, Recording, SimulationOptions, Summary};
 
 /// A link point at one state: where it is and how it moves
 /// (`udk_runtime::free_flyer::PointMotion`).
@@ -159,21 +153,21 @@ pub fn eval(file: &ModelFile, args: &EvalArgs, out: &mut dyn Write) -> Result<()
 
 /// `udk simulate` on the floating-base model `file` from its `[initial]` table (q0: NQ
 /// entries, qd0: v₀, NV entries) under the joint efforts `--u` (n entries held; zeros when not
-/// given), by `udk::model::FreeFlyerModel::trajectory` (`simulate_free_flyer`, or with the
-/// file's ground `[[contacts]]` `simulate_free_flyer_with_contacts`): the base quaternion is divided by
-/// its norm at every output time, and a start whose quaternion is off unit norm by more than
-/// `--constraint-tol` is refused (not normalized). The CSV (`--out`, written at the end of the
-/// run) names its columns `base_x … base_qw`, the joints, `base_vx … base_wz`,
-/// `<joint>_dot`, `padding`, the residuals, the energy, the link points' positions
+/// given), by `udk::model::FreeFlyerModel::simulate` (with the file's `[joint_pd]` law and
+/// ground `[[contacts]]`): the base quaternion is divided by its norm at every output time, and
+/// a start whose quaternion is off unit norm by more than `--constraint-tol` is refused (not
+/// normalized). The CSV (`--out`, written at the end of the run from the returned
+/// `udk::model::Motion`) names its columns `base_x … base_qw`, the joints,
+/// `base_vx … base_wz`, `<joint>_dot`, the residuals, the energy, the link points' positions
 /// (`FL.x`, …) and the contact forces (`FL.normal`, `FL.tangent`, `FL.lateral`, …, N).
 /// Returns the summary table, followed by the event log of the contacts.
 ///
 /// # Errors
 /// [`Failure::BadInput`] for options a floating-base model does not take (`--assemble`,
 /// `--events`, `--set`, the servo law), a missing or wrong-length initial state, a start off
-/// unit quaternion norm, more than [`MAX_JOINTS`] joints; [`Failure::Motion`] when the run
-/// stops (the trajectory up to then is written); [`Failure::Output`] when the CSV or SVG
-/// cannot be written.
+/// unit quaternion norm, more joints than `FreeFlyerModel::simulate` takes
+/// ([`udk::model::MAX_SIMULATED_COORDINATES`]); [`Failure::Motion`] when the run stops (the
+/// motion up to then is written); [`Failure::Output`] when the CSV or SVG cannot be written.
 pub fn simulate(
     file: &ModelFile,
     args: &SimulateArgs,
@@ -205,130 +199,57 @@ pub fn simulate(
         false => args.u.clone(),
     };
     check_lengths(&model, &name, &initial.q0, &initial.qd0, &tau)?;
-    let run = Run {
-        model: &model,
-        name: &name,
-        args,
-        options,
-        tau: &tau,
-        t0: initial.t0,
-    };
-    macro_rules! dispatch {
-        ($($size:literal)*) => {
-            match model.nq() {
-                $($size => run.simulate::<$size>(&initial.q0, &initial.qd0),)*
-                nq => Err(Failure::bad_input(format!(
-                    "{name}: udk simulate handles up to {MAX_JOINTS} joints on a floating base; \
-                     this robot has {}",
-                    nq - 7
-                ))),
-            }
-        };
-    }
-    dispatch!(7 8 9 10 11 12 13 14 15 16 17 18 19 20 21 22 23 24 25 26 27 28 29 30 31)
-}
-
-/// One `udk simulate` run of a floating-base model.
-struct Run<'a> {
-    model: &'a FreeFlyerModel,
-    name: &'a str,
-    args: &'a SimulateArgs,
-    options: SimulationOptions,
-    tau: &'a [f64],
-    t0: f64,
-}
-
-impl Run<'_> {
-    /// Whether the run keeps the energy: no joint effort held, no contact, no `[joint_pd]`.
-    fn conserves_energy(&self) -> bool {
-        self.tau.iter().all(|&t| t == 0.0)
-            && self.model.contact_names().is_empty()
-            && !self.model.has_joint_pd()
-    }
-
-    /// The run with NQ = `NQ`.
-    fn simulate<const NQ: usize>(&self, q0: &[f64], v0: &[f64]) -> Result<String, Failure> {
-        let name = self.name;
-        let efforts = |_: f64, _: &SVector<f64, NQ>, _: &[f64], out: &mut [f64]| {
-            out.copy_from_slice(self.tau);
-        };
-        let q0 = SVector::<f64, NQ>::from_column_slice(q0);
-        let start = Instant::now();
-        let (result, forces) = self.model.trajectory(
-            &efforts,
-            (&q0, v0),
-            (self.t0, self.args.t_end),
-            &self.options,
-        );
-        let wall = start.elapsed();
-        let mut trajectory = match result {
-            Ok(trajectory) => trajectory,
-            Err(SimulationError::InconsistentStart { violations, .. }) => {
-                let residual = violations.first().map_or(f64::NAN, |v| v.residual);
-                return Err(Failure::bad_input(format!(
-                    "{name}: the base quaternion of initial.q0 (entries 4 to 7) has norm \
-                     1 {residual:+.3e}, off unit norm by more than --constraint-tol {}: a \
-                     non-unit start is refused, not normalized; divide it by its norm",
-                    self.options.constraint_tolerance
-                )));
-            }
-            Err(
-                error @ (SimulationError::InvalidOptions { .. } | SimulationError::NonFiniteStart),
-            ) => {
-                return Err(Failure::bad_input(format!("{name}: {error}")));
-            }
-            Err(error) => {
-                if let Some(trajectory) = error.trajectory() {
-                    let mut trajectory = trajectory.clone();
-                    trajectory.outputs = self.outputs(&trajectory, &forces)?;
-                    self.write(&trajectory)?;
-                }
-                return Err(Failure::Motion(format!(
-                    "{name}: {error}{}",
-                    match self.args.out {
-                        Some(_) => "; the trajectory up to then is written",
-                        None => "",
-                    }
-                )));
-            }
-        };
-        trajectory.outputs = self.outputs(&trajectory, &forces)?;
-        self.write(&trajectory)?;
-        let summary = Summary {
-            energy_conserved: self.conserves_energy(),
-            ..Summary::new(self.model.name(), self.options.method, &trajectory, wall)
-        };
-        let log = crate::hybrid::log(&trajectory.events, 20);
-        Ok(format!("{}\n{summary}\n{log}", Summary::header()))
-    }
-
-    /// The link points' positions and the contact forces at each sample of `trajectory`
-    /// (`udk::model::FreeFlyerModel::outputs`).
-    fn outputs<const NQ: usize>(
-        &self,
-        trajectory: &Trajectory<NQ>,
-        forces: &OutputTable,
-    ) -> Result<OutputTable, Failure> {
-        (self.model.outputs(trajectory, forces))
-            .map_err(|e| Failure::Motion(format!("{}: the outputs: {e}", self.name)))
-    }
-
-    /// Writes the CSV and the SVG asked for.
-    fn write<const NQ: usize>(&self, trajectory: &Trajectory<NQ>) -> Result<(), Failure> {
-        if let Some(path) = &self.args.out {
-            (trajectory.write_csv(path)).map_err(|e| crate::simulate::output(path, &e))?;
+    let span = (initial.t0, args.t_end);
+    let start = Instant::now();
+    let result = model.simulate(&initial.q0, &initial.qd0, &tau, span, &options);
+    let wall = start.elapsed();
+    // Without contacts, efforts or a PD law on the joints the energy is conserved.
+    let energy_conserved =
+        tau.iter().all(|&t| t == 0.0) && model.contact_names().is_empty() && !model.has_joint_pd();
+    let write = |motion: &Motion| -> Result<(), Failure> {
+        if let Some(path) = &args.out {
+            (motion.write_csv(path)).map_err(|e| crate::simulate::output(path, &e))?;
         }
-        if let Some(path) = &self.args.plot {
-            let columns: Vec<&str> = self.args.plot_columns.iter().map(String::as_str).collect();
+        if let Some(path) = &args.plot {
+            let columns: Vec<&str> = args.plot_columns.iter().map(String::as_str).collect();
             let plot = PlotOptions {
                 columns: &columns,
-                energy_conserved: self.conserves_energy(),
-                ..PlotOptions::new(self.model.name(), &[])
+                energy_conserved,
+                ..PlotOptions::new(model.name(), &[])
             };
-            (trajectory.plot_svg(path, &plot)).map_err(|e| crate::simulate::output(path, &e))?;
+            (motion.plot_svg(path, &plot)).map_err(|e| crate::simulate::output(path, &e))?;
         }
         Ok(())
-    }
+    };
+    let motion = match result {
+        Ok(motion) => motion,
+        // The run stopped: the motion up to then is written.
+        Err(ModelError::Simulation {
+            message,
+            time: Some(_),
+            motion,
+        }) => {
+            if let Some(motion) = motion {
+                write(&motion)?;
+            }
+            return Err(Failure::Motion(format!(
+                "{name}: {message}{}",
+                match args.out {
+                    Some(_) => "; the trajectory up to then is written",
+                    None => "",
+                }
+            )));
+        }
+        // The run did not start: a refused start or options, too many joints.
+        Err(error) => return Err(Failure::bad_input(format!("{name}: {error}"))),
+    };
+    write(&motion)?;
+    let summary = Summary {
+        energy_conserved,
+        ..Summary::new(model.name(), options.method, &motion, wall)
+    };
+    let log = crate::hybrid::log(&motion.events, 20);
+    Ok(format!("{}\n{summary}\n{log}", Summary::header()))
 }
 
 /// Refuses each option of `options` that is given, naming it.

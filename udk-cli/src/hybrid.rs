@@ -6,7 +6,6 @@
 use crate::failure::Failure;
 use crate::model::{Backend, Model};
 use crate::model_file::ModelFile;
-use nalgebra::SVector;
 use std::fmt::Write as _;
 use udk::model::{BoundHybrid, Hybrid, SpecSource};
 use udk::ModelError;
@@ -119,23 +118,58 @@ impl Events {
     }
 }
 
+/// One event of a run as the log shows it: a record of the simulator
+/// ([`udk_runtime::simulate::EventRecord`]) or of a [`udk::model::Motion`].
+pub trait LoggedEvent {
+    /// The event time (s).
+    fn time(&self) -> f64;
+    /// The event's name.
+    fn name(&self) -> &str;
+    /// q and q̇ (or v) before the event, then after it.
+    fn states(&self) -> [&[f64]; 4];
+}
+
+impl<const N: usize> LoggedEvent for EventRecord<N> {
+    fn time(&self) -> f64 {
+        self.t
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn states(&self) -> [&[f64]; 4] {
+        [&self.before.0, &self.before.1, &self.after.0, &self.after.1].map(|v| v.as_slice())
+    }
+}
+
+impl LoggedEvent for udk::model::EventRecord {
+    fn time(&self) -> f64 {
+        self.t
+    }
+
+    fn name(&self) -> &str {
+        &self.name
+    }
+
+    fn states(&self) -> [&[f64]; 4] {
+        [&self.q_before, &self.v_before, &self.q_after, &self.v_after].map(|v| v.as_slice())
+    }
+}
+
 /// The event log of a run as text: a header and one line per event, at most `limit` of them.
-pub fn log<const N: usize>(records: &[EventRecord<N>], limit: usize) -> String {
+pub fn log(records: &[impl LoggedEvent], limit: usize) -> String {
     if records.is_empty() {
         return String::new();
     }
     let mut text = format!("events: {}\n", records.len());
-    let show = |v: &SVector<f64, N>| format!("{:?}", v.as_slice());
     for record in records.iter().take(limit) {
+        let [q_before, v_before, q_after, v_after] = record.states();
         let _ = writeln!(
             text,
-            "  t = {:.12}  {}  q⁻ = {}  q̇⁻ = {}  q⁺ = {}  q̇⁺ = {}",
-            record.t,
-            record.name,
-            show(&record.before.0),
-            show(&record.before.1),
-            show(&record.after.0),
-            show(&record.after.1)
+            "  t = {:.12}  {}  q⁻ = {q_before:?}  q̇⁻ = {v_before:?}  q⁺ = {q_after:?}  q̇⁺ = {v_after:?}",
+            record.time(),
+            record.name(),
         );
     }
     if records.len() > limit {
@@ -152,9 +186,9 @@ pub fn log<const N: usize>(records: &[EventRecord<N>], limit: usize) -> String {
 ///
 /// # Errors
 /// [`Failure::Output`] when the file cannot be written.
-pub fn write_log<const N: usize>(
+pub fn write_log(
     path: &std::path::Path,
-    records: &[EventRecord<N>],
+    records: &[impl LoggedEvent],
     coordinates: &[String],
 ) -> Result<(), Failure> {
     let mut text = String::from("t,event");
@@ -165,9 +199,9 @@ pub fn write_log<const N: usize>(
     }
     text.push('\n');
     for r in records {
-        let _ = write!(text, "{:e},{}", r.t, r.name.replace(',', ";"));
-        for v in [&r.before.0, &r.before.1, &r.after.0, &r.after.1] {
-            for x in v.iter() {
+        let _ = write!(text, "{:e},{}", r.time(), r.name().replace(',', ";"));
+        for v in r.states() {
+            for x in v {
                 let _ = write!(text, ",{x:e}");
             }
         }

@@ -4,7 +4,7 @@
 //! carry the model's names ([`state_columns`]).
 //! Floats are written in the shortest form that reads back to the same bits.
 
-use super::{OutputTable, Sample, StateKind, Stats, Trajectory};
+use super::{OutputTable, RecordedSample, Recording, Sample, StateKind, Stats, Trajectory};
 use nalgebra::SVector;
 use std::io::{Read, Write};
 use std::path::Path;
@@ -177,6 +177,11 @@ impl<W: Write> CsvWriter<W> {
         s: &Sample<N>,
         outputs: &[f64],
     ) -> Result<(), OutputError> {
+        self.write_recorded(&s.recorded(), outputs)
+    }
+
+    /// Writes one row: `s` then `outputs`.
+    fn write_recorded(&mut self, s: &RecordedSample, outputs: &[f64]) -> Result<(), OutputError> {
         let row = std::iter::once(s.t)
             .chain(s.q.iter().copied())
             .chain(s.v.iter().copied())
@@ -238,55 +243,71 @@ impl CsvWriter<std::fs::File> {
     }
 }
 
+/// The CSV header of `recording`: `t`, its state columns, `position_residual`,
+/// `velocity_residual`, `energy`, then its output columns.
+pub(super) fn recording_header(recording: &impl Recording) -> Vec<String> {
+    let mut header = header(recording.state_columns());
+    header.extend(recording.outputs().columns.iter().cloned());
+    header
+}
+
+/// Writes the samples of `recording` as CSV to `writer`, with its outputs as the last
+/// columns ([`Recording::write_csv_to`]).
+pub(super) fn write_recording_to<W: Write>(
+    recording: &impl Recording,
+    writer: W,
+) -> Result<(), OutputError> {
+    let header = unique_header(recording.state_columns(), &recording.outputs().columns)?;
+    write_rows(recording, CsvWriter::from_header(writer, &header)?)
+}
+
+/// Writes the samples of `recording` as CSV to the file `path` ([`Recording::write_csv`]).
+pub(super) fn write_recording(recording: &impl Recording, path: &Path) -> Result<(), OutputError> {
+    let csv = CsvWriter::create_with_columns(
+        path,
+        recording.state_columns(),
+        &recording.outputs().columns,
+    )?;
+    write_rows(recording, csv)
+}
+
+/// Writes every sample of `recording` with its outputs, then flushes.
+fn write_rows<W: Write>(
+    recording: &impl Recording,
+    mut csv: CsvWriter<W>,
+) -> Result<(), OutputError> {
+    for i in 0..recording.samples() {
+        csv.write_recorded(&recording.sample(i), recording.outputs().row(i))?;
+    }
+    csv.flush()
+}
+
 impl<const N: usize> Trajectory<N> {
-    /// The CSV header of this trajectory: `t`, its [`Trajectory::state_columns`] (the
-    /// default names when it does not hold 2n),
+    /// The CSV header of this trajectory ([`Recording::csv_header`]): `t`, its
+    /// [`Trajectory::state_columns`] (the default names when it does not hold 2n),
     /// `position_residual`, `velocity_residual`, `energy`, then its output columns.
     pub fn csv_header(&self) -> Vec<String> {
-        let mut header = header(self.state_names());
-        header.extend(self.outputs.columns.iter().cloned());
-        header
+        recording_header(self)
     }
 
-    /// Writes the samples as CSV to `writer`, with the model's outputs as the last columns.
+    /// Writes the samples as CSV to `writer`, with the model's outputs as the last columns
+    /// ([`Recording::write_csv_to`]).
     ///
     /// # Errors
     /// [`OutputError::Format`] when two columns share a name (nothing is written);
     /// [`OutputError::Csv`] or [`OutputError::Io`].
     pub fn write_csv_to<W: Write>(&self, writer: W) -> Result<(), OutputError> {
-        let header = unique_header(self.state_names(), &self.outputs.columns)?;
-        self.write_rows(CsvWriter::from_header(writer, &header)?)
-    }
-
-    /// [`Trajectory::state_columns`], or the default names ([`csv_header`]) when it does not
-    /// hold 2n names.
-    fn state_names(&self) -> Vec<String> {
-        match self.state_columns.len() == 2 * N {
-            true => self.state_columns.clone(),
-            false => state_columns::<&str, &str>(self.kind, &[], &[], N),
-        }
-    }
-
-    /// Writes every sample with its outputs, then flushes.
-    fn write_rows<W: Write>(&self, mut csv: CsvWriter<W>) -> Result<(), OutputError> {
-        for (i, sample) in self.samples.iter().enumerate() {
-            csv.write_with_outputs(sample, self.outputs.row(i))?;
-        }
-        csv.flush()
+        write_recording_to(self, writer)
     }
 
     /// Writes the samples as CSV to the file `path`, creating its directory if needed; a
-    /// header with a repeated name is refused before the file is created.
+    /// header with a repeated name is refused before the file is created
+    /// ([`Recording::write_csv`]).
     ///
     /// # Errors
     /// As [`Trajectory::write_csv_to`].
     pub fn write_csv(&self, path: impl AsRef<Path>) -> Result<(), OutputError> {
-        let csv = CsvWriter::create_with_columns(
-            path.as_ref(),
-            self.state_names(),
-            &self.outputs.columns,
-        )?;
-        self.write_rows(csv)
+        write_recording(self, path.as_ref())
     }
 
     /// Reads a trajectory with n = `N` coordinates written by [`Trajectory::write_csv_to`]:

@@ -42,6 +42,7 @@ mod locate;
 mod options;
 mod periodic;
 mod plot;
+mod recording;
 mod stabilization;
 mod static_system;
 mod summary;
@@ -72,6 +73,7 @@ pub use periodic::{
     periodic_dynamic_orbit, periodic_orbit, OrbitError, OrbitOptions, PeriodicOrbit,
 };
 pub use plot::PlotOptions;
+pub use recording::{RecordedSample, Recording};
 pub use static_system::StaticSystem;
 pub use summary::{Report, Showcase, Summary};
 pub use trajectory::{OutputTable, Sample, StateKind, Stats, Trajectory};

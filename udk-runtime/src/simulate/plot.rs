@@ -4,7 +4,8 @@
 //! error (or the energy itself when it is not conserved).
 
 use super::csv::create_parent;
-use super::{OutputError, Trajectory};
+use super::csv::recording_header;
+use super::{OutputError, RecordedSample, Recording, Trajectory};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use std::path::Path;
@@ -204,60 +205,177 @@ fn panel(
     Ok(())
 }
 
+/// The values of the CSV column `name` of `recording` ([`Recording::csv_header`]: `t`, the
+/// state columns such as `theta` and `theta_dot`, `position_residual`, `velocity_residual`,
+/// `energy`, then the output columns), one per sample; `None` for a name that is not a column.
+pub(super) fn column(recording: &impl Recording, name: &str) -> Option<Vec<f64>> {
+    let (nq, width) = (recording.coordinates(), recording.state_columns().len());
+    let header = recording_header(recording);
+    let Some(index) = header[..width + 4].iter().position(|c| c == name) else {
+        return recording.outputs().column(name);
+    };
+    let value = |s: RecordedSample| match index {
+        0 => s.t,
+        i if i <= nq => s.q[i - 1],
+        i if i <= width => s.v[i - nq - 1],
+        i if i == width + 1 => s.position_residual,
+        i if i == width + 2 => s.velocity_residual,
+        _ => s.energy,
+    };
+    Some(
+        (0..recording.samples())
+            .map(|i| value(recording.sample(i)))
+            .collect(),
+    )
+}
+
+/// The curves of the top panels of `recording`: `options.columns` resolved as coordinate
+/// labels or CSV columns, or every coordinate.
+fn selected_columns(
+    recording: &impl Recording,
+    options: &PlotOptions,
+) -> Result<Vec<Curve>, OutputError> {
+    let state = recording.state_columns();
+    let nq = recording.coordinates();
+    let label = |i: usize| match options.labels.get(i) {
+        Some(label) => label.to_string(),
+        None => state[i].clone(),
+    };
+    let samples = (0..recording.samples()).map(|i| recording.sample(i));
+    let times: Vec<f64> = samples.clone().map(|s| s.t).collect();
+    let curve = |label: String, values: Vec<f64>| Curve {
+        label,
+        points: times.iter().copied().zip(values).collect(),
+    };
+    let coordinate = |i: usize| samples.clone().map(|s| s.q[i]).collect();
+    if options.columns.is_empty() {
+        return Ok((0..nq).map(|i| curve(label(i), coordinate(i))).collect());
+    }
+    (options.columns.iter())
+        .map(|&name| {
+            let values = match (0..nq).find(|&i| label(i) == name) {
+                Some(i) => coordinate(i),
+                None => column(recording, name).ok_or_else(|| {
+                    OutputError::Format(format!(
+                        "`{name}` is neither a coordinate ({}) nor a column ({})",
+                        (0..nq).map(label).collect::<Vec<_>>().join(", "),
+                        recording_header(recording).join(", ")
+                    ))
+                })?,
+            };
+            Ok(curve(name.to_string(), values))
+        })
+        .collect()
+}
+
+/// Draws `recording` to the SVG file `path` ([`Trajectory::plot_svg`]).
+pub(super) fn plot(
+    recording: &impl Recording,
+    path: &Path,
+    options: &PlotOptions,
+) -> Result<(), OutputError> {
+    let nq = recording.coordinates();
+    if !options.labels.is_empty() && options.labels.len() != nq {
+        return Err(OutputError::Format(format!(
+            "PlotOptions::labels has {} names ({}) for the {nq} coordinates; give one per \
+             coordinate, in order, or none",
+            options.labels.len(),
+            options.labels.join(", ")
+        )));
+    }
+    let samples: Vec<RecordedSample> = (0..recording.samples())
+        .map(|i| recording.sample(i))
+        .collect();
+    let (Some(first), Some(last)) = (samples.first(), samples.last()) else {
+        return Err(OutputError::Format("nothing to plot".into()));
+    };
+    if samples.len() < 2 || last.t <= first.t {
+        return Err(OutputError::Format(
+            "a plot needs samples at two different times".into(),
+        ));
+    }
+    let columns = selected_columns(recording, options)?;
+    create_parent(path)?;
+    let span = (first.t, last.t);
+    let series = |f: &dyn Fn(&RecordedSample) -> f64| -> Vec<(f64, f64)> {
+        samples.iter().map(|s| (s.t, f(s))).collect()
+    };
+    let violations = [
+        Curve {
+            label: "‖f‖ (position)".into(),
+            points: series(&|s| s.position_residual.max(FLOOR)),
+        },
+        Curve {
+            label: "‖(ḟ, φ)‖ (velocity)".into(),
+            points: series(&|s| s.velocity_residual.max(FLOOR)),
+        },
+    ];
+    let (energy_caption, energy_label, energy) = match options.energy_conserved {
+        true => {
+            let errors = recording.relative_energy_errors();
+            let points = samples.iter().map(|s| s.t).zip(errors).collect();
+            ("relative energy error", "(E − E₀)/|E₀|", points)
+        }
+        false => ("energy (not conserved)", "E", series(&|s| s.energy)),
+    };
+    let energy = [Curve {
+        label: energy_label.into(),
+        points: energy,
+    }];
+    let (top_label, top) = match options.columns.is_empty() {
+        true => ("q", scale_groups(columns)),
+        false => ("", vec![columns]),
+    };
+    let caption = |group: &[Curve]| match (options.columns.is_empty(), top.len()) {
+        (false, _) => "columns".to_string(),
+        (true, 1) => "coordinates".to_string(),
+        (true, _) => format!(
+            "coordinates: {}",
+            group
+                .iter()
+                .map(|c| c.label.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    };
+
+    let rows = top.len() + 2;
+    let size = (SIZE.0, SIZE.1 / 3 * rows as u32);
+    let root = SVGBackend::new(path, size).into_drawing_area();
+    root.fill(&WHITE).map_err(plot_error)?;
+    let root = (root.titled(options.title, ("sans-serif", 24))).map_err(plot_error)?;
+    let areas = root.split_evenly((rows, 1));
+    for (area, group) in areas.iter().zip(&top) {
+        panel(area, &caption(group), top_label, span, group, false)?;
+    }
+    let areas = &areas[top.len() - 1..];
+    panel(
+        &areas[1],
+        "constraint violation",
+        "residual",
+        span,
+        &violations,
+        true,
+    )?;
+    panel(
+        &areas[2],
+        energy_caption,
+        energy_label,
+        span,
+        &energy,
+        false,
+    )?;
+    root.present().map_err(plot_error)?;
+    Ok(())
+}
+
 impl<const N: usize> Trajectory<N> {
     /// The values of the CSV column `name` ([`Trajectory::csv_header`]: `t`, the state
     /// columns such as `theta` and `theta_dot`, `position_residual`, `velocity_residual`,
     /// `energy`, then the model's output columns), one per sample; `None` for a name that is
     /// not a column.
     pub fn column(&self, name: &str) -> Option<Vec<f64>> {
-        let header = self.csv_header();
-        let Some(index) = header[..2 * N + 4].iter().position(|c| c == name) else {
-            return self.outputs.column(name);
-        };
-        let value = |s: &super::Sample<N>| match index {
-            0 => s.t,
-            i if i <= N => s.q[i - 1],
-            i if i <= 2 * N => s.v[i - N - 1],
-            i if i == 2 * N + 1 => s.position_residual,
-            i if i == 2 * N + 2 => s.velocity_residual,
-            _ => s.energy,
-        };
-        Some(self.samples.iter().map(value).collect())
-    }
-
-    /// The curves of the top panels: `options.columns` resolved as coordinate labels or CSV
-    /// columns, or every coordinate.
-    fn selected_columns(&self, options: &PlotOptions) -> Result<Vec<Curve>, OutputError> {
-        let label = |i: usize| match (options.labels.get(i), self.state_columns.get(i)) {
-            (Some(label), _) => label.to_string(),
-            (None, Some(name)) if self.state_columns.len() == 2 * N => name.clone(),
-            _ => format!("q{}", i + 1),
-        };
-        let times: Vec<f64> = self.samples.iter().map(|s| s.t).collect();
-        let curve = |label: String, values: Vec<f64>| Curve {
-            label,
-            points: times.iter().copied().zip(values).collect(),
-        };
-        if options.columns.is_empty() {
-            return Ok((0..N)
-                .map(|i| curve(label(i), self.samples.iter().map(|s| s.q[i]).collect()))
-                .collect());
-        }
-        (options.columns.iter())
-            .map(|&name| {
-                let values = match (0..N).find(|&i| label(i) == name) {
-                    Some(i) => self.samples.iter().map(|s| s.q[i]).collect(),
-                    None => self.column(name).ok_or_else(|| {
-                        OutputError::Format(format!(
-                            "`{name}` is neither a coordinate ({}) nor a column ({})",
-                            (0..N).map(label).collect::<Vec<_>>().join(", "),
-                            self.csv_header().join(", ")
-                        ))
-                    })?,
-                };
-                Ok(curve(name.to_string(), values))
-            })
-            .collect()
+        column(self, name)
     }
 
     /// Draws the trajectory to the SVG file `path` (its directory is created if needed): the
@@ -276,96 +394,7 @@ impl<const N: usize> Trajectory<N> {
         path: impl AsRef<Path>,
         options: &PlotOptions,
     ) -> Result<(), OutputError> {
-        if !options.labels.is_empty() && options.labels.len() != N {
-            return Err(OutputError::Format(format!(
-                "PlotOptions::labels has {} names ({}) for the {N} coordinates; give one per \
-                 coordinate, in order, or none",
-                options.labels.len(),
-                options.labels.join(", ")
-            )));
-        }
-        let (Some(first), Some(last)) = (self.samples.first(), self.samples.last()) else {
-            return Err(OutputError::Format("nothing to plot".into()));
-        };
-        if self.samples.len() < 2 || last.t <= first.t {
-            return Err(OutputError::Format(
-                "a plot needs samples at two different times".into(),
-            ));
-        }
-        let columns = self.selected_columns(options)?;
-        let path = path.as_ref();
-        create_parent(path)?;
-        let span = (first.t, last.t);
-        let series = |f: &dyn Fn(&super::Sample<N>) -> f64| -> Vec<(f64, f64)> {
-            self.samples.iter().map(|s| (s.t, f(s))).collect()
-        };
-        let violations = [
-            Curve {
-                label: "‖f‖ (position)".into(),
-                points: series(&|s| s.position_residual.max(FLOOR)),
-            },
-            Curve {
-                label: "‖(ḟ, φ)‖ (velocity)".into(),
-                points: series(&|s| s.velocity_residual.max(FLOOR)),
-            },
-        ];
-        let (energy_caption, energy_label, energy) = match options.energy_conserved {
-            true => {
-                let errors = self.relative_energy_errors();
-                let points = self.samples.iter().map(|s| s.t).zip(errors).collect();
-                ("relative energy error", "(E − E₀)/|E₀|", points)
-            }
-            false => ("energy (not conserved)", "E", series(&|s| s.energy)),
-        };
-        let energy = [Curve {
-            label: energy_label.into(),
-            points: energy,
-        }];
-        let (top_label, top) = match options.columns.is_empty() {
-            true => ("q", scale_groups(columns)),
-            false => ("", vec![columns]),
-        };
-        let caption = |group: &[Curve]| match (options.columns.is_empty(), top.len()) {
-            (false, _) => "columns".to_string(),
-            (true, 1) => "coordinates".to_string(),
-            (true, _) => format!(
-                "coordinates: {}",
-                group
-                    .iter()
-                    .map(|c| c.label.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-        };
-
-        let rows = top.len() + 2;
-        let size = (SIZE.0, SIZE.1 / 3 * rows as u32);
-        let root = SVGBackend::new(path, size).into_drawing_area();
-        root.fill(&WHITE).map_err(plot_error)?;
-        let root = (root.titled(options.title, ("sans-serif", 24))).map_err(plot_error)?;
-        let areas = root.split_evenly((rows, 1));
-        for (area, group) in areas.iter().zip(&top) {
-            panel(area, &caption(group), top_label, span, group, false)?;
-        }
-        let areas = &areas[top.len() - 1..];
-        panel(
-            &areas[1],
-            "constraint violation",
-            "residual",
-            span,
-            &violations,
-            true,
-        )?;
-        panel(
-            &areas[2],
-            energy_caption,
-            energy_label,
-            span,
-            &energy,
-            false,
-        )?;
-        root.present().map_err(plot_error)?;
-        Ok(())
+        plot(self, path.as_ref(), options)
     }
 }
 
@@ -444,7 +473,7 @@ mod tests {
             columns: &["x", "energy"],
             ..PlotOptions::new("t", &["x"])
         };
-        let curves = run.selected_columns(&options).unwrap();
+        let curves = selected_columns(&run, &options).unwrap();
         let labels: Vec<&str> = curves.iter().map(|c| c.label.as_str()).collect();
         assert_eq!(labels, ["x", "energy"]);
         assert_eq!(curves[1].points, [(0.0, 1.0), (1.0, 2.0), (2.0, 3.0)]);
@@ -517,13 +546,13 @@ mod tests {
         ));
         assert!(!path.exists());
         let none = PlotOptions::new("t", &[]);
-        let curves = run.selected_columns(&none).unwrap();
+        let curves = selected_columns(&run, &none).unwrap();
         assert_eq!(curves[0].label, "q1");
         let named = Trajectory {
             state_columns: vec!["theta".into(), "theta_dot".into()],
             ..run
         };
-        assert_eq!(named.selected_columns(&none).unwrap()[0].label, "theta");
+        assert_eq!(selected_columns(&named, &none).unwrap()[0].label, "theta");
         assert_eq!(named.column("theta_dot"), Some(vec![1.0; 3]));
         assert_eq!(named.column("q1"), None);
         // Names of the wrong count fall back to the default ones, never a panic.

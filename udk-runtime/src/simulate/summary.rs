@@ -1,7 +1,9 @@
 //! The run summary table of the tour, the examples and `udk simulate`, and [`Showcase`]: a
 //! named run that is timed, summarized and written to CSV and SVG.
 
-use super::{Method, OutputError, PlotOptions, SimulationError, SimulationOptions, Trajectory};
+use super::{
+    Method, OutputError, PlotOptions, Recording, SimulationError, SimulationOptions, Trajectory,
+};
 use std::fmt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
@@ -33,18 +35,19 @@ pub struct Summary {
 }
 
 impl Summary {
-    /// The row of `trajectory`, run by `method` in `wall` time; energy assumed conserved.
-    pub fn new<const N: usize>(
+    /// The row of `trajectory` (a [`Trajectory`], or any [`Recording`]), run by `method` in
+    /// `wall` time; energy assumed conserved.
+    pub fn new(
         system: impl Into<String>,
         method: Method,
-        trajectory: &Trajectory<N>,
+        trajectory: &impl Recording,
         wall: Duration,
     ) -> Self {
         Self {
             system: system.into(),
             method,
-            steps: trajectory.stats.accepted_steps,
-            rhs_evaluations: trajectory.stats.rhs_evaluations,
+            steps: trajectory.stats().accepted_steps,
+            rhs_evaluations: trajectory.stats().rhs_evaluations,
             final_time: trajectory.final_time().unwrap_or(f64::NAN),
             max_position_residual: trajectory.max_position_residual(),
             max_velocity_residual: trajectory.max_velocity_residual(),

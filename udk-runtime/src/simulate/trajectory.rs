@@ -1,6 +1,6 @@
 //! The recorded motion: one [`Sample`] per output time, and run statistics.
 
-use super::EventRecord;
+use super::{EventRecord, Recording};
 use nalgebra::SVector;
 
 /// What the second half of the state is.
@@ -96,40 +96,24 @@ impl OutputTable {
 impl<const N: usize> Trajectory<N> {
     /// The time of the last sample (s), or `None` when there is none.
     pub fn final_time(&self) -> Option<f64> {
-        self.samples.last().map(|s| s.t)
+        Recording::final_time(self)
     }
 
     /// The largest ‖f‖ over the samples (0 for an empty trajectory).
     pub fn max_position_residual(&self) -> f64 {
-        self.samples
-            .iter()
-            .map(|s| s.position_residual)
-            .fold(0.0, f64::max)
+        Recording::max_position_residual(self)
     }
 
     /// The largest velocity-level residual over the samples (0 for an empty trajectory).
     pub fn max_velocity_residual(&self) -> f64 {
-        self.samples
-            .iter()
-            .map(|s| s.velocity_residual)
-            .fold(0.0, f64::max)
+        Recording::max_velocity_residual(self)
     }
 
     /// A series, one entry per sample: the energy error of each sample relative to the first,
     /// (E(t) − E(t₀)) / |E(t₀)|; when E(t₀) = 0, the absolute error E(t) − E(t₀) instead.
     /// Its largest magnitude, one number, is [`Trajectory::energy_drift`].
     pub fn relative_energy_errors(&self) -> Vec<f64> {
-        let Some(first) = self.samples.first() else {
-            return Vec::new();
-        };
-        let scale = if first.energy == 0.0 {
-            1.0
-        } else {
-            first.energy.abs()
-        };
-        (self.samples.iter())
-            .map(|s| (s.energy - first.energy) / scale)
-            .collect()
+        Recording::relative_energy_errors(self)
     }
 
     /// One number for the run: the largest |(E(t) − E(t₀)) / E(t₀)| over the samples, the
@@ -137,8 +121,6 @@ impl<const N: usize> Trajectory<N> {
     /// drift measure when the energy is conserved (no explicit time dependence, no
     /// non-conservative forces).
     pub fn energy_drift(&self) -> f64 {
-        (self.relative_energy_errors().into_iter())
-            .map(f64::abs)
-            .fold(0.0, f64::max)
+        Recording::energy_drift(self)
     }
 }
