@@ -36,8 +36,8 @@ pub(crate) struct States<'a, 'py> {
     q: Numbers<'py>,
     /// q̇ or p, row after row.
     v: Numbers<'py>,
-    /// t: one value for every state, or one per state.
-    t: Vec<f64>,
+    /// t: one value for every state (`None` for 0), or one per state.
+    t: Option<Numbers<'py>>,
     /// Number of states of a batch; `None` for one state.
     count: Option<usize>,
 }
@@ -124,7 +124,7 @@ impl<'a, 'py> States<'a, 'py> {
             }
         };
         let t = match t {
-            None => vec![0.0],
+            None => None,
             Some(t) => {
                 let t = array("t", t)?;
                 let shape = t.shape();
@@ -142,7 +142,7 @@ impl<'a, 'py> States<'a, 'py> {
                         }
                     )));
                 }
-                entries(&t).to_vec()
+                Some(t)
             }
         };
         Ok(States {
@@ -152,6 +152,11 @@ impl<'a, 'py> States<'a, 'py> {
             t,
             count,
         })
+    }
+
+    /// The times: one shared by every state, or one per state of a batch.
+    fn times(&self) -> &[f64] {
+        self.t.as_ref().map_or(&[0.0], entries)
     }
 
     /// q̈ at every state: [`udk::Model::acceleration`] for one,
@@ -202,10 +207,6 @@ impl<'a, 'py> States<'a, 'py> {
             })?;
             return Ok(qdd);
         };
-        let t = match self.t.len() {
-            1 => vec![self.t[0]; count],
-            _ => self.t.clone(),
-        };
         // Row-major states × n (and states × p) is column-major n × states: the model's
         // layout. q̈ is written straight into the answer.
         let qdd = numpy::PyArray2::<f64>::zeros(py, [count, n], false);
@@ -214,8 +215,9 @@ impl<'a, 'py> States<'a, 'py> {
             let out = out.as_slice_mut().expect("a new contiguous array");
             let (q, qd) = (entries(&self.q), entries(&self.v));
             let parameters = parameters.as_ref().map(entries);
-            let model = self.model;
-            py.detach(|| model.acceleration_batch_into(q, qd, &t, parameters, out))
+            let (model, t) = (self.model, self.times());
+            // One t shared by every state is passed once, not repeated per state.
+            py.detach(|| model.acceleration_batch_into(q, qd, t, parameters, out))
                 .map_err(exception)?;
         }
         Ok(qdd.into_any())
@@ -237,7 +239,7 @@ impl<'a, 'py> States<'a, 'py> {
     where
         F: Fn(&udk::Model, &[f64], &[f64], f64, [&mut [f64]; K]) -> Result<(), ModelError> + Sync,
     {
-        let (n, model, times) = (self.model.n(), self.model, &self.t);
+        let (n, model, times) = (self.model.n(), self.model, self.times());
         let (q, v) = (entries(&self.q), entries(&self.v));
         let lengths: [usize; K] = std::array::from_fn(|k| blocks[k].len());
         // One row per state holding its K blocks (at least one entry, for chunking).

@@ -34,6 +34,24 @@ def test_every_batch_function_is_the_loop_bit_for_bit():
                 assert np.array_equal(batch[key][i], value), (function.__name__, key)
 
 
+def test_acceleration_batch_time_shared_or_per_state_bit_for_bit():
+    """One t for every state (a number) and one t per state (an array) are the loop's."""
+    model = udk.Model.from_spec({
+        "name": "DrivenOscillator",
+        "coordinates": ["x"],
+        "lagrangian": "0.5 * dot(x).powi(2) - 0.5 * x.powi(2) + x * (3.0 * t).sin()",
+    })
+    q, qd = random_states(model.n, 50, seed=5)
+    shared = model.acceleration(q, qd, 0.7)
+    assert np.array_equal(shared, [model.acceleration(q[i], qd[i], 0.7) for i in range(50)])
+    # q̈ = -x + sin(3t): the time is not dropped.
+    assert np.allclose(shared[:, 0], -q[:, 0] + np.sin(2.1), rtol=0, atol=1e-15)
+    t = np.linspace(0.0, 1.0, 50)
+    each = model.acceleration(q, qd, t)
+    assert np.array_equal(each, [model.acceleration(q[i], qd[i], t[i]) for i in range(50)])
+    assert np.allclose(each[:, 0], -q[:, 0] + np.sin(3.0 * t), rtol=0, atol=1e-15)
+
+
 def test_batch_shapes_and_time():
     model = udk.Model.from_file(MODELS / "constrained_double_pendulum.toml")
     q, p = random_states(model.n, 5)

@@ -94,9 +94,10 @@ impl Model {
     /// [`Model::acceleration_batch`], or with `parameters` [`Model::acceleration_batch_parameters`],
     /// on slices and into `qdd`, for a caller that holds its own arrays (numpy's): `q`, `qd`
     /// and `qdd` hold count states of n entries one after the other (n × count column-major,
-    /// which is states × n row-major), `parameters` count rows of p, count = `t.len()`. Bit for
-    /// bit as [`Model::acceleration`] at each state; nothing is allocated for the answer, nor
-    /// per state on an unconstrained kinematic tree.
+    /// which is states × n row-major), `parameters` count rows of p. `t` holds one time per
+    /// state (count = `t.len()`), or a single time that every state shares (count = `q.len()`
+    /// / n, for n > 0). Bit for bit as [`Model::acceleration`] at each state; nothing is
+    /// allocated for the answer, nor per state on an unconstrained kinematic tree.
     ///
     /// ```
     /// let spec: udk::ModelSpec = toml::from_str(r#"
@@ -110,12 +111,17 @@ impl Model {
     /// let mut qdd = [0.0; 3];
     /// model.acceleration_batch_into(&q, &qd, &t, None, &mut qdd).unwrap();
     /// assert_eq!(qdd[2], -9.81 * 0.3f64.sin());
+    /// // One time shared by the three states: the same q̈.
+    /// let mut shared = [0.0; 3];
+    /// model.acceleration_batch_into(&q, &qd, &[0.0], None, &mut shared).unwrap();
+    /// assert_eq!(shared, qdd);
     /// assert!(model.acceleration_batch_into(&q, &qd, &t, None, &mut [0.0; 2]).is_err());
     /// ```
     ///
     /// # Errors
     /// [`ModelError::Length`] unless `q`, `qd` and `qdd` have n · count entries and
-    /// `parameters` p · count; otherwise as [`Model::acceleration_batch_parameters`].
+    /// `parameters` p · count (with one shared time, count is `q.len()` / n rounded down);
+    /// otherwise as [`Model::acceleration_batch_parameters`].
     pub fn acceleration_batch_into(
         &self,
         q: &[f64],
@@ -124,7 +130,11 @@ impl Model {
         parameters: Option<&[f64]>,
         qdd: &mut [f64],
     ) -> Result<(), ModelError> {
-        let (n, count) = (self.n(), t.len());
+        let n = self.n();
+        let count = match t.len() {
+            1 if n > 0 => q.len() / n,
+            count => count,
+        };
         let p = self.parameters().len();
         let lengths = [
             ("q", q.len(), n),
@@ -138,7 +148,8 @@ impl Model {
         self.batch_into(q, qd, t, parameters, qdd)
     }
 
-    /// The parallel loop of the batches, on slices of checked lengths.
+    /// The parallel loop of the batches, on slices of checked lengths: `t` holds one time per
+    /// state, or one that every state shares.
     fn batch_into(
         &self,
         q: &[f64],
@@ -155,6 +166,7 @@ impl Model {
         if n == 0 {
             return Ok(());
         }
+        let shared = t.len() == 1;
         let failed = (qdd.par_chunks_mut(n).enumerate())
             .map_init(
                 || template.clone(),
@@ -163,7 +175,8 @@ impl Model {
                         workspace.params.copy_from_slice(column(parameters, j, p));
                     }
                     let (q, qd) = (column(q, j, n), column(qd, j, n));
-                    (self.solve(workspace, q, qd, t[j], out, None)).map_err(|e| (j, e))
+                    let t = if shared { t[0] } else { t[j] };
+                    (self.solve(workspace, q, qd, t, out, None)).map_err(|e| (j, e))
                 },
             )
             .filter_map(Result::err)

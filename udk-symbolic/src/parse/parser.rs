@@ -122,7 +122,7 @@ impl<'a> Parser<'a> {
                     return self.error(call.func.span(), "expected a function name");
                 };
                 let args: Vec<&Expr> = call.args.iter().collect();
-                self.call(&name, span, expr.span(), &args)
+                self.call(&name, span, expr, &args)
             }
             Expr::MethodCall(call) => {
                 if let Some(turbofish) = &call.turbofish {
@@ -132,7 +132,7 @@ impl<'a> Parser<'a> {
                     .chain(call.args.iter())
                     .collect();
                 let name = call.method.to_string();
-                self.call(&name, call.method.span(), expr.span(), &args)
+                self.call(&name, call.method.span(), expr, &args)
             }
             other => self.error(
                 other.span(),
@@ -198,13 +198,13 @@ impl<'a> Parser<'a> {
                 acc
             }
         };
-        self.finite(value, first_span(&binary.left))
+        self.finite(value, &binary.left)
     }
 
-    /// `value`, or an error at `culprit` (where its chain starts) when a component is a
-    /// constant, or has a constant term or coefficient, that is not finite: folding the
-    /// chain's constants overflowed f64.
-    fn finite(&mut self, value: Value, culprit: Span) -> Option<Value> {
+    /// `value`, or an error at the start of `culprit` (the chain's first operand) when a
+    /// component is a constant, or has a constant term or coefficient, that is not finite:
+    /// folding the chain's constants overflowed f64.
+    fn finite(&mut self, value: Value, culprit: &Expr) -> Option<Value> {
         let pool = &*self.pool;
         let infinite_number =
             |x: ExprId| pool.as_number(x).is_some_and(|n| !n.to_f64().is_finite());
@@ -215,16 +215,17 @@ impl<'a> Parser<'a> {
         });
         if infinite {
             return self.error(
-                culprit,
+                first_span(culprit),
                 "this constant is not finite: folding it overflows f64",
             );
         }
         Some(value)
     }
 
-    /// `f(args)` for a scalar function of constant arguments, or an error at `span` when it
-    /// is undefined (NaN) or infinite there, e.g. `ln(0.0)`, `(-1.0).sqrt()`, `0.0.powi(-1)`.
-    fn defined(&mut self, result: ExprId, args: &[ExprId], span: Span) -> Option<ExprId> {
+    /// `f(args)` for a scalar function of constant arguments, or an error at the call `whole`
+    /// when it is undefined (NaN) or infinite there, e.g. `ln(0.0)`, `(-1.0).sqrt()`,
+    /// `0.0.powi(-1)`.
+    fn defined(&mut self, result: ExprId, args: &[ExprId], whole: &Expr) -> Option<ExprId> {
         if self.pool.any_depends_on(args, &|_| true) {
             return Some(result);
         }
@@ -233,7 +234,7 @@ impl<'a> Parser<'a> {
             return Some(result);
         }
         self.error(
-            span,
+            whole.span(),
             format!(
                 "this function of constants is {}: udk folds constants and refuses an \
                  undefined one",
@@ -317,7 +318,8 @@ impl<'a> Parser<'a> {
     }
 
     fn path(&mut self, path: &syn::ExprPath) -> Option<Value> {
-        let span = path.span();
+        // Its span only for an error: `syn` finds it by printing the path back to tokens.
+        let span = || path.span();
         let segments: Vec<String> = path
             .path
             .segments
@@ -334,7 +336,7 @@ impl<'a> Parser<'a> {
             return Some(Value::Scalar(self.pool.number(std::f64::consts::PI)));
         }
         if !plain || segments.len() != 1 {
-            return self.error(span, "unsupported path: expected a plain name");
+            return self.error(span(), "unsupported path: expected a plain name");
         }
         let name = &segments[0];
         if name == "t" {
@@ -349,13 +351,13 @@ impl<'a> Parser<'a> {
                 symbol(self.pool.symbol(Symbol::Momentum(i)))
             }
             Some(Binding::Momentum(_)) => {
-                self.error(span, format!("momentum `{name}` cannot appear in {what}"))
+                self.error(span(), format!("momentum `{name}` cannot appear in {what}"))
             }
             Some(Binding::Input(i)) if self.context.inputs => {
                 symbol(self.pool.symbol(Symbol::Input(i)))
             }
             Some(Binding::Input(_)) => self.error(
-                span,
+                span(),
                 format!(
                     "input `{name}` cannot appear in {what}: inputs act through `forces`, \
                      `loads` and `nonideal`"
@@ -365,21 +367,21 @@ impl<'a> Parser<'a> {
                 symbol(self.pool.symbol(Symbol::Speed(i)))
             }
             Some(Binding::Speed(_)) => self.error(
-                span,
+                span(),
                 format!("speed `{name}` is a velocity, which cannot appear in {what}"),
             ),
             Some(Binding::Definition(i)) => {
                 let definition = &self.scope.definitions()[i];
                 match self.forbidden(definition.uses) {
                     Some(kind) => self.error(
-                        span,
+                        span(),
                         format!("`{name}` depends on {kind}, which cannot appear in {what}"),
                     ),
                     None => Some(definition.value),
                 }
             }
             None if self.scope.announced.contains(name) => self.error(
-                span,
+                span(),
                 format!(
                     "`{name}` is defined later: a definition can use only the definitions \
                      before it"
@@ -388,7 +390,7 @@ impl<'a> Parser<'a> {
             None => {
                 let hint = suggestion(name, self.scope.names().chain(["t", "PI"]));
                 self.error(
-                    span,
+                    span(),
                     format!(
                         "unknown identifier `{name}`: not a coordinate, momentum, parameter, \
                          input, definition, `t` or `PI`{hint}"
@@ -413,8 +415,10 @@ impl<'a> Parser<'a> {
         values.into_iter().collect()
     }
 
-    /// A function or method applied to `args` (the receiver first for a method call).
-    fn call(&mut self, name: &str, name_span: Span, span: Span, args: &[&Expr]) -> Option<Value> {
+    /// A function or method applied to `args` (the receiver first for a method call) in the
+    /// call expression `whole`, whose span (which `syn` finds by printing the call back to
+    /// tokens) is computed only for an error.
+    fn call(&mut self, name: &str, name_span: Span, whole: &Expr, args: &[&Expr]) -> Option<Value> {
         if name == "dot" && args.len() == 1 {
             return self.time_derivative(name_span, args[0]);
         }
@@ -437,7 +441,7 @@ impl<'a> Parser<'a> {
         let values = self.values(args)?;
         if values.len() != arity {
             return self.error(
-                span,
+                whole.span(),
                 format!(
                     "`{name}` takes {arity} argument{} (a method call counts its receiver), got {}",
                     if arity == 1 { "" } else { "s" },
@@ -482,7 +486,7 @@ impl<'a> Parser<'a> {
                 );
             }
         }
-        self.builtin(name, span, args, &values)
+        self.builtin(name, whole, args, &values)
     }
 
     /// The argument `k` as a scalar, or an error at it.
@@ -550,7 +554,7 @@ impl<'a> Parser<'a> {
     fn builtin(
         &mut self,
         name: &str,
-        span: Span,
+        whole: &Expr,
         args: &[&Expr],
         values: &[Value],
     ) -> Option<Value> {
@@ -641,7 +645,7 @@ impl<'a> Parser<'a> {
             }
             "angular_velocity" | "body_angular_velocity" => {
                 let r = self.matrix_arg(name, args, values, 0)?;
-                self.rate_allowed(name, span)?;
+                self.rate_allowed(name, whole)?;
                 self.time_dependent(name, args[0], &values[0])?;
                 Value::Vector(if name == "angular_velocity" {
                     mechanics::angular_velocity(self.pool, &r)
@@ -655,7 +659,7 @@ impl<'a> Parser<'a> {
                 let p = self.vector_arg(name, args, values, 2);
                 let r = self.matrix_arg(name, args, values, 3);
                 let (m, inertia, p, r) = (m?, inertia?, p?, r?);
-                self.rate_allowed(name, span)?;
+                self.rate_allowed(name, whole)?;
                 self.time_dependent(name, args[2], &values[2])?;
                 self.time_dependent(name, args[3], &values[3])?;
                 Value::Scalar(mechanics::kinetic_energy(self.pool, m, &inertia, p, &r))
@@ -673,19 +677,19 @@ impl<'a> Parser<'a> {
                     }
                     None => self.pool.pow(s[0], s[1]),
                 };
-                Value::Scalar(self.defined(result, &s, span)?)
+                Value::Scalar(self.defined(result, &s, whole)?)
             }
         })
     }
 
     /// An error when this context has no velocities, for the functions that make them.
-    fn rate_allowed(&mut self, name: &str, span: Span) -> Option<()> {
+    fn rate_allowed(&mut self, name: &str, whole: &Expr) -> Option<()> {
         if self.context.velocities {
             return Some(());
         }
         let what = self.context.what;
         self.error(
-            span,
+            whole.span(),
             format!("`{name}` gives generalized velocities, which cannot appear in {what}"),
         )
     }
