@@ -96,6 +96,66 @@ fn bad_calls_are_typed_errors() {
     assert!(matches!(missing, ModelError::Read { .. }), "{missing}");
 }
 
+/// `acceleration_with_inputs_in` takes u at each call, on a model shared as it is: q̈ is that
+/// of `set_inputs` then `acceleration`, bit for bit, on the articulated path (the UR5's URDF)
+/// and on a model file; M q̈ = Q (B u included) at those inputs; u of another length is a
+/// typed error.
+#[test]
+fn inputs_passed_per_call_give_the_acceleration_of_the_inputs_set() {
+    let ur5 = Path::new(env!("CARGO_MANIFEST_DIR")).join("robots/ur5_robot.urdf");
+    for model in [
+        Model::from_file(&models().join("cart_double_pendulum.toml")).unwrap(),
+        Model::from_urdf(&ur5, &udk::model::UrdfOptions::default()).unwrap(),
+    ] {
+        let (n, k) = (model.n(), model.inputs().len());
+        assert!(k > 0 && model.m() == 0);
+        let q = DVector::from_fn(n, |i, _| (0.7 * i as f64 + 0.3).sin());
+        let qd = DVector::from_fn(n, |i, _| (0.4 * i as f64).cos());
+        let (mut workspace, mut set) = (model.workspace().unwrap(), model.clone());
+        let mut qdd = DVector::zeros(n);
+        let mut first = None;
+        for s in 1..4 {
+            let u: Vec<f64> = (0..k)
+                .map(|i| s as f64 * (1.3 * i as f64 + 0.2).cos())
+                .collect();
+            model
+                .acceleration_with_inputs_in(
+                    &mut workspace,
+                    q.as_slice(),
+                    qd.as_slice(),
+                    &u,
+                    0.0,
+                    qdd.as_mut_slice(),
+                )
+                .unwrap();
+            set.set_inputs(&u).unwrap();
+            assert_eq!(qdd, set.acceleration(&q, &qd, 0.0).unwrap());
+            let terms = set.terms(&q, &qd, 0.0).unwrap();
+            let residual = &terms.mass_matrix * &qdd - &terms.generalized_force;
+            let scale = terms.generalized_force.amax().max(1.0);
+            assert!(residual.amax() < 1e-10 * scale, "{residual}");
+            // The inputs reach q̈.
+            assert_ne!(Some(&qdd), first.as_ref());
+            first.get_or_insert_with(|| qdd.clone());
+        }
+        let error = model
+            .acceleration_with_inputs_in(
+                &mut workspace,
+                q.as_slice(),
+                qd.as_slice(),
+                &vec![0.0; k + 1],
+                0.0,
+                qdd.as_mut_slice(),
+            )
+            .unwrap_err();
+        assert!(
+            matches!(error, ModelError::Length { what: "u", expected, given, .. }
+                if expected == k && given == k + 1),
+            "{error}"
+        );
+    }
+}
+
 /// The JIT and the tape on one model at a few states: terms, q̈ or ṗ, outputs, bit for bit.
 fn assert_backends_agree(path: &Path) {
     let text = std::fs::read_to_string(path).unwrap();

@@ -123,12 +123,14 @@ impl Model {
     /// [`Model::acceleration`] at (q, q̇, t) into `qdd` (n entries each), with the buffers of
     /// `workspace` (made by [`Model::workspace`] for this model or a clone of it): allocation-free
     /// for an unconstrained kinematic tree, and bit for bit equal to [`Model::acceleration`].
+    /// On an error `qdd` holds no meaningful values.
     ///
     /// # Errors
     /// As [`Model::acceleration`]; [`ModelError::Length`] for `qdd` too.
     ///
     /// # Panics
     /// When `workspace` was made for a model of other sizes.
+    #[inline]
     pub fn acceleration_in(
         &self,
         workspace: &mut Workspace,
@@ -137,31 +139,71 @@ impl Model {
         t: f64,
         qdd: &mut [f64],
     ) -> Result<(), ModelError> {
+        self.acceleration_with_inputs_in(workspace, q, qd, &self.u, t, qdd)
+    }
+
+    /// [`Model::acceleration_in`] at the inputs `u` (k entries, in the order of
+    /// [`Model::inputs`]) instead of those the model holds ([`Model::set_inputs`]): the
+    /// efforts of a controller passed at each call, as to the generated `acceleration`, without
+    /// copying them into the model or needing it mutable (one model can serve many threads).
+    /// The same q̈, bit for bit, as [`Model::set_inputs`] with `u` then
+    /// [`Model::acceleration_in`].
+    ///
+    /// # Errors
+    /// As [`Model::acceleration_in`]; [`ModelError::Length`] for `u` too.
+    ///
+    /// # Panics
+    /// When `workspace` was made for a model of other sizes.
+    pub fn acceleration_with_inputs_in(
+        &self,
+        workspace: &mut Workspace,
+        q: &[f64],
+        qd: &[f64],
+        u: &[f64],
+        t: f64,
+        qdd: &mut [f64],
+    ) -> Result<(), ModelError> {
         let n = self.n();
-        let fits = q.len() == n && qd.len() == n && qdd.len() == n;
+        let fits = q.len() == n && qd.len() == n && qdd.len() == n && u.len() == self.u.len();
         if !fits || self.compiled.hamiltonian {
-            return self.call_error(q, qd, qdd);
+            return self.call_error(q, qd, u, qdd);
         }
         self.parameter_values_into(&mut workspace.params)?;
-        self.solve(workspace, q, qd, t, qdd, None)
+        self.solve_with(workspace, q, qd, u, t, qdd, None)
     }
 
     /// The error of a call of [`Model::acceleration_in`] on a Hamiltonian model or with
-    /// slices of other lengths than n.
+    /// slices of other lengths than n (k for u).
     #[cold]
-    fn call_error(&self, q: &[f64], qd: &[f64], qdd: &[f64]) -> Result<(), ModelError> {
+    fn call_error(&self, q: &[f64], qd: &[f64], u: &[f64], qdd: &[f64]) -> Result<(), ModelError> {
         self.kind(false)?;
         self.check_state(q, qd)?;
-        self.check("qdd", self.n(), qdd.len())
+        self.check("qdd", self.n(), qdd.len())?;
+        self.check("u", self.u.len(), u.len())
     }
 
     /// q̈ into `qdd` and, when asked, the constraint force into `force`, at (q, q̇, t) with the
-    /// parameters of `workspace` (all checked by the caller).
+    /// parameters of `workspace` and the model's inputs (all checked by the caller).
     pub(super) fn solve(
         &self,
         workspace: &mut Workspace,
         q: &[f64],
         qd: &[f64],
+        t: f64,
+        qdd: &mut [f64],
+        force: Option<&mut [f64]>,
+    ) -> Result<(), ModelError> {
+        self.solve_with(workspace, q, qd, &self.u, t, qdd, force)
+    }
+
+    /// [`Model::solve`] at the inputs `u` (checked by the caller).
+    #[allow(clippy::too_many_arguments)]
+    fn solve_with(
+        &self,
+        workspace: &mut Workspace,
+        q: &[f64],
+        qd: &[f64],
+        u: &[f64],
         t: f64,
         qdd: &mut [f64],
         force: Option<&mut [f64]>,
@@ -172,7 +214,10 @@ impl Model {
             terms,
             factored,
         } = workspace;
-        let inputs = self.tape_inputs(q, qd, t, params);
+        let inputs = TapeInputs {
+            u,
+            ..self.tape_inputs(q, qd, t, params)
+        };
         if let (Some(program), Some(f)) = (self.factored()?, factored.as_mut()) {
             let outputs = program.eval(&inputs, &mut f.buffers).expect(CHECKED);
             // The outputs start with q̈₀ and the pivots.
@@ -233,21 +278,25 @@ impl Model {
         qdd: &mut [f64],
         force: Option<&mut [f64]>,
     ) -> Result<(), ModelError> {
-        let finite = |v: &[f64]| v.iter().all(|x| x.is_finite());
-        if !finite(a) {
+        // q̈₀ checked finite in the pass that copies it: no call of `memcpy`.
+        let mut finite = true;
+        for (x, &v) in qdd.iter_mut().zip(a) {
+            finite &= v.is_finite();
+            *x = v;
+        }
+        if !finite {
             return Err(udk_runtime::Error::NonFinite {
                 what: "unconstrained acceleration M⁻¹(Q + C)",
             }
             .into());
         }
         // C is empty for ideal constraints.
-        if !finite(c) {
+        if !c.iter().all(|x| x.is_finite()) {
             return Err(udk_runtime::Error::NonFinite {
                 what: "non-ideal force C",
             }
             .into());
         }
-        qdd.copy_from_slice(a);
         if let Some(force) = force {
             if self.compiled.nonideal {
                 force.copy_from_slice(c);

@@ -2,7 +2,7 @@
 //! - derive + JIT: `Model::from_spec` / `from_urdf` and the first workspace (which compiles
 //!   the articulated-body program), seconds, best of up to 7;
 //! - q̈ per call: the bare JIT-compiled articulated-body program (no `udk::Model` around it),
-//!   the JIT's `acceleration_in` (reused workspace), the tape's (`--interpret`), and the
+//!   the JIT's `acceleration_with_inputs_in` (reused workspace), the tape's (`--interpret`), and the
 //!   generated `acceleration`, on the same states (ns, best of 7 runs);
 //! - batch: `acceleration_batch` on 20,000 states with rayon pools of 1 and 2 threads
 //!   (states per second, best of 5).
@@ -99,16 +99,14 @@ fn calls<T>(rounds: usize, inputs: &[T], mut call: impl FnMut(&T) -> f64) -> f64
     std::hint::black_box(sum)
 }
 
-/// ns per q̈ of `model` (inputs set per state) with a reused workspace.
+/// ns per q̈ of `model` with a reused workspace, the inputs passed per state
+/// (`acceleration_with_inputs_in`, as the generated `acceleration` takes them).
 fn model_ns(model: &Model, states: &[State], measure: Measure) -> f64 {
-    let mut model = model.clone();
     let mut workspace = model.workspace().expect("a Lagrangian model");
     let mut qdd = vec![0.0; model.n()];
     measure.run(Path::Model, states, |(q, qd, tau)| {
-        if !tau.is_empty() {
-            model.set_inputs(tau).expect("k inputs");
-        }
-        (model.acceleration_in(&mut workspace, q, qd, 0.0, &mut qdd)).map_or(f64::NAN, |()| qdd[0])
+        (model.acceleration_with_inputs_in(&mut workspace, q, qd, tau, 0.0, &mut qdd))
+            .map_or(f64::NAN, |()| qdd[0])
     })
 }
 
