@@ -132,12 +132,6 @@ pub enum Error {
         /// Why, e.g. `"an index is repeated"`.
         what: &'static str,
     },
-    /// The normal forces of sliding contacts are not determined. Coulomb's sliding friction
-    /// −μⱼλₙⱼdⱼ enters the multipliers affinely, λ = λ⁰ + Σⱼ Kⱼ μⱼ λₙⱼ, so the sliding
-    /// contacts' λₙ solve (I − K diag μ) λₙ = λ⁰ₙ, and that matrix is singular here: the
-    /// indeterminate case of Painlevé's paradox (Génot & Brogliato 1999).
-    #[error("the sliding contacts' normal forces are indeterminate (Painlevé's paradox)")]
-    IndeterminateFriction,
 }
 
 impl Error {

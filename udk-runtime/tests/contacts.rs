@@ -496,10 +496,8 @@ fn a_block_on_a_belt_moving_across_its_path_slides_against_the_lateral_slip_rate
     let (events, last, modes, forces) = run(tf);
     let names: Vec<&str> = events.iter().map(|e| e.name.as_str()).collect();
     assert_eq!(names, ["belt stick"]);
-    // The integrator's rtol 1e-12 over t* ≈ 0.66 s bounds the crossing's time to a few 1e-12
-    // (a change of q̈ at the rounding level changes the step sequence by that much).
     assert!(
-        (events[0].t - t_stick).abs() < 4e-12,
+        (events[0].t - t_stick).abs() < 1e-12,
         "{} against {t_stick}",
         events[0].t
     );
@@ -682,41 +680,4 @@ fn a_contact_whose_force_would_pull_opens_when_the_modes_are_set() {
     let normal = |name: &str| forces.iter().find(|f| f.name == name).map(|f| f.value);
     assert!((normal("A.normal").unwrap() - 0.5 * MASS * G).abs() < 1e-12);
     assert!((normal("B.normal").unwrap() - 0.5 * MASS * G).abs() < 1e-12);
-}
-
-/// A rod leaning at θ on its lower end A, which slides on the ground y = 0 with friction μ:
-/// φ = y − (L/2) sin θ, s = x − (L/2) cos θ. Its normal and tangential rows are not
-/// M-orthogonal, so the friction feeds back on the normal force: with l = L/2, I = m l²/3, at
-/// θ̇ = 0 and ṡ > 0, n M⁻¹ nᵀ = (1 + 3 cos²θ)/m and n M⁻¹ tᵀ = −3 sin θ cos θ / m, so
-/// λₙ = m g / (1 + 3 cos²θ + 3 μ sin θ cos θ) exactly. At θ = 45° and μ = 0.5 the feedback's
-/// gain is 0.3: fixed-point passes would leave errors of its powers (2.7 % after three).
-#[test]
-fn a_rod_sliding_on_its_end_takes_the_exact_normal_force_of_coupled_friction() {
-    let (mu, theta) = (0.5_f64, std::f64::consts::FRAC_PI_4);
-    let half = 0.5 * LENGTH;
-    let end = Contact::new("A", 0.0, mu, move |q: &[f64], _: &[f64], _| {
-        ContactGeometry {
-            gap: q[1] - half * q[2].sin(),
-            normal: fixed(vec![0.0, 1.0, -half * q[2].cos()]),
-            tangent: fixed(vec![1.0, 0.0, half * q[2].sin()]),
-            lateral: None,
-        }
-    });
-    let rod = Rod { torque: 0.0 };
-    let set = ContactSet::new(&rod, vec![end]).unwrap();
-    let (q, v) = ([0.0, half * theta.sin(), theta], [1.0, 0.0, 0.0]);
-    set.settle(&q, &v, 0.0, 1e-12).unwrap();
-    assert_eq!(set.modes(), [ContactMode::Sliding(1.0)]);
-    let forces = set.forces(&q, &v, 0.0).unwrap();
-    let (sin, cos) = theta.sin_cos();
-    let normal = MASS * G / (1.0 + 3.0 * cos * cos + 3.0 * mu * sin * cos);
-    assert_eq!(forces[0].name, "A.normal");
-    assert!(
-        (forces[0].value - normal).abs() < 1e-12 * normal,
-        "{forces:?} against {normal}"
-    );
-    assert!(
-        (forces[1].value + mu * normal).abs() < 1e-12 * normal,
-        "{forces:?}"
-    );
 }

@@ -124,9 +124,9 @@ pub struct ContactForce {
 ///   s = x − v t, is dragged along until it moves with the belt).
 /// - A sliding contact adds the non-ideal constraint force C = −μ|λₙ| sgn(ṡ) (∂s/∂q)ᵀ (Udwadia
 ///   & Kalaba 1993; Udwadia & Phohomsiri 2006, eq 2.14, with the sliding friction of Coulomb's
-///   law), λₙ the contact's normal multiplier. λₙ depends on C affinely, so the sliding
-///   contacts' λₙ are solved for exactly, a k × k linear system for k sliding contacts; a
-///   singular one is Painlevé's paradox ([`Error::IndeterminateFriction`]).
+///   law), λₙ the contact's normal multiplier. λₙ depends on C, so the two are iterated to a
+///   fixed point (three passes; exact at the first when the normal and tangential directions
+///   are M-orthogonal, as for a block on a plane).
 /// - Touchdown (φ falls through 0 while open) is an impact on the normal row, φ̇⁺ = −e φ̇⁻, with
 ///   the persistent rows (the system's, the other closed contacts') keeping their φ̇ = 0, by
 ///   [`crate::rheonomic_impact()`]; a plastic one (e = 0, or a rebound slower than the
@@ -381,76 +381,37 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             constraint_rhs: b,
             ..base
         };
-        let lambda = match (sliding, multipliers) {
-            (true, _) => self.sliding_friction(&mut terms, &geometry, modes, &indices, qd)?,
-            (false, true) => constraint_multipliers_dyn(terms.view(), &self.kernel)?,
-            (false, false) => DVector::zeros(rows.len()),
+        let given = terms.nonideal_force.clone();
+        let mut lambda = DVector::zeros(rows.len());
+        let passes = match (sliding, multipliers) {
+            (true, _) => 3,
+            (false, true) => 1,
+            (false, false) => 0,
         };
+        for _ in 0..passes {
+            lambda = constraint_multipliers_dyn(terms.view(), &self.kernel)?;
+            if !sliding {
+                break;
+            }
+            let mut friction = given.clone().unwrap_or_else(|| DVector::zeros(n));
+            for (i, mode) in modes.iter().enumerate() {
+                if let (ContactMode::Sliding(sign), Some(normal)) = (mode, indices[i][0]) {
+                    let magnitude = self.contacts[i].friction * lambda[normal].abs();
+                    let d = self.friction_direction(i, &geometry[i], qd, *sign);
+                    friction -= &geometry[i].tangent.gradient * (magnitude * d[0]);
+                    if let Some(lateral) = &geometry[i].lateral {
+                        friction -= &lateral.gradient * (magnitude * d[1]);
+                    }
+                }
+            }
+            terms.nonideal_force = Some(friction);
+        }
         Ok(Solved {
             terms,
             geometry,
             lambda,
             rows: indices,
         })
-    }
-
-    /// Adds the sliding contacts' friction to `terms` (whose rows are those of `modes`, with
-    /// `indices` as [`Solved::rows`]) and returns the multipliers λ of every row.
-    ///
-    /// Each sliding contact j adds the non-ideal force −μⱼλₙⱼdⱼ (dⱼ = (∂s/∂q)ᵀ along its
-    /// friction direction, [`ContactSet::friction_direction`]), and λ is affine in the
-    /// non-ideal force: λ = λ⁰ + Σⱼ Kⱼ μⱼ λₙⱼ, with λ⁰ under the system's own force and Kⱼ
-    /// the response to −dⱼ. So the sliding contacts' normal multipliers solve
-    /// (I − K_S diag μ) λₙ = λ⁰_S (K_S the rows of K at their normal rows) exactly, and λ is
-    /// then solved for under that friction: k + 2 solves of the kernel for k sliding contacts. A tensile λₙ < 0 comes out as it
-    /// is (its friction then pushes along the slip): the contact's lift-off event ends it.
-    ///
-    /// # Errors
-    /// [`Error::IndeterminateFriction`] when I − K_S diag μ is singular; the kernel's errors.
-    fn sliding_friction(
-        &self,
-        terms: &mut DynamicLagrangianTerms,
-        geometry: &[ContactGeometry],
-        modes: &[ContactMode],
-        indices: &[[Option<usize>; 3]],
-        qd: &[f64],
-    ) -> Result<DVector<f64>, Error> {
-        let given = (terms.nonideal_force.take()).unwrap_or_else(|| DVector::zeros(qd.len()));
-        // (normal row, μ dⱼ) of each sliding contact.
-        let slides: Vec<(usize, DVector<f64>)> = (modes.iter().enumerate())
-            .filter_map(|(i, mode)| match (mode, indices[i][0]) {
-                (ContactMode::Sliding(sign), Some(normal)) => {
-                    let d = self.friction_direction(i, &geometry[i], qd, *sign);
-                    let mut direction = &geometry[i].tangent.gradient * d[0];
-                    if let Some(lateral) = &geometry[i].lateral {
-                        direction += &lateral.gradient * d[1];
-                    }
-                    Some((normal, direction * self.contacts[i].friction))
-                }
-                _ => None,
-            })
-            .collect();
-        terms.nonideal_force = Some(given.clone());
-        let free = constraint_multipliers_dyn(terms.view(), &self.kernel)?;
-        let k = slides.len();
-        let mut gain = DMatrix::<f64>::identity(k, k);
-        for (j, (_, direction)) in slides.iter().enumerate() {
-            terms.nonideal_force = Some(&given - direction);
-            let response = constraint_multipliers_dyn(terms.view(), &self.kernel)? - &free;
-            for (i, (normal, _)) in slides.iter().enumerate() {
-                gain[(i, j)] -= response[*normal];
-            }
-        }
-        let rhs = DVector::from_iterator(k, slides.iter().map(|(normal, _)| free[*normal]));
-        let normals = (gain.lu().solve(&rhs))
-            .filter(|x| x.iter().all(|v| v.is_finite()))
-            .ok_or(Error::IndeterminateFriction)?;
-        let mut force = given;
-        for ((_, direction), normal) in slides.iter().zip(&normals) {
-            force -= direction * *normal;
-        }
-        terms.nonideal_force = Some(force);
-        constraint_multipliers_dyn(terms.view(), &self.kernel)
     }
 
     /// The mode of closed contact i at a state where ṡ = 0: sticking where the friction cone
