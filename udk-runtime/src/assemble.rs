@@ -109,11 +109,12 @@ pub(crate) struct Levels<F, DF, R, DR> {
 /// (q, v) projected: q by Gauss–Newton steps on f(q) = 0, then v on r(q, v) = 0 at the new q.
 ///
 /// # Errors
-/// `NonFinite` for a non-finite state or residual, `InvalidOption` for bad options, a failed
-/// pseudoinverse, or the error of a Jacobian.
+/// `DimensionMismatch` when q and v differ in length, `NonFinite` for a non-finite state or
+/// residual, `InvalidOption` for bad options, a failed pseudoinverse, or the error of a
+/// Jacobian.
 pub(crate) fn assemble<F, DF, R, DR>(
-    q: DVector<f64>,
-    v: DVector<f64>,
+    q: &[f64],
+    v: &[f64],
     options: &AssemblyOptions,
     levels: Levels<F, DF, R, DR>,
 ) -> Result<Assembly<DVector<f64>>, Error>
@@ -123,6 +124,14 @@ where
     R: Fn(&DVector<f64>, &DVector<f64>) -> DVector<f64>,
     DR: Fn(&DVector<f64>, &DVector<f64>) -> Result<DMatrix<f64>, Error>,
 {
+    if q.len() != v.len() {
+        return Err(Error::DimensionMismatch {
+            what: "velocities or momenta",
+            expected: (q.len(), 1),
+            found: (v.len(), 1),
+        });
+    }
+    let (q, v) = (DVector::from_column_slice(q), DVector::from_column_slice(v));
     let Levels { f, df, r, dr } = levels;
     let n = q.len();
     if !(options.tolerance.is_finite() && options.tolerance >= 0.0) {
@@ -258,7 +267,7 @@ where
             Ok(dynamic_matrix(&a))
         },
     };
-    let assembly = assemble(dynamic(q), dynamic(qd), options, levels)?;
+    let assembly = assemble(q.as_slice(), qd.as_slice(), options, levels)?;
     Ok(assembly.into_fixed())
 }
 
@@ -295,6 +304,6 @@ where
             Ok(dynamic_matrix(&system.terms(&fixed(q), &fixed(p), t).a_p))
         },
     };
-    let assembly = assemble(dynamic(q), dynamic(p), options, levels)?;
+    let assembly = assemble(q.as_slice(), p.as_slice(), options, levels)?;
     Ok(assembly.into_fixed())
 }

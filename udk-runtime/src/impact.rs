@@ -98,14 +98,13 @@ where
         + Allocator<N>
         + Allocator<R>,
 {
-    let no_impulse = velocity.map(|_| 0.0);
     impact_under(
         mass_matrix,
         constraint_matrix,
         None,
         restitution,
         velocity,
-        &no_impulse,
+        None,
         options,
     )
 }
@@ -153,14 +152,13 @@ where
         + Allocator<N>
         + Allocator<R>,
 {
-    let no_impulse = velocity.map(|_| 0.0);
     impact_under(
         mass_matrix,
         constraint_matrix,
         Some(rates),
         restitution,
         velocity,
-        &no_impulse,
+        None,
         options,
     )
 }
@@ -249,14 +247,13 @@ where
     validate::shape(direction, (velocity.len(), 1), "friction direction d")?;
     validate::finite(direction, "friction direction d")?;
     let under = |c: f64| {
-        let impulse = direction * (mu * c);
         impact_under(
             mass_matrix,
             constraint_matrix,
             Some(rates),
             restitution,
             velocity,
-            &impulse,
+            Some(direction * (mu * c)),
             options,
         )
     };
@@ -271,20 +268,22 @@ where
 }
 
 /// [`rheonomic_impact`] of the rows Ĵ with their rates r (`None`: fixed rows, r = 0) under a
-/// given generalized impulse `impulse` (n entries, acting with the constraints' Ĵᵀλ): the jump
-/// of M Δq̇ = Ĵᵀλ + `impulse`, Ĵ q̇⁺ = b̂. The outcome's generalized impulse is the whole M Δq̇.
+/// given generalized impulse `impulse` (n entries, acting with the constraints' Ĵᵀλ; `None`:
+/// none): the jump of M Δq̇ = Ĵᵀλ + `impulse`, Ĵ q̇⁺ = b̂. The outcome's generalized impulse is
+/// the whole M Δq̇.
 fn impact_under<N: Dim, R: Dim>(
     mass_matrix: &OMatrix<f64, N, N>,
     constraint_matrix: &OMatrix<f64, R, N>,
     rates: Option<&OVector<f64, R>>,
     restitution: &OVector<f64, R>,
     velocity: &OVector<f64, N>,
-    impulse: &OVector<f64, N>,
+    impulse: Option<OVector<f64, N>>,
     options: &Options,
 ) -> Result<Impact<N, R>, Error>
 where
     DefaultAllocator: KernelAllocator<N, R>,
 {
+    let impulse = &impulse.unwrap_or_else(|| velocity.map(|_| 0.0));
     let (m, n) = constraint_matrix.shape();
     validate::shape(restitution, (m, 1), "restitution e")?;
     validate::shape(velocity, (n, 1), "velocity q̇⁻")?;

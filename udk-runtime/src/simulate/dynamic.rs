@@ -11,7 +11,7 @@
 //! The runs hand each sample to an observer as soon as it is recorded, so that a caller can
 //! write the trajectory as it goes.
 
-use super::dynamics::{finite, join, Dynamics, State, WithOptions};
+use super::dynamics::{finite, join, split_residuals, Dynamics, State, WithOptions};
 use super::events::Event;
 use super::integrate::run;
 use super::stabilization::solve_stabilized;
@@ -310,7 +310,6 @@ pub fn consistent_dynamic_lagrangian_state<S: DynamicLagrangianSystem>(
     t: f64,
     options: &AssemblyOptions,
 ) -> Result<Assembly<DVector<f64>>, Error> {
-    same_length(q, qd)?;
     let levels = Levels {
         f: |q: &DVector<f64>| system.holonomic_residual(q.as_slice(), t),
         df: |q: &DVector<f64>, qd: &DVector<f64>| {
@@ -329,12 +328,7 @@ pub fn consistent_dynamic_lagrangian_state<S: DynamicLagrangianSystem>(
                 .constraint_matrix)
         },
     };
-    assemble(
-        DVector::from_column_slice(q),
-        DVector::from_column_slice(qd),
-        options,
-        levels,
-    )
+    assemble(q, qd, options, levels)
 }
 
 /// [`crate::consistent_hamiltonian_state`] for a Hamiltonian system of run-time size.
@@ -349,7 +343,6 @@ pub fn consistent_dynamic_hamiltonian_state<S: DynamicHamiltonianSystem>(
     t: f64,
     options: &AssemblyOptions,
 ) -> Result<Assembly<DVector<f64>>, Error> {
-    same_length(q, p)?;
     let levels = Levels {
         f: |q: &DVector<f64>| system.holonomic_residual(q.as_slice(), t),
         df: |q: &DVector<f64>, p: &DVector<f64>| {
@@ -363,32 +356,7 @@ pub fn consistent_dynamic_hamiltonian_state<S: DynamicHamiltonianSystem>(
             Ok(system.terms(q.as_slice(), p.as_slice(), t).a_p)
         },
     };
-    assemble(
-        DVector::from_column_slice(q),
-        DVector::from_column_slice(p),
-        options,
-        levels,
-    )
-}
-
-/// `Err(DimensionMismatch)` unless the two halves of a state have the same length.
-fn same_length(q: &[f64], v: &[f64]) -> Result<(), Error> {
-    match q.len() == v.len() {
-        true => Ok(()),
-        false => Err(Error::DimensionMismatch {
-            what: "velocities or momenta",
-            expected: (q.len(), 1),
-            found: (v.len(), 1),
-        }),
-    }
-}
-
-/// The holonomic rows of an aligned f and the velocity-level rows, as vectors.
-fn split_residuals(f: DVector<f64>, r: DVector<f64>, num_holonomic: usize) -> (Vec<f64>, Vec<f64>) {
-    (
-        f.iter().take(num_holonomic).copied().collect(),
-        r.as_slice().to_vec(),
-    )
+    assemble(q, p, options, levels)
 }
 
 /// The assembled state as a first-order state of n = `N` coordinates.
@@ -523,7 +491,7 @@ impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
         let (q, qd) = halves(x);
         let f = self.system.holonomic_residual(q, t);
         let r = self.system.velocity_residual(q, qd, t);
-        split_residuals(f, r, self.system.num_holonomic())
+        split_residuals(f.as_slice(), r.as_slice(), self.system.num_holonomic())
     }
 
     fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error> {
@@ -594,7 +562,7 @@ impl<S: DynamicHamiltonianSystem, const N: usize> Dynamics<N>
         let (q, p) = halves(x);
         let f = self.system.holonomic_residual(q, t);
         let r = self.system.constraint_residual(q, p, t);
-        split_residuals(f, r, self.system.num_holonomic())
+        split_residuals(f.as_slice(), r.as_slice(), self.system.num_holonomic())
     }
 
     fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error> {

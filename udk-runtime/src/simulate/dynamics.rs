@@ -110,6 +110,12 @@ pub(crate) fn join<const N: usize>(q: &SVector<f64, N>, v: &SVector<f64, N>) -> 
     State::from_columns(&[*q, *v])
 }
 
+/// The first `num_holonomic` rows of an aligned f (the holonomic constraints) and the
+/// velocity-level rows r, as the two vectors of [`Dynamics::residuals`].
+pub(crate) fn split_residuals(f: &[f64], r: &[f64], num_holonomic: usize) -> (Vec<f64>, Vec<f64>) {
+    (f.iter().take(num_holonomic).copied().collect(), r.to_vec())
+}
+
 /// `Err(NonFinite)` unless every entry of `x` is finite.
 pub(crate) fn finite<X: differential_equations::traits::State<f64>>(
     x: &X,
@@ -228,10 +234,7 @@ impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
         let (q, qd) = split(x);
         let f = self.system.holonomic_residual(&q, t);
         let r = self.system.velocity_residual(&q, &qd, t);
-        (
-            f.iter().take(S::NUM_HOLONOMIC).copied().collect(),
-            r.as_slice().to_vec(),
-        )
+        split_residuals(f.as_slice(), r.as_slice(), S::NUM_HOLONOMIC)
     }
 
     fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error> {
@@ -312,10 +315,7 @@ impl<S: HamiltonianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
         let (q, p) = split(x);
         let f = self.system.holonomic_residual(&q, t);
         let r = self.system.constraint_residual(&q, &p, t);
-        (
-            f.iter().take(S::NUM_HOLONOMIC).copied().collect(),
-            r.as_slice().to_vec(),
-        )
+        split_residuals(f.as_slice(), r.as_slice(), S::NUM_HOLONOMIC)
     }
 
     fn project(&self, t: f64, x: &State<N>, projection: &Projection) -> Result<State<N>, Error> {

@@ -436,82 +436,35 @@ pub(super) fn run_to_end<D: Dynamics<N>, const N: usize>(
     finite(&x0, "initial state").map_err(|_| SimulationError::NonFiniteStart)?;
     let (rtol, atol) = (options.rtol, options.atol);
     let (start, hooks) = ((x0, t0, tf), (events, observe));
+    // An adaptive method with the run's tolerances, its initial step h0 and the steps left.
+    macro_rules! adaptive {
+        ($method:expr, $dense:expr) => {
+            run_with(
+                dynamics,
+                start,
+                options,
+                hooks,
+                |h0, _, max_steps| $method.rtol(rtol).atol(atol).max_steps(max_steps).h0(h0),
+                $dense,
+            )
+        };
+    }
     match options.method {
-        Method::Dop853 => run_with(
-            dynamics,
-            start,
-            options,
-            hooks,
-            |h0, _, max_steps| {
-                let mut method = ExplicitRungeKutta::<
-                    Ordinary,
-                    DormandPrince,
-                    f64,
-                    D::Integrated,
-                    8,
-                    12,
-                    16,
-                >::dop853()
-                .rtol(rtol)
-                .atol(atol)
-                .max_steps(max_steps);
-                method.h0 = h0;
-                method
-            },
-            Dense::Dop853,
+        Method::Dop853 => adaptive!(
+            ExplicitRungeKutta::<Ordinary, DormandPrince, f64, D::Integrated, 8, 12, 16>::dop853(),
+            Dense::Dop853
         ),
-        Method::Dopri5 => run_with(
-            dynamics,
-            start,
-            options,
-            hooks,
-            |h0, _, max_steps| {
-                let mut method = ExplicitRungeKutta::<
-                    Ordinary,
-                    DormandPrince,
-                    f64,
-                    D::Integrated,
-                    5,
-                    7,
-                    7,
-                >::dopri5()
-                .rtol(rtol)
-                .atol(atol)
-                .max_steps(max_steps);
-                method.h0 = h0;
-                method
-            },
-            Dense::Direct,
+        Method::Dopri5 => adaptive!(
+            ExplicitRungeKutta::<Ordinary, DormandPrince, f64, D::Integrated, 5, 7, 7>::dopri5(),
+            Dense::Direct
         ),
-        Method::Radau5 => run_with(
-            dynamics,
-            start,
-            options,
-            hooks,
-            |h0, _, max_steps| {
-                let mut method =
-                    ImplicitRungeKutta::<Ordinary, Radau, f64, D::Integrated, 5, 3, 3>::radau5()
-                        .rtol(rtol)
-                        .atol(atol)
-                        .max_steps(max_steps);
-                method.h0 = h0;
-                method
-            },
-            Dense::Direct,
+        Method::Radau5 => adaptive!(
+            ImplicitRungeKutta::<Ordinary, Radau, f64, D::Integrated, 5, 3, 3>::radau5(),
+            Dense::Direct
         ),
-        Method::Bdf => run_with(
-            dynamics,
-            start,
-            options,
-            hooks,
-            |h0, _, max_steps| {
-                BackwardDifferentiationFormula::<Ordinary, f64, D::Integrated>::adaptive()
-                    .rtol(rtol)
-                    .atol(atol)
-                    .max_steps(max_steps)
-                    .h0(h0)
-            },
-            Dense::Direct,
+        Method::Bdf => adaptive!(
+            BackwardDifferentiationFormula::<Ordinary, f64, D::Integrated>::adaptive(),
+            Dense::Direct
         ),
         Method::Rk4 { step } => run_with(
             dynamics,
