@@ -341,8 +341,10 @@ impl Recording for Motion {
 }
 
 impl System<'_> {
-    /// The monitor's outputs (energy, f, velocity-level rows) at (q, v, t).
+    /// The monitor's outputs (energy, f, velocity-level rows) at (q, v, t); panics unless q
+    /// and v have n entries.
     fn values(&self, q: &[f64], v: &[f64], t: f64) -> Vec<f64> {
+        self.inputs_ok(q, v);
         let monitor = self.monitor;
         let mut values = vec![0.0; monitor.outputs()];
         let mut regs = vec![0.0; monitor.registers()];
@@ -409,17 +411,14 @@ impl DynamicLagrangianSystem for System<'_> {
     }
 
     fn energy(&self, q: &[f64], qd: &[f64], t: f64) -> f64 {
-        self.inputs_ok(q, qd);
         self.values(q, qd, t)[0]
     }
 
     fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
-        self.inputs_ok(q, q);
         self.aligned_holonomic(q, t)
     }
 
     fn velocity_residual(&self, q: &[f64], qd: &[f64], t: f64) -> DVector<f64> {
-        self.inputs_ok(q, qd);
         self.velocity_rows(q, qd, t)
     }
 
@@ -478,17 +477,14 @@ impl DynamicHamiltonianSystem for System<'_> {
     }
 
     fn hamiltonian(&self, q: &[f64], p: &[f64], t: f64) -> f64 {
-        self.inputs_ok(q, p);
         self.values(q, p, t)[0]
     }
 
     fn holonomic_residual(&self, q: &[f64], t: f64) -> DVector<f64> {
-        self.inputs_ok(q, q);
         self.aligned_holonomic(q, t)
     }
 
     fn constraint_residual(&self, q: &[f64], p: &[f64], t: f64) -> DVector<f64> {
-        self.inputs_ok(q, p);
         self.velocity_rows(q, p, t)
     }
 }
