@@ -23,49 +23,27 @@
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::path::Path;
-use udk::lagrangian;
-use udk::nalgebra::{SVector, UnitQuaternion};
+use udk::nalgebra::SVector;
 use udk::runtime::simulate::{
     ground_contacts, simulate_free_flyer_with_contacts, ContactSet, FreeFlyer, OutputTable,
     PlotOptions, SimulationOptions,
 };
 
-/// Solo12 on a free flyer, its four feet as link points.
-#[lagrangian(
-    urdf = "robots/example-robot-data/solo_description/robots/solo12.urdf",
-    floating_base = true,
-    outputs(
-        FL = link_position("FL_FOOT"),
-        FR = link_position("FR_FOOT"),
-        HL = link_position("HL_FOOT"),
-        HR = link_position("HR_FOOT"),
-    )
-)]
-struct Solo12;
+/// Solo12 on a free flyer with its feet as link points, its standing posture, PD law and
+/// landing start.
+#[path = "../tests/solo12_support/mod.rs"]
+mod solo12_support;
+use solo12_support::{landing_start, pd, Solo12};
 
-/// The standing posture (rad): HAA ±0.1, HFE ±0.8, KFE ∓1.6, front legs then hind legs.
-const POSTURE: [f64; 12] = [
-    0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6,
-];
-/// PD gains: N·m/rad and N·m·s/rad.
-const GAINS: (f64, f64) = (20.0, 0.5);
 /// Friction coefficient of the feet on the ground.
 const FRICTION: f64 = 1.5;
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
-    let pd = |_: f64, q: &SVector<f64, 19>, v: &[f64], tau: &mut [f64]| {
-        for (j, tau) in tau.iter_mut().enumerate() {
-            *tau = GAINS.0 * (POSTURE[j] - q[7 + j]) - GAINS.1 * v[6 + j];
-        }
-    };
-    let robot = FreeFlyer::new(&Solo12, &pd);
+    let efforts =
+        |_: f64, q: &SVector<f64, 19>, v: &[f64], tau: &mut [f64]| pd(q.as_slice(), v, tau);
+    let robot = FreeFlyer::new(&Solo12, &efforts);
     let set = ContactSet::new(robot, ground_contacts(&Solo12, 0.0, 0.0, FRICTION))?;
-    let mut q0 = SVector::<f64, 19>::zeros();
-    q0[2] = 0.3;
-    let turn = UnitQuaternion::from_euler_angles(0.05, 0.03, 0.0);
-    q0.fixed_rows_mut::<4>(3)
-        .copy_from(&turn.quaternion().coords);
-    q0.fixed_rows_mut::<12>(7).copy_from_slice(&POSTURE);
+    let q0 = landing_start();
     let options = SimulationOptions {
         rtol: 1e-10,
         atol: 1e-12,

@@ -6,9 +6,10 @@
 
 use std::ops::ControlFlow;
 use udk::lagrangian;
-use udk::nalgebra::{Vector1, Vector2};
+use udk::nalgebra::{SVector, Vector1, Vector2};
 use udk::runtime::simulate::{
-    simulate_dynamic_lagrangian_with_events, ContactMode, SimulationError, SimulationOptions,
+    simulate_dynamic_lagrangian_with_events, ContactMode, ContactSet, DynamicLagrangianSystem,
+    SimulationError, SimulationOptions, Trajectory,
 };
 use udk::runtime::Error;
 
@@ -19,6 +20,19 @@ fn tight() -> SimulationOptions {
         atol: 1e-14,
         ..SimulationOptions::default()
     }
+}
+
+/// The run of `contacts` with their events from `start` at t = 0 to `tf`, under `options`.
+fn simulate<'a, S: DynamicLagrangianSystem, const N: usize>(
+    contacts: &'a ContactSet<'a, S>,
+    start: (&SVector<f64, N>, &SVector<f64, N>),
+    tf: f64,
+    options: &SimulationOptions,
+) -> Result<Trajectory<N>, SimulationError<N>> {
+    let events = contacts.events::<N>();
+    simulate_dynamic_lagrangian_with_events(contacts, start, (0.0, tf), options, &events, |_| {
+        ControlFlow::Continue(())
+    })
 }
 
 /// A ball of mass m falling under gravity g onto the ground y = 0, restitution e, coming to
@@ -45,20 +59,11 @@ fn a_ball_written_in_the_macro_bounces_at_the_closed_form_times_and_rests() {
     };
     assert_eq!(Ball::CONTACT_NAMES, ["ground"]);
     let contacts = ball.contact_set().unwrap();
-    let events = contacts.events::<1>();
     let h = 1.0;
     let start = (&Vector1::new(h), &Vector1::zeros());
     let accumulation = (2.0 * h / ball.g).sqrt() * (1.0 + ball.e) / (1.0 - ball.e);
     let tf = accumulation + 1.0;
-    let run = simulate_dynamic_lagrangian_with_events(
-        &contacts,
-        start,
-        (0.0, tf),
-        &tight(),
-        &events,
-        |_| ControlFlow::Continue(()),
-    )
-    .unwrap();
+    let run = simulate(&contacts, start, tf, &tight()).unwrap();
     // t_k = √(2h/g) (1 + 2e + … + 2e^(k−1)); the last impact is plastic (e|v| < rest).
     let t1 = (2.0 * h / ball.g).sqrt();
     let mut expected = t1;
@@ -118,21 +123,12 @@ fn bowl_drift(tf: f64, rtol: f64) -> f64 {
         .settle(q.as_slice(), qd.as_slice(), 0.0, 1e-12)
         .unwrap();
     assert_eq!(contacts.modes(), [ContactMode::Sticking]);
-    let events = contacts.events::<2>();
     let options = SimulationOptions {
         rtol,
         atol: rtol * 1e-2,
         ..SimulationOptions::default()
     };
-    let run = simulate_dynamic_lagrangian_with_events(
-        &contacts,
-        (&q, &qd),
-        (0.0, tf),
-        &options,
-        &events,
-        |_| ControlFlow::Continue(()),
-    )
-    .unwrap();
+    let run = simulate(&contacts, (&q, &qd), tf, &options).unwrap();
     assert!(run.events.is_empty(), "{:?}", run.events);
     (run.samples.iter())
         .map(|s| (bowl.r - s.q.norm()).abs())
@@ -174,16 +170,8 @@ fn contacts_whose_impulses_have_no_solution_give_the_typed_error() {
         e: 0.5,
     };
     let contacts = driven.contact_set().unwrap();
-    let events = contacts.events::<1>();
     let start = (&Vector1::zeros(), &Vector1::new(driven.w));
-    let run = simulate_dynamic_lagrangian_with_events(
-        &contacts,
-        start,
-        (0.0, 2.0),
-        &tight(),
-        &events,
-        |_| ControlFlow::Continue(()),
-    );
+    let run = simulate(&contacts, start, 2.0, &tight());
     match run {
         Err(SimulationError::Reset {
             name, time, source, ..
@@ -228,17 +216,8 @@ fn a_frictionless_contact_slides_under_any_tangential_force() {
         contacts
             .settle(q.as_slice(), qd.as_slice(), 0.0, 1e-12)
             .unwrap();
-        let events = contacts.events::<2>();
         let tf = 1.5;
-        let run = simulate_dynamic_lagrangian_with_events(
-            &contacts,
-            (&q, &qd),
-            (0.0, tf),
-            &tight(),
-            &events,
-            |_| ControlFlow::Continue(()),
-        )
-        .unwrap();
+        let run = simulate(&contacts, (&q, &qd), tf, &tight()).unwrap();
         let names: Vec<&str> = run.events.iter().map(|e| e.name.as_str()).collect();
         let expected: &[&str] = if h > 0.0 { &["floor touchdown"] } else { &[] };
         assert_eq!(names, expected);
@@ -314,7 +293,6 @@ fn a_rod_touches_down_with_a_sliding_or_a_sticking_frictional_impact_by_newton_e
             mu,
         };
         let contacts = rod.contact_set().unwrap();
-        let events = contacts.events::<3>();
         let (theta, height) = (0.5_f64, 0.6);
         let drop = height - 0.5 * rod.l * theta.sin();
         let t1 = (2.0 * drop / rod.g).sqrt();
@@ -322,15 +300,7 @@ fn a_rod_touches_down_with_a_sliding_or_a_sticking_frictional_impact_by_newton_e
             udk::nalgebra::Vector3::new(0.0, height, theta),
             udk::nalgebra::Vector3::zeros(),
         );
-        let run = simulate_dynamic_lagrangian_with_events(
-            &contacts,
-            (&q, &qd),
-            (0.0, t1 + 1e-3),
-            &tight(),
-            &events,
-            |_| ControlFlow::Continue(()),
-        )
-        .unwrap();
+        let run = simulate(&contacts, (&q, &qd), t1 + 1e-3, &tight()).unwrap();
         let touchdown = &run.events[0];
         assert_eq!(touchdown.name, "end_a touchdown");
         assert!(
@@ -394,17 +364,8 @@ fn a_ball_on_a_rising_platform_bounces_relative_to_it_and_rides_it() {
     };
     let (g, v, e, h, tf) = (ball.g, ball.v, ball.e, 1.0, 2.0);
     let contacts = ball.contact_set().unwrap();
-    let events = contacts.events::<1>();
     let start = (&Vector1::new(h), &Vector1::zeros());
-    let run = simulate_dynamic_lagrangian_with_events(
-        &contacts,
-        start,
-        (0.0, tf),
-        &tight(),
-        &events,
-        |_| ControlFlow::Continue(()),
-    )
-    .unwrap();
+    let run = simulate(&contacts, start, tf, &tight()).unwrap();
     // The first impact at g t²/2 + v t = h, meeting the platform at w₁ = v + g t₁ relative to
     // it; the platform's frame is inertial, so impact k + 1 meets it at eᵏ w₁ and leaves it at
     // ẏ⁺ = v + eᵏ⁺¹ w₁ (= v + e(v − ẏ⁻)), the next coming 2 eᵏ⁺¹ w₁ / g later.
@@ -473,17 +434,8 @@ fn a_block_dropped_on_a_conveyor_belt_is_carried_at_the_belt_speed() {
         };
         let (g, v) = (block.g, block.v);
         let contacts = block.contact_set().unwrap();
-        let events = contacts.events::<2>();
         let (q, qd) = (Vector2::new(0.0, h), Vector2::new(0.4, 0.0));
-        let run = simulate_dynamic_lagrangian_with_events(
-            &contacts,
-            (&q, &qd),
-            (0.0, tf),
-            &tight(),
-            &events,
-            |_| ControlFlow::Continue(()),
-        )
-        .unwrap();
+        let run = simulate(&contacts, (&q, &qd), tf, &tight()).unwrap();
         // Touchdown at u = √(2gh), slipping at 0.4 − v relative to the belt: sticking would
         // need the tangential impulse m (v − 0.4) > μ m u, so friction gives μ m u and the
         // block slides on, dragged at μ g until it moves with the belt.

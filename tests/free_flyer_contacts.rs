@@ -9,8 +9,7 @@
 use std::cell::RefCell;
 use std::ops::AddAssign;
 use std::ops::ControlFlow;
-use udk::lagrangian;
-use udk::nalgebra::{DMatrix, DVector, SVector, UnitQuaternion};
+use udk::nalgebra::{DMatrix, DVector, SVector};
 use udk::runtime::simulate::{
     ground_contacts, simulate_free_flyer_with_contacts, ContactMode, ContactSet, FreeFlyer,
     SimulationOptions,
@@ -20,18 +19,8 @@ use udk::runtime::{impact, Options};
 mod fixture_support;
 use fixture_support::{assert_close, numbers, JointOrder};
 
-/// Solo12 on a free flyer with its four feet as link points.
-#[lagrangian(
-    urdf = "robots/example-robot-data/solo_description/robots/solo12.urdf",
-    floating_base = true,
-    outputs(
-        FL = link_position("FL_FOOT"),
-        FR = link_position("FR_FOOT"),
-        HL = link_position("HL_FOOT"),
-        HR = link_position("HR_FOOT"),
-    )
-)]
-struct Solo12;
+mod solo12_support;
+use solo12_support::{landing_start, pd, Solo12};
 
 type Q = SVector<f64, 19>;
 type V = SVector<f64, 18>;
@@ -189,35 +178,16 @@ fn four_feet_plastic_impact_matches_pinocchio_impulse_dynamics() {
     }
 }
 
-/// The standing posture of example-robot-data's SRDF: HAA ±0.1 rad, HFE ±0.8, KFE ∓1.6
-/// (front legs, then hind legs).
-fn standing() -> [f64; 12] {
-    [
-        0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6,
-    ]
-}
-
 /// Solo12 dropped with its base 0.3 m above the ground, tilted by 0.05 rad in roll and
 /// 0.03 rad in pitch (so that the feet touch down one at a time), in the standing posture,
 /// under a PD law τ = Kp (q* − q) − Kd q̇ on the joints; friction μ = 1.5, plastic touchdowns.
 /// The feet touch down one by one, stick, one slips and sticks again.
 #[test]
 fn solo12_lands_and_stands_on_four_feet() {
-    let (kp, kd) = (20.0, 0.5);
-    let posture = standing();
-    let pd = move |_: f64, q: &Q, v: &[f64], tau: &mut [f64]| {
-        for j in 0..12 {
-            tau[j] = kp * (posture[j] - q[7 + j]) - kd * v[6 + j];
-        }
-    };
-    let robot = FreeFlyer::new(&Solo12, &pd);
+    let efforts = |_: f64, q: &Q, v: &[f64], tau: &mut [f64]| pd(q.as_slice(), v, tau);
+    let robot = FreeFlyer::new(&Solo12, &efforts);
     let set = ContactSet::new(robot, ground_contacts(&Solo12, 0.0, 0.0, 1.5)).expect("contacts");
-    let turn = UnitQuaternion::from_euler_angles(0.05, 0.03, 0.0);
-    let mut q0 = Q::zeros();
-    q0[2] = 0.3;
-    q0.fixed_rows_mut::<4>(3)
-        .copy_from(&turn.quaternion().coords);
-    q0.fixed_rows_mut::<12>(7).copy_from_slice(&posture);
+    let q0 = landing_start();
     let options = SimulationOptions {
         rtol: 1e-10,
         atol: 1e-12,

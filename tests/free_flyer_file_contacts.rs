@@ -8,7 +8,6 @@
 use std::cell::RefCell;
 use std::ops::ControlFlow;
 use std::path::Path;
-use udk::lagrangian;
 use udk::model::{FreeFlyerModel, ModelError};
 use udk::nalgebra::SVector;
 use udk::runtime::simulate::{
@@ -18,32 +17,10 @@ use udk::runtime::simulate::{
 mod fixture_support;
 use fixture_support::assert_close;
 
-/// The model file's robot, by the macro, its feet as link points.
-#[lagrangian(
-    urdf = "robots/example-robot-data/solo_description/robots/solo12.urdf",
-    floating_base = true,
-    outputs(
-        FL = link_position("FL_FOOT"),
-        FR = link_position("FR_FOOT"),
-        HL = link_position("HL_FOOT"),
-        HR = link_position("HR_FOOT"),
-    )
-)]
-struct Solo12;
+mod solo12_support;
+use solo12_support::{pd, Solo12, GAINS, POSTURE};
 
 const FILE: &str = "tests/fixtures/solo12_landing.toml";
-
-/// The standing posture (rad) and PD gains (N·m/rad, N·m·s/rad) of examples/solo12_landing.rs.
-const POSTURE: [f64; 12] = [
-    0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6,
-];
-const GAINS: (f64, f64) = (20.0, 0.5);
-
-fn pd(q: &[f64], v: &[f64], tau: &mut [f64]) {
-    for (j, tau) in tau.iter_mut().enumerate() {
-        *tau = GAINS.0 * (POSTURE[j] - q[7 + j]) - GAINS.1 * v[6 + j];
-    }
-}
 
 fn initial() -> (Vec<f64>, Vec<f64>) {
     let spec: udk::ModelSpec =

@@ -5,7 +5,6 @@
 //! floating joint refused by every run-time front end.
 
 use std::path::Path;
-use udk::lagrangian;
 use udk::model::{FreeFlyerModel, ModelError};
 use udk::nalgebra::SVector;
 use udk::runtime::simulate::{simulate_free_flyer, SimulationOptions};
@@ -13,18 +12,8 @@ use udk::runtime::simulate::{simulate_free_flyer, SimulationOptions};
 mod fixture_support;
 use fixture_support::{assert_close, numbers, JointOrder};
 
-/// The model file's robot, by the macro.
-#[lagrangian(
-    urdf = "robots/example-robot-data/solo_description/robots/solo12.urdf",
-    floating_base = true,
-    outputs(
-        FL = link_position("FL_FOOT"),
-        FR = link_position("FR_FOOT"),
-        HL = link_position("HL_FOOT"),
-        HR = link_position("HR_FOOT"),
-    )
-)]
-struct Solo12;
+mod solo12_support;
+use solo12_support::{Solo12, POSTURE};
 
 const FILE: &str = "tests/fixtures/solo12_floating.toml";
 
@@ -101,9 +90,7 @@ fn the_model_file_simulates_as_the_macro_does_and_keeps_a_unit_quaternion() {
     let norm = (q0[3..7].iter().map(|x| x * x).sum::<f64>() + 0.9).sqrt();
     q0[6] = 0.9f64.sqrt();
     q0[3..7].iter_mut().for_each(|x| *x /= norm);
-    q0.extend([
-        0.1, 0.8, -1.6, -0.1, 0.8, -1.6, 0.1, -0.8, 1.6, -0.1, -0.8, 1.6,
-    ]);
+    q0.extend(POSTURE);
     let v0: Vec<f64> = (0..18).map(|i| 0.3 * ((i as f64) * 0.7).sin()).collect();
     let tau: Vec<f64> = (0..12).map(|i| 0.05 * ((i as f64) * 1.3).cos()).collect();
     let options = SimulationOptions {

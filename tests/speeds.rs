@@ -6,7 +6,7 @@
 use std::path::Path;
 use udk::lagrangian;
 use udk::nalgebra::{SMatrix, SVector, Vector3};
-use udk::runtime::simulate::{simulate_lagrangian, OutputTimes, SimulationOptions};
+use udk::runtime::simulate::{simulate_lagrangian, SimulationOptions};
 
 /// A heavy top on a fixed pivot in ZYX angles, in q̇.
 #[lagrangian(
@@ -80,43 +80,33 @@ fn vector(value: &serde_json::Value) -> Vector3<f64> {
 fn tops() -> (Top, TopRates) {
     let reference = fixture();
     let p = |name: &str| reference["parameters"][name].as_f64().unwrap();
-    let top = Top {
-        m: p("m"),
-        l: p("l"),
-        g: p("g"),
-        c: p("c"),
-        ixx: p("ixx"),
-        iyy: p("iyy"),
-        izz: p("izz"),
-        ixy: p("ixy"),
-        iyz: p("iyz"),
-        ixz: p("ixz"),
-    };
-    let Top {
-        m,
-        l,
-        g,
-        c,
-        ixx,
-        iyy,
-        izz,
-        ixy,
-        iyz,
-        ixz,
-    } = top;
-    let rates = TopRates {
-        m,
-        l,
-        g,
-        c,
-        ixx,
-        iyy,
-        izz,
-        ixy,
-        iyz,
-        ixz,
-    };
-    (top, rates)
+    // The two forms have the same parameters.
+    macro_rules! top {
+        ($form:ident) => {
+            $form {
+                m: p("m"),
+                l: p("l"),
+                g: p("g"),
+                c: p("c"),
+                ixx: p("ixx"),
+                iyy: p("iyy"),
+                izz: p("izz"),
+                ixy: p("ixy"),
+                iyz: p("iyz"),
+                ixz: p("ixz"),
+            }
+        };
+    }
+    (top!(Top), top!(TopRates))
+}
+
+/// DOP853 with rtol = atol = `tolerance`, a sample every `dt` s.
+fn tight(tolerance: f64, dt: f64) -> SimulationOptions {
+    SimulationOptions {
+        rtol: tolerance,
+        atol: tolerance,
+        ..SimulationOptions::every(dt)
+    }
 }
 
 /// |a − b| ≤ tol·max(1, |b|) entrywise.
@@ -162,12 +152,7 @@ fn body_rates_give_the_motion_of_the_top_in_q_dot() {
     let mass = n.transpose() * top.mass_matrix(&q0, 0.0) * n;
     assert_close(&rates.mass_matrix(&q0, 0.0), &mass, 1e-13, "Nᵀ M N");
     assert!((rates.energy(&q0, &u0, 0.0) - top.energy(&q0, &qd0, 0.0)).abs() < 1e-13);
-    let options = SimulationOptions {
-        rtol: 1e-13,
-        atol: 1e-13,
-        output: OutputTimes::Every(0.05),
-        ..SimulationOptions::default()
-    };
+    let options = tight(1e-13, 0.05);
     let in_q_dot = simulate_lagrangian(&top, &q0, &qd0, 0.0, 1.0, &options).unwrap();
     let in_speeds = simulate_lagrangian(&rates, &q0, &u0, 0.0, 1.0, &options).unwrap();
     assert_eq!(
@@ -207,23 +192,11 @@ fn rates_at(top: &TopRates, q: &Vector3<f64>, qd: &Vector3<f64>) -> Vector3<f64>
         .expect("N is invertible away from theta = ±π/2")
 }
 
-/// A thin disk rolling without slip, in q̇ (as `examples/rolling_disk.rs`).
-#[lagrangian(
-    coordinates(x, y, yaw, lean, spin),
-    let frame = rot_z(yaw) * rot_x(lean),
-    let disk = frame * rot_y(spin),
-    let contact = vec3(x, y, 0.0),
-    let centre = contact + r * frame * vec3(0.0, 0.0, 1.0),
-    let inertia = m * r.powi(2) * diag(0.25, 0.5, 0.25),
-    let slip = dot(centre) + angular_velocity(disk).cross(contact - centre),
-    lagrangian = kinetic_energy(m, inertia, centre, disk) - m * g * centre.z(),
-    nonholonomic(slip.x(), slip.y()),
-)]
-pub struct Disk {
-    pub m: f64,
-    pub r: f64,
-    pub g: f64,
-}
+/// A thin disk rolling without slip, in q̇.
+#[allow(dead_code)]
+#[path = "../examples/rolling_disk.rs"]
+mod rolling_disk;
+use rolling_disk::RollingDisk;
 
 /// The same disk with the contact point's velocity and the disk's angular velocity in the
 /// leaned frame as speeds; the rolling constraints written in the speeds and `dot(spin)`
@@ -250,7 +223,7 @@ pub struct DiskRates {
 #[test]
 fn a_disk_rolling_in_speeds_keeps_a_u_u_dot_equal_to_b_u() {
     let (m, r, g) = (2.0, 0.5, 9.81);
-    let (disk, rates) = (Disk { m, r, g }, DiskRates { m, r, g });
+    let (disk, rates) = (RollingDisk { m, r, g }, DiskRates { m, r, g });
     // Leaned and turning; the spin rate and the contact velocity roll without slip.
     let q0 = SVector::<f64, 5>::from([0.0, 0.0, 0.0, 0.3, 0.0]);
     let (yaw_rate, lean_rate, spin) = (1.2, 0.4, -3.0);
@@ -263,12 +236,7 @@ fn a_disk_rolling_in_speeds_keeps_a_u_u_dot_equal_to_b_u() {
     assert!(disk.velocity_residual(&q0, &qd0, 0.0).norm() < 1e-14);
     let u0 = rates.kinematic_matrix(&q0, 0.0).lu().solve(&qd0).unwrap();
     assert!(rates.velocity_residual(&q0, &u0, 0.0).norm() < 1e-14);
-    let options = SimulationOptions {
-        rtol: 1e-12,
-        atol: 1e-12,
-        output: OutputTimes::Every(0.1),
-        ..SimulationOptions::default()
-    };
+    let options = tight(1e-12, 0.1);
     let in_q_dot = simulate_lagrangian(&disk, &q0, &qd0, 0.0, 2.0, &options).unwrap();
     let in_speeds = simulate_lagrangian(&rates, &q0, &u0, 0.0, 2.0, &options).unwrap();
     assert_eq!(in_speeds.samples.len(), 21);
@@ -345,12 +313,7 @@ fn a_model_file_with_speeds_simulates_as_the_macro_does() {
         );
     }
     let (q0, u0) = (Vector3::new(0.0, 0.1, 0.05), Vector3::new(0.0, 0.0, 20.0));
-    let options = SimulationOptions {
-        rtol: 1e-12,
-        atol: 1e-12,
-        output: OutputTimes::Every(0.1),
-        ..SimulationOptions::default()
-    };
+    let options = tight(1e-12, 0.1);
     let motion = model
         .simulate(&dvector(&q0), &dvector(&u0), 0.0, 1.0, &options)
         .unwrap();
@@ -381,15 +344,7 @@ fn the_quadrotor_hovers_and_turns_at_the_expected_yaw_acceleration() {
         ["vx", "vy", "vz", "wx", "wy", "wz"]
     );
     // Four thrusts of m g / 4 hold it still, at rest or yawed.
-    let (u0, options) = (
-        SVector::<f64, 6>::zeros(),
-        SimulationOptions {
-            rtol: 1e-12,
-            atol: 1e-12,
-            output: OutputTimes::Every(0.1),
-            ..SimulationOptions::default()
-        },
-    );
+    let (u0, options) = (SVector::<f64, 6>::zeros(), tight(1e-12, 0.1));
     let q0 = SVector::<f64, 6>::from([0.5, -0.2, 2.0, 0.7, 0.0, 0.0]);
     let still = drone
         .acceleration(&q0, &u0, &drone.thrusts(0.0), 0.0)

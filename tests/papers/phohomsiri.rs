@@ -3,7 +3,7 @@
 
 use crate::{assert_close, samples};
 use udk::nalgebra::{Matrix3, Vector2, Vector3};
-use udk::runtime::{reference_acceleration, Error, Options};
+use udk::runtime::{reference_acceleration, Error, LagrangianSystem, Options};
 
 #[allow(dead_code)]
 #[path = "../../examples/wheel_on_incline.rs"]
@@ -21,6 +21,16 @@ use two_masses_springs::{TwoMasses, TwoMassesFirstMassless, TwoMassesSecondMassl
 use wheel_on_incline::WheelOnIncline;
 use wheel_zero_mass_particle::WheelWithMasslessParticle;
 
+/// q̈ of the wheel of mass m, radius r and inertia I_c rolling down an incline of angle α
+/// under gravity g (eq 5.17): (θ̈, ẍ) = m g r sin α (1, r sin α) / (m r² + I_c).
+fn wheel_acceleration(m: f64, r: f64, ic: f64, g: f64, alpha: f64) -> [f64; 2] {
+    let d = m * r * r + ic;
+    [
+        m * g * r * alpha.sin() / d,
+        m * g * (r * alpha.sin()).powi(2) / d,
+    ]
+}
+
 #[test]
 fn wheel_on_incline_matches_eq_5_17() {
     for seed in 0..6 {
@@ -34,17 +44,13 @@ fn wheel_on_incline_matches_eq_5_17() {
         };
         let (q, qd) = (Vector2::new(s[4], s[5]), Vector2::new(s[6], s[7]));
         let WheelOnIncline { m, r, ic, g, alpha } = wheel;
-        let d = m * r * r + ic;
-        let expected = [
-            m * g * r * alpha.sin() / d,
-            m * g * (r * alpha.sin()).powi(2) / d,
-        ];
+        let expected = wheel_acceleration(m, r, ic, g, alpha);
         assert_close(
             wheel.acceleration(&q, &qd, s[8]).unwrap().as_slice(),
             &expected,
         );
         // Qᶜ = M q̈ − Q with M of eq 5.6 and Q of eq 5.7.
-        let force = [d * expected[0], -m * g];
+        let force = [(m * r * r + ic) * expected[0], -m * g];
         assert_close(
             wheel.constraint_force(&q, &qd, s[8]).unwrap().as_slice(),
             &force,
@@ -78,29 +84,29 @@ fn zero_mass_particle_is_reported_non_unique_with_the_eq_5_23_minimum_norm_answe
         let reference = reference_acceleration(terms.view(), &Options::default()).unwrap();
         assert!(!reference.is_unique());
         let WheelWithMasslessParticle { m, r, ic, g, alpha } = system;
-        let d = m * r * r + ic;
+        let [theta, x] = wheel_acceleration(m, r, ic, g, alpha);
         let eta = 0.0;
-        let expected = [
-            m * g * r * alpha.sin() / d,
-            m * g * (r * alpha.sin()).powi(2) / d,
-            eta,
-        ];
+        let expected = [theta, x, eta];
         assert_close(reference.acceleration.as_slice(), &expected);
     }
 }
 
-/// M of eq 5.33 and Q of eq 5.34, to turn a closed-form q̈ into the constraint force M q̈ − Q.
-fn spring_constraint_force(
-    m1: f64,
-    m2: f64,
-    k1: f64,
-    k2: f64,
-    q: &Vector3<f64>,
-    qdd: &[f64; 3],
-) -> Vec<f64> {
+/// Asserts that two masses with springs (`m1`, `m2`, `k1`, `k2`) at (q, q̇, t) have the
+/// closed-form q̈ `expected` and the constraint force M q̈ − Q, with M of eq 5.33 and Q of
+/// eq 5.34.
+fn assert_two_masses<S: LagrangianSystem<3, C>, const C: usize>(
+    system: &S,
+    [m1, m2, k1, k2]: [f64; 4],
+    (q, qd, t): (&Vector3<f64>, &Vector3<f64>, f64),
+    expected: &[f64; 3],
+) {
+    assert_close(system.acceleration(q, qd, t).unwrap().as_slice(), expected);
     let mass = Matrix3::new(m1, 0.0, 0.0, 0.0, m2, m2, 0.0, m2, m2);
     let force = Vector3::new(-k1 * q[0], 0.0, -k2 * q[2]);
-    (mass * Vector3::from(*qdd) - force).as_slice().to_vec()
+    assert_close(
+        system.constraint_force(q, qd, t).unwrap().as_slice(),
+        (mass * Vector3::from(*expected) - force).as_slice(),
+    );
 }
 
 #[test]
@@ -119,14 +125,7 @@ fn two_masses_case_5_1_matches_eq_5_39() {
         let TwoMasses { m1, m2, k1, k2, .. } = system;
         let a = (-k1 * q[0] + k2 * q[2]) / m1;
         let expected = [a, a, -a - k2 * q[2] / m2];
-        assert_close(
-            system.acceleration(&q, &qd, s[9]).unwrap().as_slice(),
-            &expected,
-        );
-        assert_close(
-            system.constraint_force(&q, &qd, s[9]).unwrap().as_slice(),
-            &spring_constraint_force(m1, m2, k1, k2, &q, &expected),
-        );
+        assert_two_masses(&system, [m1, m2, k1, k2], (&q, &qd, s[9]), &expected);
     }
 }
 
@@ -149,14 +148,7 @@ fn two_masses_case_5_2_matches_eq_5_47() {
         let qd = Vector3::new(v, v, k1 * v / k2);
         let c = k1 * k2 * (q[0] + q[2]) / (m2 * (k1 + k2).powi(2));
         let expected = [-k2 * c, -k2 * c, -k1 * c];
-        assert_close(
-            system.acceleration(&q, &qd, s[6]).unwrap().as_slice(),
-            &expected,
-        );
-        assert_close(
-            system.constraint_force(&q, &qd, s[6]).unwrap().as_slice(),
-            &spring_constraint_force(m1, m2, k1, k2, &q, &expected),
-        );
+        assert_two_masses(&system, [m1, m2, k1, k2], (&q, &qd, s[6]), &expected);
     }
 }
 
@@ -177,13 +169,6 @@ fn two_masses_case_5_3_matches_eq_5_56() {
         let q = Vector3::new(x1, x1 + d, 0.0);
         let qd = Vector3::new(s[5], s[5], 0.0);
         let expected = [-k1 * x1 / m1, -k1 * x1 / m1, 0.0];
-        assert_close(
-            system.acceleration(&q, &qd, s[6]).unwrap().as_slice(),
-            &expected,
-        );
-        assert_close(
-            system.constraint_force(&q, &qd, s[6]).unwrap().as_slice(),
-            &spring_constraint_force(m1, m2, k1, k2, &q, &expected),
-        );
+        assert_two_masses(&system, [m1, m2, k1, k2], (&q, &qd, s[6]), &expected);
     }
 }
