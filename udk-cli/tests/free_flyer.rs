@@ -5,29 +5,11 @@
 
 mod common;
 
-use common::udk;
-use std::path::PathBuf;
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
+use common::{csv, fixtures_dir, numbers, read_csv, run};
+use std::path::{Path, PathBuf};
 
 fn solo12() -> PathBuf {
-    fixtures().join("solo12_floating.toml")
-}
-
-fn numbers(value: &serde_json::Value) -> Vec<f64> {
-    (value.as_array().expect("an array").iter())
-        .map(|x| x.as_f64().expect("a number"))
-        .collect()
-}
-
-fn csv(values: &[f64]) -> String {
-    values
-        .iter()
-        .map(|x| format!("{x:e}"))
-        .collect::<Vec<_>>()
-        .join(",")
+    fixtures_dir().join("solo12_floating.toml")
 }
 
 /// max |a − b| ≤ tolerance · max(1, max |b|).
@@ -44,8 +26,7 @@ fn assert_close(got: &[f64], expected: &[f64], tolerance: f64, what: &str) {
 
 #[test]
 fn eval_matches_pinocchio() {
-    let text = std::fs::read_to_string(fixtures().join("free_flyer.json")).unwrap();
-    let fixture: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let fixture = common::fixture("free_flyer");
     let entry = &fixture["robots"]["solo12"];
     let pinocchio: Vec<String> = (entry["joints"].as_array().unwrap().iter())
         .map(|x| x.as_str().unwrap().to_owned())
@@ -96,16 +77,16 @@ fn eval_matches_pinocchio() {
 fn simulate_names_its_columns_and_keeps_the_quaternion_unit() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("solo.csv");
-    udk()
-        .arg("simulate")
-        .arg(solo12())
-        .args(["--t-end", "0.2", "--dt-out", "0.05", "--out"])
-        .arg(&out)
-        .assert()
-        .code(0);
-    let text = std::fs::read_to_string(&out).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let args = [
+        "--t-end",
+        "0.2",
+        "--dt-out",
+        "0.05",
+        "--out",
+        out.to_str().unwrap(),
+    ];
+    run("simulate", &solo12(), &args, 0);
+    let (header, rows) = read_csv(&out);
     assert_eq!(
         header[..8],
         ["t", "base_x", "base_y", "base_z", "base_qx", "base_qy", "base_qz", "base_qw"]
@@ -115,10 +96,10 @@ fn simulate_names_its_columns_and_keeps_the_quaternion_unit() {
     assert_eq!(header[26], "FL_HAA_dot");
     // v has NV = 18 entries: the residuals follow it.
     assert_eq!(header[38], "position_residual");
-    assert!(header.ends_with(&["HR.x", "HR.y", "HR.z"]), "{header:?}");
-    let rows: Vec<Vec<f64>> = lines
-        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
-        .collect();
+    assert!(
+        header.ends_with(&["HR.x", "HR.y", "HR.z"].map(String::from)),
+        "{header:?}"
+    );
     assert_eq!(rows.len(), 5);
     for row in &rows {
         let norm = row[4..8].iter().map(|x| x * x).sum::<f64>().sqrt();
@@ -147,30 +128,15 @@ fn a_non_unit_start_is_refused_and_says_so() {
     );
     assert_ne!(text, scaled);
     std::fs::write(&model, scaled).unwrap();
-    let output = udk()
-        .arg("simulate")
-        .arg(&model)
-        .args(["--t-end", "0.1"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let message = String::from_utf8(output).unwrap();
+    let (_, message) = run("simulate", &model, &["--t-end", "0.1"], 2);
     assert!(message.contains("non-unit start is refused"), "{message}");
 }
 
 #[test]
 fn a_floating_joint_with_a_floating_base_is_refused() {
-    let model = fixtures().join("floating_joint_with_floating_base.toml");
-    for command in ["eval", "simulate"] {
-        let mut udk = udk();
-        udk.arg(command).arg(&model);
-        if command == "simulate" {
-            udk.args(["--t-end", "1"]);
-        }
-        let output = udk.assert().code(2).get_output().stderr.clone();
-        let message = String::from_utf8(output).unwrap();
+    let model = fixtures_dir().join("floating_joint_with_floating_base.toml");
+    for (command, args) in [("eval", &[][..]), ("simulate", &["--t-end", "1"][..])] {
+        let (_, message) = run(command, &model, args, 2);
         assert!(
             message.contains("already has a floating joint") && message.contains("free_flight"),
             "{command}: {message}"
@@ -180,15 +146,7 @@ fn a_floating_joint_with_a_floating_base_is_refused() {
 
 #[test]
 fn other_commands_say_they_do_not_take_a_floating_base() {
-    let output = udk()
-        .arg("derive")
-        .arg(solo12())
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let message = String::from_utf8(output).unwrap();
+    let (_, message) = run("derive", &solo12(), &[], 2);
     assert!(
         message.contains("`udk eval` and `udk simulate`"),
         "{message}"
@@ -202,46 +160,31 @@ fn other_commands_say_they_do_not_take_a_floating_base() {
 /// macro's robot) to 1e-9.
 #[test]
 fn simulate_lands_on_the_contacts_of_the_model_file() {
-    let file =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures/solo12_landing.toml");
+    let file = fixtures_dir().join("solo12_landing.toml");
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("landing.csv");
     let tau: Vec<f64> = (0..12)
         .map(|j| [0.0, 0.6, -0.9][j % 3] * if j < 6 { 1.0 } else { -1.0 })
         .collect();
-    let output = udk()
-        .arg("simulate")
-        .arg(&file)
-        .args([
-            "--t-end", "0.15", "--dt-out", "0.05", "--rtol", "1e-10", "--atol", "1e-12",
-        ])
-        .arg(format!("--u={}", csv(&tau)))
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    let stdout = String::from_utf8(output).unwrap();
+    let times = [
+        "--t-end", "0.15", "--dt-out", "0.05", "--rtol", "1e-10", "--atol", "1e-12",
+    ];
+    let (u, out_arg) = (format!("--u={}", csv(&tau)), out.to_str().unwrap());
+    let args: [&[&str]; 2] = [&times, &[&u, "--out", out_arg]];
+    let (stdout, _) = run("simulate", &file, &args.concat(), 0);
     for foot in ["FL", "FR", "HL", "HR"] {
         assert!(stdout.contains(&format!("{foot} touchdown")), "{stdout}");
     }
-    let text = std::fs::read_to_string(&out).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let rows: Vec<Vec<f64>> = lines
-        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
-        .collect();
+    let (header, rows) = read_csv(&out);
     assert_eq!(rows.len(), 4);
     let column = |name: &str| {
         header
             .iter()
-            .position(|h| *h == name)
+            .position(|h| h == name)
             .unwrap_or_else(|| panic!("{name} in {header:?}"))
     };
     assert!(
-        header.ends_with(&["HR.normal", "HR.tangent", "HR.lateral"]),
+        header.ends_with(&["HR.normal", "HR.tangent", "HR.lateral"].map(String::from)),
         "{header:?}"
     );
 
@@ -278,7 +221,7 @@ fn simulate_lands_on_the_contacts_of_the_model_file() {
 /// A model file in `dir` for the simple humanoid of example-robot-data (29 joints, NQ = 36:
 /// more than the 24 the CLI once took) with `gravity`, from a start 1 m up, turned by 0.6 rad
 /// about y, the joints bent, with base and joint rates `v0`.
-fn humanoid(dir: &std::path::Path, gravity: [f64; 3], v0: &[f64]) -> (PathBuf, Vec<f64>) {
+fn humanoid(dir: &Path, gravity: [f64; 3], v0: &[f64]) -> (PathBuf, Vec<f64>) {
     let urdf = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
         .join("../robots/example-robot-data/simple_humanoid_description/urdf/simple_humanoid.urdf");
     let (s, c) = (0.3f64.sin(), 0.3f64.cos());
@@ -294,15 +237,15 @@ fn humanoid(dir: &std::path::Path, gravity: [f64; 3], v0: &[f64]) -> (PathBuf, V
     (model, q0)
 }
 
-/// The rows of a CSV written by `udk simulate`, with its header.
-fn read_csv(path: &std::path::Path) -> (Vec<String>, Vec<Vec<f64>>) {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header = lines.next().unwrap().split(',').map(String::from).collect();
-    let rows = lines
-        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
-        .collect();
-    (header, rows)
+/// `udk simulate` of the humanoid `model` to 0.3 s, a sample every 0.1 s, at rtol 1e-11 and
+/// atol 1e-12, with the arguments `extra`, its CSV written to `out`: the standard output.
+fn simulate_humanoid(model: &Path, extra: &[&str], out: &Path) -> String {
+    let mut args = vec![
+        "--t-end", "0.3", "--dt-out", "0.1", "--rtol", "1e-11", "--atol", "1e-12",
+    ];
+    args.extend(extra);
+    args.extend(["--out", out.to_str().unwrap()]);
+    run("simulate", model, &args, 0).0
 }
 
 /// `udk simulate` on a robot of 29 joints, past the 24 the CLI's own dispatch once took: from
@@ -313,20 +256,7 @@ fn simulate_takes_more_than_24_joints_and_the_robot_falls_at_g() {
     let dir = tempfile::tempdir().unwrap();
     let (model, q0) = humanoid(dir.path(), [0.0, 0.0, -9.81], &[0.0; 35]);
     let out = dir.path().join("fall.csv");
-    let stdout = udk()
-        .arg("simulate")
-        .arg(&model)
-        .args([
-            "--t-end", "0.3", "--dt-out", "0.1", "--rtol", "1e-11", "--atol", "1e-12",
-        ])
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .code(0)
-        .get_output()
-        .stdout
-        .clone();
-    assert!(String::from_utf8(stdout).unwrap().contains("Humanoid"));
+    assert!(simulate_humanoid(&model, &[], &out).contains("Humanoid"));
     let (header, rows) = read_csv(&out);
     // t, 36 coordinates, 35 velocities, the residuals and the energy.
     assert_eq!(header.len(), 1 + 36 + 35 + 3, "{header:?}");
@@ -362,17 +292,7 @@ fn simulate_keeps_the_momentum_of_a_robot_of_29_joints_in_zero_gravity() {
     let (model, q0) = humanoid(dir.path(), [0.0; 3], &v0);
     let tau: Vec<f64> = (0..29).map(|j| 2.0 * ((j as f64) * 1.3).sin()).collect();
     let out = dir.path().join("space.csv");
-    udk()
-        .arg("simulate")
-        .arg(&model)
-        .args([
-            "--t-end", "0.3", "--dt-out", "0.1", "--rtol", "1e-11", "--atol", "1e-12",
-        ])
-        .arg(format!("--u={}", csv(&tau)))
-        .arg("--out")
-        .arg(&out)
-        .assert()
-        .code(0);
+    simulate_humanoid(&model, &[&format!("--u={}", csv(&tau))], &out);
     let (_, rows) = read_csv(&out);
     assert_eq!(rows.len(), 4);
     let robot = udk::model::FreeFlyerModel::from_file(&model).unwrap();

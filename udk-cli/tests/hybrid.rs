@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{close, fixture, json_output, model, numbers, udk, Json};
+use common::{close, fixture, json_output, model, numbers, read_csv, run, udk, Json};
 use std::path::{Path, PathBuf};
 
 /// A ball dropped from h = 1 m onto the ground y = 0, e = 0.8, with a record event at the apex
@@ -44,13 +44,6 @@ struct Logged {
     values: Vec<f64>,
 }
 
-/// The rows of a CSV file after its header, as numbers.
-fn rows(csv: &str) -> Vec<Vec<f64>> {
-    (csv.lines().skip(1))
-        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
-        .collect()
-}
-
 /// `udk simulate path --t-end t_end extra… --events … --out …`, which must succeed: standard
 /// output, the event log, and the trajectory's rows (t, q, q̇, residuals, energy).
 fn simulate(path: &Path, t_end: &str, extra: &[&str]) -> (String, Vec<Logged>, Vec<Vec<f64>>) {
@@ -78,21 +71,13 @@ fn simulate(path: &Path, t_end: &str, extra: &[&str]) -> (String, Vec<Logged>, V
             }
         })
         .collect();
-    let samples = rows(&std::fs::read_to_string(&out).unwrap());
+    let (_, samples) = read_csv(&out);
     (String::from_utf8(output).unwrap(), logged, samples)
 }
 
 /// `udk command path args…`, which must fail with exit code `code`: standard error.
 fn fails(command: &str, path: &Path, args: &[&str], code: i32) -> String {
-    let output = udk()
-        .args([command.as_ref(), path.as_os_str()])
-        .args(args)
-        .assert()
-        .code(code)
-        .get_output()
-        .stderr
-        .clone();
-    String::from_utf8(output).unwrap()
+    run(command, path, args, code).1
 }
 
 /// The multipliers of a `udk limit-cycle` report as (re, im) pairs.

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::{close, fixture, json_output, model, numbers, udk, Json, PENDULUM};
+use common::{close, fixture, json_output, model, numbers, run, Json, PENDULUM};
 use std::path::Path;
 
 /// `udk linearize model args…` (success): its JSON.
@@ -99,16 +99,7 @@ fn cartesian_pendulum_at_the_bottom_and_off_its_circle() {
         "±iω",
     );
     // Off the circle: exit code 2, naming the row and its level.
-    let output = udk()
-        .args(["linearize"])
-        .arg(&path)
-        .args(["--q", "0.1,-2", "--qd", "0,0"])
-        .assert()
-        .code(2)
-        .get_output()
-        .stderr
-        .clone();
-    let message = String::from_utf8(output).unwrap();
+    let (_, message) = run("linearize", &path, &["--q", "0.1,-2", "--qd", "0,0"], 2);
     assert!(
         message.contains("constraint row 0 (holonomic, position level)"),
         "{message}"

@@ -93,7 +93,7 @@ mod urdf_double_pendulum {
 }
 
 use chain10::PendulumChainCartesian10;
-use common::{close, eval_json, fixture, numbers, udk, Json};
+use common::{close, eval_json, fixture, numbers, read_csv, udk, Json};
 use constrained_double_pendulum::ConstrainedDoublePendulum;
 use double_pendulum_minimal::DoublePendulum;
 use flexible_joint_manipulator::FlexibleJointManipulator;
@@ -181,9 +181,7 @@ fn simulated_csv_has_the_outputs() {
         .arg(&path)
         .assert()
         .success();
-    let text = std::fs::read_to_string(&path).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let (header, rows) = read_csv(&path);
     assert_eq!(
         header[9..],
         [
@@ -194,15 +192,12 @@ fn simulated_csv_has_the_outputs() {
         ]
     );
     let linkage = four_bar::FourBar::EXAMPLE;
-    let mut rows = 0;
-    for line in lines {
-        let row: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+    for row in &rows {
         let (q, qd) = (vector::<3>(&row[1..4]), vector::<3>(&row[4..7]));
         let point = linkage.coupler_point(&q, &qd, row[0]);
         close(&row[10..13], point.as_slice(), 1e-15, "coupler_point");
-        rows += 1;
     }
-    assert!(rows > 10, "{rows} rows");
+    assert!(rows.len() > 10, "{} rows", rows.len());
 }
 
 #[test]

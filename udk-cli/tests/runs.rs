@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{model, udk, Json, PENDULUM};
+use common::{model, read_csv, run, udk, Json, PENDULUM};
 use std::path::{Path, PathBuf};
 
 /// The pendulum with the initial state `q0`, `qd0` (TOML arrays), written to `dir`.
@@ -17,27 +17,7 @@ fn pendulum(dir: &Path, q0: &str, qd0: &str) -> PathBuf {
 
 /// `udk simulate model args…`, expected to exit with `code`: (stdout, stderr).
 fn simulate(model: &Path, args: &[&str], code: i32) -> (String, String) {
-    let output = udk()
-        .arg("simulate")
-        .arg(model)
-        .args(args)
-        .assert()
-        .code(code)
-        .get_output()
-        .clone();
-    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
-    (text(output.stdout), text(output.stderr))
-}
-
-/// The rows of a trajectory CSV, as numbers, after its header.
-fn rows(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
-    let text = std::fs::read_to_string(path).unwrap();
-    let mut lines = text.lines();
-    let header = lines.next().unwrap().split(',').map(String::from).collect();
-    let rows = lines
-        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
-        .collect();
-    (header, rows)
+    run("simulate", model, args, code)
 }
 
 #[test]
@@ -102,7 +82,7 @@ fn assemble_projects_a_rough_start_onto_the_constraints() {
         out.starts_with("assembled initial state: q0 = [0.0, -2.0], qd0 = [1.0, 0.0]"),
         "{out}"
     );
-    let (_, rows) = rows(&csv);
+    let (_, rows) = read_csv(&csv);
     assert_eq!(rows[0][..5], [0.0, 0.0, -2.0, 1.0, 0.0]);
     assert!(rows.iter().all(|r| r[5] < 1e-9), "position residuals");
 
@@ -147,7 +127,7 @@ fn the_csv_keeps_what_a_failed_run_computed() {
         err.contains("the trajectory up to then is written"),
         "{err}"
     );
-    let (header, rows) = rows(&csv);
+    let (header, rows) = read_csv(&csv);
     // Named after the model's coordinates, so that pandas can index them by name.
     assert_eq!(
         header[..7],

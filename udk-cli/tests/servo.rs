@@ -3,20 +3,12 @@
 
 mod common;
 
-use common::{model, udk};
+use common::{model, read_csv, run, udk};
 use std::path::Path;
 
 /// `udk simulate model args…`, expected to exit with `code`: its standard error.
 fn simulate(model: &Path, args: &[&str], code: i32) -> String {
-    let output = udk()
-        .arg("simulate")
-        .arg(model)
-        .args(args)
-        .assert()
-        .code(code)
-        .get_output()
-        .clone();
-    String::from_utf8(output.stderr).unwrap()
+    run("simulate", model, args, code).1
 }
 
 #[test]
@@ -35,13 +27,9 @@ fn eq_72_drives_beta_to_zero() {
     let mut args: Vec<&str> = args.to_vec();
     args.push(csv.to_str().unwrap());
     simulate(&model("flexible_joint_servo"), &args, 0);
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
-    let (t, beta) = (0, header.iter().position(|c| *c == "beta").unwrap());
-    let mut count = 0;
-    for line in lines {
-        let row: Vec<f64> = line.split(',').map(|x| x.parse().unwrap()).collect();
+    let (header, rows) = read_csv(&csv);
+    let (t, beta) = (0, header.iter().position(|c| c == "beta").unwrap());
+    for row in &rows {
         // β̇ = −β/P from β(0) = 0.9.
         let expected = 0.9 * (-row[t] / 0.25).exp();
         assert!(
@@ -50,9 +38,8 @@ fn eq_72_drives_beta_to_zero() {
             row[t],
             row[beta]
         );
-        count += 1;
     }
-    assert_eq!(count, 5);
+    assert_eq!(rows.len(), 5);
 }
 
 #[test]
@@ -208,10 +195,7 @@ fn simulate_moves_the_ur5_circle_as_the_model_controls_it() {
         csv.to_str().unwrap(),
     ];
     simulate(&file, &args, 0);
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let rows: Vec<Vec<f64>> = (text.lines().skip(1))
-        .map(|line| line.split(',').map(|x| x.parse().unwrap()).collect())
-        .collect();
+    let (_, rows) = read_csv(&csv);
     assert_eq!(rows.len(), 5);
     // The model's own motion under its controller (udk::Model::control, the path by inverse
     // dynamics: s = n = 6, B = I) and its acceleration at those torques, by classical RK4 with

@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::udk;
+use common::{read_csv, run};
 
 /// A symmetric heavy top on a pivot in ZYX angles with the body rates as speeds.
 const TOP: &str = r#"
@@ -33,22 +33,19 @@ fn a_top_in_body_rates_keeps_its_energy_and_its_spin() {
     let dir = tempfile::tempdir().unwrap();
     let (model, csv) = (dir.path().join("top.toml"), dir.path().join("top.csv"));
     std::fs::write(&model, TOP).unwrap();
-    udk()
-        .arg("simulate")
-        .arg(&model)
-        .args(["--t-end", "2", "--dt-out", "0.1", "--out"])
-        .arg(&csv)
-        .assert()
-        .code(0);
-    let text = std::fs::read_to_string(&csv).unwrap();
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let args = [
+        "--t-end",
+        "2",
+        "--dt-out",
+        "0.1",
+        "--out",
+        csv.to_str().unwrap(),
+    ];
+    run("simulate", &model, &args, 0);
+    let (header, rows) = read_csv(&csv);
     assert_eq!(header[..7], ["t", "psi", "theta", "phi", "wx", "wy", "wz"]);
-    let rows: Vec<Vec<f64>> = lines
-        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
-        .collect();
     assert_eq!(rows.len(), 21);
-    let energy = header.iter().position(|&c| c == "energy").unwrap();
+    let energy = header.iter().position(|c| c == "energy").unwrap();
     for row in &rows {
         assert!(
             (row[energy] - rows[0][energy]).abs() < 1e-9,
@@ -67,15 +64,7 @@ fn speeds_with_events_are_refused() {
     let model = dir.path().join("top.toml");
     let events = "\n[[events]]\nname = \"low\"\nguard = \"theta - 1.0\"\naction = \"stop\"\n";
     std::fs::write(&model, format!("{TOP}{events}")).unwrap();
-    let output = udk()
-        .arg("simulate")
-        .arg(&model)
-        .args(["--t-end", "1"])
-        .assert()
-        .code(2)
-        .get_output()
-        .clone();
-    let stderr = String::from_utf8(output.stderr).unwrap();
+    let (_, stderr) = run("simulate", &model, &["--t-end", "1"], 2);
     assert!(
         stderr.contains("generalized speeds together with [[events]]"),
         "{stderr}"

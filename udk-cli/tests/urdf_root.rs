@@ -4,32 +4,15 @@
 
 mod common;
 
-use std::path::PathBuf;
-
-fn fixtures() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
-}
-
-fn numbers(value: &serde_json::Value) -> Vec<f64> {
-    (value.as_array().expect("an array").iter())
-        .map(|x| x.as_f64().expect("a number"))
-        .collect()
-}
-
-fn csv(values: &[f64]) -> String {
-    (values.iter().map(|x| format!("{x:e}")))
-        .collect::<Vec<_>>()
-        .join(",")
-}
+use common::{csv, fixtures_dir, numbers};
 
 #[test]
 fn eval_of_a_ur5_on_a_cart_matches_pinocchio() {
-    let text = std::fs::read_to_string(fixtures().join("urdf_root.json")).unwrap();
-    let fixture: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let fixture = common::fixture("urdf_root");
     for state in fixture["robots"]["cart"]["states"].as_array().unwrap() {
         let report = common::json_output(
             "eval",
-            &fixtures().join("cart_ur5.toml"),
+            &fixtures_dir().join("cart_ur5.toml"),
             &[
                 &format!("--q={}", csv(&numbers(&state["q"]))),
                 &format!("--qd={}", csv(&numbers(&state["v"]))),

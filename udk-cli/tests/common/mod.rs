@@ -28,6 +28,38 @@ pub fn model(name: &str) -> PathBuf {
     models_dir().join(format!("{name}.toml"))
 }
 
+/// `udk <command> <model> <args>…`, expected to exit with `code`: (stdout, stderr).
+pub fn run(command: &str, model: &Path, args: &[&str], code: i32) -> (String, String) {
+    let output = udk()
+        .arg(command)
+        .arg(model)
+        .args(args)
+        .assert()
+        .code(code)
+        .get_output()
+        .clone();
+    let text = |bytes: Vec<u8>| String::from_utf8(bytes).unwrap();
+    (text(output.stdout), text(output.stderr))
+}
+
+/// The header and the rows, as numbers, of a trajectory CSV written by `udk simulate`.
+pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<f64>>) {
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut lines = text.lines();
+    let header = lines.next().unwrap().split(',').map(String::from).collect();
+    let rows = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    (header, rows)
+}
+
+/// Numbers as a command-line list (`--q=…`): comma-separated, each in `{:e}` (exact).
+pub fn csv(values: &[f64]) -> String {
+    (values.iter().map(|x| format!("{x:e}")))
+        .collect::<Vec<_>>()
+        .join(",")
+}
+
 /// `udk <command> <model> <args>…`, which must succeed: its standard output as JSON.
 pub fn json_output(command: &str, model: &Path, args: &[&str]) -> Json {
     let output = udk()
@@ -42,10 +74,14 @@ pub fn json_output(command: &str, model: &Path, args: &[&str]) -> Json {
     serde_json::from_slice(&output).expect("JSON")
 }
 
+/// `tests/fixtures/` of the workspace.
+pub fn fixtures_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
+}
+
 /// The JSON fixture `tests/fixtures/<name>.json` of the workspace.
 pub fn fixture(name: &str) -> Json {
-    let path =
-        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../tests/fixtures/{name}.json"));
+    let path = fixtures_dir().join(format!("{name}.json"));
     serde_json::from_str(&std::fs::read_to_string(path).expect("a committed fixture"))
         .expect("JSON")
 }
