@@ -11,7 +11,8 @@
    compiler) + one call. Each is timed from the symbols (the model's description included on
    both sides) and from the description (as issue 26 puts it: `from_sympy` + JIT against
    `KanesMethod` + `lambdify`), in wall and in CPU time, on a collected heap with SymPy's
-   cache cleared.
+   cache cleared. With --lagrange-links, also against SymPy's `LagrangesMethod` on the very
+   Lagrangian udk is given (+ `lambdify` + one call).
 
 Needs udk-dynamics built in release mode (`pip install ./python`, or `maturin develop
 --release` in python/), pin and sympy. Run from the repository's root:
@@ -120,23 +121,28 @@ class Clock:
         return [(b[0] - a[0], b[1] - a[1]) for a, b in zip(self.marks, self.marks[1:])]
 
 
-def first_qdd_udk(n):
-    """q̈ and the phases to it: the Lagrangian written in SymPy (the model's description),
-    printing it into udk's language, derivation + compilation, the first q̈."""
-    q, _, m, length, g, values = pendulum_on_cart(n)
-    clock = Clock()
+def cart_lagrangian(q, m, length, g):
+    """The Lagrangian of the n-link pendulum on a cart in SymPy."""
     t = me.dynamicsymbols._t
     # Each link's offset differentiated once: differentiating every link's whole position,
     # `x.diff(t)`, does the links before again (SymPy's CPU time with its cache cleared, 26 ms
     # against 19 at 5 links, 128 against 78 at 20).
     y, vx, vy = sp.Integer(0), q[0].diff(t), sp.Integer(0)
     kinetic, potential = m[0] * vx ** 2 / 2, 0
-    for i in range(n):
+    for i in range(len(length)):
         dx, dy = length[i] * sp.sin(q[i + 1]), -length[i] * sp.cos(q[i + 1])
         y, vx, vy = y + dy, vx + dx.diff(t), vy + dy.diff(t)
         kinetic += m[i + 1] * (vx ** 2 + vy ** 2) / 2
         potential += m[i + 1] * g * y
-    lagrangian = kinetic - potential
+    return kinetic - potential
+
+
+def first_qdd_udk(n):
+    """q̈ and the phases to it: the Lagrangian written in SymPy (the model's description),
+    printing it into udk's language, derivation + compilation, the first q̈."""
+    q, _, m, length, g, values = pendulum_on_cart(n)
+    clock = Clock()
+    lagrangian = cart_lagrangian(q, m, length, g)
     clock.mark()
     # `Model.from_sympy` is these two steps.
     spec = udk.sympy.spec(lagrangian, q, parameters=values)
@@ -192,6 +198,24 @@ def first_qdd_sympy(n):
     return clock.phases(), qdd[n + 1:]
 
 
+def first_qdd_lagrange(n):
+    """SymPy's LagrangesMethod on the Lagrangian udk is given, to the first q̈: the
+    description, then `LagrangesMethod` + `form_lagranges_equations` + `lambdify` + the
+    first q̈."""
+    q, _, m, length, g, values = pendulum_on_cart(n)
+    clock = Clock()
+    lagrangian = cart_lagrangian(q, m, length, g)
+    clock.mark()
+    method = me.LagrangesMethod(lagrangian, q)
+    method.form_lagranges_equations()
+    qd = [x.diff(me.dynamicsymbols._t) for x in q]
+    rhs = sp.lambdify(list(q) + qd + list(values), [method.mass_matrix, method.forcing])
+    mm, ff = rhs(*([0.1] * (n + 1) + [0.0] * (n + 1) + list(values.values())))
+    qdd = np.linalg.solve(np.array(mm, dtype=float), np.array(ff, dtype=float).ravel())
+    clock.mark()
+    return clock.phases(), qdd
+
+
 def first_qdd_pydy(n):
     """PyDy's Cython code generation of the Kane equations, compiled, to the first q̈: the
     description, then KanesMethod + code generation + compilation + the first q̈."""
@@ -231,6 +255,7 @@ def main():
     parser.add_argument("--states", type=int, default=100_000)
     parser.add_argument("--links", type=int, nargs="*", default=[3, 5, 10])
     parser.add_argument("--pydy-links", type=int, nargs="*", default=[])
+    parser.add_argument("--lagrange-links", type=int, nargs="*", default=[])
     parser.add_argument("--repeat", type=int, default=1)
     args = parser.parse_args()
 
@@ -258,6 +283,11 @@ def main():
         pydy_phases, pydy_qdd = fastest(first_qdd_pydy, n)
         compare(n, "PyDy Cython", udk_phases, pydy_phases)
         print(f"  q̈ differ by {np.abs(udk_qdd - pydy_qdd).max():.1e}")
+    for n in args.lagrange_links:
+        udk_phases, udk_qdd = fastest(first_qdd_udk, n)
+        lagrange_phases, lagrange_qdd = fastest(first_qdd_lagrange, n)
+        compare(n, "SymPy LagrangesMethod + lambdify", udk_phases, lagrange_phases)
+        print(f"  q̈ differ by {np.abs(udk_qdd - lagrange_qdd).max():.1e}")
     print(f"1-minute load average at the end: {os.getloadavg()[0]:.1f}")
 
 if __name__ == "__main__":

@@ -200,12 +200,7 @@ impl<'a, 'py> States<'a, 'py> {
             }
         };
         let Some(count) = self.count else {
-            let [qdd] = self.evaluate(py, [Block::vector(n)], |model, q, qd, t, [out]| {
-                let qdd = model.acceleration(&vector(q), &vector(qd), t)?;
-                out.copy_from_slice(qdd.as_slice());
-                Ok(())
-            })?;
-            return Ok(qdd);
+            return self.vector(py, n, udk::Model::acceleration);
         };
         // Row-major states × n (and states × p) is column-major n × states: the model's
         // layout. q̈ is written straight into the answer.
@@ -221,6 +216,34 @@ impl<'a, 'py> States<'a, 'py> {
                 .map_err(exception)?;
         }
         Ok(qdd.into_any())
+    }
+
+    /// Evaluates `f`, a function of the model at (q, v, t) into a vector of `width` entries
+    /// (`udk::Model::constraint_force`, ...), at every state: one array of `width` entries,
+    /// or states × `width` for a batch. As [`States::evaluate`] with one block.
+    ///
+    /// # Errors
+    /// As [`States::evaluate`].
+    pub(crate) fn vector<F>(
+        &self,
+        py: Python<'py>,
+        width: usize,
+        f: F,
+    ) -> PyResult<Bound<'py, PyAny>>
+    where
+        F: Fn(
+                &udk::Model,
+                &nalgebra::DVector<f64>,
+                &nalgebra::DVector<f64>,
+                f64,
+            ) -> Result<nalgebra::DVector<f64>, ModelError>
+            + Sync,
+    {
+        let [values] = self.evaluate(py, [Block::vector(width)], |model, q, v, t, [out]| {
+            out.copy_from_slice(f(model, &vector(q), &vector(v), t)?.as_slice());
+            Ok(())
+        })?;
+        Ok(values)
     }
 
     /// Evaluates `f` at every state into `K` blocks of the shapes `blocks`, returned as

@@ -202,19 +202,7 @@ impl FloatingBaseModel {
             constraint_tolerance,
             max_steps,
         )?;
-        let initial = self.initial.as_ref();
-        let given = |value: Option<Vec<f64>>, key: &str, of: fn(&InitialState) -> &Vec<f64>| {
-            value
-                .or_else(|| initial.map(|i| of(i).clone()))
-                .ok_or_else(|| {
-                    BadInputError::new_err(format!(
-                        "no `{key}`: give it, or an [initial] table in the model file"
-                    ))
-                })
-        };
-        let q0 = given(q0, "q0", |i| &i.q0)?;
-        let v0 = given(v0, "v0", |i| &i.qd0)?;
-        let t0 = t0.or(initial.map(|i| i.t0)).unwrap_or(0.0);
+        let (q0, v0, t0) = crate::motion::start(self.initial.as_ref(), q0, v0, t0, false)?;
         let tau = tau.unwrap_or_else(|| vec![0.0; self.model.nv().saturating_sub(6)]);
         let model = &self.model;
         let result = py.detach(|| model.simulate(&q0, &v0, &tau, (t0, t_end), &options));

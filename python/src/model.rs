@@ -13,6 +13,7 @@ use udk::runtime::linearize::{LinearizationOptions, Selection};
 use udk::runtime::servo::{Convergence, Realization, ServoLaw};
 use udk::runtime::Error as RuntimeError;
 use udk::{ModelError, ModelSpec};
+use udk_symbolic::InitialState;
 
 /// The Python exception of a [`ModelError`], with its message: `MotionError` for a state
 /// with no trustworthy motion (and a simulation that stopped after it started),
@@ -67,6 +68,8 @@ pub(crate) struct Model {
     /// The directory a URDF named by the spec is read from.
     base: PathBuf,
     hamiltonian: bool,
+    /// The spec's `[initial]` state, the default start of `simulate`.
+    initial: Option<InitialState>,
     /// The inputs u held by `model`, k entries.
     u: Vec<f64>,
 }
@@ -77,17 +80,18 @@ impl Model {
         let built = py.detach(|| {
             let parsed: ModelSpec = serde_json::from_str(spec)
                 .map_err(|e| BadInput(format!("the model spec does not parse: {e}")))?;
-            let hamiltonian = parsed.hamiltonian.is_some();
+            let (hamiltonian, initial) = (parsed.hamiltonian.is_some(), parsed.initial.clone());
             let model = udk::Model::from_spec(parsed, &base).map_err(Failed)?;
-            Ok((model, hamiltonian))
+            Ok((model, hamiltonian, initial))
         });
-        let (model, hamiltonian) = built.map_err(|e: Built| e.into_exception())?;
+        let (model, hamiltonian, initial) = built.map_err(|e: Built| e.into_exception())?;
         Ok(Model {
             u: vec![0.0; model.inputs().len()],
             model,
             spec: spec.to_string(),
             base,
             hamiltonian,
+            initial,
         })
     }
 
@@ -425,14 +429,7 @@ impl Model {
         qd: &Bound<'py, PyAny>,
         t: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let states = States::read(self, q, qd, t, "qd")?;
-        let n = self.n();
-        let [force] = states.evaluate(py, [Block::vector(n)], |model, q, qd, t, [out]| {
-            let force = model.constraint_force(&vector(q), &vector(qd), t)?;
-            out.copy_from_slice(force.as_slice());
-            Ok(())
-        })?;
-        Ok(force)
+        States::read(self, q, qd, t, "qd")?.vector(py, self.n(), udk::Model::constraint_force)
     }
 
     /// The terms of a Lagrangian model at (q, q̇, t), a dict: `M` (n × n), `Q` (n), `A`
@@ -547,14 +544,7 @@ impl Model {
         p: &Bound<'py, PyAny>,
         t: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let states = States::read(self, q, p, t, "p")?;
-        let n = self.n();
-        let [pd] = states.evaluate(py, [Block::vector(n)], |model, q, p, t, [out]| {
-            let pd = model.momentum_rate(&vector(q), &vector(p), t)?;
-            out.copy_from_slice(pd.as_slice());
-            Ok(())
-        })?;
-        Ok(pd)
+        States::read(self, q, p, t, "p")?.vector(py, self.n(), udk::Model::momentum_rate)
     }
 
     /// The servo controller of a model with `servo` constraints at (q, q̇, t), as
@@ -648,13 +638,7 @@ impl Model {
         t: Option<&Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let states = States::read(self, q, v, t, if self.hamiltonian { "p" } else { "qd" })?;
-        let width = self.model.output_columns().len();
-        let [values] = states.evaluate(py, [Block::vector(width)], |model, q, v, t, [out]| {
-            let values = model.outputs(&vector(q), &vector(v), t)?;
-            out.copy_from_slice(values.as_slice());
-            Ok(())
-        })?;
-        Ok(values)
+        states.vector(py, self.model.output_columns().len(), udk::Model::outputs)
     }
 
     /// The motion of a Lagrangian model linearized about the operating point (q, q̇, t), with
@@ -749,24 +733,7 @@ impl Model {
             constraint_tolerance,
             max_steps,
         )?;
-        let initial = serde_json::from_str::<serde_json::Value>(&self.spec)
-            .ok()
-            .and_then(|spec| spec.get("initial").cloned());
-        let given = |value: Option<Vec<f64>>, key: &str| match value {
-            Some(value) => Ok(value),
-            None => (initial.as_ref())
-                .and_then(|i| serde_json::from_value(i.get(key)?.clone()).ok())
-                .ok_or_else(|| {
-                    BadInputError::new_err(format!(
-                        "no `{key}`: give it, or an [initial] table with {key} in the model"
-                    ))
-                }),
-        };
-        let q0 = given(q0, "q0")?;
-        let v0 = given(v0, if self.hamiltonian { "p0" } else { "qd0" })?;
-        let t0 = t0
-            .or_else(|| initial.as_ref()?.get("t0")?.as_f64())
-            .unwrap_or(0.0);
+        let (q0, v0, t0) = motion::start(self.initial.as_ref(), q0, v0, t0, self.hamiltonian)?;
         let model = &self.model;
         let result = py.detach(|| model.simulate(&vector(&q0), &vector(&v0), t0, t_end, &options));
         match result {

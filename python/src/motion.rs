@@ -11,6 +11,7 @@ use udk::model::Motion;
 use udk::runtime::linearize::Linearization;
 use udk::runtime::simulate::{Method, OutputTimes, SimulationOptions};
 use udk::ModelError;
+use udk_symbolic::InitialState;
 
 /// `values` (row-major) as a numpy array of `shape`.
 pub(crate) fn numpy_array<'py>(
@@ -158,6 +159,36 @@ pub(crate) fn simulation_error(py: Python<'_>, e: ModelError, velocity: &str) ->
         Ok(()) => error,
         Err(e) => e,
     }
+}
+
+/// The start (q0, v0, t0) of a simulation: each as given, or else from the model's `[initial]`
+/// table (v0 from its `qd0`, or `p0` for a Hamiltonian model), t0 = 0 when neither gives it.
+/// An empty list in the table counts as not given.
+///
+/// # Errors
+/// `BadInputError` naming q0 or v0 when neither the call nor the table gives it.
+pub(crate) fn start(
+    initial: Option<&InitialState>,
+    q0: Option<Vec<f64>>,
+    v0: Option<Vec<f64>>,
+    t0: Option<f64>,
+    hamiltonian: bool,
+) -> PyResult<(Vec<f64>, Vec<f64>, f64)> {
+    let given = |value: Option<Vec<f64>>, argument: &str, entry: &str, table: Option<&[f64]>| {
+        value
+            .or_else(|| table.filter(|x| !x.is_empty()).map(<[f64]>::to_vec))
+            .ok_or_else(|| {
+                BadInputError::new_err(format!(
+                    "no `{argument}`: give it, or an [initial] table with {entry} in the model"
+                ))
+            })
+    };
+    let q0 = given(q0, "q0", "q0", initial.map(|i| i.q0.as_slice()))?;
+    let v0 = match hamiltonian {
+        true => given(v0, "v0", "p0", initial.map(|i| i.p0.as_slice()))?,
+        false => given(v0, "v0", "qd0", initial.map(|i| i.qd0.as_slice()))?,
+    };
+    Ok((q0, v0, t0.or(initial.map(|i| i.t0)).unwrap_or(0.0)))
 }
 
 /// The simulator's options: `method` ("dop853", "dopri5", "rk4" with `step`, "radau5",

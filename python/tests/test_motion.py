@@ -78,3 +78,22 @@ def test_simulate_options_are_checked():
         model.simulate(1.0, method="rk4")
     run = model.simulate(0.2, method="rk4", step=1e-3, dt=0.1)
     assert len(run["t"]) == 3
+
+
+def test_a_start_missing_from_the_call_and_the_spec_is_named():
+    """q0, v0 and t0 come from the call or else the spec's [initial] table."""
+    spec = {
+        "name": "Spring",
+        "coordinates": ["x"],
+        "lagrangian": "0.5 * dot(x).powi(2) - 0.5 * x.powi(2)",
+    }
+    model = udk.Model.from_spec(spec)
+    with pytest.raises(udk.BadInputError, match="no `q0`: give it, or an \\[initial\\] table"):
+        model.simulate(1.0)
+    with pytest.raises(udk.BadInputError, match="no `v0`: give it, or .* with qd0 in the model"):
+        model.simulate(1.0, q0=[1.0])
+    # From the table, t0 included: x = cos(t - t0) from rest at x = 1.
+    model = udk.Model.from_spec(spec | {"initial": {"t0": 0.5, "q0": [1.0], "qd0": [0.0]}})
+    run = model.simulate(1.5, dt=0.5)
+    assert list(run["t"]) == [0.5, 1.0, 1.5]
+    assert abs(run["q"][-1, 0] - np.cos(1.0)) < 1e-8
