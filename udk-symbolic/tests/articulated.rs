@@ -209,7 +209,11 @@ fn robots_agree_on_both_paths() {
 /// operations added per link from n = 10 to 20 were 1734.7 with K and Rz(q) applied in two
 /// steps, 1074.7 with them composed, and are 655.2 now (bound 720); the UR5 (its quarter turns
 /// are 4.9e-12 short, so its turns are generic too) took 1567 and takes 1221; the planar chain
-/// of 10 links (axis-aligned, K the identity) takes 685 as before.
+/// of 10 links (axis-aligned, K the identity) took 685 and takes 811 DAG operations since 1/D
+/// is a shared operand (`articulated_body_algorithm_divides_once_per_body`): the DAG counts
+/// the same products differently, while the code emitted after CSE for a 10-link planar chain
+/// read from URDF went from 997 operations (61 of them divisions) to 1006 (9), and the
+/// generic chain's per link from 655.2 to 646.8.
 #[test]
 fn generic_joint_frames_compose_each_turn_with_its_joint_rotation() {
     let operations = |bodies: &[Body]| {
@@ -234,5 +238,31 @@ fn generic_joint_frames_compose_each_turn_with_its_joint_rotation() {
     eprintln!("generic chain: {per_link} per link; UR5 {ur5}; planar chain of 10: {planar}");
     assert!(per_link <= 720.0, "{per_link}");
     assert!(ur5 <= 1221, "{ur5}");
-    assert!(planar <= 685, "{planar}");
+    assert!(planar <= 811, "{planar}");
+}
+
+/// The articulated-body algorithm divides once per body: 1/D of each pivot is one operand
+/// (`Pool::shared_reciprocal`) of the products that use it, where each product holding D⁻¹
+/// used to be a division of its own (G1's emitted q̈ had 506 divisions, TIAGo Pro's 352; now
+/// 25 and 20).
+#[test]
+fn articulated_body_algorithm_divides_once_per_body() {
+    for bodies in [
+        tree_support::robots::ur5_urdf_bodies(),
+        tree_support::robots::panda_bodies(true),
+        tree_support::chain(10, true),
+    ] {
+        let n = bodies.len();
+        let mut pool = udk_symbolic::expr::Pool::new();
+        let rigid_bodies = tree(&bodies, tree_support::GRAVITY);
+        let solve = udk_symbolic::derive::tree::articulated(&mut pool, &rigid_bodies, n, &[], &[])
+            .expect("a well-formed tree")
+            .expect("the O(n) path applies");
+        let ops = udk_symbolic::emit::count_ops(&pool, &solve.acceleration).dag;
+        assert!(
+            ops.divs as usize <= n,
+            "{} divisions for {n} bodies",
+            ops.divs
+        );
+    }
 }

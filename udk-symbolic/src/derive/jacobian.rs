@@ -14,7 +14,7 @@ use crate::derivation::{
     ExprMatrix, HamiltonianEquations, HamiltonianJacobians, LagrangianEquations,
     LagrangianJacobians,
 };
-use crate::expr::{ExprId, Pool, Symbol};
+use crate::expr::{ExprId, OperationCount, Pool, Symbol};
 
 /// The terms of a constrained system in the form M v = F + Aᵀλ, A v = b, from which the
 /// residuals r = M v − F − Aᵀλ and g = A v − b are built.
@@ -114,17 +114,17 @@ impl<'e> Residuals<'e> {
     /// [`Pool::diff`]; with a tree, also its M v − Q₀ by the analytic derivatives of recursive
     /// Newton–Euler plus the derivatives of the rest ([`Residuals::applied`]), and of the two
     /// the one with fewer operations ([`Pool::operation_count`]; forward mode on a tie). The
-    /// analytic form pays on deep trees and generic joint frames (TIAGo Pro's emitted
-    /// `residual_jacobians` 78 758 → 29 269 operations after CSE), forward mode on short arms
-    /// with axis-aligned frames (UR5: 2 050 against 3 665).
+    /// analytic form is formed first, and forward mode only until it costs more (column by
+    /// column, see [`forward_within`]). The analytic form pays on deep trees and generic
+    /// joint frames (TIAGo Pro's emitted `residual_jacobians` 78 758 → 29 269 operations after
+    /// CSE), forward mode on short arms with axis-aligned frames (UR5: 2 050 against 3 665).
     fn state_jacobians(&self, pool: &mut Pool, r: &[ExprId]) -> (ExprMatrix, ExprMatrix) {
         let n = r.len();
-        let forward = (
-            matrix_jacobian(pool, r, n, Symbol::Coordinate),
-            matrix_jacobian(pool, r, n, Symbol::Velocity),
-        );
         let Some(constants) = self.tree else {
-            return forward;
+            return (
+                matrix_jacobian(pool, r, n, Symbol::Coordinate),
+                matrix_jacobian(pool, r, n, Symbol::Velocity),
+            );
         };
         let v: Vec<ExprId> = (0..n)
             .map(|j| pool.symbol(Symbol::Acceleration(j)))
@@ -142,15 +142,43 @@ impl<'e> Residuals<'e> {
             plus_rest(tau_q, Symbol::Coordinate),
             plus_rest(tau_qd, Symbol::Velocity),
         );
-        let size = |pool: &Pool, (by_q, by_qd): &(ExprMatrix, ExprMatrix)| {
-            pool.operation_count(&[&by_q.entries[..], &by_qd.entries].concat())
-        };
-        if size(pool, &analytic) < size(pool, &forward) {
-            analytic
-        } else {
-            forward
+        let size = pool.operation_count(&[&analytic.0.entries[..], &analytic.1.entries].concat());
+        forward_within(pool, r, size).unwrap_or(analytic)
+    }
+}
+
+/// (∂r/∂q, ∂r/∂q̇) of the n residuals `r` by [`Pool::diff`], formed a column ∂r/∂qⱼ, ∂r/∂q̇ⱼ at
+/// a time from j = 0 (the tree's coordinates come parents first, so the columns that reach
+/// the most bodies come first); `None` as soon as the columns formed take more than `budget`
+/// operations ([`OperationCount`]), the rest not formed.
+fn forward_within(
+    pool: &mut Pool,
+    r: &[ExprId],
+    budget: usize,
+) -> Option<(ExprMatrix, ExprMatrix)> {
+    let n = r.len();
+    let mut count = OperationCount::default();
+    let mut blocks = [vec![ExprId(0); n * n], vec![ExprId(0); n * n]];
+    for j in 0..n {
+        for (block, symbol) in blocks
+            .iter_mut()
+            .zip([Symbol::Coordinate(j), Symbol::Velocity(j)])
+        {
+            let column: Vec<ExprId> = r.iter().map(|&row| pool.diff(row, symbol)).collect();
+            if count.add(pool, &column) > budget {
+                return None;
+            }
+            for (i, d) in column.into_iter().enumerate() {
+                block[i * n + j] = d;
+            }
         }
     }
+    let [by_q, by_qd] = blocks.map(|entries| ExprMatrix {
+        rows: n,
+        cols: n,
+        entries,
+    });
+    Some((by_q, by_qd))
 }
 
 /// Whether differentiating `terms` by `variables` symbols stays within

@@ -301,6 +301,26 @@ impl Pool {
         self.powi(x, -1)
     }
 
+    /// 1/x kept as one operand of the products it enters (`Node::Shared` of x^−1), so that
+    /// the emitted code divides once and multiplies by the quotient wherever x^−1 appears,
+    /// where each product holding x^−1 would otherwise be a division of its own. The
+    /// reciprocal of a number is that number. Equal in value
+    /// to x^−1, but x · (1/x) no longer cancels: use it for a divisor that many products
+    /// share, such as the pivots of a factorization.
+    pub fn shared_reciprocal(&mut self, x: ExprId) -> ExprId {
+        let inverse = self.recip(x);
+        match self.get(inverse) {
+            Node::Pow(..) => self.intern(Node::Shared(inverse)),
+            // c⁻¹ · s⁻¹ for a scaled sum c · s.
+            Node::Mul(ops) if ops.len() == 2 && matches!(self.get(ops[1]), Node::Pow(..)) => {
+                let (c, power) = (ops[0], ops[1]);
+                let power = self.intern(Node::Shared(power));
+                self.mul(&[c, power])
+            }
+            _ => inverse,
+        }
+    }
+
     /// a/b, as a·b^−1.
     pub fn div(&mut self, a: ExprId, b: ExprId) -> ExprId {
         let inverse = self.recip(b);

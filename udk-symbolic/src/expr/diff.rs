@@ -21,6 +21,58 @@ pub(crate) enum Wrt {
 /// The derivative of each leaf, given the pool to build it in.
 type Leaf<'a> = dyn FnMut(&mut Pool, Symbol) -> ExprId + 'a;
 
+/// [`Pool::operation_count`] of a growing set of expressions, kept up to date as they are
+/// added, each distinct node counted once over every [`OperationCount::add`]: for stopping the
+/// construction of a form as soon as it costs more than another.
+#[derive(Clone, Debug, Default)]
+pub struct OperationCount {
+    /// Whether each node (by id) has been counted.
+    seen: Vec<bool>,
+    /// The operations counted.
+    total: usize,
+}
+
+impl OperationCount {
+    /// Counts the nodes of `ids` not counted before and returns the total: the
+    /// [`Pool::operation_count`] of all the expressions added so far.
+    pub fn add(&mut self, pool: &Pool, ids: &[ExprId]) -> usize {
+        // Operands come before their users in the pool, so the largest id bounds the nodes
+        // reached.
+        let size = ids.iter().map(|id| id.0 as usize + 1).max().unwrap_or(0);
+        if self.seen.len() < size {
+            self.seen.resize(size, false);
+        }
+        let mut stack = ids.to_vec();
+        while let Some(node) = stack.pop() {
+            if std::mem::replace(&mut self.seen[node.0 as usize], true) {
+                continue;
+            }
+            match pool.get(node) {
+                Node::Number(_) | Node::Symbol(_) => {}
+                Node::Add(ops) | Node::Mul(ops) => {
+                    self.total += ops.len() - 1;
+                    stack.extend(ops.iter());
+                }
+                Node::Call(_, ops) => {
+                    self.total += 1;
+                    stack.extend(ops.iter());
+                }
+                Node::Pow(b, e) => {
+                    self.total += 1;
+                    stack.extend([*b, *e]);
+                }
+                Node::Shared(x) => stack.push(*x),
+            }
+        }
+        self.total
+    }
+
+    /// The operations of the expressions added so far.
+    pub fn total(&self) -> usize {
+        self.total
+    }
+}
+
 impl Pool {
     /// ∂(id)/∂symbol, with the chain rule for every function (d|x|/dx = x/|x|,
     /// d sqrt(x)/dx = ½·sqrt(x)⁻¹, d atan2(y, x) = (x dy − y dx)/(x² + y²)).
@@ -140,32 +192,9 @@ impl Pool {
     /// node once: k − 1 for a sum or product of k operands, 1 for a power or a function. A
     /// measure of the straight-line code's size after common-subexpression elimination.
     pub fn operation_count(&self, ids: &[ExprId]) -> usize {
-        let size = ids.iter().map(|id| id.0 as usize + 1).max().unwrap_or(0);
-        let mut seen = vec![false; size];
-        let mut stack = ids.to_vec();
-        let mut count = 0;
-        while let Some(node) = stack.pop() {
-            if std::mem::replace(&mut seen[node.0 as usize], true) {
-                continue;
-            }
-            match self.get(node) {
-                Node::Number(_) | Node::Symbol(_) => {}
-                Node::Add(ops) | Node::Mul(ops) => {
-                    count += ops.len() - 1;
-                    stack.extend(ops.iter());
-                }
-                Node::Call(_, ops) => {
-                    count += 1;
-                    stack.extend(ops.iter());
-                }
-                Node::Pow(b, e) => {
-                    count += 1;
-                    stack.extend([*b, *e]);
-                }
-                Node::Shared(x) => stack.push(*x),
-            }
-        }
-        count
+        let mut count = OperationCount::default();
+        count.add(self, ids);
+        count.total()
     }
 
     /// An upper estimate of the operands one more derivative of `ids` creates, per symbol

@@ -48,6 +48,7 @@ mod number;
 #[cfg(test)]
 mod tests;
 
+pub use diff::OperationCount;
 use rustc_hash::FxHashMap as HashMap;
 
 /// A handle to a node of a [`Pool`]. Ids are given in creation order, which is deterministic
@@ -162,8 +163,9 @@ pub enum Node {
     Pow(ExprId, ExprId),
     /// An elementary function applied to its arguments.
     Call(Func, Box<[ExprId]>),
-    /// Its operand, a sum, kept as one operand: sums do not flatten into it (see
-    /// [`Pool::shared`]). Evaluates to the operand and costs no operation.
+    /// Its operand, a sum or a reciprocal, kept as one operand: sums and products do not
+    /// flatten into it (see [`Pool::shared`] and [`Pool::shared_reciprocal`]). Evaluates to
+    /// the operand and costs no operation.
     Shared(ExprId),
 }
 

@@ -242,3 +242,44 @@ fn shared_sums_stay_one_operand() {
     let expected_term = p.mul(&[six, held]);
     assert_eq!(twice, expected_term);
 }
+
+/// A shared reciprocal is one operand of the products it enters, so that the emitted code
+/// divides once: a/(x + y) and b/(x + y) take one division and two multiplications instead of
+/// two divisions, with the same values and derivative; a number's reciprocal is a number and
+/// a scaled sum keeps its coefficient outside.
+#[test]
+fn shared_reciprocals_divide_once() {
+    let (mut p, x, y) = setup();
+    let (a, b) = (p.symbol(Symbol::Velocity(0)), p.symbol(Symbol::Velocity(1)));
+    let sum = p.add(&[x, y]);
+    let held = p.shared_reciprocal(sum);
+    let plain = p.recip(sum);
+    assert_ne!(held, plain);
+    let quotients = |p: &mut Pool, inverse| [p.mul(&[a, inverse]), p.mul(&[b, inverse])];
+    let shared = quotients(&mut p, held);
+    let divided = quotients(&mut p, plain);
+    let ops = |p: &Pool, outputs: &[ExprId]| crate::emit::count_ops(p, outputs).dag;
+    assert_eq!((ops(&p, &shared).divs, ops(&p, &shared).muls), (1, 2));
+    assert_eq!((ops(&p, &divided).divs, ops(&p, &divided).muls), (2, 0));
+    let vals = |s: Symbol| match s {
+        Symbol::Coordinate(0) => 0.3,
+        Symbol::Coordinate(1) => -1.7,
+        Symbol::Velocity(0) => 2.5,
+        _ => -0.4,
+    };
+    for (s, d) in shared.iter().zip(&divided) {
+        assert!((p.eval(*s, &vals) - p.eval(*d, &vals)).abs() < 1e-15);
+        let (ds, dd) = (
+            p.diff(*s, Symbol::Coordinate(1)),
+            p.diff(*d, Symbol::Coordinate(1)),
+        );
+        assert!((p.eval(ds, &vals) - p.eval(dd, &vals)).abs() < 1e-15);
+    }
+    let two = p.integer(2);
+    assert_eq!(p.shared_reciprocal(two), p.rational(1, 2));
+    let three = p.integer(3);
+    let scaled = p.mul(&[three, sum]);
+    let inverse = p.shared_reciprocal(scaled);
+    let third = p.rational(1, 3);
+    assert_eq!(inverse, p.mul(&[third, held]));
+}

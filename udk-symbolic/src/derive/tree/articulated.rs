@@ -35,11 +35,13 @@ struct Articulated {
 }
 
 /// What one body's articulated inertia gives every solve: U = Iᴬ S (6-vector), the pivot
-/// D = Sᵀ U and 1/D.
+/// D = Sᵀ U, 1/D and U/D, each kept as one operand, so that the emitted code divides once per
+/// body and multiplies by 1/D and U/D elsewhere.
 struct Factor {
     u: Spatial,
     pivot: ExprId,
     inverse_pivot: ExprId,
+    scaled_u: Spatial,
 }
 
 /// The velocity terms of the main solve of one body: c = v × S q̇ (the velocity-product
@@ -298,11 +300,27 @@ fn factor(
             },
         );
         let pivot = joint_component(pool, link, &u);
-        let inverse_pivot = pool.recip(pivot);
+        let inverse_pivot = pool.shared_reciprocal(pivot);
+        // The joint's own component of U is D (S = e_z): exactly 1 in U/D, so that the
+        // update zeroes the articulated inertia along S exactly.
+        let mut scale = |x: ExprId| match x == pivot {
+            true => pool.one(),
+            false => pool.mul(&[x, inverse_pivot]),
+        };
+        let scaled_u = Spatial {
+            angular: u.angular.map(&mut scale),
+            linear: u.linear.map(&mut scale),
+        };
+        // B − U_ω U_vᵀ/D with the 1 of U/D on the joint's side, so that its row (revolute)
+        // or column (prismatic) along S cancels exactly.
+        let (left, right) = match link.revolute {
+            true => (scaled_u.angular, u.linear),
+            false => (u.angular, scaled_u.linear),
+        };
         let reduced = Articulated {
-            a: outer_update(pool, &inertia.a, u.angular, u.angular, inverse_pivot),
-            b: outer_update(pool, &inertia.b, u.angular, u.linear, inverse_pivot),
-            c: outer_update(pool, &inertia.c, u.linear, u.linear, inverse_pivot),
+            a: outer_update(pool, &inertia.a, u.angular, scaled_u.angular, true),
+            b: outer_update(pool, &inertia.b, left, right, false),
+            c: outer_update(pool, &inertia.c, u.linear, scaled_u.linear, true),
         };
         match link.parent {
             Some(parent) => {
@@ -317,6 +335,7 @@ fn factor(
             u,
             pivot,
             inverse_pivot,
+            scaled_u,
         });
     }
     let factors: Vec<Factor> = factors.into_iter().flatten().collect();
@@ -331,14 +350,22 @@ fn factor(
     (factors, bias, root_parts)
 }
 
-/// X − x yᵀ / D (row-major; exactly symmetric when X is and x = y).
-fn outer_update(pool: &mut Pool, x: &Mat3, u: Vec3, v: Vec3, inverse_pivot: ExprId) -> Mat3 {
-    let minus = pool.neg(inverse_pivot);
-    std::array::from_fn(|k| {
-        let (r, c) = (k / 3, k % 3);
-        let product = pool.mul(&[minus, u[r], v[c]]);
-        pool.shared_sum(&[x[k], product])
-    })
+/// X − u wᵀ (row-major), where u wᵀ is U Uᵀ/D or a block of it. With `symmetric` (X symmetric
+/// and w = u/D) the upper triangle is mirrored, so that the result is exactly symmetric.
+fn outer_update(pool: &mut Pool, x: &Mat3, u: Vec3, w: Vec3, symmetric: bool) -> Mat3 {
+    let mut entries = *x;
+    for r in 0..3 {
+        for c in 0..3 {
+            if symmetric && c < r {
+                entries[3 * r + c] = entries[3 * c + r];
+                continue;
+            }
+            let product = pool.mul(&[u[r], w[c]]);
+            let minus = pool.neg(product);
+            entries[3 * r + c] = pool.shared_sum(&[x[3 * r + c], minus]);
+        }
+    }
+    entries
 }
 
 /// The sum of articulated inertias.
@@ -422,10 +449,9 @@ fn forces(
         let floating = matches!(root, Root::Floating { .. });
         if link.parent.is_some() || floating {
             let f = &factors[i];
-            let scale = pool.mul(&[u, f.inverse_pivot]);
             let along = Spatial {
-                angular: scale3(pool, scale, f.u.angular),
-                linear: scale3(pool, scale, f.u.linear),
+                angular: scale3(pool, u, f.scaled_u.angular),
+                linear: scale3(pool, u, f.scaled_u.linear),
             };
             let mut terms = vec![total, along];
             if let Some(b) = bias {
