@@ -503,6 +503,7 @@ impl Model {
     }
 
     /// Every parameter's value, in order, written into `params` (one entry per parameter).
+    #[inline]
     fn parameter_values_into(&self, params: &mut [f64]) -> Result<(), ModelError> {
         let c = &self.compiled;
         for ((slot, value), name) in params.iter_mut().zip(&self.values).zip(&c.parameters) {

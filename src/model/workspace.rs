@@ -55,6 +55,7 @@ impl Model {
     /// The articulated-body program of a kinematic tree (compiled on the first call), `None`
     /// for a model the algorithm does not apply to. Its blocks: q̈₀ (n), the pivots, C (n, or
     /// none for ideal constraints), W (n × m), A (m × n), b (m).
+    #[inline]
     fn factored(&self) -> Result<Option<&Stacked>, ModelError> {
         let c = &self.compiled;
         let program = lazy(&c.factored, || {
@@ -154,6 +155,7 @@ impl Model {
     ///
     /// # Panics
     /// When `workspace` was made for a model of other sizes.
+    #[inline]
     pub fn acceleration_with_inputs_in(
         &self,
         workspace: &mut Workspace,
@@ -196,8 +198,11 @@ impl Model {
         self.solve_with(workspace, q, qd, &self.u, t, qdd, force)
     }
 
-    /// [`Model::solve`] at the inputs `u` (checked by the caller).
+    /// [`Model::solve`] at the inputs `u` (checked by the caller). Always inlined, with the
+    /// evaluation of the compiled program, into its two callers: on a small model the call
+    /// and the passing of the `TapeInputs` are a sizeable part of q̈.
     #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
     fn solve_with(
         &self,
         workspace: &mut Workspace,
@@ -271,6 +276,7 @@ impl Model {
 
     /// q̈ = q̈₀ and Qᶜ = C (zero for ideal constraints) of a tree without constraints, from
     /// the outputs of the articulated-body program, without allocating.
+    #[inline(always)]
     fn unconstrained(
         &self,
         a: &[f64],
@@ -278,11 +284,14 @@ impl Model {
         qdd: &mut [f64],
         force: Option<&mut [f64]>,
     ) -> Result<(), ModelError> {
-        // q̈₀ checked finite in the pass that copies it: no call of `memcpy`.
+        // q̈₀ checked finite in the pass that copies it, a non-finite entry stored as NaN (the
+        // error below voids `qdd` anyway): a plain copy would be split off into a call of
+        // `memcpy` by LLVM, which costs more than the copy on a small model.
         let mut finite = true;
         for (x, &v) in qdd.iter_mut().zip(a) {
-            finite &= v.is_finite();
-            *x = v;
+            let ok = v.is_finite();
+            finite &= ok;
+            *x = if ok { v } else { f64::NAN };
         }
         if !finite {
             return Err(udk_runtime::Error::NonFinite {

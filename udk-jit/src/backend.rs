@@ -85,7 +85,7 @@ impl Function {
     ///
     /// # Errors
     /// [`TapeError`] if a buffer or an input slice is too short; nothing is written then.
-    #[inline]
+    #[inline(always)]
     pub fn eval(
         &self,
         inputs: &TapeInputs<'_>,

@@ -224,7 +224,7 @@ impl JitFunction {
     ///
     /// # Errors
     /// [`TapeError`] if a buffer or an input slice is too short; nothing is written then.
-    #[inline]
+    #[inline(always)]
     pub fn eval(
         &self,
         inputs: &TapeInputs<'_>,

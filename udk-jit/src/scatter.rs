@@ -216,7 +216,7 @@ impl Stacked {
     /// # Errors
     /// [`TapeError`] when an input slice is too short or `buffers` were made for another
     /// program; nothing is written then.
-    #[inline]
+    #[inline(always)]
     pub fn eval<'b>(
         &self,
         inputs: &TapeInputs,
