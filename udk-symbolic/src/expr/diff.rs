@@ -66,11 +66,6 @@ impl OperationCount {
         }
         self.total
     }
-
-    /// The operations of the expressions added so far.
-    pub fn total(&self) -> usize {
-        self.total
-    }
 }
 
 impl Pool {
@@ -192,9 +187,7 @@ impl Pool {
     /// node once: k − 1 for a sum or product of k operands, 1 for a power or a function. A
     /// measure of the straight-line code's size after common-subexpression elimination.
     pub fn operation_count(&self, ids: &[ExprId]) -> usize {
-        let mut count = OperationCount::default();
-        count.add(self, ids);
-        count.total()
+        OperationCount::default().add(self, ids)
     }
 
     /// An upper estimate of the operands one more derivative of `ids` creates, per symbol
