@@ -2,7 +2,8 @@
 //! residual Jacobians, as `udk::Model` derives, then the Jacobians on their own), lowering of the
 //! terms (M, Q, A, b, C) and of the articulated-body program (q̈₀, W, A, b, pivots, C of a
 //! kinematic tree) to a [`Program`] (the CSE'd straight-line form), their compilation by
-//! Cranelift and by the tape, and one evaluation of each by the tape and the JIT, per call.
+//! Cranelift (in both tiers, [`Tier`]) and by the tape, and one evaluation of each by the tape
+//! and the JIT, per call.
 //!
 //! `cargo run --release -p udk-jit --example jit_timing -- robots/panda.urdf` (or `chain:N` for
 //! the N-link chain of `udk_symbolic::models::pendulum_chain_tree`)
@@ -12,7 +13,7 @@ mod support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};
-use udk_jit::JitFunction;
+use udk_jit::{JitFunction, Tier};
 use udk_symbolic::emit::{compile_tape, Program, TapeInputs};
 use udk_symbolic::expr::ExprId;
 use udk_symbolic::Equations;
@@ -51,7 +52,6 @@ fn timed<R>(mut f: impl FnMut() -> R) -> (Duration, R) {
 /// Lowers, compiles and evaluates `ids` of `d`'s pool, printing one line named `what`.
 fn program(d: &udk_symbolic::Derivation, what: &str, ids: &[ExprId]) {
     let (lower, program) = timed(|| Program::new(&d.pool, ids));
-    let (jit_time, jit) = timed(|| JitFunction::from_program(&program, what).unwrap());
     let (tape_time, tape) = timed(|| compile_tape(&d.pool, ids));
     let s = tape.required();
     let (q, qd, params, u) = (
@@ -70,14 +70,23 @@ fn program(d: &udk_symbolic::Derivation, what: &str, ids: &[ExprId]) {
     let mut out = vec![0.0; tape.outputs()];
     let mut regs = vec![0.0; tape.registers()];
     let tape_call = per_call(|| tape.eval(&inputs, &mut regs, &mut out).unwrap());
-    let mut jit_regs = vec![0.0; jit.registers()];
-    let jit_call = per_call(|| jit.eval(&inputs, &mut jit_regs, &mut out).unwrap());
+    let mut functions = 0;
+    let jit: Vec<String> = [Tier::Quick, Tier::Optimized]
+        .into_iter()
+        .map(|tier| {
+            let (time, jit) = timed(|| JitFunction::from_program_in(&program, what, tier).unwrap());
+            let mut regs = vec![0.0; jit.registers()];
+            let call = per_call(|| jit.eval(&inputs, &mut regs, &mut out).unwrap());
+            functions = jit.functions();
+            format!("{tier:?} compile {time:.1?}, call {call:.1?}")
+        })
+        .collect();
     println!(
-        "  {what}: {} values in {} native functions; lowering {lower:.1?}, JIT compile \
-         {jit_time:.1?}, tape compile {tape_time:.1?}; per call: tape {tape_call:.1?}, JIT \
-         {jit_call:.1?}",
+        "  {what}: {} values in {} native functions; lowering {lower:.1?}, tape compile \
+         {tape_time:.1?}, call {tape_call:.1?}; JIT {}",
         program.steps.len(),
-        jit.functions(),
+        functions,
+        jit.join("; "),
     );
 }
 

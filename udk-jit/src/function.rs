@@ -79,8 +79,8 @@ impl fmt::Debug for JitFunction {
 }
 
 impl JitFunction {
-    /// Compiles `outputs` of `pool`, lowered by [`Program::new`]; `name` names the result in
-    /// errors.
+    /// Compiles `outputs` of `pool`, lowered by [`Program::new`], into the faster code
+    /// ([`Tier::Optimized`]); `name` names the result in errors.
     ///
     /// # Errors
     /// [`JitError::Unsupported`] when Cranelift has no back end for the host,
@@ -89,15 +89,26 @@ impl JitFunction {
         Self::from_program(&Program::new(pool, outputs), name)
     }
 
-    /// Compiles `program`; `name` names the result in errors.
+    /// Compiles `program` into the faster code ([`Tier::Optimized`]); `name` names the
+    /// result in errors.
     ///
     /// # Errors
     /// As [`JitFunction::compile`], and [`JitError::InvalidProgram`] when `program` is not
     /// well formed (see [`Program`]: every value is read after the step that defines it).
     pub fn from_program(program: &Program, name: &str) -> Result<Self, JitError> {
+        Self::from_program_in(program, name, Tier::Optimized)
+    }
+
+    /// Compiles `program` as `tier` says; `name` names the result in errors. Either tier
+    /// computes the same values bit for bit (the same instructions, the registers allocated
+    /// differently).
+    ///
+    /// # Errors
+    /// As [`JitFunction::from_program`].
+    pub fn from_program_in(program: &Program, name: &str, tier: Tier) -> Result<Self, JitError> {
         validate(program, name)?;
         let layout = Layout::new(program);
-        let mut module = module()?;
+        let mut module = module(tier)?;
         let mut imports = Imports::declare(&mut module, name)?;
         let signature = chunk_signature(&module);
         let parts = layout.groups.len();
@@ -123,7 +134,7 @@ impl JitFunction {
                 builder: FunctionBuilder::new(&mut ctx.func, &mut builder_ctx),
                 module: &mut module,
                 imports: &mut imports,
-                local: HashMap::new(),
+                local: vec![None; program.ops.len()],
                 bases: [None; 7],
                 params: [Value::from_u32(0); 4],
                 stored: HashMap::new(),
@@ -358,8 +369,29 @@ fn validate(program: &Program, name: &str) -> Result<(), JitError> {
     Ok(())
 }
 
-/// The JIT module for the host, with the shims as its symbols.
-fn module() -> Result<JITModule, JitError> {
+/// How much work Cranelift puts into a [`JitFunction`]: the two register allocators of
+/// Cranelift 0.127 (its `regalloc_algorithm` setting). Both tiers emit the same IEEE-754
+/// instructions in the same order and differ only in which values they keep in registers and
+/// which they spill to the stack, so their outputs are equal bit for bit.
+///
+/// On the release build (`cargo run --release -p udk-jit --example jit_timing`, `guide/jit.md`,
+/// "Two tiers"), `Quick` compiles 4–8× faster and its code takes 1.4–1.8× the time per call
+/// of `Optimized`'s: 0.23 ms against 0.95 ms and 120 against 85 ns for the terms of a 5-link
+/// pendulum on a cart (347 values), 0.59 ms against 3.4 ms and 304 against 178 ns for the
+/// UR5's articulated-body program (1070 values).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Tier {
+    /// Cranelift's single-pass register allocator (`"single_pass"`): fast to compile, more
+    /// spills in the code. What a [`Function`](crate::Function) runs first.
+    Quick,
+    /// Cranelift's backtracking register allocator (`"backtracking"`, its default): the faster
+    /// code, what [`JitFunction::compile`] makes.
+    #[default]
+    Optimized,
+}
+
+/// The JIT module for the host, compiling as `tier` says, with the shims as its symbols.
+fn module(tier: Tier) -> Result<JITModule, JitError> {
     let unsupported = |e: &dyn fmt::Display| JitError::Unsupported(e.to_string());
     let mut flags = settings::builder();
     for (flag, value) in [
@@ -369,6 +401,13 @@ fn module() -> Result<JITModule, JitError> {
         // as many instructions either way (callgrind, `guide/jit.md`), compiled in a quarter
         // less time.
         ("opt_level", "none"),
+        (
+            "regalloc_algorithm",
+            match tier {
+                Tier::Quick => "single_pass",
+                Tier::Optimized => "backtracking",
+            },
+        ),
         (
             "enable_verifier",
             if cfg!(debug_assertions) {
@@ -562,8 +601,8 @@ struct Emitter<'a, 'f> {
     builder: FunctionBuilder<'f>,
     module: &'a mut JITModule,
     imports: &'a mut Imports,
-    /// The SSA value of each program value available in this function.
-    local: HashMap<Val, Value>,
+    /// The SSA value of each program value available in this function, by value index.
+    local: Vec<Option<Value>>,
     /// The pointers q, q̇, q̈, p, params, u, λ, loaded on first use.
     bases: [Option<Value>; 7],
     /// The parameters (inputs, t, scratch, out).
@@ -617,7 +656,7 @@ impl Emitter<'_, '_> {
 
     /// Records `x` as value `v`, and stores it in its scratch slot if a later function reads it.
     fn define(&mut self, v: Val, x: Value) {
-        self.local.insert(v, x);
+        self.local[v as usize] = Some(x);
         let slot = self.layout.slot[v as usize];
         if slot != u32::MAX {
             let scratch = self.params[2];
@@ -628,7 +667,7 @@ impl Emitter<'_, '_> {
     /// The SSA value of program value `v`: computed here, a leaf (materialized on first use),
     /// or read from the scratch slot an earlier function wrote.
     fn value(&mut self, v: Val) -> Value {
-        if let Some(&x) = self.local.get(&v) {
+        if let Some(x) = self.local[v as usize] {
             return x;
         }
         let x = match self.program.ops[v as usize] {
@@ -644,7 +683,7 @@ impl Emitter<'_, '_> {
                 self.load(scratch, self.layout.slot[v as usize] as usize)
             }
         };
-        self.local.insert(v, x);
+        self.local[v as usize] = Some(x);
         x
     }
 

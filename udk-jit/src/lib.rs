@@ -38,7 +38,7 @@ mod function;
 mod scatter;
 mod shims;
 
-pub use backend::{Backend, Function};
+pub use backend::{Backend, Function, UPGRADE_AFTER};
 pub use error::JitError;
-pub use function::JitFunction;
+pub use function::{JitFunction, Tier};
 pub use scatter::{Block, Buffers, Scatter, Stacked};

@@ -1,10 +1,10 @@
 //! The JIT against the tape on random expressions: every function of the language, deep sums,
 //! integer, rational and real powers, and constants near 0 and ±1, over every kind of input.
-//! The two must agree bit for bit (any NaN matching any NaN).
+//! The two must agree bit for bit (any NaN matching any NaN), in both tiers of the JIT.
 
 use proptest::prelude::*;
-use udk_jit::JitFunction;
-use udk_symbolic::emit::{compile_tape, TapeInputs};
+use udk_jit::{JitFunction, Tier};
+use udk_symbolic::emit::{compile_tape, Program, TapeInputs};
 use udk_symbolic::expr::{ExprId, Func, Pool, Symbol};
 
 /// The variables of the random expressions, one of each input kind.
@@ -139,7 +139,7 @@ proptest! {
         let mut pool = Pool::new();
         let outputs: Vec<ExprId> = trees.iter().map(|t| build(&mut pool, t)).collect();
         let tape = compile_tape(&pool, &outputs);
-        let jit = JitFunction::compile(&pool, &outputs, "random").unwrap();
+        let program = Program::new(&pool, &outputs);
         let s = tape.required();
         let input = |len: usize, at: usize| vec![values[at]; len];
         let (q, qd, qdd, p, params, u, lambda) = (
@@ -157,10 +157,13 @@ proptest! {
         };
         let mut expected = vec![0.0; tape.outputs()];
         tape.eval(&inputs, &mut vec![0.0; tape.registers()], &mut expected).unwrap();
-        let mut got = vec![0.0; jit.outputs()];
-        jit.eval(&inputs, &mut vec![0.0; jit.registers()], &mut got).unwrap();
-        for (k, (&a, &b)) in expected.iter().zip(&got).enumerate() {
-            prop_assert!(same(a, b), "output {}: tape {:e}, JIT {:e}", k, a, b);
+        for tier in [Tier::Quick, Tier::Optimized] {
+            let jit = JitFunction::from_program_in(&program, "random", tier).unwrap();
+            let mut got = vec![0.0; jit.outputs()];
+            jit.eval(&inputs, &mut vec![0.0; jit.registers()], &mut got).unwrap();
+            for (k, (&a, &b)) in expected.iter().zip(&got).enumerate() {
+                prop_assert!(same(a, b), "output {}: tape {:e}, JIT ({:?}) {:e}", k, a, tier, b);
+            }
         }
     }
 }

@@ -1,13 +1,14 @@
 //! The JIT against the tape on every example model and every robot of `robots/`: every
 //! program the model tapes, the CLI and the generated code evaluate (terms, the articulated
-//! path, the residual Jacobians, the monitors, the outputs), bit for bit at random states.
+//! path, the residual Jacobians, the monitors, the outputs), bit for bit at random states, in
+//! both tiers of Cranelift's register allocation.
 
 mod support;
 
 use std::path::{Path, PathBuf};
 use support::derive;
-use udk_jit::JitFunction;
-use udk_symbolic::emit::{compile_tape, TapeInputs};
+use udk_jit::{JitFunction, Tier};
+use udk_symbolic::emit::{compile_tape, Program, TapeInputs};
 use udk_symbolic::expr::ExprId;
 use udk_symbolic::{Derivation, Equations};
 
@@ -71,12 +72,24 @@ impl Numbers {
     }
 }
 
-/// Asserts that the JIT and the tape of `ids` agree bit for bit at a few random states, and
-/// returns how many native functions the JIT split the program into.
+/// Asserts that the JIT of both tiers and the tape of `ids` agree bit for bit at a few random
+/// states, and returns how many native functions the JIT split the program into.
 fn agree(d: &Derivation, what: &str, ids: &[ExprId]) -> usize {
+    let program = Program::new(&d.pool, ids);
+    let name = format!("{what} of `{}`", d.name);
+    let functions = [Tier::Quick, Tier::Optimized].map(|tier| {
+        let jit =
+            JitFunction::from_program_in(&program, &name, tier).unwrap_or_else(|e| panic!("{e}"));
+        agree_in(d, &format!("{what} ({tier:?})"), ids, &jit);
+        jit.functions()
+    });
+    assert_eq!(functions[0], functions[1]);
+    functions[0]
+}
+
+/// Asserts that `jit` and the tape of `ids` agree bit for bit at a few random states.
+fn agree_in(d: &Derivation, what: &str, ids: &[ExprId], jit: &JitFunction) {
     let tape = compile_tape(&d.pool, ids);
-    let jit = JitFunction::compile(&d.pool, ids, &format!("{what} of `{}`", d.name))
-        .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(jit.outputs(), tape.outputs());
     assert_eq!(jit.required(), tape.required());
     let s = tape.required();
@@ -116,7 +129,6 @@ fn agree(d: &Derivation, what: &str, ids: &[ExprId]) -> usize {
             );
         }
     }
-    jit.functions()
 }
 
 /// Asserts that the JIT equals the tape on every program of the model at `path`, and returns
