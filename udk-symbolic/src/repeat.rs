@@ -11,7 +11,9 @@
 use crate::error::Errors;
 use crate::spec::{Expression, ModelSpec, Name, NamedExpression};
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 use syn::spanned::Spanned;
+use syn::visit::Visit;
 use syn::visit_mut::VisitMut;
 use syn::{Expr, Ident};
 
@@ -77,18 +79,50 @@ pub struct IndexedExpression {
     pub value: Expression,
 }
 
-/// `spec` with its [`Repeat`] blocks, indexed names and sums expanded (see the module docs).
+/// Every expression of the spec's own entries (`expressions!(spec)`), or a mutable reference
+/// to each (`expressions!(spec, mut)`).
+macro_rules! expressions {
+    ($spec:expr $(, $m:tt)?) => {{
+        let spec = & $($m)? $spec;
+        let lists = [
+            & $($m)? spec.holonomic,
+            & $($m)? spec.nonholonomic,
+            & $($m)? spec.constraints,
+            & $($m)? spec.forces,
+            & $($m)? spec.nonideal,
+            & $($m)? spec.loads,
+            & $($m)? spec.servo,
+            & $($m)? spec.kinematics,
+        ];
+        let named = (& $($m)? spec.definitions)
+            .into_iter()
+            .chain(& $($m)? spec.outputs)
+            .map(|d| & $($m)? d.value);
+        (& $($m)? spec.lagrangian)
+            .into_iter()
+            .chain(& $($m)? spec.hamiltonian)
+            .chain(lists.into_iter().flatten())
+            .chain(named)
+    }};
+}
+
+/// `spec` with its [`Repeat`] blocks, indexed names and sums expanded (see the module docs):
+/// `spec` itself, borrowed, when it has none of them (a spec printed from SymPy), a rewritten
+/// copy otherwise.
 ///
 /// # Errors
 /// At the span of the culprit, every one found: a range or index that is not an integer
 /// expression of the loop variables, a name that is not `NAME` or `NAME[..]`, a sum not of
 /// the form `(a..b).map(|i| e).sum()`, a negative index, or more than [`MAX_INSTANCES`]
 /// instances in all.
-pub fn expand(spec: &ModelSpec) -> Result<ModelSpec, Errors> {
+pub fn expand(spec: &ModelSpec) -> Result<Cow<'_, ModelSpec>, Errors> {
+    if spec.repeat.is_empty() && !expressions!(spec).any(|e| indexed_or_summed(&e.0)) {
+        return Ok(Cow::Borrowed(spec));
+    }
     let mut expander = Expander::default();
     let mut out = spec.clone();
     out.repeat.clear();
-    for expression in expressions_mut(&mut out) {
+    for expression in expressions!(out, mut) {
         expander.rewrite(expression, &[]);
     }
     let mut placed: Vec<(usize, Vec<NamedExpression>)> = Vec::new();
@@ -109,28 +143,26 @@ pub fn expand(spec: &ModelSpec) -> Result<ModelSpec, Errors> {
     }
     out.definitions
         .extend(blocks.flat_map(|(_, definitions)| definitions));
-    expander.errors.finish(out)
+    expander.errors.finish(out).map(Cow::Owned)
 }
 
-/// Every expression of the spec's own entries.
-fn expressions_mut(spec: &mut ModelSpec) -> impl Iterator<Item = &mut Expression> {
-    let lists = [
-        &mut spec.holonomic,
-        &mut spec.nonholonomic,
-        &mut spec.constraints,
-        &mut spec.forces,
-        &mut spec.nonideal,
-        &mut spec.loads,
-        &mut spec.servo,
-        &mut spec.kinematics,
-    ];
-    let named = (spec.definitions.iter_mut())
-        .chain(spec.outputs.iter_mut())
-        .map(|d| &mut d.value);
-    (spec.lagrangian.iter_mut())
-        .chain(spec.hamiltonian.iter_mut())
-        .chain(lists.into_iter().flatten())
-        .chain(named)
+/// Whether `expr` holds what the expansion rewrites outside a block: an indexed name or a sum
+/// (a loop variable is one only inside its block).
+fn indexed_or_summed(expr: &Expr) -> bool {
+    struct Finder(bool);
+    impl<'ast> Visit<'ast> for Finder {
+        fn visit_expr(&mut self, expr: &'ast Expr) {
+            match expr {
+                Expr::Index(_) => self.0 = true,
+                Expr::MethodCall(call) if call.method == "sum" => self.0 = true,
+                _ if self.0 => {}
+                _ => syn::visit::visit_expr(self, expr),
+            }
+        }
+    }
+    let mut finder = Finder(false);
+    finder.visit_expr(expr);
+    finder.0
 }
 
 /// The expansion's state: the errors found and the instances made so far.

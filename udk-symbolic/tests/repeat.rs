@@ -2,7 +2,9 @@
 //! indexed names and sums derives exactly as the same model written out by hand, and every
 //! misuse is an error at its culprit.
 
+use std::borrow::Cow;
 use udk_symbolic::emit::equations_text;
+use udk_symbolic::repeat::expand;
 use udk_symbolic::{derive, ModelSpec};
 
 fn spec(text: &str) -> ModelSpec {
@@ -92,6 +94,39 @@ fn a_repeated_model_derives_as_the_model_written_out() {
     let d = derive(&chain(3, true)).unwrap();
     assert_eq!(d.coordinates, ["x_0", "x_1", "x_2"]);
     assert_eq!(d.output_columns(), ["gap_0", "gap_1", "gap_2"]);
+}
+
+#[test]
+fn a_spec_with_nothing_to_expand_is_borrowed_and_a_sum_outside_a_block_is_expanded() {
+    let plain = spec(
+        r#"
+name = "Plain"
+coordinates = ["x_0", "x_1"]
+parameters = [{ name = "m" }]
+lagrangian = "0.5 * m * dot(x_0).powi(2) + 0.5 * m * dot(x_1).powi(2) - x_0 * x_1"
+"#,
+    );
+    assert!(matches!(expand(&plain), Ok(Cow::Borrowed(_))));
+    // No block, but a sum and an indexed name in the Lagrangian: rewritten.
+    let summed = spec(
+        r#"
+name = "Plain"
+coordinates = ["x_0", "x_1"]
+parameters = [{ name = "m" }]
+lagrangian = "(0..2).map(|i| 0.5 * m * dot(x[i]).powi(2)).sum() - x[0] * x_1"
+"#,
+    );
+    let Ok(Cow::Owned(expanded)) = expand(&summed) else {
+        panic!("the sum is expanded into a copy");
+    };
+    assert_eq!(
+        equations_text(&derive(&expanded).unwrap()),
+        equations_text(&derive(&plain).unwrap())
+    );
+    assert_eq!(
+        equations_text(&derive(&summed).unwrap()),
+        equations_text(&derive(&plain).unwrap())
+    );
 }
 
 /// The messages of `text`'s derivation errors.

@@ -75,7 +75,7 @@ pub enum Jacobians {
 /// As [`derive()`].
 pub fn derive_with(spec: &ModelSpec, jacobians: Jacobians) -> Result<Derivation, Errors> {
     let expanded = crate::repeat::expand(spec)?;
-    let spec = &expanded;
+    let spec: &ModelSpec = &expanded;
     let mut errors = Errors::default();
     let kind = check::check_spec(spec, &mut errors);
     let mut scope = check::scope(spec, &mut errors);
