@@ -15,7 +15,7 @@
 use super::tape::TapeSizes;
 use super::terms::{signed_terms, term};
 use crate::expr::{ExprId, Func, Node, Number, Pool, Symbol};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Index of a value of a [`Program`] (into [`Program::ops`]).
 pub type Val = u32;
@@ -110,8 +110,8 @@ impl Program {
         let mut lowering = Lowering {
             pool,
             ops: Vec::new(),
-            index: HashMap::new(),
-            memo: HashMap::new(),
+            index: HashMap::default(),
+            memo: HashMap::default(),
         };
         let outputs: Vec<Val> = outputs.iter().map(|&id| lowering.lower(id)).collect();
         let ops = lowering.ops;
@@ -128,8 +128,8 @@ impl Program {
             }
         }
 
-        let mut sin_of = HashMap::new();
-        let mut cos_of = HashMap::new();
+        let mut sin_of = HashMap::default();
+        let mut cos_of = HashMap::default();
         for (v, op) in ops.iter().enumerate() {
             match *op {
                 Op::Call(Func::Sin, a) if live[v] => sin_of.insert(a, v as Val),
