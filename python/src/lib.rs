@@ -12,6 +12,16 @@ mod motion;
 
 use pyo3::prelude::*;
 
+/// The allocator of the extension's Rust code: mimalloc, not the C library's `malloc`. Reading
+/// and deriving a model allocates many small objects (`syn` trees, expression nodes, hash
+/// tables): glibc's `malloc` and `free` took about a fifth of `from_sympy` to the first q̈ at 5
+/// links, and mimalloc cut that time by 15 % (`guide/python.md`, "Speed"). Built with
+/// `local_dynamic_tls`: a module loaded by `dlopen` (as Python loads this one) cannot use the
+/// initial-exec thread-local storage mimalloc takes by default ("cannot allocate memory in
+/// static TLS block").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 pyo3::create_exception!(
     udk,
     BadInputError,
