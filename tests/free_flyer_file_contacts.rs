@@ -247,8 +247,8 @@ fn a_joint_pd_table_drives_the_joints_as_the_same_law_given_in_rust() {
         .iter()
         .filter(|e| e.name.ends_with("touchdown"));
     assert_eq!(touchdowns.count(), 4, "{:?}", events(&from_file));
-    // Without the law the legs fold (and chatter into a Zeno error at 0.26 s): at 0.2 s the
-    // front left hip is far from where the law holds it.
+    // Without the law the legs fold: at 0.2 s the front left hip is far from where the law
+    // holds it.
     let folding =
         (plain.simulate(&q0, &v0, &[0.0; 12], (0.0, 0.2), &options())).expect("the fall runs");
     let (j, k) = (folding.t.len() - 1, 4);

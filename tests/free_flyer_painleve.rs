@@ -1,14 +1,19 @@
-//! Why Solo12 dropped with τ = 0 (tests/fixtures/solo12_landing.toml, no `[joint_pd]`) ends in
-//! `SimulationError::Zeno` at t = 0.2587 s (guide/floating_base.md): at the state just after
+//! Painlevé's paradox on a real robot. Solo12 dropped with τ = 0
+//! (tests/fixtures/solo12_landing.toml, no `[joint_pd]`) reached this state when the contact
+//! set took sliding friction from three fixed-point passes, before the exact solve (the run
+//! then ended in `SimulationError::Zeno` at t = 0.2587 s; guide/floating_base.md). Just after
 //! its front right foot touches down again, the right hind foot, sliding sideways at 1.76 m/s
 //! with μ = 1.5, is in Painlevé's paradox. Solved exactly (Newton–Euler with the contacts'
 //! forces as unknowns, the sliding friction −μλₙŝ a column of the linear system), sliding
 //! makes it pull and opening makes it sink, whatever the two other feet on the ground do; only
-//! sticking, which a sliding foot cannot enter without an impulse, is consistent.
+//! sticking, which a sliding foot cannot enter without an impulse, is consistent. A run that
+//! starts there is refused with `Error::IndeterminateFriction` at that foot: a start cannot
+//! take the tangential impulse by which a run resolves the paradox.
 
 use nalgebra::{DMatrix, DVector};
 use std::path::Path;
-use udk::model::FreeFlyerModel;
+use udk::model::{FreeFlyerModel, ModelError};
+use udk::runtime::simulate::SimulationOptions;
 
 /// q and v just after the front right foot's touchdown at t = 0.258678846177564 s, as the run
 /// of `FreeFlyerModel::simulate` (every 0.01 s, default tolerances) logs it.
@@ -205,4 +210,18 @@ fn the_folded_solo12_meets_painleves_paradox_at_its_right_hind_foot() {
         "HR sticking: λₙ = {}",
         stuck[2].1
     );
+    // A run from this state: the contact set finds HR in the paradox as it settles the modes.
+    let t = 0.258678846177564;
+    let options = SimulationOptions::every(0.01);
+    match model.simulate(&Q, &V, &[0.0; 12], (t, t + 0.01), &options) {
+        Err(ModelError::Simulation { message, time, .. }) => {
+            assert_eq!(time, Some(t));
+            assert!(
+                message.contains("Coulomb friction at HR is indeterminate (Painlevé's paradox)"),
+                "{message}"
+            );
+        }
+        Err(other) => panic!("{other}"),
+        Ok(_) => panic!("a start in Painlevé's paradox ran"),
+    }
 }

@@ -125,6 +125,19 @@ pub enum Error {
         /// The absolute tolerance it exceeded.
         tolerance: f64,
     },
+    /// Coulomb friction leaves the forces of sliding contacts with no consistent solution, or
+    /// with more than one: Painlevé's paradox (Génot & Brogliato 1999). Either the linear
+    /// system of the sliding contacts' normal forces, whose friction −μλₙ feeds back on λₙ,
+    /// is singular, or a sliding contact whose force would pull (λₙ < 0) would sink into its
+    /// surface if it opened, at a start, where the tangential impact that resolves it during a
+    /// run (an impulse that brings the contact to stick) would change the velocity given.
+    #[error("Coulomb friction at {contacts} is indeterminate (Painlevé's paradox): {reason}")]
+    IndeterminateFriction {
+        /// The contacts concerned, by name, comma-separated.
+        contacts: String,
+        /// Which of the two cases.
+        reason: &'static str,
+    },
     /// A choice of independent, held or dependent coordinates (or velocities) cannot be used:
     /// `what` says why.
     #[error("invalid choice of coordinates: {what}")]

@@ -3,7 +3,8 @@
 use super::dynamic::{DynamicLagrangianSystem, DynamicLagrangianTerms};
 use super::events::{Action, Direction, Event};
 use crate::{
-    constraint_multipliers_dyn, rheonomic_impact, sliding_impact, Error, Options, SlidingFriction,
+    constraint_multipliers_dyn, rheonomic_impact, sliding_impact, Error, LagrangianView, Options,
+    SlidingFriction,
 };
 use nalgebra::{DMatrix, DVector, RowDVector, SVector};
 use std::cell::RefCell;
@@ -42,6 +43,14 @@ impl ContactRow {
     pub fn speed(&self, qd: &[f64]) -> f64 {
         let along: f64 = self.gradient.iter().zip(qd).map(|(g, v)| g * v).sum();
         along + self.rate
+    }
+
+    /// f̈ = ∂f/∂q · q̈ − b at q̈ (`qdd`, n entries), and the size of its terms,
+    /// Σⱼ |∂f/∂qⱼ q̈ⱼ| + |b|, against which its round-off is measured.
+    fn acceleration(&self, qdd: &DVector<f64>) -> (f64, f64) {
+        let terms = self.gradient.iter().zip(qdd).map(|(g, a)| g * a);
+        let size = terms.clone().map(f64::abs).sum::<f64>() + self.rhs.abs();
+        (terms.sum::<f64>() - self.rhs, size)
     }
 }
 
@@ -99,8 +108,8 @@ pub enum ContactMode {
 
 /// The force of one contact row, by name: `"<contact>.normal"` (λₙ, N for a gap in metres,
 /// compressive positive), `"<contact>.tangent"` (λₜ along +s: the sticking multiplier, or
-/// the sliding friction −μ|λₙ| sgn ṡ) and, for a contact with a lateral slip coordinate,
-/// `"<contact>.lateral"` (the same along it; sliding, the friction −μ|λₙ| ŝ with ŝ the unit
+/// the sliding friction −μλₙ sgn ṡ) and, for a contact with a lateral slip coordinate,
+/// `"<contact>.lateral"` (the same along it; sliding, the friction −μλₙ ŝ with ŝ the unit
 /// slip velocity in the tangent plane).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ContactForce {
@@ -122,11 +131,11 @@ pub struct ContactForce {
 ///   touchdown's impact law, the rest speed, [`ContactSet::settle`], sticking, the stick and
 ///   slip events and the direction of sliding friction (a block dropped on a conveyor belt,
 ///   s = x − v t, is dragged along until it moves with the belt).
-/// - A sliding contact adds the non-ideal constraint force C = −μ|λₙ| sgn(ṡ) (∂s/∂q)ᵀ (Udwadia
+/// - A sliding contact adds the non-ideal constraint force C = −μλₙ sgn(ṡ) (∂s/∂q)ᵀ (Udwadia
 ///   & Kalaba 1993; Udwadia & Phohomsiri 2006, eq 2.14, with the sliding friction of Coulomb's
-///   law), λₙ the contact's normal multiplier. λₙ depends on C, so the two are iterated to a
-///   fixed point (three passes; exact at the first when the normal and tangential directions
-///   are M-orthogonal, as for a block on a plane).
+///   law), λₙ ≥ 0 the contact's normal multiplier. λₙ depends on C linearly, so the sliding
+///   contacts' λₙ solve one k × k linear system, exactly. Where that system is singular
+///   (Painlevé's paradox) the run ends with [`Error::IndeterminateFriction`].
 /// - Touchdown (φ falls through 0 while open) is an impact on the normal row, φ̇⁺ = −e φ̇⁻, with
 ///   the persistent rows (the system's, the other closed contacts') keeping their φ̇ = 0, by
 ///   [`crate::rheonomic_impact()`]; a plastic one (e = 0, or a rebound slower than the
@@ -136,7 +145,13 @@ pub struct ContactForce {
 ///   tangential impulse that needs lies in the friction cone, |λₜ| ≤ μλₙ, and otherwise
 ///   slides through it with the tangential impulse μλₙ along the sticking one
 ///   ([`crate::sliding_impact()`]). Without friction it is frictionless.
-/// - Lift-off: a closed contact opens when λₙ falls through 0 (it would become tensile).
+/// - Lift-off: a closed contact opens when λₙ falls through 0 (it would become tensile). A
+///   sliding contact whose λₙ turns negative where opening would make it sink into its surface
+///   (the gap's acceleration with the contact open is negative: Painlevé's paradox, where the
+///   friction's feedback on λₙ has passed a gain of 1) instead takes a tangential impact, the
+///   paradox's resolution ("impact without collision", Génot & Brogliato 1999): the sticking
+///   impulse of a plastic touchdown (below), which brings it to stick when the friction cone
+///   holds that impulse, or else slides through it.
 /// - Stick to slip: μ|λₙ| − |λₜ| falls through 0; the contact slides against λₜ.
 /// - Slip to stick: ṡ reaches 0; the contact sticks where μ|λₙ| ≥ |λₜ| holds there, else it
 ///   slides back.
@@ -178,8 +193,12 @@ struct Solved {
     /// λ of every row, in the order of the rows of A.
     lambda: DVector<f64>,
     /// For each contact, the index in `lambda` of its normal, tangential and lateral rows.
-    rows: Vec<[Option<usize>; 3]>,
+    rows: Vec<ContactRows>,
 }
+
+/// The indices of one contact's normal, tangential and lateral rows among the rows of A
+/// (`None` for a row not held).
+type ContactRows = [Option<usize>; 3];
 
 impl Solved {
     /// The multipliers of closed contact i: λₙ of its normal row, and λₜ of its tangential
@@ -239,7 +258,10 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     /// after every switch of a mode.
     ///
     /// # Errors
-    /// A failed solve of the fundamental equation.
+    /// A failed solve of the fundamental equation; `IndeterminateFriction` where the sliding
+    /// contacts' forces are indeterminate, or where a contact slides with a force that would
+    /// pull and would sink if it opened (Painlevé's paradox, which a run resolves by a
+    /// tangential impact, but a start cannot take an impulse).
     pub fn settle(&self, q: &[f64], qd: &[f64], t: f64, tolerance: f64) -> Result<(), Error> {
         for (i, contact) in self.contacts.iter().enumerate() {
             let geometry = (contact.geometry)(q, qd, t);
@@ -260,7 +282,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                 self.modes.borrow_mut()[i] = mode;
             }
         }
-        self.reconcile(q, qd, t)
+        self.reconcile((q, &mut DVector::from_column_slice(qd), t), false)
     }
 
     /// The forces of the closed contacts at (q, q̇, t), by name.
@@ -278,7 +300,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             let tangential = match modes[i] {
                 ContactMode::Sliding(sign) => {
                     let d = self.friction_direction(i, &solved.geometry[i], qd, sign);
-                    d.map(|d| -contact.friction * lambda_n.abs() * d)
+                    d.map(|d| -contact.friction * lambda_n * d)
                 }
                 _ => lambda_t,
             };
@@ -316,7 +338,10 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     /// The unit direction of the slip of sliding contact i (mode `Sliding(sign)`) with
     /// `geometry` at q̇, which its friction opposes: (sign, 0) in the plane; in space the
     /// slip velocity's direction, or the direction d the slide started in while the slip
-    /// velocity does not yet go along d (ṡ·d ≤ 0, as at the start of a slide from sticking).
+    /// velocity does not yet go along d (ṡ·d ≤ 0, as at the start of a slide from sticking)
+    /// or, at the start of the slide (its peak slip speed still as small), is within
+    /// [`STOPPED`] of its scale ([`slip_scale`]): a direction taken from round-off there would
+    /// turn the friction at random.
     fn friction_direction(
         &self,
         i: usize,
@@ -329,10 +354,12 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         }
         let slip = slip_rates(geometry, qd);
         let norm = slip[0].hypot(slip[1]);
-        let start = self.slides.borrow()[i].direction;
-        match slip[0] * start[0] + slip[1] * start[1] > 0.0 {
+        let Slide { direction, peak } = self.slides.borrow()[i];
+        let round_off = STOPPED * slip_scale(geometry, qd);
+        let starting = norm <= round_off && peak <= round_off;
+        match slip[0] * direction[0] + slip[1] * direction[1] > 0.0 && !starting {
             true => slip.map(|s| s / norm),
-            false => start,
+            false => direction,
         }
     }
 
@@ -375,36 +402,20 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         }
         let a = DMatrix::from_fn(rows.len(), n, |i, j| rows[i].0[j]);
         let b = DVector::from_fn(rows.len(), |i, _| rows[i].1);
-        let sliding = modes.iter().any(|m| matches!(m, ContactMode::Sliding(_)));
+        let sliding = (modes.iter().enumerate())
+            .any(|(i, m)| matches!(m, ContactMode::Sliding(_)) && self.contacts[i].friction > 0.0);
         let mut terms = DynamicLagrangianTerms {
             constraint_matrix: a,
             constraint_rhs: b,
             ..base
         };
-        let given = terms.nonideal_force.clone();
-        let mut lambda = DVector::zeros(rows.len());
-        let passes = match (sliding, multipliers) {
-            (true, _) => 3,
-            (false, true) => 1,
-            (false, false) => 0,
+        let mut lambda = match sliding || multipliers {
+            true => constraint_multipliers_dyn(terms.view(), &self.kernel)?,
+            false => DVector::zeros(rows.len()),
         };
-        for _ in 0..passes {
-            lambda = constraint_multipliers_dyn(terms.view(), &self.kernel)?;
-            if !sliding {
-                break;
-            }
-            let mut friction = given.clone().unwrap_or_else(|| DVector::zeros(n));
-            for (i, mode) in modes.iter().enumerate() {
-                if let (ContactMode::Sliding(sign), Some(normal)) = (mode, indices[i][0]) {
-                    let magnitude = self.contacts[i].friction * lambda[normal].abs();
-                    let d = self.friction_direction(i, &geometry[i], qd, *sign);
-                    friction -= &geometry[i].tangent.gradient * (magnitude * d[0]);
-                    if let Some(lateral) = &geometry[i].lateral {
-                        friction -= &lateral.gradient * (magnitude * d[1]);
-                    }
-                }
-            }
-            terms.nonideal_force = Some(friction);
+        if sliding {
+            let rows = (modes, geometry.as_slice(), indices.as_slice());
+            terms.nonideal_force = Some(self.sliding_friction(&terms, rows, qd, &mut lambda)?);
         }
         Ok(Solved {
             terms,
@@ -414,9 +425,79 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         })
     }
 
+    /// The non-ideal force C of `terms` (n entries) with the friction −μλₙ d of the contacts
+    /// sliding in `modes` (their rows at `indices` of `terms`, their `geometry`) added, d the unit slip direction ([`Self::friction_direction`]), and `lambda`
+    /// (the multipliers of `terms` without it) made those of `terms` with it.
+    ///
+    /// λ is affine in C (the multipliers are linear in Q, b and C), so with rⱼ the multipliers
+    /// of the friction of sliding contact j at λₙⱼ = 1 alone (Q = 0, b = 0, C = −μⱼdⱼ), the k
+    /// sliding contacts' normal multipliers solve the k × k system (I − R) λₙ = λₙ⁰, Rᵢⱼ the
+    /// entry of rⱼ at contact i's normal row and λₙ⁰ those without the friction: exact, where
+    /// fixed-point passes diverge once the friction's feedback on λₙ has a gain above 1.
+    ///
+    /// # Errors
+    /// A failed solve of the fundamental equation; `IndeterminateFriction` when I − R is
+    /// singular (Painlevé's paradox: the sliding forces have no solution or more than one).
+    fn sliding_friction(
+        &self,
+        terms: &DynamicLagrangianTerms,
+        (modes, geometry, indices): (&[ContactMode], &[ContactGeometry], &[ContactRows]),
+        qd: &[f64],
+        lambda: &mut DVector<f64>,
+    ) -> Result<DVector<f64>, Error> {
+        let n = qd.len();
+        // (contact, its normal row, its friction at λₙ = 1)
+        let sliding: Vec<(usize, usize, DVector<f64>)> = (0..self.contacts.len())
+            .filter_map(|i| match (modes[i], indices[i][0]) {
+                (ContactMode::Sliding(sign), Some(normal)) if self.contacts[i].friction > 0.0 => {
+                    let mu = self.contacts[i].friction;
+                    let d = self.friction_direction(i, &geometry[i], qd, sign);
+                    let mut unit = &geometry[i].tangent.gradient * (-mu * d[0]);
+                    if let Some(lateral) = &geometry[i].lateral {
+                        unit -= &lateral.gradient * (mu * d[1]);
+                    }
+                    Some((i, normal, unit))
+                }
+                _ => None,
+            })
+            .collect();
+        let (no_force, no_rhs) = (DVector::zeros(n), DVector::zeros(lambda.len()));
+        let responses = (sliding.iter())
+            .map(|(_, _, unit)| {
+                let alone = LagrangianView {
+                    generalized_force: &no_force,
+                    constraint_rhs: &no_rhs,
+                    nonideal_force: Some(unit),
+                    ..terms.view()
+                };
+                constraint_multipliers_dyn(alone, &self.kernel)
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let k = sliding.len();
+        let system = DMatrix::from_fn(k, k, |r, c| {
+            f64::from(u8::from(r == c)) - responses[c][sliding[r].1]
+        });
+        let free = DVector::from_fn(k, |r, _| lambda[sliding[r].1]);
+        let normal = (system.lu().solve(&free))
+            .filter(|x| x.iter().all(|v| v.is_finite()))
+            .ok_or_else(|| Error::IndeterminateFriction {
+                contacts: (sliding.iter())
+                    .map(|(i, ..)| self.contacts[*i].name.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                reason: "the sliding contacts' normal forces solve a singular system",
+            })?;
+        let mut friction = (terms.nonideal_force.clone()).unwrap_or_else(|| DVector::zeros(n));
+        for (c, (_, _, unit)) in sliding.iter().enumerate() {
+            friction += unit * normal[c];
+            *lambda += &responses[c] * normal[c];
+        }
+        Ok(friction)
+    }
+
     /// The mode of closed contact i at a state where ṡ = 0: sticking where the friction cone
     /// holds it, else sliding against its sticking force. In space the slide's direction d is
-    /// then that of the slip acceleration s̈ under the friction −μ|λₙ| d, found by fixed-point
+    /// then that of the slip acceleration s̈ under the friction −μλₙ d, found by fixed-point
     /// passes from d = −λₜ/|λₜ| (the slip starts along d, so that ṡ·d rises from 0). A
     /// frictionless contact (μ = 0) with a slip coordinate always slides: no tangential force
     /// holds it, however small.
@@ -457,20 +538,17 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             return Ok(mode);
         };
         let tangent = &solved.geometry[i].tangent;
-        // s̈ = ∂s/∂q · q̈ − b of each slip coordinate.
-        let slip_acceleration = |row: &ContactRow, a: &DVector<f64>| row.gradient.dot(a) - row.rhs;
         for _ in 0..3 {
             modes[i] = mode;
             let sliding = self.solve((q, qd, t), &modes, false)?;
             let a = crate::acceleration_dyn(sliding.terms.view(), &self.kernel)?;
-            let rate = [
-                slip_acceleration(tangent, &a),
-                slip_acceleration(lateral, &a),
-            ];
-            if rate[0].hypot(rate[1]) == 0.0 {
+            let [(along, scale), (across, lateral_scale)] =
+                [tangent, lateral].map(|row| row.acceleration(&a));
+            // A slip acceleration at round-off leaves the direction as it is.
+            if along.hypot(across) <= STOPPED * scale.max(lateral_scale) {
                 break;
             }
-            mode = self.slide(i, rate);
+            mode = self.slide(i, [along, across]);
         }
         Ok(mode)
     }
@@ -532,31 +610,13 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         let mut velocity = DVector::from_column_slice(qd);
         let mode = match kind {
             Switch::Touchdown => {
-                let solved = self.solve((q, qd, t), &self.modes(), false)?;
                 let contact = &self.contacts[i];
-                let approach = solved.geometry[i].normal.speed(qd).abs();
+                let approach = (contact.geometry)(q, qd, t).normal.speed(qd).abs();
                 let rests = contact.restitution * approach < contact.rest_speed;
                 let restitution = if rests { 0.0 } else { contact.restitution };
-                // The persistent rows' rates ∂/∂t: their residuals φ̇ at q̇⁻ less A q̇⁻.
-                let rates =
-                    self.velocity_residual(q, qd, t) - &solved.terms.constraint_matrix * &velocity;
-                let persistent = (&solved, &rates);
-                let (after, sticks) =
-                    self.touchdown_impulse(persistent, i, restitution, &velocity)?;
-                velocity = after;
-                match (restitution == 0.0, sticks) {
-                    (true, true) => self.stick_or_slide(q, velocity.as_slice(), t, i)?,
-                    (true, false) => {
-                        let slip = slip_rates(&solved.geometry[i], velocity.as_slice());
-                        match slip == [0.0, 0.0] {
-                            true => self.stick_or_slide(q, velocity.as_slice(), t, i)?,
-                            false => self.slide(i, slip),
-                        }
-                    }
-                    (false, _) => ContactMode::Open,
-                }
+                self.impact((q, &mut velocity, t), i, restitution)?
             }
-            Switch::LiftOff => ContactMode::Open,
+            Switch::LiftOff => self.lift_off((q, &mut velocity, t), i)?,
             Switch::Slip => {
                 let solved = self.solve((q, qd, t), &self.modes(), true)?;
                 let lambda_t = solved.contact(i).map_or([0.0; 2], |(_, t)| t);
@@ -573,8 +633,104 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             }
         };
         self.modes.borrow_mut()[i] = mode;
-        self.reconcile(q, velocity.as_slice(), t)?;
+        self.reconcile((q, &mut velocity, t), true)?;
         Ok(velocity)
+    }
+
+    /// The impact of contact i at (q, q̇⁻, t) with restitution `restitution` on its normal
+    /// row, the other rows persisting ([`Self::touchdown_impulse`]): `velocity` becomes q̇⁺,
+    /// and the contact's mode after it is returned (open after a rebound; closed after a
+    /// plastic impact, sticking or sliding as its slip and forces say). The contact is open
+    /// while the impact is taken; the caller sets the mode returned.
+    ///
+    /// # Errors
+    /// A failed solve of the fundamental equation or of the impact.
+    fn impact(
+        &self,
+        (q, velocity, t): (&[f64], &mut DVector<f64>, f64),
+        i: usize,
+        restitution: f64,
+    ) -> Result<ContactMode, Error> {
+        self.modes.borrow_mut()[i] = ContactMode::Open;
+        let qd = velocity.clone();
+        let solved = self.solve((q, qd.as_slice(), t), &self.modes(), false)?;
+        // The persistent rows' rates ∂/∂t: their residuals φ̇ at q̇⁻ less A q̇⁻.
+        let rates =
+            self.velocity_residual(q, qd.as_slice(), t) - &solved.terms.constraint_matrix * &qd;
+        let (after, sticks) = self.touchdown_impulse((&solved, &rates), i, restitution, &qd)?;
+        *velocity = after;
+        let slip = slip_rates(&solved.geometry[i], velocity.as_slice());
+        Ok(match (restitution == 0.0, sticks || slip == [0.0, 0.0]) {
+            (true, true) => self.stick_or_slide(q, velocity.as_slice(), t, i)?,
+            (true, false) => self.slide(i, slip),
+            (false, _) => ContactMode::Open,
+        })
+    }
+
+    /// The mode of closed contact i after its lift-off at (q, q̇, t): open, or, where it
+    /// slides and opening would make it sink ([`Self::sinks`]: Painlevé's paradox), closed
+    /// after the tangential impact that resolves the paradox (Génot & Brogliato 1999), the
+    /// plastic sticking impulse of [`Self::impact`], which changes `velocity`.
+    ///
+    /// # Errors
+    /// A failed solve of the fundamental equation or of the impact.
+    fn lift_off(
+        &self,
+        (q, velocity, t): (&[f64], &mut DVector<f64>, f64),
+        i: usize,
+    ) -> Result<ContactMode, Error> {
+        match self.sinks(q, velocity.as_slice(), t, i)? {
+            true => self.impact((q, velocity, t), i, 0.0),
+            false => Ok(ContactMode::Open),
+        }
+    }
+
+    /// Whether closed contact i, sliding with friction, is in Painlevé's paradox at
+    /// (q, q̇, t): a push along its normal with its sliding friction, (∂φ/∂q − μ dᵀ ∂s/∂q)ᵀ
+    /// per unit λₙ, does not accelerate its gap away from the surface (φ̈ responds to λₙ with
+    /// a gain w ≤ 0, the other contacts in their modes and their sliding friction answering
+    /// it). Then where its λₙ falls through 0, opening would make it sink (φ̈ = −w λₙ < 0),
+    /// and neither mode is consistent. The gain, not the sign of φ̈ with the contact open, is
+    /// taken because both φ̈ and λₙ are 0 at the lift-off itself.
+    ///
+    /// # Errors
+    /// A failed solve of the fundamental equation.
+    fn sinks(&self, q: &[f64], qd: &[f64], t: f64, i: usize) -> Result<bool, Error> {
+        let mut modes = self.modes();
+        let (ContactMode::Sliding(sign), mu) = (modes[i], self.contacts[i].friction) else {
+            return Ok(false);
+        };
+        if mu == 0.0 {
+            return Ok(false);
+        }
+        modes[i] = ContactMode::Open;
+        let Solved {
+            terms,
+            geometry,
+            rows,
+            ..
+        } = self.solve((q, qd, t), &modes, false)?;
+        let contact = &geometry[i];
+        let d = self.friction_direction(i, contact, qd, sign);
+        let mut push = &contact.normal.gradient - &contact.tangent.gradient * (mu * d[0]);
+        if let Some(lateral) = &contact.lateral {
+            push -= &lateral.gradient * (mu * d[1]);
+        }
+        let mut pushed = DynamicLagrangianTerms {
+            generalized_force: push,
+            constraint_rhs: DVector::zeros(terms.constraint_rhs.len()),
+            nonideal_force: None,
+            ..terms
+        };
+        let others_slide = (modes.iter().enumerate())
+            .any(|(k, m)| matches!(m, ContactMode::Sliding(_)) && self.contacts[k].friction > 0.0);
+        if others_slide {
+            let mut lambda = constraint_multipliers_dyn(pushed.view(), &self.kernel)?;
+            let rows = (modes.as_slice(), geometry.as_slice(), rows.as_slice());
+            pushed.nonideal_force = Some(self.sliding_friction(&pushed, rows, qd, &mut lambda)?);
+        }
+        let a = crate::acceleration_dyn(pushed.view(), &self.kernel)?;
+        Ok(contact.normal.gradient.dot(&a) <= 0.0)
     }
 
     /// Makes the other contacts' modes agree with their forces after a switch at (q, q̇⁺, t):
@@ -584,13 +740,25 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     /// its sticking force, and the forces are taken again, until none is in violation; at
     /// most two changes a contact, so the loop is bounded. A violation counts beyond a
     /// round-off of 1e-9 times the largest multiplier.
-    fn reconcile(&self, q: &[f64], qd: &[f64], t: f64) -> Result<(), Error> {
+    ///
+    /// A sliding contact that would pull where opening would make it sink (Painlevé's
+    /// paradox, [`Self::sinks`]) takes the tangential impact of [`Self::lift_off`], which
+    /// changes `velocity`, where `impulses` allows it.
+    ///
+    /// # Errors
+    /// A failed solve of the fundamental equation or of an impact; `IndeterminateFriction`
+    /// where a contact needs the tangential impact and `impulses` is false (a start).
+    fn reconcile(
+        &self,
+        (q, velocity, t): (&[f64], &mut DVector<f64>, f64),
+        impulses: bool,
+    ) -> Result<(), Error> {
         for _ in 0..2 * self.contacts.len() {
             let modes = self.modes();
             if !modes.iter().copied().any(closed) {
                 return Ok(());
             }
-            let solved = self.solve((q, qd, t), &modes, true)?;
+            let solved = self.solve((q, velocity.as_slice(), t), &modes, true)?;
             let tolerance = 1e-9 * solved.lambda.amax();
             // The contact most in violation: (excess, index, the slip to slide along, or
             // None to open).
@@ -611,10 +779,22 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
                     worst = Some((excess, i, slip));
                 }
             }
-            let Some((_, i, slip)) = worst else {
-                return Ok(());
+            let (i, mode) = match worst {
+                None => return Ok(()),
+                Some((_, i, Some(slip))) => (i, self.slide(i, slip)),
+                Some((_, i, None)) if impulses => (i, self.lift_off((q, velocity, t), i)?),
+                Some((_, i, None)) => match self.sinks(q, velocity.as_slice(), t, i)? {
+                    true => {
+                        return Err(Error::IndeterminateFriction {
+                            contacts: self.contacts[i].name.clone(),
+                            reason: "the contact slides at the start with a force that would \
+                                     pull, and would sink if it opened; only a tangential \
+                                     impact, which a start cannot take, resolves that",
+                        })
+                    }
+                    false => (i, ContactMode::Open),
+                },
             };
-            let mode = slip.map_or(ContactMode::Open, |slip| self.slide(i, slip));
             self.modes.borrow_mut()[i] = mode;
         }
         Ok(())
@@ -820,13 +1000,18 @@ impl<S: DynamicLagrangianSystem> DynamicLagrangianSystem for ContactSet<'_, S> {
 
     /// The system's terms with the rows of the closed contacts after its own, and the sliding
     /// friction in C. A failed solve of λₙ leaves C without the friction (the simulator's own
-    /// solve then reports the error).
+    /// solve then reports the error), or, where the sliding forces are indeterminate
+    /// (Painlevé's paradox), makes C not finite, which the simulator's solve refuses.
     fn terms(&self, q: &[f64], qd: &[f64], t: f64) -> DynamicLagrangianTerms {
         if self.contacts.is_empty() {
             return self.system.terms(q, qd, t);
         }
         match self.solve((q, qd, t), &self.modes(), false) {
             Ok(solved) => solved.terms,
+            Err(Error::IndeterminateFriction { .. }) => DynamicLagrangianTerms {
+                nonideal_force: Some(DVector::from_element(qd.len(), f64::NAN)),
+                ..self.system.terms(q, qd, t)
+            },
             Err(_) => self.system.terms(q, qd, t),
         }
     }
