@@ -402,8 +402,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         }
         let a = DMatrix::from_fn(rows.len(), n, |i, j| rows[i].0[j]);
         let b = DVector::from_fn(rows.len(), |i, _| rows[i].1);
-        let sliding = (modes.iter().enumerate())
-            .any(|(i, m)| matches!(m, ContactMode::Sliding(_)) && self.contacts[i].friction > 0.0);
+        let sliding = (modes.iter().enumerate()).any(|(i, m)| self.slides_with_friction(i, *m));
         let mut terms = DynamicLagrangianTerms {
             constraint_matrix: a,
             constraint_rhs: b,
@@ -425,9 +424,35 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         })
     }
 
+    /// Whether contact i in `mode` slides with friction (μ > 0): its friction −μλₙ d then
+    /// enters C.
+    fn slides_with_friction(&self, i: usize, mode: ContactMode) -> bool {
+        matches!(mode, ContactMode::Sliding(_)) && self.contacts[i].friction > 0.0
+    }
+
+    /// The sliding friction of contact i (mode `Sliding(sign)`, `geometry` at q̇) per unit
+    /// λₙ: −μ (d₀ ∂s/∂q + d₁ ∂r/∂q)ᵀ (n entries, N per N of λₙ), d the unit slip direction
+    /// ([`Self::friction_direction`]) and r the lateral slip coordinate, if any.
+    fn unit_friction(
+        &self,
+        i: usize,
+        geometry: &ContactGeometry,
+        qd: &[f64],
+        sign: f64,
+    ) -> DVector<f64> {
+        let mu = self.contacts[i].friction;
+        let d = self.friction_direction(i, geometry, qd, sign);
+        let mut unit = &geometry.tangent.gradient * (-mu * d[0]);
+        if let Some(lateral) = &geometry.lateral {
+            unit -= &lateral.gradient * (mu * d[1]);
+        }
+        unit
+    }
+
     /// The non-ideal force C of `terms` (n entries) with the friction −μλₙ d of the contacts
-    /// sliding in `modes` (their rows at `indices` of `terms`, their `geometry`) added, d the unit slip direction ([`Self::friction_direction`]), and `lambda`
-    /// (the multipliers of `terms` without it) made those of `terms` with it.
+    /// sliding in `modes` (their rows at `indices` of `terms`, their `geometry`) added
+    /// ([`Self::unit_friction`] per unit λₙ), and `lambda` (the multipliers of `terms` without
+    /// it) made those of `terms` with it.
     ///
     /// λ is affine in C (the multipliers are linear in Q, b and C), so with rⱼ the multipliers
     /// of the friction of sliding contact j at λₙⱼ = 1 alone (Q = 0, b = 0, C = −μⱼdⱼ), the k
@@ -449,14 +474,10 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
         // (contact, its normal row, its friction at λₙ = 1)
         let sliding: Vec<(usize, usize, DVector<f64>)> = (0..self.contacts.len())
             .filter_map(|i| match (modes[i], indices[i][0]) {
-                (ContactMode::Sliding(sign), Some(normal)) if self.contacts[i].friction > 0.0 => {
-                    let mu = self.contacts[i].friction;
-                    let d = self.friction_direction(i, &geometry[i], qd, sign);
-                    let mut unit = &geometry[i].tangent.gradient * (-mu * d[0]);
-                    if let Some(lateral) = &geometry[i].lateral {
-                        unit -= &lateral.gradient * (mu * d[1]);
-                    }
-                    Some((i, normal, unit))
+                (ContactMode::Sliding(sign), Some(normal))
+                    if self.slides_with_friction(i, modes[i]) =>
+                {
+                    Some((i, normal, self.unit_friction(i, &geometry[i], qd, sign)))
                 }
                 _ => None,
             })
@@ -697,10 +718,10 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     /// A failed solve of the fundamental equation.
     fn sinks(&self, q: &[f64], qd: &[f64], t: f64, i: usize) -> Result<bool, Error> {
         let mut modes = self.modes();
-        let (ContactMode::Sliding(sign), mu) = (modes[i], self.contacts[i].friction) else {
+        let ContactMode::Sliding(sign) = modes[i] else {
             return Ok(false);
         };
-        if mu == 0.0 {
+        if !self.slides_with_friction(i, modes[i]) {
             return Ok(false);
         }
         modes[i] = ContactMode::Open;
@@ -711,19 +732,15 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             ..
         } = self.solve((q, qd, t), &modes, false)?;
         let contact = &geometry[i];
-        let d = self.friction_direction(i, contact, qd, sign);
-        let mut push = &contact.normal.gradient - &contact.tangent.gradient * (mu * d[0]);
-        if let Some(lateral) = &contact.lateral {
-            push -= &lateral.gradient * (mu * d[1]);
-        }
+        let push = &contact.normal.gradient + self.unit_friction(i, contact, qd, sign);
         let mut pushed = DynamicLagrangianTerms {
             generalized_force: push,
             constraint_rhs: DVector::zeros(terms.constraint_rhs.len()),
             nonideal_force: None,
             ..terms
         };
-        let others_slide = (modes.iter().enumerate())
-            .any(|(k, m)| matches!(m, ContactMode::Sliding(_)) && self.contacts[k].friction > 0.0);
+        let others_slide =
+            (modes.iter().enumerate()).any(|(k, m)| self.slides_with_friction(k, *m));
         if others_slide {
             let mut lambda = constraint_multipliers_dyn(pushed.view(), &self.kernel)?;
             let rows = (modes.as_slice(), geometry.as_slice(), rows.as_slice());
