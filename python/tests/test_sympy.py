@@ -7,7 +7,7 @@ sympy = pytest.importorskip("sympy")
 me = pytest.importorskip("sympy.physics.mechanics")
 
 import udk  # noqa: E402
-from udk.sympy import UnsupportedError, udk_expression  # noqa: E402
+from udk.sympy import UnsupportedError, spec, udk_expression  # noqa: E402
 
 t = me.dynamicsymbols._t
 
@@ -99,6 +99,21 @@ def test_printer_repeated_subexpressions():
     assert text == "(powi(sin(q), 2) + (t * sin(q)) + (dot(q) * sin(q)))"
     with pytest.raises(UnsupportedError, match="first time derivatives of the coordinates"):
         udk_expression(s + sympy.Derivative(s, t, evaluate=False), coordinates=[q])
+
+
+def test_repeated_subexpressions_become_definitions():
+    """A subexpression repeated in the model is printed once, as a definition named apart from
+    the model's own names (a parameter x0 here), and the model is the same: with
+    c = cos(q + x0) and L = q̇²/2 + c + c², q̈ = ∂L/∂q = −sin(q + x0) (1 + 2c)."""
+    q = me.dynamicsymbols("q")
+    x0 = sympy.Symbol("x0")
+    c = sympy.cos(q + x0)
+    printed = spec(q.diff(t) ** 2 / 2 + c + c**2, [q], parameters={x0: 2.0})
+    assert printed["definitions"] == [{"name": "x1", "value": "cos((x0 + q))"}]
+    assert printed["lagrangian"] == "(powi(x1, 2) + (0.5 * powi(dot(q), 2)) + x1)"
+    model = udk.Model.from_spec(printed)
+    expected = -np.sin(2.3) * (1.0 + 2.0 * np.cos(2.3))
+    assert model.acceleration([0.3], [0.0])[0] == pytest.approx(expected, rel=1e-14)
 
 
 def test_unsupported_function_is_named():

@@ -7,6 +7,8 @@ q'(t) as `dot(q)`, the time as `t`.
 """
 
 
+import itertools
+
 import sympy
 from sympy.core.function import AppliedUndef
 
@@ -71,7 +73,8 @@ def _number(x):
 class _Printer:
     """Prints SymPy expressions into udk's language. A subexpression met again (SymPy's trees
     repeat them: the velocity of each link holds those of the links before) is printed once
-    and its text reused."""
+    and its text reused; one of `shared` becomes a definition `x0`, `x1`, … (as SymPy's
+    `cse` names them) in `definitions`, and its name is printed at every use."""
 
     def __init__(self, t, names):
         self.t = t
@@ -79,13 +82,30 @@ class _Printer:
         self.names = names
         # Every expression printed (the names and t first) to its text.
         self.printed = {t: "t"} | names
+        self.shared = frozenset()
+        # (name, text) of each shared subexpression, in the order printed: its own shared
+        # subexpressions come first.
+        self.definitions = []
+        self._fresh = (f"x{i}" for i in itertools.count())
+        self._taken = set(names.values()) | {"t"}
+
+    def share(self, expressions, reserved=()):
+        """Prints the subexpressions repeated in `expressions` as definitions, named apart
+        from the model's names and `reserved`."""
+        self.shared = _shared(expressions)
+        self._taken |= set(reserved)
 
     def __call__(self, e):
         if not isinstance(e, sympy.Basic):
             e = sympy.sympify(e)
         text = self.printed.get(e)
         if text is None:
-            text = self.printed[e] = self._print(e)
+            text = self._print(e)
+            if id(e) in self.shared:
+                name = next(n for n in self._fresh if n not in self._taken)
+                self.definitions.append((name, text))
+                text = name
+            self.printed[e] = text
         return text
 
     def _print(self, e):
@@ -125,6 +145,10 @@ class _Printer:
         )
 
     def _rational(self, e):
+        # k/2ʲ (j ≤ 16) is printed as its exact decimal, which udk reads as the same exact
+        # rational (`udk_symbolic::expr::Number::from_f64`), in fewer tokens: 1/2 as 0.5.
+        if e.q & (e.q - 1) == 0 and e.q <= 2**16 and abs(e.p) < 2**53:
+            return _number(e)
         return f"({_number(e.p)} / {_number(e.q)})"
 
     def _power(self, base, exponent):
@@ -136,6 +160,27 @@ class _Printer:
         if exponent == sympy.Rational(-1, 2):
             return f"(1.0 / sqrt({b}))"
         return f"powf({b}, {self(exponent)})"
+
+
+def _shared(expressions):
+    """The ids of the compound subexpressions (sums, products, powers, functions) that occur
+    more than once in `expressions`, not counting repeats inside a repeated one: one pass
+    over the DAG of SymPy's trees. By identity (`id`), not by value: the repeats of a SymPy
+    tree are the same objects, and equal objects that are not still print the same; SymPy's
+    own hash would take as long as the printing."""
+    seen, repeated = set(), set()
+    stack = [sympy.sympify(e) for e in expressions]
+    while stack:
+        e = stack.pop()
+        if id(e) in seen:
+            if e.is_Add or e.is_Mul or e.is_Pow or e.func in _FUNCTIONS:
+                repeated.add(id(e))
+            continue
+        seen.add(id(e))
+        # The coordinates q(t) have nothing to share.
+        if not isinstance(e, AppliedUndef):
+            stack.extend(e.args)
+    return repeated
 
 
 def udk_expression(expression, coordinates=(), inputs=(), parameters=(), t=None):
@@ -195,6 +240,11 @@ def spec(
     parameters = dict(parameters or {})
     symbols = [sympy.Symbol(p) if isinstance(p, str) else p for p in parameters]
     printer = _printer(coordinates, inputs, symbols, t)
+    # Subexpressions repeated across the model become definitions: udk reads each once (its
+    # parse is a fifth of a small model's build), and the DAG is the same.
+    everything = [lagrangian, *holonomic, *nonholonomic, *forces, *nonideal]
+    everything += list((outputs or {}).values())
+    printer.share(everything, reserved=outputs or {})
     spec = {
         "name": _identifier(name, "the model's name"),
         "coordinates": [_name(q, "coordinate") for q in coordinates],
@@ -214,4 +264,5 @@ def spec(
             for k, v in (outputs or {}).items()
         ],
     }
+    spec["definitions"] = [{"name": n, "value": v} for n, v in printer.definitions]
     return spec

@@ -411,10 +411,10 @@ pub(super) fn generalized_force(
         Symbol::Velocity(_) => Some(pool.zero()),
         _ => None,
     };
-    let g: Vec<ExprId> = (momenta.iter())
-        .map(|&p| pool.substitute(p, &mut at_rest))
-        .collect();
-    let l0 = pool.substitute(l, &mut at_rest);
+    // The momenta and L at rest in one substitution, which shares the work on their common
+    // nodes (each momentum holds the velocities of the links before).
+    let mut g = pool.substitute_many(&[momenta, &[l]].concat(), &mut at_rest);
+    let l0 = g.pop().expect("L is the last");
     let half = pool.rational(1, 2);
     let m = |i: usize, j: usize| mass_matrix[i * n + j];
     (0..n)
