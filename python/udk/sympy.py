@@ -234,6 +234,10 @@ def spec(
     - `outputs`: {name: scalar expression} to evaluate with `model.outputs`;
     - `t`: the time symbol, `dynamicsymbols._t` when not given.
 
+    A sum, product, power or function that occurs more than once (the same SymPy object)
+    is printed once, as an entry of the spec's `definitions` named `x0`, `x1`, … apart from
+    the model's names, and by that name wherever it occurs.
+
     Raises UnsupportedError naming a SymPy function udk's language lacks, BadInputError for
     an unknown symbol or a name udk does not accept.
     """
