@@ -11,10 +11,13 @@ fn gcd(mut a: i128, mut b: i128) -> i128 {
     a
 }
 
-/// p/q in lowest terms for q > 0, in `i64`: [`Number::from_i128`]'s result without its `i128`
+/// p/q in lowest terms for q > 0, in `i64`: what [`reduced_i128`] gives, without its `i128`
 /// divisions (a call each, about a tenth of a small model's derivation when every sum and
-/// product of rationals took them).
+/// product of rationals took them). An integer (q = 1) takes no division.
 fn reduced(p: i64, q: i64) -> Number {
+    if q == 1 {
+        return Number::Rational(p, 1);
+    }
     let (mut a, mut b) = (p.unsigned_abs(), q.unsigned_abs());
     while b != 0 {
         (a, b) = (b, a % b);
@@ -22,6 +25,19 @@ fn reduced(p: i64, q: i64) -> Number {
     // a divides q > 0, so 1 ≤ a ≤ i64::MAX.
     let g = a as i64;
     Number::Rational(p / g, q / g)
+}
+
+/// p/q (q ≠ 0) reduced in `i128`; a float when the reduced fraction does not fit in `i64`.
+fn reduced_i128(p: i128, q: i128) -> Number {
+    let g = gcd(p.abs(), q.abs());
+    let (mut p, mut q) = (p / g, q / g);
+    if q < 0 {
+        (p, q) = (-p, -q);
+    }
+    match (i64::try_from(p), i64::try_from(q)) {
+        (Ok(p), Ok(q)) => Number::Rational(p, q),
+        _ => Number::Float(p as f64 / q as f64),
+    }
 }
 
 impl Number {
@@ -43,14 +59,9 @@ impl Number {
         if q == 0 {
             return None;
         }
-        let g = gcd(p.abs(), q.abs());
-        let (mut p, mut q) = (p / g, q / g);
-        if q < 0 {
-            (p, q) = (-p, -q);
-        }
         Some(match (i64::try_from(p), i64::try_from(q)) {
-            (Ok(p), Ok(q)) => Number::Rational(p, q),
-            _ => Number::Float(p as f64 / q as f64),
+            (Ok(p), Ok(q)) if q > 0 => reduced(p, q),
+            _ => reduced_i128(p, q),
         })
     }
 
@@ -106,18 +117,9 @@ impl Number {
     /// self + other, exact when both are rationals and the result fits.
     fn sum(self, other: Number) -> Number {
         match (self, other) {
-            (Number::Rational(a, 1), Number::Rational(c, 1)) if a.checked_add(c).is_some() => {
-                Number::Rational(a + c, 1)
-            }
             (Number::Rational(a, b), Number::Rational(c, d)) => {
-                let p = (a.checked_mul(d)).and_then(|ad| c.checked_mul(b)?.checked_add(ad));
-                match (p, b.checked_mul(d)) {
-                    (Some(p), Some(q)) => reduced(p, q),
-                    _ => {
-                        let (a, b, c, d) = (a as i128, b as i128, c as i128, d as i128);
-                        Number::from_i128(a * d + c * b, b * d).expect("denominators are positive")
-                    }
-                }
+                let (a, b, c, d) = (i128::from(a), i128::from(b), i128::from(c), i128::from(d));
+                Number::from_i128(a * d + c * b, b * d).expect("denominators are positive")
             }
             _ => Number::from_f64(self.to_f64() + other.to_f64()),
         }
@@ -126,17 +128,9 @@ impl Number {
     /// self · other, exact when both are rationals and the result fits.
     fn product(self, other: Number) -> Number {
         match (self, other) {
-            (Number::Rational(a, 1), Number::Rational(c, 1)) if a.checked_mul(c).is_some() => {
-                Number::Rational(a * c, 1)
-            }
             (Number::Rational(a, b), Number::Rational(c, d)) => {
-                match (a.checked_mul(c), b.checked_mul(d)) {
-                    (Some(p), Some(q)) => reduced(p, q),
-                    _ => {
-                        let (a, b, c, d) = (a as i128, b as i128, c as i128, d as i128);
-                        Number::from_i128(a * c, b * d).expect("denominators are positive")
-                    }
-                }
+                let (a, b, c, d) = (i128::from(a), i128::from(b), i128::from(c), i128::from(d));
+                Number::from_i128(a * c, b * d).expect("denominators are positive")
             }
             _ => Number::from_f64(self.to_f64() * other.to_f64()),
         }
@@ -228,11 +222,11 @@ mod tests {
         assert_eq!(Number::Rational(2, 1).exact_sqrt(), None);
     }
 
-    /// The `i64` paths of sums and products against the `i128` arithmetic they shortcut, on
-    /// small and overflowing operands.
+    /// The `i64` reduction of `from_i128` against the `i128` one it shortcuts, on the sums
+    /// and products of small and overflowing operands and on negative denominators.
     #[test]
-    fn i64_paths_agree_with_i128_arithmetic() {
-        let values = [
+    fn i64_reduction_agrees_with_i128_reduction() {
+        let values: [i64; 13] = [
             0,
             1,
             -1,
@@ -245,21 +239,30 @@ mod tests {
             -(1 << 31),
             1 << 40,
             i64::MAX,
+            i64::MIN,
         ];
-        let reference = |p: i128, q: i128| Number::from_i128(p, q).unwrap();
-        for &a in &values {
-            for &b in values.iter().filter(|&&b| b > 0) {
-                for &c in &values {
-                    for &d in values.iter().filter(|&&d| d > 0) {
-                        let (x, y) = (reference(a.into(), b.into()), reference(c.into(), d.into()));
-                        let (Number::Rational(a, b), Number::Rational(c, d)) = (x, y) else {
-                            unreachable!("the operands fit in i64")
-                        };
-                        let (a, b, c, d) = (a as i128, b as i128, c as i128, d as i128);
-                        assert_eq!(x * y, reference(a * c, b * d), "{x:?} · {y:?}");
-                        assert_eq!(x + y, reference(a * d + c * b, b * d), "{x:?} + {y:?}");
-                    }
-                }
+        let fractions = || {
+            let denominators = values.iter().filter(|&&q| q != 0);
+            values
+                .iter()
+                .flat_map(move |&p| denominators.clone().map(move |&q| (p, q)))
+        };
+        for (p, q) in fractions() {
+            let (p, q) = (i128::from(p), i128::from(q));
+            assert_eq!(Number::from_i128(p, q), Some(reduced_i128(p, q)), "{p}/{q}");
+        }
+        for (a, b) in fractions() {
+            for (c, d) in fractions() {
+                let Some(Number::Rational(a, b)) = Number::rational(a, b) else {
+                    continue;
+                };
+                let Some(Number::Rational(c, d)) = Number::rational(c, d) else {
+                    continue;
+                };
+                let (x, y) = (Number::Rational(a, b), Number::Rational(c, d));
+                let (a, b, c, d) = (i128::from(a), i128::from(b), i128::from(c), i128::from(d));
+                assert_eq!(x * y, reduced_i128(a * c, b * d), "{x:?} · {y:?}");
+                assert_eq!(x + y, reduced_i128(a * d + c * b, b * d), "{x:?} + {y:?}");
             }
         }
     }
