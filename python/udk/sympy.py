@@ -82,7 +82,7 @@ class _Printer:
         self.names = names
         # Every expression printed (the names and t first) to its text.
         self.printed = {t: "t"} | names
-        self.shared = frozenset()
+        self.shared = {}
         # (name, text) of each shared subexpression, in the order printed: its own shared
         # subexpressions come first.
         self.definitions = []
@@ -163,18 +163,19 @@ class _Printer:
 
 
 def _shared(expressions):
-    """The ids of the compound subexpressions (sums, products, powers, functions) that occur
-    more than once in `expressions`, not counting repeats inside a repeated one: one pass
-    over the DAG of SymPy's trees. By identity (`id`), not by value: the repeats of a SymPy
-    tree are the same objects, and equal objects that are not still print the same; SymPy's
-    own hash would take as long as the printing."""
-    seen, repeated = set(), set()
+    """{id: object} of the compound subexpressions (sums, products, powers, functions) that
+    occur more than once in `expressions`, not counting repeats inside a repeated one: one
+    pass over the DAG of SymPy's trees. By identity (`id`), not by value: the repeats of a
+    SymPy tree are the same objects, and equal objects that are not still print the same;
+    SymPy's own hash would take as long as the printing. The objects are held, so that their
+    ids stay theirs while the printer looks them up."""
+    seen, repeated = set(), {}
     stack = [sympy.sympify(e) for e in expressions]
     while stack:
         e = stack.pop()
         if id(e) in seen:
             if e.is_Add or e.is_Mul or e.is_Pow or e.func in _FUNCTIONS:
-                repeated.add(id(e))
+                repeated[id(e)] = e
             continue
         seen.add(id(e))
         # The coordinates q(t) have nothing to share.
