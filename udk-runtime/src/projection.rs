@@ -469,8 +469,109 @@ mod tests {
         &eigen.eigenvectors * DMatrix::from_diagonal(&scale) * eigen.eigenvectors.transpose()
     }
 
+    /// X⁺ by nalgebra's SVD, refined by one Newton–Schulz step P ← 2P − P X P (Ben-Israel and
+    /// Cohen 1966). The SVD alone can leave X X⁺ − I at 1e-11 for a well-conditioned 3 × 6 X
+    /// (CI met one), which is looser than the kernel under test; the step brings the Penrose
+    /// residual to round-off.
+    fn svd_pseudo_inverse(x: &DMatrix<f64>) -> DMatrix<f64> {
+        let p = x.clone().pseudo_inverse(1e-14).unwrap();
+        &p * 2.0 - &p * x * &p
+    }
+
     fn relative(x: &DVector<f64>, y: &DVector<f64>) -> f64 {
         (x - y).norm() / (1.0 + y.norm())
+    }
+
+    /// The case CI met (proptest, 2026-12): the kernel's q̈ against the exact q̈ = M⁻¹Aᵀ(AM⁻¹Aᵀ)⁻¹b
+    /// of this data (Q = 0), computed by mpmath at 40 digits, to 1e-15; and the refined SVD
+    /// pseudoinverse's reference to 1e-14, where nalgebra's SVD alone was 1.2e-12 off.
+    #[test]
+    fn the_kernel_and_the_refined_reference_meet_the_exact_answer() {
+        let mass = DMatrix::from_vec(
+            6,
+            6,
+            vec![
+                1.9119049149723981,
+                -0.515474902041009,
+                -0.7574151463173975,
+                0.10829157616240923,
+                -0.261714946166557,
+                0.20132323083335316,
+                -0.515474902041009,
+                2.4245821661679616,
+                0.8337812137228624,
+                -1.0456662837489024,
+                0.4810806248860813,
+                0.6505665103848792,
+                -0.7574151463173975,
+                0.8337812137228624,
+                3.563697562567545,
+                0.0006812375266932458,
+                0.19131447085881492,
+                1.65014270980953,
+                0.10829157616240923,
+                -1.0456662837489024,
+                0.0006812375266932458,
+                3.2697574443520967,
+                0.9958153308176734,
+                0.44057826676517164,
+                -0.261714946166557,
+                0.4810806248860813,
+                0.19131447085881492,
+                0.9958153308176734,
+                4.319159769558835,
+                0.706004686343664,
+                0.20132323083335316,
+                0.6505665103848792,
+                1.65014270980953,
+                0.44057826676517164,
+                0.706004686343664,
+                3.2740729917782336,
+            ],
+        );
+        let a = DMatrix::from_vec(
+            3,
+            6,
+            vec![
+                2.439160751530009,
+                -0.4758423737815309,
+                -0.4041313562527255,
+                -0.4493782235844664,
+                2.3067412741000313,
+                0.7852155176502836,
+                0.2088685168752308,
+                0.0,
+                2.8588186516868963,
+                -0.5627019398317695,
+                -0.7267304211996997,
+                0.0,
+                0.9837896836235074,
+                -0.5689630614036653,
+                0.4303644478263778,
+                0.9597606486521408,
+                -0.5161063918143887,
+                -0.8666820029588084,
+            ],
+        );
+        let b = DVector::from_vec(vec![-0.4133982531170547, -0.5339044800535008, 0.0]);
+        let q = DVector::zeros(6);
+        let exact = DVector::from_vec(vec![
+            -0.23219671719196402,
+            -0.2711719139659711,
+            0.04483642872497447,
+            0.006564920813880544,
+            0.010526335789596,
+            0.01571390521140161,
+        ]);
+        let (qdd, _) = acceleration_and_constraint_force_dyn(
+            LagrangianView::new(&mass, &q, &a, &b),
+            &Options::default(),
+        )
+        .unwrap();
+        assert!((&qdd - &exact).norm() <= 1e-15, "{qdd}");
+        let root = inverse_root(&mass);
+        let reference = &root * svd_pseudo_inverse(&(&a * &root)) * &b;
+        assert!((&reference - &exact).norm() <= 1e-14, "{reference}");
     }
 
     proptest! {
@@ -480,8 +581,8 @@ mod tests {
         /// path is taken); its λ gives the same Aᵀλ as the SVD path (`redundant`) to 1e-12;
         /// X⁺ = Xᵀ(A M⁻¹ Aᵀ)⁻¹ built from `gram` satisfies the four Penrose conditions for
         /// X = A M^-½; and the kernel's q̈ is the fundamental equation as Udwadia and Kalaba
-        /// wrote it, q̈ = a + M^-½ (A M^-½)⁺ (b − A a) (1993, eq 17, with the SVD
-        /// pseudoinverse), to 1e-12, with M q̈ = Q + Qᶜ and A q̈ = b.
+        /// wrote it, q̈ = a + M^-½ (A M^-½)⁺ (b − A a) (1993, eq 17, with the refined SVD
+        /// pseudoinverse of `svd_pseudo_inverse`), to 1e-12, with M q̈ = Q + Qᶜ and A q̈ = b.
         #[test]
         fn delassus_path_is_the_fundamental_equation((mass, q, a, b) in dense_system(false)) {
             let options = Options::default();
@@ -525,7 +626,7 @@ mod tests {
             let expected = if m == 0 {
                 unconstrained
             } else {
-                let pinv = (&a * &root).pseudo_inverse(1e-14).unwrap();
+                let pinv = svd_pseudo_inverse(&(&a * &root));
                 &unconstrained + &root * pinv * (&b - &a * &unconstrained)
             };
             prop_assert!(relative(&qdd, &expected) <= 1e-12, "{qdd} vs {expected}");
