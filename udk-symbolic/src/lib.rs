@@ -36,6 +36,7 @@ pub mod expr;
 pub mod limits;
 pub mod models;
 pub mod parse;
+mod plain;
 pub mod repeat;
 pub mod spec;
 pub mod tree;

@@ -1,7 +1,8 @@
 //! The model spec: what a user writes, as the macro parses it or as a TOML/JSON file holds it.
 //!
 //! Expressions and names keep their `syn` form, so every later error can point at a span.
-//! In a file they are strings, parsed with `syn::parse_str` on deserialization.
+//! In a file they are strings, parsed into `syn`'s tree on deserialization (a plain
+//! expression by udk's own parser, `crate::plain`, any other by `syn`).
 
 use proc_macro2::Span;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -443,13 +444,19 @@ impl fmt::Display for Expression {
 impl std::str::FromStr for Expression {
     type Err = syn::Error;
     /// Parses `s` as an expression, after checking its length, size and nesting against
-    /// [`crate::limits`] so that `syn`'s recursive parser stays within the stack.
+    /// [`crate::limits`] so that the recursive parsers stay within the stack: a plain
+    /// expression by udk's own parser (`crate::plain`), any other by `syn` (the same tree
+    /// either way).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         crate::limits::check_text(s)
             .map_err(|message| syn::Error::new(proc_macro2::Span::call_site(), message))?;
         let tokens: proc_macro2::TokenStream = s.parse()?;
         crate::limits::check_tokens(&tokens).map_err(|e| syn::Error::new(e.span, e.message))?;
-        syn::parse2::<syn::Expr>(tokens).map(Expression)
+        // The plain parser takes the tokens; `syn` lexes again what it hands back.
+        match crate::plain::parse(tokens) {
+            Some(expression) => Ok(Expression(expression)),
+            None => syn::parse_str::<syn::Expr>(s).map(Expression),
+        }
     }
 }
 
