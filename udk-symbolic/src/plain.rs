@@ -8,9 +8,10 @@
 //! operand. The spec that `udk.sympy` prints for the 5-link pendulum on a cart (2 KB) took
 //! 340 µs to lex and parse with `syn` (37 µs of it lexing) and takes 146 µs; `Model::from_spec`
 //! on it went from 1.11 to 0.91 ms (release build, best of 2000 and 200 runs, a quiet
-//! moment of a shared 2-core machine). Anything else (a keyword, a path `a::b`, a field, a cast, a comparison, a compound
-//! operator such as `+=`, a trailing comma, a tuple) is not plain: [`parse`] returns `None`
-//! and the caller parses with `syn`, which also reports every error.
+//! moment of a shared 2-core machine). Anything else (a keyword, a path `a::b`, a field, a
+//! cast, a comparison, a compound operator such as `+=`, a trailing comma, a tuple) is not
+//! plain: [`parse`] returns `None` and the caller parses with `syn`, which also reports every
+//! error.
 //!
 //! Precedence and associativity are Rust's: method calls and calls bind tightest, then unary
 //! `-`, then `*` and `/`, then `+` and `-`, each binary level associating to the left. A chain
