@@ -272,6 +272,42 @@ fn the_jacobians_derived_on_first_use_are_those_derived_with_the_rest_bit_for_bi
     }
 }
 
+/// A model file as deep and as long as `udk_symbolic::limits` allows: a kinetic energy in
+/// 4000 pairs of parentheses and a potential of 30,000 terms (`syn` trees are as deep as a
+/// sum is long), read, compiled, cloned, written out and dropped on a test's own 2 MiB
+/// thread. Each of these once overflowed it in a debug build.
+#[test]
+fn a_model_file_of_deep_nesting_and_long_sums_is_handled_on_any_thread() {
+    let n = 4000;
+    let kinetic = format!("{}0.5 * dot(x).powi(2){}", "(".repeat(n), ")".repeat(n));
+    let potential = vec!["x.powi(2) / 60000.0"; 30_000].join(" + ");
+    let text = format!(
+        "name = \"Deep\"\ncoordinates = [\"x\"]\nlagrangian = \"{kinetic} - ({potential})\"\n"
+    );
+    let path = std::env::temp_dir().join(format!("udk-deep-{}.toml", std::process::id()));
+    std::fs::write(&path, &text).unwrap();
+    let model = Model::from_file(&path);
+    std::fs::remove_file(&path).unwrap();
+    // V = x²/2, so q̈ = −x.
+    let qdd = model
+        .unwrap()
+        .acceleration(&dvector![0.3], &dvector![0.0], 0.0)
+        .unwrap();
+    assert!((qdd[0] + 0.3).abs() < 1e-12, "{qdd}");
+    let spec: ModelSpec = toml::from_str(&text).unwrap();
+    let json = serde_json::to_string(&spec.clone()).unwrap();
+    let again: ModelSpec = serde_json::from_str(&json).unwrap();
+    assert_eq!(
+        again
+            .lagrangian
+            .unwrap()
+            .to_string()
+            .matches("powi")
+            .count(),
+        30_001
+    );
+}
+
 /// The four-bar of `examples/models/four_bar.urdf` closed on its tree (as
 /// `examples/urdf_four_bar.rs`), with a non-ideal force C: its q̈ takes the articulated-body
 /// path with constraints, whose program writes q̈₀, the pivots, C, W, A and b into one buffer.

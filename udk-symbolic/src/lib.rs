@@ -39,6 +39,7 @@ pub mod parse;
 mod plain;
 pub mod repeat;
 pub mod spec;
+mod stack;
 pub mod tree;
 pub mod urdf;
 

@@ -12,7 +12,10 @@
 //!   and how deeply `syn` can recurse into them ([`MAX_NESTING`]);
 //! - udk's parser counts its own nesting and stops at [`MAX_NESTING`] with an error at the
 //!   culprit (a chain `a + b - c + …` or `a * b / c * …` is one level however long: it is
-//!   walked in a loop).
+//!   walked in a loop);
+//! - an [`Expression`](crate::spec::Expression) parses, clones, prints and drops its tree on a
+//!   stack sized to the tree's nesting and depth (a new one when the current thread's is too
+//!   small), so that a model's spec can be read and dropped on any thread.
 //!
 //! Within these limits every stage fits in [`STACK_BYTES`] in a debug build, with margin.
 
@@ -90,10 +93,14 @@ pub fn on_large_stack<R>(f: impl FnOnce() -> R) -> R {
 /// attribute each `let NAME =` and `key =` counts 2 and 1 at the top level, so an attribute
 /// of up to about 2000 definitions passes.
 ///
+/// Returns the deepest nesting found, by which [`crate::spec::Expression`]'s parsing sizes
+/// the stack it runs on.
+///
 /// # Errors
 /// An [`Error`] at the first token beyond a limit, naming the limit.
-pub fn check_tokens(tokens: &TokenStream) -> Result<(), Error> {
+pub fn check_tokens(tokens: &TokenStream) -> Result<usize, Error> {
     let mut count = 0usize;
+    let mut deepest = 0usize;
     let mut stack = vec![Frame::new(tokens.clone(), 0)];
     while let Some(frame) = stack.last_mut() {
         let Some(token) = frame.tokens.next() else {
@@ -121,6 +128,7 @@ pub fn check_tokens(tokens: &TokenStream) -> Result<(), Error> {
                 let inner = group.stream();
                 // An invisible group is not a level of the source.
                 let level = level - usize::from(group.delimiter() == Delimiter::None);
+                deepest = deepest.max(level);
                 stack.push(Frame::new(inner, level));
                 continue;
             }
@@ -154,8 +162,9 @@ pub fn check_tokens(tokens: &TokenStream) -> Result<(), Error> {
         if frame.level() > MAX_NESTING {
             return Err(too_deep(&token));
         }
+        deepest = deepest.max(frame.level());
     }
-    Ok(())
+    Ok(deepest)
 }
 
 /// The error for an expression nested beyond [`MAX_NESTING`], at `token`.
@@ -244,18 +253,21 @@ mod tests {
     use super::*;
     use std::str::FromStr;
 
-    fn check(text: &str) -> Result<(), String> {
+    fn check(text: &str) -> Result<usize, String> {
         let tokens = TokenStream::from_str(text).unwrap();
         check_tokens(&tokens).map_err(|e| e.message)
     }
 
     #[test]
-    fn long_sums_and_moderate_nesting_pass() {
+    fn long_sums_and_moderate_nesting_pass_with_their_depth() {
         let sum = vec!["(x + 1).sin() - -y * z"; 20_000].join(" + ");
-        assert_eq!(check(&sum), Ok(()));
+        // The parentheses, or the run `- -`.
+        assert_eq!(check(&sum), Ok(1));
         let n = MAX_NESTING - 1;
         let parens = format!("{}x{}", "(".repeat(n), ")".repeat(n));
-        assert_eq!(check(&parens), Ok(()));
+        assert_eq!(check(&parens), Ok(n));
+        assert_eq!(check("x + y"), Ok(0));
+        assert_eq!(check("f(g(x), -y)"), Ok(2));
     }
 
     #[test]

@@ -425,8 +425,38 @@ impl<'de> Deserialize<'de> for Name {
 }
 
 /// An expression in udk's syntax (a Rust expression: see the crate docs), with its spans.
-#[derive(Clone, Debug)]
+///
+/// `syn`'s trees are recursive, and a chain `a + b + c + …` is as deep as it is long, so
+/// `Expression` parses, clones, prints and drops its tree on a stack sized to the tree's
+/// depth: the current one when it has room, else a new one
+/// (at least [`STACK_BYTES`](crate::limits::STACK_BYTES)). Any thread can hold a model's
+/// expressions within [`crate::limits`], a sum of 100,000 terms or parentheses 4096 deep.
 pub struct Expression(pub syn::Expr);
+
+impl Clone for Expression {
+    fn clone(&self) -> Self {
+        let needed = crate::stack::for_tree(&self.0, crate::stack::WALK_BYTES_PER_LEVEL);
+        Expression(crate::stack::with(needed, || self.0.clone()))
+    }
+}
+
+impl fmt::Debug for Expression {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let needed = crate::stack::for_tree(&self.0, crate::stack::WALK_BYTES_PER_LEVEL);
+        crate::stack::with(needed, || {
+            f.debug_tuple("Expression").field(&self.0).finish()
+        })
+    }
+}
+
+impl Drop for Expression {
+    fn drop(&mut self) {
+        let empty = syn::Expr::Verbatim(proc_macro2::TokenStream::new());
+        let tree = std::mem::replace(&mut self.0, empty);
+        let needed = crate::stack::for_tree(&tree, crate::stack::DROP_BYTES_PER_LEVEL);
+        crate::stack::with(needed, move || drop(tree));
+    }
+}
 
 impl Expression {
     /// The span of the whole expression.
@@ -437,26 +467,34 @@ impl Expression {
 
 impl fmt::Display for Expression {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}", quote::ToTokens::to_token_stream(&self.0))
+        let needed = crate::stack::for_tree(&self.0, crate::stack::WALK_BYTES_PER_LEVEL);
+        // The tokens' groups are printed and dropped recursively too.
+        let text = crate::stack::with(needed, || {
+            quote::ToTokens::to_token_stream(&self.0).to_string()
+        });
+        f.write_str(&text)
     }
 }
 
 impl std::str::FromStr for Expression {
     type Err = syn::Error;
     /// Parses `s` as an expression, after checking its length, size and nesting against
-    /// [`crate::limits`] so that the recursive parsers stay within the stack: a plain
-    /// expression by udk's own parser (`crate::plain`), any other by `syn` (the same tree
-    /// either way).
+    /// [`crate::limits`], on a stack sized to its nesting: a plain expression by udk's own
+    /// parser (`crate::plain`), any other by `syn` (the same tree either way).
     fn from_str(s: &str) -> Result<Self, Self::Err> {
         crate::limits::check_text(s)
             .map_err(|message| syn::Error::new(proc_macro2::Span::call_site(), message))?;
         let tokens: proc_macro2::TokenStream = s.parse()?;
-        crate::limits::check_tokens(&tokens).map_err(|e| syn::Error::new(e.span, e.message))?;
+        let nesting =
+            crate::limits::check_tokens(&tokens).map_err(|e| syn::Error::new(e.span, e.message))?;
         // The plain parser takes the tokens; `syn` lexes again what it hands back.
-        match crate::plain::parse(tokens) {
-            Some(expression) => Ok(Expression(expression)),
-            None => syn::parse_str::<syn::Expr>(s).map(Expression),
-        }
+        crate::stack::with(
+            crate::stack::for_parsing(nesting),
+            || match crate::plain::parse(tokens) {
+                Some(expression) => Ok(Expression(expression)),
+                None => syn::parse_str::<syn::Expr>(s).map(Expression),
+            },
+        )
     }
 }
 
