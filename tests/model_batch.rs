@@ -1,6 +1,7 @@
 //! `udk::Model`'s batch evaluation and in-place q̈: the batch equals the loop of
 //! `acceleration` bit for bit (many states, many parameter sets, on a rayon pool of 1 and 2
-//! threads), its errors name the first failing state, the articulated-body path agrees with
+//! threads, one state per call of the compiled code and two), its errors name the first
+//! failing state, the articulated-body path agrees with
 //! the dense kernel on M, Q, and q̈ of an unconstrained tree allocates nothing per state
 //! (counted per thread by a global allocator).
 
@@ -76,6 +77,47 @@ fn the_batch_equals_the_loop_bit_for_bit_on_one_and_two_threads() {
             .install(|| model.acceleration_batch(&q, &qd, &t))
             .unwrap();
         assert!(same_bits(&batch, &expected), "{threads} threads");
+    }
+}
+
+/// Past `udk_jit::PAIRS_AFTER` states the batches of the UR5 take the code for pairs of states
+/// (`Model::batch_lanes`): still the loop's q̈ bit for bit, with an odd count (the last state
+/// alone), per-state times, and on one and two threads; a failing state is named whether it is
+/// the first or the second of its pair.
+#[test]
+fn the_batch_in_pairs_of_states_equals_the_loop_bit_for_bit() {
+    let model = ur5();
+    let (n, count) = (model.n(), udk_jit::PAIRS_AFTER + 1);
+    let (q, qd) = (states(n, count, 0.3), states(n, count, 2.1));
+    let t: Vec<f64> = (0..count).map(|j| j as f64 * 1e-3).collect();
+    let mut workspace = model.workspace().unwrap();
+    let mut expected = DMatrix::zeros(n, count);
+    for (j, &tj) in t.iter().enumerate() {
+        let (qj, qdj) = (q.column(j), qd.column(j));
+        let (qj, qdj) = (qj.as_slice(), qdj.as_slice());
+        let out = &mut expected.as_mut_slice()[j * n..(j + 1) * n];
+        (model.acceleration_in(&mut workspace, qj, qdj, tj, out)).unwrap();
+    }
+    assert_eq!(model.batch_lanes().unwrap(), 1);
+    for threads in [1, 2] {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap();
+        let batch = pool
+            .install(|| model.acceleration_batch(&q, &qd, &t))
+            .unwrap();
+        assert_eq!(model.batch_lanes().unwrap(), 2);
+        assert!(same_bits(&batch, &expected), "{threads} threads");
+    }
+    for (first, second) in [(7, 9), (10, 12)] {
+        let mut bad = qd.clone();
+        bad[(2, second)] = f64::NAN;
+        bad[(4, first)] = f64::INFINITY;
+        match model.acceleration_batch(&q, &bad, &t).unwrap_err() {
+            ModelError::Batch { index, .. } => assert_eq!(index, first),
+            other => panic!("{other:?}"),
+        }
     }
 }
 

@@ -1,7 +1,7 @@
 //! Batch evaluation: q̈ at many states, or for many parameter sets, in parallel across the
 //! cores of rayon's pool, each worker with its own [`super::Workspace`].
 
-use super::{Model, ModelError};
+use super::{Model, ModelError, Workspace};
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 
@@ -91,6 +91,25 @@ impl Model {
         Ok(qdd)
     }
 
+    /// How many states one call of the compiled code evaluates in a batch: 2 once the code
+    /// for pairs of states is compiled, else 1.
+    ///
+    /// The batches of a kinematic tree without constraints (the articulated-body program,
+    /// JIT-compiled) move to code that evaluates two states per call, in the two lanes of
+    /// 128-bit vectors, once they have asked for `udk_jit::PAIRS_AFTER` (50 000) states in
+    /// all: the batch call that reaches it compiles that code first, in about as long as the
+    /// faster tier of the JIT takes (a few ms for a 6-joint arm). The results are the same bit
+    /// for bit (`udk_jit::JitPair`); the time per state fell by 31 % on the UR5
+    /// (`guide/jit.md`, "Batch evaluation"). Other models, and the tape, stay at 1.
+    ///
+    /// # Errors
+    /// [`ModelError::WrongKind`] for a Hamiltonian model, [`ModelError::Jit`] when Cranelift
+    /// fails on the articulated-body program (compiled on the first call).
+    pub fn batch_lanes(&self) -> Result<usize, ModelError> {
+        self.kind(false)?;
+        Ok(if self.pair(0)?.is_some() { 2 } else { 1 })
+    }
+
     /// [`Model::acceleration_batch`], or with `parameters` [`Model::acceleration_batch_parameters`],
     /// on slices and into `qdd`, for a caller that holds its own arrays (numpy's): `q`, `qd`
     /// and `qdd` hold count states of n entries one after the other (n × count column-major,
@@ -167,20 +186,56 @@ impl Model {
             return Ok(());
         }
         let shared = t.len() == 1;
-        let failed = (qdd.par_chunks_mut(n).enumerate())
-            .map_init(
-                || template.clone(),
-                |workspace, (j, out)| {
-                    if let Some(parameters) = parameters {
-                        workspace.params.copy_from_slice(column(parameters, j, p));
-                    }
-                    let (q, qd) = (column(q, j, n), column(qd, j, n));
-                    let t = if shared { t[0] } else { t[j] };
-                    (self.solve(workspace, q, qd, t, out, None)).map_err(|e| (j, e))
-                },
-            )
-            .filter_map(Result::err)
-            .min_by_key(|(j, _)| *j);
+        let time = |j: usize| if shared { t[0] } else { t[j] };
+        // State j alone, with the parameter values of column j when they are given.
+        let one = |workspace: &mut Workspace, j: usize, out: &mut [f64]| {
+            if let Some(parameters) = parameters {
+                workspace.params.copy_from_slice(column(parameters, j, p));
+            }
+            let (q, qd) = (column(q, j, n), column(qd, j, n));
+            (self.solve(workspace, q, qd, time(j), out, None)).map_err(|e| (j, e))
+        };
+        let failed = match self.pair(qdd.len() / n)? {
+            None => (qdd.par_chunks_mut(n).enumerate())
+                .map_init(
+                    || template.clone(),
+                    |workspace, (j, out)| one(workspace, j, out),
+                )
+                .filter_map(Result::err)
+                .min_by_key(|(j, _)| *j),
+            // Two states per call of the pair code, bit for bit as one each.
+            Some(pair) => (qdd.par_chunks_mut(2 * n).enumerate())
+                .map_init(
+                    || (template.clone(), pair.buffers()),
+                    |(workspace, buffers), (k, out)| {
+                        let j = 2 * k;
+                        if out.len() == n {
+                            // The last state of an odd count.
+                            return one(workspace, j, out);
+                        }
+                        let columns = |m, rows| [column(m, j, rows), column(m, j + 1, rows)];
+                        let values = match parameters {
+                            Some(parameters) => columns(parameters, p),
+                            None => [&template.params[..]; 2],
+                        };
+                        let states = [columns(q, n), columns(qd, n)];
+                        let (first, second) = out.split_at_mut(n);
+                        let times = [time(j), time(j + 1)];
+                        (self.solve_pair(
+                            pair,
+                            buffers,
+                            workspace,
+                            states,
+                            times,
+                            values,
+                            [first, second],
+                        ))
+                        .map_err(|(s, e)| (j + s, e))
+                    },
+                )
+                .filter_map(Result::err)
+                .min_by_key(|(j, _)| *j),
+        };
         match failed {
             None => Ok(()),
             Some((index, source)) => Err(ModelError::Batch {

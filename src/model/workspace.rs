@@ -4,7 +4,7 @@
 
 use super::{lazy, Model, ModelError};
 use nalgebra::{DMatrix, DVector};
-use udk_jit::{Block, Buffers, Stacked};
+use udk_jit::{Block, Buffers, JitPair, PairBuffers, Stacked};
 use udk_runtime::simulate::DynamicLagrangianTerms;
 use udk_runtime::{FactoredView, Options};
 use udk_symbolic::emit::TapeInputs;
@@ -211,7 +211,7 @@ impl Model {
         u: &[f64],
         t: f64,
         qdd: &mut [f64],
-        force: Option<&mut [f64]>,
+        mut force: Option<&mut [f64]>,
     ) -> Result<(), ModelError> {
         let Workspace {
             params,
@@ -225,17 +225,75 @@ impl Model {
         };
         if let (Some(program), Some(f)) = (self.factored()?, factored.as_mut()) {
             let outputs = program.eval(&inputs, &mut f.buffers).expect(CHECKED);
-            // The outputs start with q̈₀ and the pivots.
-            let (a, rest) = outputs.split_at(self.n());
-            if udk_runtime::pivots_usable(&rest[..f.pivots]) {
-                if self.m() == 0 {
-                    // C, when the program has it, follows the pivots.
-                    return self.unconstrained(a, &rest[f.pivots..], qdd, force);
+            if self.m() == 0 {
+                let solved = self.unconstrained_tree(outputs, f.pivots, qdd, &mut force);
+                if let Some(solved) = solved {
+                    return solved;
                 }
+            } else if udk_runtime::pivots_usable(&outputs[self.n()..][..f.pivots]) {
                 return self.factored_solve(program.split(outputs), &mut f.terms, qdd, force);
             }
         }
         self.dense_solve(&inputs, terms_buffers, terms, qdd, force)
+    }
+
+    /// The code for pairs of states of a batch of `states` (see `udk_jit::Function::pair`),
+    /// for a kinematic tree without constraints: `None` for other models, or until the
+    /// model's batches have asked for enough states.
+    pub(super) fn pair(&self, states: usize) -> Result<Option<&JitPair>, ModelError> {
+        if self.m() > 0 {
+            return Ok(None);
+        }
+        Ok(self.factored()?.and_then(|program| program.pair(states)))
+    }
+
+    /// q̈ at two states (q, q̇, t, and the parameter values of each, `params`) by `pair`, from
+    /// [`Model::pair`], into `qdd`: bit for bit [`Model::solve`] at each (a state whose pivots
+    /// are not usable takes the dense path as there, through `workspace`, whose parameter
+    /// values are then overwritten). The first failure is returned with its state (0 or 1).
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn solve_pair(
+        &self,
+        pair: &JitPair,
+        buffers: &mut PairBuffers,
+        workspace: &mut Workspace,
+        [q, qd]: [[&[f64]; 2]; 2],
+        t: [f64; 2],
+        params: [&[f64]; 2],
+        qdd: [&mut [f64]; 2],
+    ) -> Result<(), (usize, ModelError)> {
+        let inputs: [TapeInputs; 2] =
+            std::array::from_fn(|s| self.tape_inputs(q[s], qd[s], t[s], params[s]));
+        let outputs = pair.eval([&inputs[0], &inputs[1]], buffers).expect(CHECKED);
+        let pivots = workspace.factored.as_ref().map_or(0, |f| f.pivots);
+        for (s, qdd) in qdd.into_iter().enumerate() {
+            let solved = match self.unconstrained_tree(outputs[s], pivots, qdd, &mut None) {
+                Some(solved) => solved,
+                None => {
+                    workspace.params.copy_from_slice(params[s]);
+                    self.solve(workspace, q[s], qd[s], t[s], qdd, None)
+                }
+            };
+            solved.map_err(|e| (s, e))?;
+        }
+        Ok(())
+    }
+
+    /// q̈ = q̈₀ (and Qᶜ = C) from `outputs`, those of the articulated-body program of a tree
+    /// without constraints (q̈₀, the `pivots`, then C when the program has it), as
+    /// [`Model::unconstrained`] gives them; `None` when a pivot is not usable (the dense path
+    /// serves then, and `force` is left to it).
+    #[inline(always)]
+    fn unconstrained_tree(
+        &self,
+        outputs: &[f64],
+        pivots: usize,
+        qdd: &mut [f64],
+        force: &mut Option<&mut [f64]>,
+    ) -> Option<Result<(), ModelError>> {
+        let (a, rest) = outputs.split_at(self.n());
+        let (pivots, c) = rest.split_at(pivots);
+        udk_runtime::pivots_usable(pivots).then(|| self.unconstrained(a, c, qdd, force.take()))
     }
 
     /// q̈ and Qᶜ by the dense kernel on M, Q, A, b, C (the terms program, compiled on its

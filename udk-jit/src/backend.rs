@@ -3,6 +3,7 @@
 
 use crate::error::JitError;
 use crate::function::{JitFunction, Tier};
+use crate::pair::JitPair;
 use std::fmt;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, Once, OnceLock};
@@ -49,14 +50,27 @@ enum Code {
 /// to compile, 35 ns a call saved) and for the UR5's articulated-body program (3.4 ms, 126 ns).
 pub const UPGRADE_AFTER: usize = 25_000;
 
-/// Native code in two tiers: the quick code until the faster code is compiled.
+/// States asked of a [`Function`]'s batches ([`Function::pair`]) after which its code for
+/// pairs of states ([`JitPair`]) is compiled: twice [`UPGRADE_AFTER`], since the pair code
+/// saves less per state over the faster code (about 80 ns of 265 for the UR5's
+/// articulated-body program, `guide/jit.md`, "Batch evaluation") than the faster code over
+/// the quick one (126 ns), and takes about as long to compile (3.5 ms): past 50 000 states,
+/// the saving has paid for the compilation.
+pub const PAIRS_AFTER: usize = 2 * UPGRADE_AFTER;
+
+/// Native code in two tiers: the quick code until the faster code is compiled; and the code
+/// for pairs of states, once batches have asked for enough states.
 struct Tiered {
     quick: JitFunction,
     optimized: OnceLock<JitFunction>,
     /// Calls of the quick code so far.
     calls: AtomicUsize,
-    /// The program and its name, until the faster code is compiled from them.
-    source: Mutex<Option<(Program, String)>>,
+    /// The code for pairs of states (`None` should Cranelift fail on it).
+    pair: OnceLock<Option<JitPair>>,
+    /// States asked of batches so far.
+    batched: AtomicUsize,
+    /// The program and its name, kept to compile the faster code and the pair code from.
+    source: Mutex<(Program, String)>,
 }
 
 impl fmt::Debug for Tiered {
@@ -85,13 +99,30 @@ impl Tiered {
         if self.calls.fetch_add(1, Ordering::Relaxed) + 1 != UPGRADE_AFTER {
             return &self.quick;
         }
-        let source = self.source.lock().map(|mut s| s.take());
-        if let Ok(Some((program, name))) = source {
-            if let Ok(optimized) = JitFunction::from_program_in(&program, &name, Tier::Optimized) {
+        if let Ok(source) = self.source.lock() {
+            let (program, name) = &*source;
+            if let Ok(optimized) = JitFunction::from_program_in(program, name, Tier::Optimized) {
                 return self.optimized.get_or_init(|| optimized);
             }
         }
         &self.quick
+    }
+
+    /// The pair code, once batches have asked for [`PAIRS_AFTER`] states with these
+    /// `states`, compiled by the call that reaches it (others wait for it).
+    fn pair(&self, states: usize) -> Option<&JitPair> {
+        if let Some(pair) = self.pair.get() {
+            return pair.as_ref();
+        }
+        if self.batched.fetch_add(states, Ordering::Relaxed) + states < PAIRS_AFTER {
+            return None;
+        }
+        (self.pair)
+            .get_or_init(|| {
+                let source = self.source.lock().ok()?;
+                JitPair::from_program(&source.0, &source.1).ok()
+            })
+            .as_ref()
     }
 }
 
@@ -122,13 +153,26 @@ impl Function {
                 quick,
                 optimized: OnceLock::new(),
                 calls: AtomicUsize::new(0),
-                source: Mutex::new(Some((program, name.to_string()))),
+                pair: OnceLock::new(),
+                batched: AtomicUsize::new(0),
+                source: Mutex::new((program, name.to_string())),
             })))),
             Err(JitError::Unsupported(why)) => {
                 NOTICE.call_once(|| eprintln!("udk: {why}; models are evaluated by the tape"));
                 Ok(Function(Code::Tape(compile_tape(pool, outputs))))
             }
             Err(e) => Err(e),
+        }
+    }
+
+    /// The code for pairs of states ([`JitPair`]) for a batch of `states` states: `None` until
+    /// batches have asked for [`PAIRS_AFTER`] states in all (the call that reaches it compiles
+    /// the code, in about as long as the faster tier takes), and for the tape or should
+    /// Cranelift fail on it. Its outputs are those of [`Function::eval`] bit for bit.
+    pub fn pair(&self, states: usize) -> Option<&JitPair> {
+        match &self.0 {
+            Code::Native(t) => t.pair(states),
+            Code::Tape(_) => None,
         }
     }
 

@@ -25,7 +25,39 @@ const CHUNK: usize = 2000;
 
 /// One compiled part of a program: `(inputs, t, scratch, out)`, where `inputs` points to the
 /// seven input pointers q, q̇, q̈, p, params, u, λ.
-type Chunk = unsafe extern "C" fn(*const *const f64, f64, *mut f64, *mut f64);
+///
+/// For a pair of states ([`Lanes::Two`]), `inputs` points to fifteen: the seven of the first
+/// state, the seven of the second, and the two times (`t` is unused); `out` points to the two
+/// states' output pointers; the scratch holds pairs.
+pub(crate) type Chunk = unsafe extern "C" fn(*const *const f64, f64, *mut f64, *mut f64);
+
+/// How many states one call of compiled code evaluates: one, or two in the two lanes of
+/// 128-bit vectors ([`JitPair`](crate::JitPair)), every value of the program then a pair of
+/// f64 (the first state's, then the second's), read from and written to each state's own
+/// buffers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Lanes {
+    One,
+    Two,
+}
+
+impl Lanes {
+    /// The type of one program value.
+    fn ty(self) -> types::Type {
+        match self {
+            Lanes::One => types::F64,
+            Lanes::Two => types::F64X2,
+        }
+    }
+
+    /// Bytes of one program value in memory.
+    fn bytes(self) -> usize {
+        match self {
+            Lanes::One => 8,
+            Lanes::Two => 16,
+        }
+    }
+}
 
 /// The JIT module that owns the code, freed with the [`JitFunction`].
 struct Code(Option<Box<JITModule>>);
@@ -59,7 +91,7 @@ impl Drop for Code {
 /// arguments are inputs or constants run first, and a long program is split into several
 /// native functions, compiled in parallel.
 pub struct JitFunction {
-    chunks: Vec<Chunk>,
+    pub(crate) chunks: Vec<Chunk>,
     registers: usize,
     width: usize,
     values: usize,
@@ -106,6 +138,16 @@ impl JitFunction {
     /// # Errors
     /// As [`JitFunction::from_program`].
     pub fn from_program_in(program: &Program, name: &str, tier: Tier) -> Result<Self, JitError> {
+        Self::build(program, name, tier, Lanes::One)
+    }
+
+    /// Compiles `program` as `tier` says, evaluating one state or two per call (`lanes`).
+    pub(crate) fn build(
+        program: &Program,
+        name: &str,
+        tier: Tier,
+        lanes: Lanes,
+    ) -> Result<Self, JitError> {
         validate(program, name)?;
         let layout = Layout::new(program);
         let mut module = module(tier)?;
@@ -134,8 +176,9 @@ impl JitFunction {
                 builder: FunctionBuilder::new(&mut ctx.func, &mut builder_ctx),
                 module: &mut module,
                 imports: &mut imports,
+                lanes,
                 local: vec![None; program.ops.len()],
-                bases: [None; 7],
+                bases: [None; 17],
                 params: [Value::from_u32(0); 4],
                 stored: HashMap::new(),
             }
@@ -598,13 +641,15 @@ struct Emitter<'a, 'f> {
     program: &'a Program,
     layout: &'a Layout,
     chunk: u32,
+    lanes: Lanes,
     builder: FunctionBuilder<'f>,
     module: &'a mut JITModule,
     imports: &'a mut Imports,
     /// The SSA value of each program value available in this function, by value index.
     local: Vec<Option<Value>>,
-    /// The pointers q, q̇, q̈, p, params, u, λ, loaded on first use.
-    bases: [Option<Value>; 7],
+    /// The input pointers q, q̇, q̈, p, params, u, λ (a pair's fifteen, then its two output
+    /// pointers), loaded on first use.
+    bases: [Option<Value>; 17],
     /// The parameters (inputs, t, scratch, out).
     params: [Value; 4],
     /// The values that `sincos` wrote into a stack slot: the slot and the byte offset,
@@ -612,9 +657,13 @@ struct Emitter<'a, 'f> {
     stored: HashMap<Val, (StackSlot, i32)>,
 }
 
-/// Memory that the code reads and writes: aligned, never trapping (checked by the caller).
-fn flags() -> MemFlags {
-    MemFlags::trusted()
+/// Memory that the code reads and writes: never trapping (checked by the caller), and aligned
+/// for one f64 (a pair of f64 is 8-byte aligned only, as a `Vec<f64>` is).
+fn flags(lanes: Lanes) -> MemFlags {
+    match lanes {
+        Lanes::One => MemFlags::trusted(),
+        Lanes::Two => MemFlags::new().with_notrap(),
+    }
 }
 
 impl Emitter<'_, '_> {
@@ -635,7 +684,7 @@ impl Emitter<'_, '_> {
                     let a = self.value(arg);
                     let slot = self.sin_cos(a);
                     self.stored.insert(sin, (slot, 0));
-                    self.stored.insert(cos, (slot, 8));
+                    self.stored.insert(cos, (slot, self.lanes.bytes() as i32));
                     for v in [sin, cos] {
                         if self.layout.slot[v as usize] != u32::MAX {
                             let x = self.value(v);
@@ -647,8 +696,20 @@ impl Emitter<'_, '_> {
         }
         for &(k, v) in &self.layout.outputs[self.chunk as usize] {
             let x = self.value(v);
-            let out = self.params[3];
-            self.store(x, out, k);
+            match self.lanes {
+                Lanes::One => {
+                    let out = self.params[3];
+                    self.store(x, out, k);
+                }
+                Lanes::Two => {
+                    for lane in 0..2u8 {
+                        let out = self.pointer(15 + usize::from(lane));
+                        let y = self.builder.ins().extractlane(x, lane);
+                        let (base, offset) = self.address(out, k * 8);
+                        self.builder.ins().store(flags(Lanes::One), y, base, offset);
+                    }
+                }
+            }
         }
         self.builder.ins().return_(&[]);
         self.builder.finalize();
@@ -673,9 +734,15 @@ impl Emitter<'_, '_> {
         let x = match self.program.ops[v as usize] {
             _ if self.stored.contains_key(&v) => {
                 let (slot, offset) = self.stored[&v];
-                self.builder.ins().stack_load(types::F64, slot, offset)
+                self.builder.ins().stack_load(self.lanes.ty(), slot, offset)
             }
-            Op::Const(bits) => self.builder.ins().f64const(f64::from_bits(bits)),
+            Op::Const(bits) => {
+                let x = self.builder.ins().f64const(f64::from_bits(bits));
+                match self.lanes {
+                    Lanes::One => x,
+                    Lanes::Two => self.builder.ins().splat(types::F64X2, x),
+                }
+            }
             Op::Load(s) => self.input(s),
             _ => {
                 debug_assert_ne!(self.layout.chunk_of[v as usize], self.chunk);
@@ -689,7 +756,11 @@ impl Emitter<'_, '_> {
 
     fn input(&mut self, s: Symbol) -> Value {
         let (kind, i) = match s {
-            Symbol::Time => return self.params[1],
+            Symbol::Time if self.lanes == Lanes::One => return self.params[1],
+            Symbol::Time => {
+                let times = self.pointer(14);
+                return self.at(times, 0, types::F64X2);
+            }
             Symbol::Coordinate(i) => (0, i),
             Symbol::Velocity(i) | Symbol::Speed(i) => (1, i),
             Symbol::Acceleration(i) => (2, i),
@@ -698,33 +769,52 @@ impl Emitter<'_, '_> {
             Symbol::Input(i) => (5, i),
             Symbol::Multiplier(i) => (6, i),
         };
-        let base = match self.bases[kind] {
-            Some(base) => base,
-            None => {
-                let pointer = self.module.target_config().pointer_type();
-                let inputs = self.params[0];
-                let bytes = pointer.bytes() as usize;
-                let base = self.at(inputs, kind * bytes, pointer);
-                self.bases[kind] = Some(base);
-                base
+        match self.lanes {
+            Lanes::One => {
+                let base = self.pointer(kind);
+                self.load(base, i)
             }
-        };
-        self.load(base, i)
+            Lanes::Two => {
+                let (first, second) = (self.pointer(kind), self.pointer(kind + 7));
+                let x = self.at(first, i * 8, types::F64);
+                let y = self.at(second, i * 8, types::F64);
+                let pair = self.builder.ins().splat(types::F64X2, x);
+                self.builder.ins().insertlane(pair, y, 1)
+            }
+        }
     }
 
-    /// The f64 at index `i` of the array at `base`.
+    /// Pointer `k` of those the function is given (`bases`): an input pointer (k < 15), read
+    /// from the `inputs` array, or an output pointer of a pair (15, 16), from the `out` array;
+    /// loaded on first use.
+    fn pointer(&mut self, k: usize) -> Value {
+        if let Some(base) = self.bases[k] {
+            return base;
+        }
+        let pointer = self.module.target_config().pointer_type();
+        let bytes = pointer.bytes() as usize;
+        let (array, index) = match k {
+            15.. => (self.params[3], k - 15),
+            _ => (self.params[0], k),
+        };
+        let base = self.at(array, index * bytes, pointer);
+        self.bases[k] = Some(base);
+        base
+    }
+
+    /// The value (an f64, or a pair) at index `i` of the array at `base`.
     fn load(&mut self, base: Value, i: usize) -> Value {
-        self.at(base, i * 8, types::F64)
+        self.at(base, i * self.lanes.bytes(), self.lanes.ty())
     }
 
     fn at(&mut self, base: Value, offset: usize, ty: types::Type) -> Value {
         let (base, offset) = self.address(base, offset);
-        self.builder.ins().load(ty, flags(), base, offset)
+        self.builder.ins().load(ty, flags(self.lanes), base, offset)
     }
 
     fn store(&mut self, x: Value, base: Value, i: usize) {
-        let (base, offset) = self.address(base, i * 8);
-        self.builder.ins().store(flags(), x, base, offset);
+        let (base, offset) = self.address(base, i * self.lanes.bytes());
+        self.builder.ins().store(flags(self.lanes), x, base, offset);
     }
 
     /// `base + offset` as a base and an immediate offset that fits the instruction.
@@ -735,26 +825,59 @@ impl Emitter<'_, '_> {
         }
     }
 
-    /// sin a and cos a by one call of `sincos` (`shims::SIN_COS`) into a stack slot of their
-    /// own, returned: each is loaded where first used.
+    /// sin a and cos a by one call of `sincos` (`shims::SIN_COS`) per lane into a stack slot
+    /// of their own, returned: the sine at offset 0, the cosine after it, each loaded where
+    /// first used.
     fn sin_cos(&mut self, a: Value) -> StackSlot {
+        let size = self.lanes.bytes() as u32;
         let slot = (self.builder).create_sized_stack_slot(StackSlotData::new(
             StackSlotKind::ExplicitSlot,
-            16,
-            3,
+            2 * size,
+            4,
         ));
         let pointer = self.module.target_config().pointer_type();
-        let sin = self.builder.ins().stack_addr(pointer, slot, 0);
-        let cos = self.builder.ins().stack_addr(pointer, slot, 8);
         let callee = (self.module).declare_func_in_func(self.imports.sin_cos, self.builder.func);
-        self.builder.ins().call(callee, &[a, sin, cos]);
+        for (lane, x) in self.lanes_of(a).into_iter().enumerate() {
+            let offset = 8 * lane as i32;
+            let sin = self.builder.ins().stack_addr(pointer, slot, offset);
+            let cos = (self.builder.ins()).stack_addr(pointer, slot, size as i32 + offset);
+            self.builder.ins().call(callee, &[x, sin, cos]);
+        }
         slot
     }
 
-    fn call(&mut self, id: FuncId, args: &[Value]) -> Value {
+    /// The f64 arguments of each lane of `a`: `a` itself for one state, its two lanes for a
+    /// pair.
+    fn lanes_of(&mut self, a: Value) -> Vec<Value> {
+        match self.lanes {
+            Lanes::One => vec![a],
+            Lanes::Two => (0..2)
+                .map(|k| self.builder.ins().extractlane(a, k))
+                .collect(),
+        }
+    }
+
+    /// A call of the scalar function `id` on `args`, once per lane, the lanes' results put
+    /// together; `int`, an integer argument appended to every call, is shared by the lanes.
+    fn call(&mut self, id: FuncId, args: &[Value], int: Option<Value>) -> Value {
         let callee: FuncRef = self.module.declare_func_in_func(id, self.builder.func);
-        let call = self.builder.ins().call(callee, args);
-        self.builder.inst_results(call)[0]
+        let lanes: Vec<Vec<Value>> = args.iter().map(|&a| self.lanes_of(a)).collect();
+        let results: Vec<Value> = (0..lanes[0].len())
+            .map(|k| {
+                let mut call_args: Vec<Value> = lanes.iter().map(|l| l[k]).collect();
+                call_args.extend(int);
+                let call = self.builder.ins().call(callee, &call_args);
+                self.builder.inst_results(call)[0]
+            })
+            .collect();
+        match results[..] {
+            [x] => x,
+            [x, y] => {
+                let pair = self.builder.ins().splat(types::F64X2, x);
+                self.builder.ins().insertlane(pair, y, 1)
+            }
+            _ => unreachable!("one or two lanes"),
+        }
     }
 
     fn op(&mut self, op: Op) -> Value {
@@ -787,15 +910,15 @@ impl Emitter<'_, '_> {
             Op::Powi(a, k) => {
                 let a = self.value(a);
                 let k = self.builder.ins().iconst(types::I32, i64::from(k));
-                self.call(self.imports.powi, &[a, k])
+                self.call(self.imports.powi, &[a], Some(k))
             }
             Op::Powf(a, b) => {
                 let (a, b) = (self.value(a), self.value(b));
-                self.call(self.imports.powf, &[a, b])
+                self.call(self.imports.powf, &[a, b], None)
             }
             Op::Atan2(y, x) => {
                 let (y, x) = (self.value(y), self.value(x));
-                self.call(self.imports.atan2, &[y, x])
+                self.call(self.imports.atan2, &[y, x], None)
             }
             Op::Call(Func::Sqrt, a) => {
                 let a = self.value(a);
@@ -807,7 +930,7 @@ impl Emitter<'_, '_> {
             }
             Op::Call(f, a) => {
                 let a = self.value(a);
-                self.call(self.imports.unary[&f], &[a])
+                self.call(self.imports.unary[&f], &[a], None)
             }
         }
     }

@@ -7,6 +7,7 @@
 //! inputs ([`TapeInputs`](udk_symbolic::emit::TapeInputs)), buffers and errors, and bit for
 //! bit the same outputs (see [`JitFunction`]). [`Function`] is either of the two, picked by a
 //! [`Backend`], with the tape serving where Cranelift has no back end for the host.
+//! [`JitPair`] evaluates two states per call in the lanes of 128-bit vectors, for batches.
 //! [`Scatter`] compiles matrices of expressions (M, Q, A, b, C, the residual Jacobians) into
 //! one such program writing into nalgebra's storage; [`Stacked`] into one whose output buffer
 //! is the matrices' storage.
@@ -35,10 +36,12 @@
 mod backend;
 mod error;
 mod function;
+mod pair;
 mod scatter;
 mod shims;
 
-pub use backend::{Backend, Function, UPGRADE_AFTER};
+pub use backend::{Backend, Function, PAIRS_AFTER, UPGRADE_AFTER};
 pub use error::JitError;
 pub use function::{JitFunction, Tier};
+pub use pair::{JitPair, PairBuffers};
 pub use scatter::{Block, Buffers, Scatter, Stacked};

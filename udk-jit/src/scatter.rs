@@ -6,6 +6,7 @@
 
 use crate::backend::{Backend, Function};
 use crate::error::JitError;
+use crate::pair::JitPair;
 use udk_symbolic::emit::{TapeError, TapeInputs};
 use udk_symbolic::expr::{ExprId, Pool};
 use udk_symbolic::{Equations, ExprMatrix, LagrangianEquations, ServoRows};
@@ -224,6 +225,12 @@ impl Stacked {
     ) -> Result<&'b [f64], TapeError> {
         (self.function).eval(inputs, &mut buffers.regs, &mut buffers.out)?;
         Ok(&buffers.out)
+    }
+
+    /// The code evaluating two states per call ([`JitPair`]) for a batch of `states`, as
+    /// [`Function::pair`] gives it: its outputs are [`Stacked::eval`]'s, in the same order.
+    pub fn pair(&self, states: usize) -> Option<&JitPair> {
+        self.function.pair(states)
     }
 
     /// The K blocks' column-major storage in `outputs` (of [`Stacked::eval`]).

@@ -1,10 +1,11 @@
 //! The JIT against the tape on random expressions: every function of the language, deep sums,
 //! integer, rational and real powers, and constants near 0 and ±1, over every kind of input.
-//! The two must agree bit for bit (any NaN matching any NaN), in both tiers of the JIT.
+//! The two must agree bit for bit (any NaN matching any NaN), in both tiers of the JIT; and the
+//! code for pairs of states must give each state's outputs as the JIT does.
 
 use proptest::prelude::*;
-use udk_jit::{JitFunction, Tier};
-use udk_symbolic::emit::{compile_tape, Program, TapeInputs};
+use udk_jit::{JitFunction, JitPair, Tier};
+use udk_symbolic::emit::{compile_tape, Program, TapeInputs, TapeSizes};
 use udk_symbolic::expr::{ExprId, Func, Pool, Symbol};
 
 /// The variables of the random expressions, one of each input kind.
@@ -121,6 +122,45 @@ fn build(pool: &mut Pool, tree: &Tree) -> ExprId {
     }
 }
 
+/// Inputs of every kind the program reads, from the values of the variables.
+struct Inputs([Vec<f64>; 7]);
+
+impl Inputs {
+    fn new(s: TapeSizes, values: &[f64]) -> Self {
+        let input = |len: usize, at: usize| vec![values[at]; len];
+        Inputs([
+            (0..s.q).map(|i| values[i % 2]).collect(),
+            input(s.qd, 2),
+            input(s.qdd, 3),
+            input(s.p, 4),
+            input(s.params, 5),
+            input(s.u, 6),
+            input(s.lambda, 7),
+        ])
+    }
+
+    fn view<'a>(&'a self, values: &[f64]) -> TapeInputs<'a> {
+        let [q, qd, qdd, p, params, u, lambda] = &self.0;
+        TapeInputs {
+            q,
+            qd,
+            qdd,
+            p,
+            t: values[8],
+            params,
+            u,
+            lambda,
+        }
+    }
+}
+
+fn values() -> impl Strategy<Value = Vec<f64>> {
+    prop::collection::vec(
+        prop_oneof![-2.0..2.0f64, prop::sample::select(CONSTANTS.to_vec())],
+        VARIABLES.len(),
+    )
+}
+
 fn same(a: f64, b: f64) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
 }
@@ -131,30 +171,14 @@ proptest! {
     #[test]
     fn jit_equals_the_tape(
         trees in prop::collection::vec(tree(), 1..4),
-        values in prop::collection::vec(
-            prop_oneof![-2.0..2.0f64, prop::sample::select(CONSTANTS.to_vec())],
-            VARIABLES.len(),
-        ),
+        values in values(),
     ) {
         let mut pool = Pool::new();
         let outputs: Vec<ExprId> = trees.iter().map(|t| build(&mut pool, t)).collect();
         let tape = compile_tape(&pool, &outputs);
         let program = Program::new(&pool, &outputs);
-        let s = tape.required();
-        let input = |len: usize, at: usize| vec![values[at]; len];
-        let (q, qd, qdd, p, params, u, lambda) = (
-            (0..s.q).map(|i| values[i % 2]).collect::<Vec<_>>(),
-            input(s.qd, 2),
-            input(s.qdd, 3),
-            input(s.p, 4),
-            input(s.params, 5),
-            input(s.u, 6),
-            input(s.lambda, 7),
-        );
-        let inputs = TapeInputs {
-            q: &q, qd: &qd, qdd: &qdd, p: &p, t: values[8], params: &params, u: &u,
-            lambda: &lambda,
-        };
+        let inputs = Inputs::new(tape.required(), &values);
+        let inputs = inputs.view(&values);
         let mut expected = vec![0.0; tape.outputs()];
         tape.eval(&inputs, &mut vec![0.0; tape.registers()], &mut expected).unwrap();
         for tier in [Tier::Quick, Tier::Optimized] {
@@ -163,6 +187,47 @@ proptest! {
             jit.eval(&inputs, &mut vec![0.0; jit.registers()], &mut got).unwrap();
             for (k, (&a, &b)) in expected.iter().zip(&got).enumerate() {
                 prop_assert!(same(a, b), "output {}: tape {:e}, JIT ({:?}) {:e}", k, a, tier, b);
+            }
+        }
+    }
+
+    /// Two states through the pair code against one call of the JIT each: a long sum too, so
+    /// that a program split into several native functions passes pairs through the scratch.
+    #[test]
+    fn pairs_equal_two_calls(
+        trees in prop::collection::vec(tree(), 1..4),
+        first in values(),
+        second in values(),
+        long in any::<bool>(),
+    ) {
+        let mut pool = Pool::new();
+        let mut outputs: Vec<ExprId> = trees.iter().map(|t| build(&mut pool, t)).collect();
+        if long {
+            // More values than one native function takes (2000).
+            let terms: Vec<ExprId> = (0..1500)
+                .map(|k| {
+                    let x = build(&mut pool, &trees[k % trees.len()]);
+                    let c = pool.number(k as f64 + 0.5);
+                    let s = pool.call(Func::Sin, &[c]);
+                    let y = pool.mul(&[x, c]);
+                    pool.add(&[y, s])
+                })
+                .collect();
+            outputs.push(pool.mul(&terms));
+        }
+        let program = Program::new(&pool, &outputs);
+        let jit = JitFunction::from_program(&program, "random").unwrap();
+        let pair = JitPair::from_program(&program, "random").unwrap();
+        prop_assert_eq!(pair.outputs(), jit.outputs());
+        let states = [&first, &second].map(|v| Inputs::new(jit.required(), v));
+        let views = [states[0].view(&first), states[1].view(&second)];
+        let mut buffers = pair.buffers();
+        let got = pair.eval([&views[0], &views[1]], &mut buffers).unwrap();
+        for (state, view) in views.iter().enumerate() {
+            let mut expected = vec![0.0; jit.outputs()];
+            jit.eval(view, &mut vec![0.0; jit.registers()], &mut expected).unwrap();
+            for (k, (&a, &b)) in expected.iter().zip(got[state]).enumerate() {
+                prop_assert!(same(a, b), "state {}, output {}: JIT {:e}, pair {:e}", state, k, a, b);
             }
         }
     }
