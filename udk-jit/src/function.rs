@@ -433,6 +433,17 @@ pub enum Tier {
     Optimized,
 }
 
+/// Whether Cranelift has a back end for the host: [`JitError::Unsupported`] saying why not.
+pub(crate) fn check_host() -> Result<(), JitError> {
+    (cranelift_native::builder().map(|_| ())).map_err(|e| JitError::Unsupported(e.to_string()))
+}
+
+/// Length of the scratch buffer that the [`JitFunction`] of `program` will need
+/// ([`JitFunction::registers`]), without compiling it.
+pub(crate) fn scratch_len(program: &Program) -> usize {
+    Layout::new(program).slots
+}
+
 /// The JIT module for the host, compiling as `tier` says, with the shims as its symbols.
 fn module(tier: Tier) -> Result<JITModule, JitError> {
     let unsupported = |e: &dyn fmt::Display| JitError::Unsupported(e.to_string());

@@ -40,7 +40,7 @@ mod pair;
 mod scatter;
 mod shims;
 
-pub use backend::{Backend, Function, PAIRS_AFTER, UPGRADE_AFTER};
+pub use backend::{Backend, Function, COMPILE_AFTER, PAIRS_AFTER, UPGRADE_AFTER};
 pub use error::JitError;
 pub use function::{JitFunction, Tier};
 pub use pair::{JitPair, PairBuffers};

@@ -1,13 +1,14 @@
-//! [`Function`]'s two tiers of native code: the quick code first, the faster code from the
-//! call that makes [`UPGRADE_AFTER`] on, the same values bit for bit before and after; and a
-//! program without outputs, which gets no native code.
+//! [`Function`]'s tape and two tiers of native code: the tape first, the quick code from the
+//! call that makes [`COMPILE_AFTER`] on, the faster code from the call that makes
+//! [`UPGRADE_AFTER`] on, the same values bit for bit throughout; and a program without
+//! outputs, which gets no native code.
 
-use udk_jit::{Backend, Function, Tier, UPGRADE_AFTER};
+use udk_jit::{Backend, Function, Tier, COMPILE_AFTER, UPGRADE_AFTER};
 use udk_symbolic::emit::TapeInputs;
 use udk_symbolic::expr::{Func, Pool, Symbol};
 
 #[test]
-fn a_function_runs_the_quick_code_then_the_faster_code_with_the_same_values() {
+fn a_function_runs_the_tape_then_the_quick_code_then_the_faster_code_with_the_same_values() {
     // l sin q cos q̇ + q̇² / l and l cos q: a sin/cos pair, a call, a division.
     let mut pool = Pool::new();
     let q = pool.symbol(Symbol::Coordinate(0));
@@ -25,7 +26,7 @@ fn a_function_runs_the_quick_code_then_the_faster_code_with_the_same_values() {
     let sum = pool.add(&[first, second]);
     let product = pool.mul(&[l, cos_q]);
     let f = Function::compile(&pool, &[sum, product], "tiers", Backend::Jit).unwrap();
-    assert_eq!(f.tier(), Some(Tier::Quick));
+    assert_eq!(f.tier(), None);
 
     let (qs, qds, ls) = ([0.3, -2.5], [0.7, 1e-3], [1.5]);
     let expected = [
@@ -44,12 +45,20 @@ fn a_function_runs_the_quick_code_then_the_faster_code_with_the_same_values() {
         f.eval(&inputs, &mut regs, &mut out).unwrap();
         out
     };
-    let quick = eval(&f);
-    assert!((quick[0] - expected[0]).abs() < 1e-14, "{quick:?}");
-    assert_eq!(quick[1].to_bits(), expected[1].to_bits());
+    let tape = eval(&f);
+    assert!((tape[0] - expected[0]).abs() < 1e-14, "{tape:?}");
+    assert_eq!(tape[1].to_bits(), expected[1].to_bits());
     // A clone shares the code and the count of its calls.
     let clone = f.clone();
-    for _ in 1..UPGRADE_AFTER - 1 {
+    for _ in 1..COMPILE_AFTER - 1 {
+        assert_eq!(eval(&clone).map(f64::to_bits), tape.map(f64::to_bits));
+    }
+    assert_eq!(f.tier(), None);
+    // The call that makes `COMPILE_AFTER` compiles the quick code and runs it.
+    let quick = eval(&f);
+    assert_eq!(clone.tier(), Some(Tier::Quick));
+    assert_eq!(quick.map(f64::to_bits), tape.map(f64::to_bits));
+    for _ in COMPILE_AFTER..UPGRADE_AFTER - 1 {
         assert_eq!(eval(&clone).map(f64::to_bits), quick.map(f64::to_bits));
     }
     assert_eq!(f.tier(), Some(Tier::Quick));

@@ -144,7 +144,18 @@ pub struct Tape {
 
 /// Compiles `outputs` of `pool` into a [`Tape`].
 pub fn compile_tape(pool: &Pool, outputs: &[ExprId]) -> Tape {
-    let program = Program::new(pool, outputs);
+    Tape::from_program(&Program::new(pool, outputs))
+}
+
+impl Tape {
+    /// The tape of `program` (lowered by [`Program::new`]), as [`compile_tape`] makes it.
+    pub fn from_program(program: &Program) -> Tape {
+        tape_of(program)
+    }
+}
+
+/// The tape of `program`: see [`Tape::from_program`].
+fn tape_of(program: &Program) -> Tape {
     let ops = &program.ops;
     // A value used once may be computed inside its user, saving one dispatch: a product in
     // a sum, a difference or a negation; a sum or difference in a product or a square. A
@@ -177,7 +188,7 @@ pub fn compile_tape(pool: &Pool, outputs: &[ExprId]) -> Tape {
         values: 0,
         registers: 0,
         outputs: Vec::new(),
-        width: outputs.len(),
+        width: program.outputs.len(),
         sizes: program.required(),
     };
     for step in &program.steps {
