@@ -57,6 +57,21 @@ fn same_bits(a: &DMatrix<f64>, b: &DMatrix<f64>) -> bool {
             .all(|(x, y)| x.to_bits() == y.to_bits())
 }
 
+/// The batch of `model` at (`q`, `qd`, `t`) on a rayon pool of `threads` threads.
+fn batch_on(
+    threads: usize,
+    model: &Model,
+    q: &DMatrix<f64>,
+    qd: &DMatrix<f64>,
+    t: &[f64],
+) -> DMatrix<f64> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .unwrap();
+    pool.install(|| model.acceleration_batch(q, qd, t)).unwrap()
+}
+
 #[test]
 fn the_batch_equals_the_loop_bit_for_bit_on_one_and_two_threads() {
     let model = ur5();
@@ -69,13 +84,7 @@ fn the_batch_equals_the_loop_bit_for_bit_on_one_and_two_threads() {
         expected.set_column(j, &model.acceleration(&qj, &qdj, tj).unwrap());
     }
     for threads in [1, 2] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let batch = pool
-            .install(|| model.acceleration_batch(&q, &qd, &t))
-            .unwrap();
+        let batch = batch_on(threads, &model, &q, &qd, &t);
         assert!(same_bits(&batch, &expected), "{threads} threads");
     }
 }
@@ -100,13 +109,7 @@ fn the_batch_in_pairs_of_states_equals_the_loop_bit_for_bit() {
     }
     assert_eq!(model.batch_lanes().unwrap(), 1);
     for threads in [1, 2] {
-        let pool = rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap();
-        let batch = pool
-            .install(|| model.acceleration_batch(&q, &qd, &t))
-            .unwrap();
+        let batch = batch_on(threads, &model, &q, &qd, &t);
         assert_eq!(model.batch_lanes().unwrap(), 2);
         assert!(same_bits(&batch, &expected), "{threads} threads");
     }
