@@ -138,10 +138,61 @@ fn feet_held_match_pinocchio_constraint_dynamics() {
             udk::runtime::acceleration_and_constraint_force(terms, &Options::default()).expect("v̇");
         let expected = order.reorder(&numbers(&state["acceleration"]), 6);
         assert_close(a.as_slice(), &expected, 1e-10, "v̇");
+        // The same in one call, by the fast path generated over the terms' zeros.
+        let generated = Solo12.contact_acceleration(&q, &v, &tau, 0.0).expect("v̇");
+        assert_close(
+            generated.as_slice(),
+            &expected,
+            1e-10,
+            "contact_acceleration",
+        );
         let forces = SVector::<f64, 12>::from_column_slice(&numbers(&state["contact_forces"]));
         let expected = jacobian.transpose() * forces;
         assert_close(qc.as_slice(), expected.as_slice(), 1e-10, "Qᶜ = Jᵀλ");
     }
+}
+
+/// Solo12 with a foot named twice among its link points: the rows of the two names are
+/// equal, so A M⁻¹ Aᵀ is singular, the generated fast path's rank test fails, and
+/// `contact_acceleration` answers through the kernel's path for redundant constraints,
+/// the same v̇ as the kernel on `contact_terms`, with J v̇ = −J̇ v.
+#[test]
+fn a_foot_held_twice_takes_the_kernel_path() {
+    #[udk::lagrangian(
+        urdf = "robots/example-robot-data/solo_description/robots/solo12.urdf",
+        floating_base = true,
+        outputs(
+            FL = link_position("FL_FOOT"),
+            FL_AGAIN = link_position("FL_FOOT"),
+            HR = link_position("HR_FOOT"),
+        )
+    )]
+    struct Solo12Twice;
+
+    let q = landing_start();
+    let v = V::from_fn(|k, _| 0.3 * (k as f64 * 0.7).sin());
+    let tau = SVector::<f64, 12>::from_fn(|j, _| 0.5 - 0.1 * j as f64);
+    let (mass, force, jacobian, rhs) = Solo12Twice.contact_terms(&q, &v, &tau, 0.0).expect("terms");
+    assert_eq!(jacobian.fixed_rows::<3>(0), jacobian.fixed_rows::<3>(3));
+    let terms = udk::runtime::LagrangianView::new(&mass, &force, &jacobian, &rhs);
+    let expected = udk::runtime::acceleration(terms, &Options::default()).expect("kernel");
+    let generated = Solo12Twice
+        .contact_acceleration(&q, &v, &tau, 0.0)
+        .expect("v̇");
+    assert_close(generated.as_slice(), expected.as_slice(), 1e-12, "v̇");
+    assert_close(
+        (jacobian * generated).as_slice(),
+        rhs.as_slice(),
+        1e-10,
+        "J v̇",
+    );
+    // A zero quaternion is the state's error, as for every generated function.
+    let mut zero = q;
+    zero.fixed_rows_mut::<4>(3).fill(0.0);
+    assert!(matches!(
+        Solo12Twice.contact_acceleration(&zero, &v, &tau, 0.0),
+        Err(udk::runtime::free_flyer::ContactDynamicsError::State(_))
+    ));
 }
 
 #[test]

@@ -48,6 +48,20 @@ pub enum FreeFlyerError {
     },
 }
 
+/// Why the generated `contact_acceleration` (v̇ with a floating-base model's link points
+/// held) returns no v̇.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ContactDynamicsError {
+    /// The state is refused (a zero quaternion, a non-finite entry).
+    #[error(transparent)]
+    State(#[from] FreeFlyerError),
+    /// The fundamental equation on the held points' terms fails: the kernel's
+    /// [`Error`](crate::Error) (no unique v̇, inconsistent contacts, a failed residual check).
+    #[error(transparent)]
+    Dynamics(#[from] crate::Error),
+}
+
 /// A robot on a floating base with NQ = `NQ` coordinates (7 + n) and NV = NQ − 1 velocities,
 /// as `#[lagrangian(urdf = "..", floating_base = true)]` generates it; what
 /// [`crate::simulate::simulate_free_flyer`] integrates. Slices `v`, `tau`, `out` have NV, n and

@@ -60,6 +60,7 @@ pub mod control;
 mod derivative;
 mod error;
 pub mod factored;
+pub mod fast_path;
 pub mod free_flyer;
 pub mod fundamental;
 pub mod hamiltonian;

@@ -111,20 +111,20 @@ where
     let mut wt = constraint_matrix.clone();
     k.solve_factor_rows_mut(&mut wt);
     // For a force f, with h = D⁻¹L⁻¹f: A a = A K⁻¹ f = Wᵀh and a + K⁻¹Aᵀλ = L⁻ᵀ(h + D⁻¹y).
-    let (h, e, unconstrained_norm) = match &unconstrained {
+    // ‖a‖_∞ (the residual's scale) is known at once for a rate; for a force it needs
+    // a = L⁻ᵀh, formed only when the residual test asks for it (below).
+    let (h, e, known_norm) = match &unconstrained {
         Unconstrained::Force(f) => {
             let mut h = f.clone();
             k.solve_factor_vector_mut(&mut h);
             k.scale_inverse_pivots_mut(&mut h);
             let e = constraint_rhs - &wt * &h;
-            let mut a = h.clone();
-            k.solve_factor_transpose_vector_mut(&mut a);
-            (Some(h), e, max_magnitude(a.as_slice()))
+            (Some(h), e, None)
         }
         Unconstrained::Rate(a) => (
             None,
             constraint_rhs - constraint_matrix * a,
-            max_magnitude(a.as_slice()),
+            Some(max_magnitude(a.as_slice())),
         ),
     };
     // The Delassus matrix A K⁻¹ Aᵀ, factored in place; a pivot ratio at or below the fast-path
@@ -138,7 +138,7 @@ where
     };
     let mut step = y.clone();
     k.scale_inverse_pivots_mut(&mut step);
-    let acceleration = match (unconstrained, h) {
+    let acceleration = match (unconstrained, &h) {
         (Unconstrained::Force(_), Some(h)) => {
             let mut x = h + step;
             k.solve_factor_transpose_vector_mut(&mut x);
@@ -150,12 +150,26 @@ where
         }
     };
     finite_acceleration(&acceleration)?;
-    let rho = residual::relative_residual(
-        constraint_matrix,
-        constraint_rhs,
-        &acceleration,
-        unconstrained_norm,
-    );
+    // ‖a‖ only enlarges the scale of ρ, so ρ taken without it is an upper bound: when that
+    // bound passes the test on the fast path, ρ passes too and a = L⁻ᵀh is never formed.
+    // Otherwise ρ is taken exactly, so every decision and every reported ρ is the exact one.
+    let residual_with = |norm: f64| {
+        residual::relative_residual(constraint_matrix, constraint_rhs, &acceleration, norm)
+    };
+    let rho = match known_norm {
+        Some(norm) => residual_with(norm),
+        None => {
+            let bound = residual_with(0.0);
+            if fast && bound <= options.residual_tolerance {
+                bound
+            } else {
+                residual_with(h.map_or(0.0, |mut a| {
+                    k.solve_factor_transpose_vector_mut(&mut a);
+                    max_magnitude(a.as_slice())
+                }))
+            }
+        }
+    };
     if !fast && rho > options.consistency_tolerance {
         // The pseudoinverse returned a least-squares answer: b is off the range of A.
         return Err(Error::InconsistentConstraints {

@@ -4,9 +4,9 @@
 //! example-robot-data package by `bench/compare.sh`). Per robot, on the states of a workload
 //! written by `bench/floating.py` (Pinocchio's layout and joint order, mapped here by joint
 //! name): v̇ from the generated `acceleration` (the articulated-body algorithm with a 6-DoF
-//! root) and, on Solo12, the four-feet contact-constrained forward dynamics: M, τ − h, the
-//! feet's J and −J̇ v from one program (`contact_terms`), and v̇ by the fundamental equation
-//! ([`udk::runtime::acceleration`], A = J, b = −J̇ v).
+//! root) and, on Solo12, the four-feet contact-constrained forward dynamics: the generated
+//! `contact_acceleration`, and M, τ − h, the feet's J and −J̇ v from one program
+//! (`contact_terms`) with v̇ by the kernel ([`udk::runtime::acceleration`], A = J, b = −J̇ v).
 
 use crate::timing;
 use serde::Deserialize;
@@ -91,14 +91,29 @@ pub fn floating(workloads: &[FloatingWorkload]) -> Result<Value, Box<dyn Error>>
             let contact = measure::<19, 18, 12>(robot, &Solo12::COORDINATE_NAMES, contact)?;
             row["contact_accelerations"] = contact["accelerations"].clone();
             row["contact_ns"] = contact["acceleration_ns"].clone();
+            let kernel = measure::<19, 18, 12>(robot, &Solo12::COORDINATE_NAMES, contact_kernel)?;
+            row["contact_kernel_accelerations"] = kernel["accelerations"].clone();
+            row["contact_kernel_ns"] = kernel["acceleration_ns"].clone();
         }
         rows.push(row);
     }
     Ok(Value::Array(rows))
 }
 
-/// Solo12's v̇ with its four feet held in place (12 rows): M v̇ = τ − h + Jᵀλ, J v̇ = −J̇ v.
+/// Solo12's v̇ with its four feet held in place (12 rows): M v̇ = τ − h + Jᵀλ, J v̇ = −J̇ v,
+/// by the generated `contact_acceleration` (the fundamental equation's fast path written out
+/// over the terms' zeros).
 fn contact(
+    q: &SVector<f64, 19>,
+    v: &SVector<f64, 18>,
+    tau: &SVector<f64, 12>,
+) -> Result<SVector<f64, 18>, Box<dyn Error>> {
+    Ok(Solo12.contact_acceleration(q, v, tau, 0.0)?)
+}
+
+/// The same v̇ from `contact_terms` and the kernel ([`udk::runtime::acceleration`]), the path
+/// of a contact set that changes from call to call.
+fn contact_kernel(
     q: &SVector<f64, 19>,
     v: &SVector<f64, 18>,
     tau: &SVector<f64, 12>,

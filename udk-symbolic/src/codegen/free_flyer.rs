@@ -11,6 +11,7 @@
 //!   `udk_runtime::free_flyer::check`;
 //! - `integrate(&q, &v, dt)`, q ⊕ v dt on SE(3) × ℝⁿ (`udk_runtime::free_flyer::integrate`).
 
+use super::held_points::held_points;
 use super::{doc, matrix_type, model_name, vector_type};
 use crate::derive::tree::free_flyer::{
     free_flyer, point_kinematics, FreeFlyerDynamics, PointKinematics,
@@ -65,9 +66,10 @@ pub fn generate_free_flyer(spec: &ModelSpec, base: &Path) -> Result<FreeFlyerCod
     }
     let mut pool = Pool::new();
     let (dynamics, points) = derive_free_flyer(&mut pool, spec, &robot, &named)?;
+    let held = held_points(&mut pool, &dynamics, &points, robot.joints.len());
     let names: Vec<String> = named.into_iter().map(|p| p.name).collect();
     Ok(FreeFlyerCode {
-        tokens: emit(&name, &pool, &robot, &dynamics, (&names, &points)),
+        tokens: emit(&name, &pool, &robot, &dynamics, (&names, &points), held),
         file,
         warnings: robot.warnings,
     })
@@ -425,6 +427,7 @@ fn emit(
     robot: &Robot,
     dynamics: &FreeFlyerDynamics,
     (point_names, points): (&[String], &[PointKinematics]),
+    contact_terms: TokenStream,
 ) -> TokenStream {
     let n = robot.joints.len();
     let (nq, nv) = (7 + n, 6 + n);
@@ -475,7 +478,6 @@ fn emit(
             bias: ::udk::__private::nalgebra::Vector3::new(#(#bias),*),
         })
     });
-    let contact_terms = contact_terms(pool, dynamics, points, n);
     let num_points = literal(points.len());
     let doc_points = doc(&format!(
         "The link points of the model's `outputs` ({}) at (q, v): each one's position in the \
@@ -656,69 +658,8 @@ fn emit(
     }
 }
 
-/// The generated `contact_terms`: M, Q = [0; τ] − h, the link points' stacked Jacobian J and
-/// b = −J̇ v in one program, so that the dynamics and the points share their kinematics (the
-/// joint sines and cosines, the link rotations); none for a model without link points.
-fn contact_terms(
-    pool: &Pool,
-    dynamics: &FreeFlyerDynamics,
-    points: &[PointKinematics],
-    n: usize,
-) -> TokenStream {
-    if points.is_empty() {
-        return TokenStream::new();
-    }
-    let nv = 6 + n;
-    let rows = 3 * points.len();
-    let ids: Vec<ExprId> = (dynamics.mass_matrix.entries.iter())
-        .chain(&dynamics.bias_force)
-        .chain(points.iter().flat_map(|p| &p.jacobian.entries))
-        .chain(points.iter().flat_map(|p| &p.bias))
-        .copied()
-        .collect();
-    let block = emit_rust(pool, &ids, &access);
-    let statements = block.statements;
-    let (mass, rest) = block.outputs.split_at(nv * nv);
-    let (bias, rest) = rest.split_at(nv);
-    let (jacobian, point_bias) = rest.split_at(rows * nv);
-    let (vec_v, mat_v, vec_r, mat_rv) = (
-        vector_type(nv),
-        matrix_type(nv, nv),
-        vector_type(rows),
-        matrix_type(rows, nv),
-    );
-    let runtime = quote!(::udk::__private::udk_runtime::free_flyer);
-    let (vec_q, vec_n) = (vector_type(7 + n), vector_type(n));
-    let docs = doc(&format!(
-        "The terms of the fundamental equation with every link point held (p̈ = 0 at each):          M ({nv} × {nv}), Q = [0; τ] − h ({nv}: h the Coriolis, centrifugal and gravity          forces), A = J ({rows} × {nv}: the points' Jacobians stacked, three world-frame rows          each, in the order of `POINT_NAMES`) and b = −J̇ v ({rows}), from one program that          computes the kinematics once. `udk::runtime::acceleration(LagrangianView::new(&m, &q,          &a, &b), &Options::default())` then gives v̇ as Pinocchio's `constraintDynamics` with          `CONTACT_3D` at the points; drop rows for the points that are not held.\n\n         # Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite entry."
-    ));
-    quote! {
-        #docs
-        pub fn contact_terms(
-            &self,
-            q: &#vec_q,
-            v: &#vec_v,
-            tau: &#vec_n,
-            t: f64,
-        ) -> ::core::result::Result<(#mat_v, #vec_v, #mat_rv, #vec_r), #runtime::FreeFlyerError> {
-            #runtime::check(q.as_slice(), &[("v", v.as_slice()), ("tau", tau.as_slice())])?;
-            #statements
-            let mut force = -#vec_v::from([#(#bias),*]);
-            for (force, tau) in force.iter_mut().skip(6).zip(tau.iter()) {
-                *force += tau;
-            }
-            Ok((
-                #mat_v::from_row_slice(&[#(#mass),*]),
-                force,
-                #mat_rv::from_row_slice(&[#(#jacobian),*]),
-                -#vec_r::from([#(#point_bias),*]),
-            ))
-        }
-    }
-}
-
 /// How the generated code reads each symbol of the free-flyer layout.
-fn access(symbol: Symbol) -> TokenStream {
+pub(super) fn access(symbol: Symbol) -> TokenStream {
     let index = |name: TokenStream, i: usize| {
         let i = Literal::usize_unsuffixed(i);
         quote!(#name[#i])

@@ -15,6 +15,7 @@ mod contacts;
 mod expansion;
 pub mod free_flyer;
 mod hamiltonian;
+mod held_points;
 mod lagrangian;
 mod servo;
 #[cfg(test)]

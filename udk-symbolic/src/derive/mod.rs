@@ -14,6 +14,7 @@ mod check;
 mod contacts;
 mod determinacy;
 mod energy;
+pub(crate) mod fundamental;
 mod hamiltonian;
 mod jacobian;
 mod lagrangian;
