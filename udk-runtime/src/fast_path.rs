@@ -71,3 +71,62 @@ pub fn holds(
     let bound = 0.5 * options.residual_tolerance * max_magnitude(acceleration);
     (residual.iter().zip(row_scales)).all(|(r, c)| r.abs() <= bound * c)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MASS: [(f64, f64); 2] = [(1.0, 1.0), (0.5, 1.0)];
+    const DELASSUS: [(f64, f64); 1] = [(2.0, 2.0)];
+
+    fn holds_with(acceleration: &[f64], residual: f64, row_scale: f64) -> bool {
+        let options = Options::default();
+        holds(
+            acceleration,
+            &[residual],
+            &[row_scale],
+            &MASS,
+            &DELASSUS,
+            &options,
+        )
+    }
+
+    #[test]
+    fn each_test_refuses_on_its_own() {
+        assert!(holds_with(&[3.0, -4.0], 1e-12, 2.0));
+        // The residual bound ½ τ cᵢ ‖q̈‖ = ½ · 1e-6 · 2 · 4 = 4e-6, on either side.
+        assert!(holds_with(&[3.0, -4.0], 3.9e-6, 2.0));
+        assert!(!holds_with(&[3.0, -4.0], 4.1e-6, 2.0));
+        // A zero row passes only with a zero residual.
+        assert!(holds_with(&[3.0, -4.0], 0.0, 0.0));
+        assert!(!holds_with(&[3.0, -4.0], 1e-300, 0.0));
+        assert!(!holds_with(&[f64::NAN, -4.0], 0.0, 2.0));
+        assert!(!holds_with(&[f64::INFINITY, -4.0], 0.0, 2.0));
+        let options = Options::default();
+        let (q, r, c) = (&[3.0, -4.0], &[0.0], &[2.0]);
+        // M: a pivot at the threshold 1e-8 Mₖₖ, a NaN pivot, a zero diagonal.
+        for mass in [
+            [(1.0, 1.0), (1e-8, 1.0)],
+            [(1.0, 1.0), (f64::NAN, 1.0)],
+            [(1.0, 0.0), (1.0, 1.0)],
+        ] {
+            assert!(!holds(q, r, c, &mass, &DELASSUS, &options), "{mass:?}");
+        }
+        // G: a pivot at the fast-path threshold 1e-6 Gₖₖ, and above the square of a larger
+        // rank tolerance only when that is given.
+        assert!(!holds(q, r, c, &MASS, &[(2e-6, 2.0)], &options));
+        assert!(holds(q, r, c, &MASS, &[(2e-5, 2.0)], &options));
+        let strict = Options {
+            tolerance: Some(1e-2),
+            ..Options::default()
+        };
+        assert!(!holds(q, r, c, &MASS, &[(2e-5, 2.0)], &strict));
+        // Slices of unequal lengths, and invalid options.
+        assert!(!holds(&[3.0], r, c, &MASS, &DELASSUS, &options));
+        let invalid = Options {
+            residual_tolerance: f64::NAN,
+            ..Options::default()
+        };
+        assert!(!holds(q, r, c, &MASS, &DELASSUS, &invalid));
+    }
+}

@@ -499,6 +499,51 @@ mod tests {
     /// The case CI met (proptest, 2026-12): the kernel's q̈ against the exact q̈ = M⁻¹Aᵀ(AM⁻¹Aᵀ)⁻¹b
     /// of this data (Q = 0), computed by mpmath at 40 digits, to 1e-15; and the refined SVD
     /// pseudoinverse's reference to 1e-14, where nalgebra's SVD alone was 1.2e-12 off.
+    /// A constraint that cancels almost all of a large unconstrained acceleration (a = 1e6 M⁻¹Aᵀ
+    /// plus a small part): ‖a‖ ≈ 1e6 against ‖q̈‖ ≈ 1, so ρ taken without ‖a‖ (the bound the projection tries first) is about
+    /// 1e6 times ρ. With a tolerance between the two, the bound fails and the exact ρ passes;
+    /// below ρ, the error reports the exact ρ, not the bound.
+    #[test]
+    fn the_residual_test_takes_the_unconstrained_norm_when_the_bound_fails() {
+        let mass = DMatrix::from_row_slice(3, 3, &[2.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0]);
+        let a = DMatrix::from_row_slice(1, 3, &[1.0, 1.7320508075688772, 0.25]);
+        let small = DVector::from_vec(vec![0.37, -0.21, 0.5]);
+        let force = a.transpose() * 1e6 + &mass * &small;
+        let b = DVector::from_vec(vec![0.3]);
+        let terms = LagrangianView::new(&mass, &force, &a, &b);
+        let (qdd, _) = acceleration_and_constraint_force_dyn(terms, &Options::default())
+            .expect("the default tolerance passes");
+        let free = mass.clone().lu().solve(&force).expect("M is regular");
+        let (exact, bound) = (
+            residual::relative_residual(&a, &b, &qdd, free.amax()),
+            residual::relative_residual(&a, &b, &qdd, 0.0),
+        );
+        assert!(
+            exact > 0.0 && bound > 1e5 * exact,
+            "ρ = {exact:e}, bound {bound:e}"
+        );
+        let between = Options {
+            residual_tolerance: (exact * bound).sqrt(),
+            ..Options::default()
+        };
+        let (again, _) =
+            acceleration_and_constraint_force_dyn(terms, &between).expect("the exact ρ passes");
+        assert_eq!(again, qdd);
+        let below = Options {
+            residual_tolerance: exact / 10.0,
+            ..Options::default()
+        };
+        match acceleration_and_constraint_force_dyn(terms, &below) {
+            Err(Error::ResidualTooLarge { residual, .. }) => {
+                assert!(
+                    (residual - exact).abs() <= 1e-6 * exact,
+                    "{residual:e} against {exact:e}"
+                );
+            }
+            other => panic!("expected ResidualTooLarge, got {other:?}"),
+        }
+    }
+
     #[test]
     fn the_kernel_and_the_refined_reference_meet_the_exact_answer() {
         let mass = DMatrix::from_vec(
