@@ -262,3 +262,36 @@ fn the_macro_refuses_a_floating_base_on_a_floating_joint() {
         "{message}"
     );
 }
+
+/// The macro's generator writes the fundamental equation's fast path out in
+/// `contact_acceleration` for Solo12's four feet, and leaves it out past its operation budget
+/// (24 points held, 72 rows: the Delassus matrix and its factorization grow as the cube of the
+/// rows), where `contact_acceleration` hands the terms to the kernel alone.
+#[test]
+fn the_fast_path_of_held_points_is_generated_within_its_budget() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let generate = |points: usize| {
+        let feet = ["FL_FOOT", "FR_FOOT", "HL_FOOT", "HR_FOOT"];
+        let outputs: Vec<String> = (0..points)
+            .map(|k| {
+                format!(
+                    "{{ name = \"P{k}\", value = 'link_position(\"{}\")' }}",
+                    feet[k % 4]
+                )
+            })
+            .collect();
+        let text = format!(
+            "name = \"Solo\"\noutputs = [{}]\nurdf = {{ path = \"robots/example-robot-data/\
+             solo_description/robots/solo12.urdf\", floating_base = true }}\n",
+            outputs.join(", ")
+        );
+        let spec: udk_symbolic::ModelSpec = toml::from_str(&text).expect("a model");
+        let code = udk_symbolic::codegen::free_flyer::generate_free_flyer(&spec, &root);
+        code.expect("generated").tokens.to_string()
+    };
+    let four = generate(4);
+    assert!(four.contains("fn contact_acceleration") && four.contains("fast_path :: holds"));
+    let many = generate(24);
+    assert!(many.contains("fn contact_acceleration") && !many.contains("fast_path :: holds"));
+    assert!(many.contains("udk_runtime :: acceleration"));
+}
