@@ -28,7 +28,7 @@ impl Model {
     ///
     /// # Errors
     /// [`ModelError::Shape`] unless `q` and `qd` are n × count with count = `t.len()`;
-    /// [`ModelError::WrongKind`], [`ModelError::MissingParameter`], [`ModelError::Jit`];
+    /// [`ModelError::WrongKind`], [`ModelError::MissingParameter`];
     /// [`ModelError::Batch`] with the lowest index of a state whose q̈ fails.
     pub fn acceleration_batch(
         &self,
@@ -103,8 +103,7 @@ impl Model {
     /// (`guide/jit.md`, "Batch evaluation"). Other models, and the tape, stay at 1.
     ///
     /// # Errors
-    /// [`ModelError::WrongKind`] for a Hamiltonian model, [`ModelError::Jit`] when Cranelift
-    /// fails on the articulated-body program (compiled on the first call).
+    /// [`ModelError::WrongKind`] for a Hamiltonian model.
     pub fn batch_lanes(&self) -> Result<usize, ModelError> {
         self.kind(false)?;
         Ok(if self.pair(0)?.is_some() { 2 } else { 1 })

@@ -30,7 +30,10 @@ pub enum ModelError {
         /// The problems, one a line.
         problems: Vec<String>,
     },
-    /// The JIT failed on a function of the model.
+    /// The JIT failed on a function of the model. `Model` no longer returns it: its programs
+    /// run on the tape until Cranelift's code is compiled, and a failure of Cranelift is a
+    /// line on standard error while the code before serves on (`udk_jit::Function`). Kept so
+    /// that code matching on it still compiles.
     #[error(transparent)]
     Jit(#[from] udk_jit::JitError),
     /// No parameter of this name.

@@ -153,7 +153,7 @@ impl Hybrid {
     /// no coordinate; a coefficient that is not a constant of the parameters, or is negative;
     /// events or contacts in a Hamiltonian model; a map `q` or `qd` without n entries; a
     /// `release` or impact row that names no row of the model; a reset action with nothing to
-    /// apply, or reset keys on a stop or record. [`ModelError::Jit`] when Cranelift fails.
+    /// apply, or reset keys on a stop or record.
     pub fn new(
         spec: &ModelSpec,
         derivation: &Derivation,

@@ -181,8 +181,7 @@ impl Model {
     /// (`udk_symbolic::Jacobians::OnDemand`): about 40% of a URDF robot's derivation.
     ///
     /// # Errors
-    /// [`ModelError::Derivation`] with every message of the symbolic engine,
-    /// [`ModelError::Jit`] when Cranelift fails.
+    /// [`ModelError::Derivation`] with every message of the symbolic engine.
     pub fn from_spec(spec: ModelSpec, base: &Path) -> Result<Self, ModelError> {
         Self::from_spec_with(spec, base, Backend::Jit)
     }
@@ -262,8 +261,7 @@ impl Model {
     /// other program (the terms included) on its first use.
     ///
     /// # Errors
-    /// [`ModelError::Jit`] when Cranelift fails on the outputs; [`ModelError::Length`] when `values` does
-    /// not have one entry per parameter.
+    /// [`ModelError::Length`] when `values` does not have one entry per parameter.
     pub fn compile(
         d: &Derivation,
         values: Vec<Option<f64>>,
@@ -626,8 +624,7 @@ impl Model {
     /// for ideal constraints).
     ///
     /// # Errors
-    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`];
-    /// [`ModelError::Jit`] when Cranelift fails on the terms (compiled on the first call).
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`].
     pub fn terms(
         &self,
         q: &DVector<f64>,
@@ -647,9 +644,7 @@ impl Model {
     /// as [`Model::acceleration_in`], which reuses its buffers.
     ///
     /// # Errors
-    /// As [`Model::terms`], and the kernel's [`udk_runtime::Error`] (a singular M with A, …);
-    /// [`ModelError::Jit`] when Cranelift fails on the articulated-body program or, on the
-    /// dense path, on the terms (each compiled on its first use).
+    /// As [`Model::terms`], and the kernel's [`udk_runtime::Error`] (a singular M with A, …).
     pub fn acceleration(
         &self,
         q: &DVector<f64>,
@@ -703,8 +698,7 @@ impl Model {
     ///
     /// # Errors
     /// As [`Model::acceleration`]; `RankChange` where the rank of A or [M; A] changes;
-    /// `JacobianUnavailable` for a model beyond `udk_symbolic::limits::MAX_JACOBIAN_COST`;
-    /// [`ModelError::Jit`] when Cranelift fails on the Jacobians.
+    /// `JacobianUnavailable` for a model beyond `udk_symbolic::limits::MAX_JACOBIAN_COST`.
     pub fn acceleration_jacobian(
         &self,
         q: &DVector<f64>,
@@ -795,8 +789,7 @@ impl Model {
     /// (q, v, t), v = q̇ or p ([`Residuals`]); the program is compiled on the first call.
     ///
     /// # Errors
-    /// [`ModelError::Length`], [`ModelError::MissingParameter`]; [`ModelError::Jit`] when
-    /// Cranelift fails on the program.
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`].
     pub fn residuals(
         &self,
         q: &DVector<f64>,
@@ -870,7 +863,7 @@ impl Model {
     /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`] (a
     /// Hamiltonian model); `NonFinite` for a non-finite point; `ConstraintViolated` naming the
     /// first constraint row the point violates by more than the options' tolerance;
-    /// `InvalidSelection`; `RankChange`; `JacobianUnavailable`; [`ModelError::Jit`].
+    /// `InvalidSelection`; `RankChange`; `JacobianUnavailable`.
     pub fn linearize(
         &self,
         q: &DVector<f64>,
@@ -927,8 +920,7 @@ impl Model {
     /// H_p, H_q, H_pp, A_p and b_p of a Hamiltonian model at (q, p, t).
     ///
     /// # Errors
-    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`];
-    /// [`ModelError::Jit`] when Cranelift fails on the terms (compiled on the first call).
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::WrongKind`].
     pub fn hamiltonian_terms(
         &self,
         q: &DVector<f64>,

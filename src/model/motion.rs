@@ -41,9 +41,7 @@ impl Model {
     /// counterpart), for callers that drive the simulator themselves.
     ///
     /// # Errors
-    /// [`ModelError::MissingParameter`]; [`ModelError::Jit`] when Cranelift fails on the
-    /// program of the terms or of the energy and constraint residuals (compiled on the first
-    /// call).
+    /// [`ModelError::MissingParameter`].
     pub fn system(&self) -> Result<System<'_>, ModelError> {
         // Compiled now, so that the system's terms cannot fail later.
         self.terms_program()?;
@@ -59,7 +57,7 @@ impl Model {
     /// counterpart (Gauss–Newton on the position level, then the velocity level).
     ///
     /// # Errors
-    /// [`ModelError::Length`], [`ModelError::MissingParameter`], [`ModelError::Jit`]; the
+    /// [`ModelError::Length`], [`ModelError::MissingParameter`]; the
     /// kernel's errors (a failed pseudoinverse, an index of `options.fixed` ≥ n).
     pub fn consistent_state(
         &self,
@@ -109,7 +107,7 @@ impl Model {
     ///
     /// # Errors
     /// [`ModelError::Length`] when q₀ or v₀ do not have n entries, or n is above
-    /// [`MAX_SIMULATED_COORDINATES`]; [`ModelError::MissingParameter`]; [`ModelError::Jit`];
+    /// [`MAX_SIMULATED_COORDINATES`]; [`ModelError::MissingParameter`];
     /// [`ModelError::Events`] for a coefficient of an event or contact that is negative or not
     /// finite at the parameters; [`ModelError::Runtime`] when the contacts cannot be settled
     /// at the start; [`ModelError::Simulation`] when the run stops (bad options, an

@@ -34,8 +34,7 @@ impl Model {
     /// The program of the servo terms (compiled on the first call).
     ///
     /// # Errors
-    /// [`ModelError::NoServo`] for a model without servo constraints; [`ModelError::Jit`]
-    /// when Cranelift fails.
+    /// [`ModelError::NoServo`] for a model without servo constraints.
     fn servo_program(&self) -> Result<&Scatter, ModelError> {
         let c = &self.compiled;
         let scatter = lazy(&c.servo, || {
@@ -62,8 +61,7 @@ impl Model {
     ///
     /// # Errors
     /// [`ModelError::NoServo`] for a model without servo constraints (a Hamiltonian one
-    /// included); [`ModelError::Length`], [`ModelError::MissingParameter`];
-    /// [`ModelError::Jit`] when Cranelift fails on the servo program.
+    /// included); [`ModelError::Length`], [`ModelError::MissingParameter`].
     pub fn servo_terms(
         &self,
         q: &DVector<f64>,
@@ -88,9 +86,7 @@ impl Model {
     /// The programs of the path by inverse dynamics, the task terms and M v − Q − C
     /// (compiled on the first call); `None` for a model whose servo rows do not alone
     /// determine the motion with B = I (`LagrangianEquations::servo_by_inverse_dynamics`).
-    ///
-    /// # Errors
-    /// [`ModelError::Jit`] when Cranelift fails.
+    /// Its `Result` is that of the model's lazily compiled programs, which no longer fail.
     fn servo_inverse_programs(&self) -> Result<Option<&[Scatter; 2]>, ModelError> {
         let c = &self.compiled;
         let programs = lazy(&c.servo_inverse, || {

@@ -87,8 +87,7 @@ impl Model {
     /// Buffers for [`Model::acceleration_in`], sized for this model (and its clones).
     ///
     /// # Errors
-    /// [`ModelError::WrongKind`] for a Hamiltonian model; [`ModelError::Jit`] when Cranelift
-    /// fails on the articulated-body program (compiled on the first call).
+    /// [`ModelError::WrongKind`] for a Hamiltonian model.
     pub fn workspace(&self) -> Result<Workspace, ModelError> {
         self.kind(false)?;
         let (n, m) = (self.n(), self.m());

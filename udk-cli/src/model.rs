@@ -160,7 +160,8 @@ impl Model {
     /// the tape with `--interpret`).
     ///
     /// # Errors
-    /// [`Failure::BadInput`] when Cranelift fails on a function of the model, naming it.
+    /// [`Failure::BadInput`] for an error of the JIT, naming the function; none arises since
+    /// a failure of Cranelift became a line on standard error with the tape serving on.
     pub fn evaluator(
         &self,
         params: Vec<f64>,
@@ -245,7 +246,8 @@ impl Scatter {
     /// Compiles `blocks` for `backend`, `name` naming them in errors.
     ///
     /// # Errors
-    /// [`Failure::BadInput`] when Cranelift fails on the program.
+    /// [`Failure::BadInput`] for an error of the JIT (none arises: see
+    /// [`Model::evaluator`]).
     pub(crate) fn new(
         pool: &Pool,
         blocks: &[Block],
