@@ -11,7 +11,7 @@ nanoseconds per call of:
 - v̇ on the free-flyer root: udk's generated `acceleration` (`floating_base = true`) against
   Pinocchio's `aba` with `JointModelFreeFlyer`;
 - on Solo12, v̇ with the four feet held (3D point contacts at the foot frames' origins): udk's
-  generated `contact_acceleration` (the fundamental equation's fast path written out over the
+  generated `contact_dynamics` (v̇ and λ; the fundamental equation's fast path written out over the
   terms' zeros) and, beside it, `contact_terms` (M, τ − h, J, −J̇ v from one program) with the
   kernel (`udk::runtime::acceleration`, A = J, b = −J̇ v), against Pinocchio's
   `constraintDynamics` (RigidConstraintModel CONTACT_3D, LOCAL_WORLD_ALIGNED) and against
@@ -122,7 +122,7 @@ def main():
                       cpp["contact_accelerations"])
             constraint = cpp["constraint_dynamics_ns"] if cpp else float("nan")
             forward = cpp["forward_dynamics_ns"] if cpp else float("nan")
-            for label, ns in [("`contact_acceleration`", udk["contact_ns"]),
+            for label, ns in [("`contact_dynamics`", udk["contact_ns"]),
                               ("`contact_terms` + kernel", udk["contact_kernel_ns"])]:
                 contact_rows.append([name, label, len(robot["feet"]), f"{ns:.0f}",
                                      f"{constraint:.0f}", f"{constraint / ns:.2f}×",

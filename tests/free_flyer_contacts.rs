@@ -138,24 +138,31 @@ fn feet_held_match_pinocchio_constraint_dynamics() {
             udk::runtime::acceleration_and_constraint_force(terms, &Options::default()).expect("v̇");
         let expected = order.reorder(&numbers(&state["acceleration"]), 6);
         assert_close(a.as_slice(), &expected, 1e-10, "v̇");
-        // The same in one call, by the fast path generated over the terms' zeros.
-        let generated = Solo12.contact_acceleration(&q, &v, &tau, 0.0).expect("v̇");
-        assert_close(
-            generated.as_slice(),
-            &expected,
-            1e-10,
-            "contact_acceleration",
-        );
         let forces = SVector::<f64, 12>::from_column_slice(&numbers(&state["contact_forces"]));
-        let expected = jacobian.transpose() * forces;
-        assert_close(qc.as_slice(), expected.as_slice(), 1e-10, "Qᶜ = Jᵀλ");
+        assert_close(
+            qc.as_slice(),
+            (jacobian.transpose() * forces).as_slice(),
+            1e-10,
+            "Qᶜ = Jᵀλ",
+        );
+        // The same v̇ and Pinocchio's λ itself in one call, by the fast path generated over the
+        // terms' zeros.
+        let (generated, lambda) = Solo12.contact_dynamics(&q, &v, &tau, 0.0).expect("v̇, λ");
+        assert_close(generated.as_slice(), &expected, 1e-10, "contact_dynamics v̇");
+        assert_close(
+            lambda.as_slice(),
+            forces.as_slice(),
+            1e-10,
+            "contact_dynamics λ",
+        );
     }
 }
 
 /// Solo12 with a foot named twice among its link points: the rows of the two names are
 /// equal, so A M⁻¹ Aᵀ is singular, the generated fast path's rank test fails, and
-/// `contact_acceleration` answers through the kernel's path for redundant constraints,
-/// the same v̇ as the kernel on `contact_terms`, with J v̇ = −J̇ v.
+/// `contact_dynamics` answers through the kernel's path for redundant constraints: the same
+/// v̇ as the kernel on `contact_terms`, with J v̇ = −J̇ v, and the minimum-norm λ, which shares
+/// the twice-held foot's force equally between its two names.
 #[test]
 fn a_foot_held_twice_takes_the_kernel_path() {
     #[udk::lagrangian(
@@ -175,10 +182,12 @@ fn a_foot_held_twice_takes_the_kernel_path() {
     let (mass, force, jacobian, rhs) = Solo12Twice.contact_terms(&q, &v, &tau, 0.0).expect("terms");
     assert_eq!(jacobian.fixed_rows::<3>(0), jacobian.fixed_rows::<3>(3));
     let terms = udk::runtime::LagrangianView::new(&mass, &force, &jacobian, &rhs);
-    let expected = udk::runtime::acceleration(terms, &Options::default()).expect("kernel");
-    let generated = Solo12Twice
-        .contact_acceleration(&q, &v, &tau, 0.0)
-        .expect("v̇");
+    let (expected, qc) =
+        udk::runtime::acceleration_and_constraint_force(terms, &Options::default())
+            .expect("kernel");
+    let (generated, lambda) = Solo12Twice
+        .contact_dynamics(&q, &v, &tau, 0.0)
+        .expect("v̇, λ");
     assert_close(generated.as_slice(), expected.as_slice(), 1e-12, "v̇");
     assert_close(
         (jacobian * generated).as_slice(),
@@ -186,11 +195,23 @@ fn a_foot_held_twice_takes_the_kernel_path() {
         1e-10,
         "J v̇",
     );
+    assert_close(
+        (jacobian.transpose() * lambda).as_slice(),
+        qc.as_slice(),
+        1e-10,
+        "Jᵀλ = Qᶜ",
+    );
+    assert_close(
+        lambda.fixed_rows::<3>(0).as_slice(),
+        lambda.fixed_rows::<3>(3).as_slice(),
+        1e-10,
+        "the foot's force shared",
+    );
     // A zero quaternion is the state's error, as for every generated function.
     let mut zero = q;
     zero.fixed_rows_mut::<4>(3).fill(0.0);
     assert!(matches!(
-        Solo12Twice.contact_acceleration(&zero, &v, &tau, 0.0),
+        Solo12Twice.contact_dynamics(&zero, &v, &tau, 0.0),
         Err(udk::runtime::free_flyer::ContactDynamicsError::State(_))
     ));
 }

@@ -48,8 +48,8 @@ pub enum FreeFlyerError {
     },
 }
 
-/// Why the generated `contact_acceleration` (v̇ with a floating-base model's link points
-/// held) returns no v̇.
+/// Why the generated `contact_dynamics` (v̇ and the contact forces with a floating-base
+/// model's link points held) returns no answer.
 #[derive(Clone, Debug, PartialEq, thiserror::Error)]
 #[non_exhaustive]
 pub enum ContactDynamicsError {

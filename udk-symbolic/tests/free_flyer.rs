@@ -264,9 +264,9 @@ fn the_macro_refuses_a_floating_base_on_a_floating_joint() {
 }
 
 /// The macro's generator writes the fundamental equation's fast path out in
-/// `contact_acceleration` for Solo12's four feet, and leaves it out past its operation budget
+/// `contact_dynamics` for Solo12's four feet, and leaves it out past its operation budget
 /// (24 points held, 72 rows: the Delassus matrix and its factorization grow as the cube of the
-/// rows), where `contact_acceleration` hands the terms to the kernel alone.
+/// rows), where `contact_dynamics` hands the terms to the kernel alone.
 #[test]
 fn the_fast_path_of_held_points_is_generated_within_its_budget() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -290,8 +290,8 @@ fn the_fast_path_of_held_points_is_generated_within_its_budget() {
         code.expect("generated").tokens.to_string()
     };
     let four = generate(4);
-    assert!(four.contains("fn contact_acceleration") && four.contains("fast_path :: holds"));
+    assert!(four.contains("fn contact_dynamics") && four.contains("fast_path :: holds"));
     let many = generate(24);
-    assert!(many.contains("fn contact_acceleration") && !many.contains("fast_path :: holds"));
+    assert!(many.contains("fn contact_dynamics") && !many.contains("fast_path :: holds"));
     assert!(many.contains("udk_runtime :: acceleration"));
 }

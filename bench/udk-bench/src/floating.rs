@@ -5,7 +5,7 @@
 //! written by `bench/floating.py` (Pinocchio's layout and joint order, mapped here by joint
 //! name): v̇ from the generated `acceleration` (the articulated-body algorithm with a 6-DoF
 //! root) and, on Solo12, the four-feet contact-constrained forward dynamics: the generated
-//! `contact_acceleration`, and M, τ − h, the feet's J and −J̇ v from one program
+//! `contact_dynamics`, and M, τ − h, the feet's J and −J̇ v from one program
 //! (`contact_terms`) with v̇ by the kernel ([`udk::runtime::acceleration`], A = J, b = −J̇ v).
 
 use crate::timing;
@@ -101,14 +101,14 @@ pub fn floating(workloads: &[FloatingWorkload]) -> Result<Value, Box<dyn Error>>
 }
 
 /// Solo12's v̇ with its four feet held in place (12 rows): M v̇ = τ − h + Jᵀλ, J v̇ = −J̇ v,
-/// by the generated `contact_acceleration` (the fundamental equation's fast path written out
+/// by the generated `contact_dynamics` (the fundamental equation's fast path written out
 /// over the terms' zeros).
 fn contact(
     q: &SVector<f64, 19>,
     v: &SVector<f64, 18>,
     tau: &SVector<f64, 12>,
 ) -> Result<SVector<f64, 18>, Box<dyn Error>> {
-    Ok(Solo12.contact_acceleration(q, v, tau, 0.0)?)
+    Ok(Solo12.contact_dynamics(q, v, tau, 0.0)?.0)
 }
 
 /// The same v̇ from `contact_terms` and the kernel ([`udk::runtime::acceleration`]), the path

@@ -1,8 +1,8 @@
 //! The generated items of a floating-base model with link points that hold them all in place
 //! (p̈ = 0 at each, Pinocchio's `constraintDynamics` with `CONTACT_3D` at the points):
 //! `contact_terms`, the terms M, Q, A and b of the fundamental equation, and
-//! `contact_acceleration`, v̇ from the fundamental equation's positive definite path written
-//! out over the terms' zeros ([`crate::derive::fundamental`]), with the kernel wherever that
+//! `contact_dynamics`, v̇ and the contact forces λ from the fundamental equation's positive
+//! definite path written out over the terms' zeros ([`crate::derive::fundamental`]), with the kernel wherever that
 //! path's tests fail.
 
 use super::free_flyer::access;
@@ -18,7 +18,7 @@ use quote::quote;
 /// The most operations (`Pool::operation_count`, after common subexpressions) of a fast path
 /// that is generated; a larger one (many held points on a large tree, where its Delassus
 /// matrix and its factorization grow as the cube of the rows) is left out, and
-/// `contact_acceleration` calls the kernel on the terms alone, so that the generated code
+/// `contact_dynamics` calls the kernel on the terms alone, so that the generated code
 /// and its compilation stay bounded. Solo12's four feet take 13 136 (5 353 of them the terms).
 const FAST_PATH_BUDGET: usize = 60_000;
 
@@ -72,7 +72,7 @@ impl HeldTerms {
     }
 }
 
-/// `contact_terms` and `contact_acceleration` of a model with n joints and the link points
+/// `contact_terms` and `contact_dynamics` of a model with n joints and the link points
 /// `points` (none for a model without link points). Builds the fast path in `pool`.
 pub(super) fn held_points(
     pool: &mut Pool,
@@ -111,11 +111,16 @@ pub(super) fn held_points(
     let block = emit_rust(pool, &terms.ids(), &access);
     let (statements, terms_value) = (block.statements, terms_tokens(&block.outputs));
 
+    // The kernel's (v̇, Qᶜ), and λ = (Jᵀ)⁺Qᶜ, the minimum-norm multipliers when points repeat
+    // (as `udk_runtime::constraint_multipliers` takes them).
     let kernel = |terms_value: TokenStream| {
         quote! {
             let (mass, force, jacobian, rhs) = #terms_value;
             let terms = #runtime::LagrangianView::new(&mass, &force, &jacobian, &rhs);
-            Ok(#runtime::acceleration(terms, &options)?)
+            let (acceleration, constraint_force) =
+                #runtime::acceleration_and_constraint_force(terms, &options)?;
+            let multipliers = #runtime::pinv(&jacobian.transpose(), None)? * constraint_force;
+            Ok((acceleration, multipliers))
         }
     };
     let body = match path {
@@ -126,7 +131,7 @@ pub(super) fn held_points(
             quote! {
                 #statements
                 if #test {
-                    return Ok(acceleration);
+                    return Ok((acceleration, multipliers));
                 }
                 #later
                 #kernel
@@ -147,18 +152,22 @@ pub(super) fn held_points(
          each, in the order of `POINT_NAMES`) and b = −J̇ v ({rows}), from one program that \
          computes the kinematics once. `udk::runtime::acceleration(LagrangianView::new(&m, &q, \
          &a, &b), &Options::default())` then gives v̇ as Pinocchio's `constraintDynamics` with \
-         `CONTACT_3D` at the points (`contact_acceleration` does it in one call); drop rows for \
+         `CONTACT_3D` at the points (`contact_dynamics` does it in one call); drop rows for \
          the points that are not held.\n\n\
          # Errors\nA `FreeFlyerError` for a zero quaternion or a non-finite entry."
     ));
-    let docs_acceleration = doc(&format!(
-        "v̇ ({nv}) with every link point held (p̈ = 0 at each), the fundamental equation on \
-         the terms of `contact_terms`: Pinocchio's `constraintDynamics` with `CONTACT_3D` at \
-         the points. Its positive definite path (M = U D Uᵀ, the Delassus matrix \
+    let docs_dynamics = doc(&format!(
+        "(v̇, λ) with every link point held (p̈ = 0 at each): v̇ ({nv}) and the contact forces λ \
+         ({rows}, N: three world-frame components per point, in the order of `POINT_NAMES`, \
+         with Jᵀλ = M v̇ − Q), the fundamental equation on the terms of `contact_terms` \
+         (Udwadia & Kalaba 1993, eqs 16–17): Pinocchio's `constraintDynamics` with \
+         `CONTACT_3D` at the points (its `ddq` and `lambda_c`). Its positive definite path (M = U D Uᵀ, the Delassus matrix \
          A M⁻¹ Aᵀ = V E Vᵀ) is generated in straight lines over the terms' zeros; its answer \
          is returned where `udk::runtime::fast_path::holds` passes on its pivots and residual, \
-         and anywhere else `udk::runtime::acceleration` solves the terms (redundant or \
-         nearly redundant contacts, a singular M) with `Options::default()`.\n\n\
+         and anywhere else `udk::runtime::acceleration_and_constraint_force` solves the terms \
+         (redundant or nearly redundant contacts, a singular M) with `Options::default()`, \
+         λ then the minimum-norm multipliers (Jᵀ)⁺Qᶜ, as `udk::runtime::constraint_multipliers` \
+         gives them.\n\n\
          # Errors\n`ContactDynamicsError::State` for a zero quaternion or a non-finite entry; \
          `ContactDynamicsError::Dynamics` for the kernel's errors (no unique v̇, \
          inconsistent contacts, a failed residual check)."
@@ -181,14 +190,14 @@ pub(super) fn held_points(
             Ok(#terms_value)
         }
 
-        #docs_acceleration
-        pub fn contact_acceleration(
+        #docs_dynamics
+        pub fn contact_dynamics(
             &self,
             q: &#vec_q,
             v: &#vec_v,
             tau: &#vec_n,
             t: f64,
-        ) -> ::core::result::Result<#vec_v, #runtime::free_flyer::ContactDynamicsError> {
+        ) -> ::core::result::Result<(#vec_v, #vec_r), #runtime::free_flyer::ContactDynamicsError> {
             #check
             let options = #runtime::Options::default();
             #body
@@ -196,7 +205,8 @@ pub(super) fn held_points(
     }
 }
 
-/// The fast path in generated code: `statements` compute q̈ (`acceleration`), the residual,
+/// The fast path in generated code: `statements` compute q̈ (`acceleration`), λ
+/// (`multipliers`), the residual,
 /// the pivots and the rows' largest entries, `test` is `udk_runtime::fast_path::holds` on them,
 /// and `later` computes what the kernel's `terms` (M, Q, A, b) need beyond that.
 struct FastPathTokens {
@@ -231,6 +241,7 @@ fn fast_path_tokens(
     let block = emit_rust_in_phases(pool, &all, count, &access);
     let (fast, terms) = block.outputs.split_at(count);
     let (acceleration, rest) = fast.split_at(nv);
+    let (multipliers, rest) = rest.split_at(rows);
     let (residual, rest) = rest.split_at(rows);
     let (pivots, mut entries) = rest.split_at(2 * (nv + rows));
     let pair = |k: usize| {
@@ -243,12 +254,13 @@ fn fast_path_tokens(
         entries = rest;
         quote!(0.0_f64 #(.max(f64::abs(#values)))*)
     });
-    let vec_v = vector_type(nv);
+    let (vec_v, vec_r) = (vector_type(nv), vector_type(rows));
     let statements = block.statements;
     FastPathTokens {
         statements: quote! {
             #statements
             let acceleration = #vec_v::from([#(#acceleration),*]);
+            let multipliers = #vec_r::from([#(#multipliers),*]);
         },
         test: quote!(#runtime::fast_path::holds(
             acceleration.as_slice(),

@@ -22,6 +22,8 @@ use crate::expr::{ExprId, Pool};
 pub(crate) struct FastPath {
     /// q̈, n entries.
     pub(crate) acceleration: Vec<ExprId>,
+    /// λ = (A M⁻¹ Aᵀ)⁻¹(b − A M⁻¹Q), m entries: the constraint force is Aᵀλ.
+    pub(crate) multipliers: Vec<ExprId>,
     /// A q̈ − b, m entries.
     pub(crate) residual: Vec<ExprId>,
     /// (dₖ, Mₖₖ) for each pivot of M = U D Uᵀ, n pairs.
@@ -31,9 +33,10 @@ pub(crate) struct FastPath {
 }
 
 impl FastPath {
-    /// Every node the generated code reads: q̈, the residual and the pivot pairs.
+    /// Every node the generated code reads: q̈, λ, the residual and the pivot pairs.
     pub(crate) fn outputs(&self) -> Vec<ExprId> {
         (self.acceleration.iter())
+            .chain(&self.multipliers)
             .chain(&self.residual)
             .copied()
             .chain(
@@ -120,6 +123,7 @@ pub(crate) fn fast_path(
         .collect();
     FastPath {
         acceleration,
+        multipliers: lambda,
         residual,
         mass_pivots: mass_factor.pivots,
         delassus_pivots: delassus_factor.pivots,
@@ -319,6 +323,11 @@ mod tests {
         assert!(
             (&qdd - &expected).amax() <= 1e-13 * expected.amax(),
             "{qdd} {expected}"
+        );
+        let multipliers = DVector::from_vec(evaluate(&pool, &path.multipliers, &values));
+        assert!(
+            (&multipliers - &lambda).amax() <= 1e-13 * lambda.amax(),
+            "{multipliers}"
         );
         let residual = evaluate(&pool, &path.residual, &values);
         let scale = a.amax() * qdd.amax();
