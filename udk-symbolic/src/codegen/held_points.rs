@@ -17,10 +17,28 @@ use quote::quote;
 
 /// The most operations (`Pool::operation_count`, after common subexpressions) of a fast path
 /// that is generated; a larger one (many held points on a large tree, where its Delassus
-/// matrix and its factorization grow as the cube of the rows) is left out, and
-/// `contact_dynamics` calls the kernel on the terms alone, so that the generated code
-/// and its compilation stay bounded. Solo12's four feet take 13 136 (5 353 of them the terms).
+/// matrix and its factorization grow as the cube of the rows, or a deep tree, where the
+/// factorization of M grows as n times the depth squared) is left out, and `contact_dynamics`
+/// calls the kernel on the terms alone, so that the generated code and its compilation stay
+/// bounded. A path whose estimate from below ([`fewest_operations`]) exceeds it is not even
+/// built. Solo12's four feet take 13 136 (5 353 of them the terms).
 const FAST_PATH_BUDGET: usize = 60_000;
+
+/// An estimate from below of the multiplications of the fast path ([`fast_path`]) of the
+/// n × n `mass` with `rows` constraints, from the zeros of M alone: with cₖ the entries of
+/// column k above the diagonal that are not exactly 0 (a tree numbered parents first: k's
+/// ancestors), the elimination of M from the leaves makes Σ cₖ(cₖ + 1)/2 updates and each of
+/// the two solves of an n-vector Σ cₖ products; the Delassus matrix has rows(rows + 1)/2
+/// entries and its dense factorization rows³/6 updates (a floating base couples every point).
+/// O(n²) to count.
+fn fewest_operations(pool: &Pool, mass: &ExprMatrix, rows: usize) -> usize {
+    let above: Vec<usize> = (0..mass.rows)
+        .map(|k| (0..k).filter(|&j| !pool.is_zero(mass.get(j, k))).count())
+        .collect();
+    let factor: usize = above.iter().map(|c| c * (c + 1) / 2).sum();
+    let solves = 2 * above.iter().sum::<usize>();
+    factor + solves + rows * (rows + 1) / 2 + rows.pow(3) / 6
+}
 
 /// M, Q = [0; τ] − h, A = J (the points' Jacobians stacked) and b = −J̇ v, as DAG nodes.
 struct HeldTerms {
@@ -84,8 +102,11 @@ pub(super) fn held_points(
         return TokenStream::new();
     }
     let terms = HeldTerms::new(pool, dynamics, points);
-    let path = fast_path(pool, &terms.mass, &terms.force, &terms.jacobian, &terms.rhs);
-    let path = (pool.operation_count(&path.outputs()) <= FAST_PATH_BUDGET).then_some(path);
+    // Built only when a lower bound of its size is within the budget, so that a deep tree or
+    // many points never build a path of cubic size only to drop it.
+    let path = (fewest_operations(pool, &terms.mass, terms.rhs.len()) <= FAST_PATH_BUDGET)
+        .then(|| fast_path(pool, &terms.mass, &terms.force, &terms.jacobian, &terms.rhs))
+        .filter(|path| pool.operation_count(&path.outputs()) <= FAST_PATH_BUDGET);
     let (nv, rows) = (6 + n, 3 * points.len());
     let (vec_q, vec_v, vec_n, mat_v, vec_r, mat_rv) = (
         vector_type(7 + n),
