@@ -15,9 +15,10 @@
 //! - q̈ is finite;
 //! - the residual r = A q̈ − b satisfies |rᵢ| ≤ ½ τ cᵢ ‖q̈‖_∞ in every row, cᵢ = maxⱼ |Aᵢⱼ| and
 //!   τ = [`Options::residual_tolerance`]. This bounds the kernel's a-posteriori measure ρ
-//!   (the normwise backward error of [`Options::residual_tolerance`], on the rows equilibrated by powers of two
-//!   sᵢ, sᵢcᵢ ∈ [1, 2)) by τ: each sᵢ|rᵢ| < τ‖q̈‖, and ρ's scale is at least ‖q̈‖ when A ≠ 0
-//!   (a zero row passes only with rᵢ = 0, so A = 0 passes only with ρ = 0).
+//!   (the normwise backward error of [`Options::residual_tolerance`], on the rows
+//!   equilibrated by powers of two sᵢ, sᵢcᵢ ∈ [1, 2)) by τ: each sᵢ|rᵢ| < τ‖q̈‖, and ρ's scale
+//!   is at least ‖q̈‖ when A ≠ 0 (a zero row passes only with rᵢ = 0, so A = 0 passes only
+//!   with ρ = 0).
 
 use crate::projection::{fast_tolerance, FACTOR_TOLERANCE};
 use crate::validate::max_magnitude;

@@ -496,13 +496,11 @@ mod tests {
         (x - y).norm() / (1.0 + y.norm())
     }
 
-    /// The case CI met (proptest, 2026-12): the kernel's q̈ against the exact q̈ = M⁻¹Aᵀ(AM⁻¹Aᵀ)⁻¹b
-    /// of this data (Q = 0), computed by mpmath at 40 digits, to 1e-15; and the refined SVD
-    /// pseudoinverse's reference to 1e-14, where nalgebra's SVD alone was 1.2e-12 off.
-    /// A constraint that cancels almost all of a large unconstrained acceleration (a = 1e6 M⁻¹Aᵀ
-    /// plus a small part): ‖a‖ ≈ 1e6 against ‖q̈‖ ≈ 1, so ρ taken without ‖a‖ (the bound the projection tries first) is about
-    /// 1e6 times ρ. With a tolerance between the two, the bound fails and the exact ρ passes;
-    /// below ρ, the error reports the exact ρ, not the bound.
+    /// A constraint that cancels almost all of a large unconstrained acceleration
+    /// (a = 1e6 M⁻¹Aᵀ plus a small part): ‖a‖ ≈ 1e6 against ‖q̈‖ ≈ 1, so ρ taken without ‖a‖
+    /// (the bound the projection tries first) is about 1e6 times ρ. With a tolerance between
+    /// the two, the bound fails and the exact ρ passes; below ρ, the error reports the exact ρ,
+    /// not the bound.
     #[test]
     fn the_residual_test_takes_the_unconstrained_norm_when_the_bound_fails() {
         let mass = DMatrix::from_row_slice(3, 3, &[2.0, 0.5, 0.0, 0.5, 1.0, 0.0, 0.0, 0.0, 1.0]);
@@ -544,6 +542,9 @@ mod tests {
         }
     }
 
+    /// The case CI met (proptest, 2026-12): the kernel's q̈ against the exact q̈ = M⁻¹Aᵀ(AM⁻¹Aᵀ)⁻¹b
+    /// of this data (Q = 0), computed by mpmath at 40 digits, to 1e-15; and the refined SVD
+    /// pseudoinverse's reference to 1e-14, where nalgebra's SVD alone was 1.2e-12 off.
     #[test]
     fn the_kernel_and_the_refined_reference_meet_the_exact_answer() {
         let mass = DMatrix::from_vec(

@@ -2,8 +2,8 @@
 //! (p̈ = 0 at each, Pinocchio's `constraintDynamics` with `CONTACT_3D` at the points):
 //! `contact_terms`, the terms M, Q, A and b of the fundamental equation, and
 //! `contact_dynamics`, v̇ and the contact forces λ from the fundamental equation's positive
-//! definite path written out over the terms' zeros ([`crate::derive::fundamental`]), with the kernel wherever that
-//! path's tests fail.
+//! definite path written out over the terms' zeros ([`crate::derive::fundamental`]), with the
+//! kernel wherever that path's tests fail.
 
 use super::free_flyer::access;
 use super::{doc, matrix_type, vector_type};
@@ -182,11 +182,12 @@ pub(super) fn held_points(
          ({rows}, N: three world-frame components per point, in the order of `POINT_NAMES`, \
          with Jᵀλ = M v̇ − Q), the fundamental equation on the terms of `contact_terms` \
          (Udwadia & Kalaba 1993, eqs 16–17): Pinocchio's `constraintDynamics` with \
-         `CONTACT_3D` at the points (its `ddq` and `lambda_c`). Its positive definite path (M = U D Uᵀ, the Delassus matrix \
-         A M⁻¹ Aᵀ = V E Vᵀ) is generated in straight lines over the terms' zeros; its answer \
-         is returned where `udk::runtime::fast_path::holds` passes on its pivots and residual, \
-         and anywhere else `udk::runtime::acceleration_and_constraint_force` solves the terms \
-         (redundant or nearly redundant contacts, a singular M) with `Options::default()`, \
+         `CONTACT_3D` at the points (its `ddq` and `lambda_c`). Its positive definite path \
+         (M = U D Uᵀ, the Delassus matrix A M⁻¹ Aᵀ = V E Vᵀ) is generated in straight lines \
+         over the terms' zeros; its answer is returned where \
+         `udk::runtime::fast_path::holds` passes on its pivots and residual, and anywhere \
+         else `udk::runtime::acceleration_and_constraint_force` solves the terms (redundant \
+         or nearly redundant contacts, a singular M) with `Options::default()`, \
          λ then the minimum-norm multipliers (Jᵀ)⁺Qᶜ, as `udk::runtime::constraint_multipliers` \
          gives them.\n\n\
          # Errors\n`ContactDynamicsError::State` for a zero quaternion or a non-finite entry; \
