@@ -102,7 +102,7 @@ where
         let x = s.as_mut_slice();
         for k in (0..n).rev() {
             let pivot = x[k + k * n];
-            if !(original[k] > 0.0 && pivot > tolerance * original[k]) {
+            if !accepts_pivot(pivot, original[k], tolerance) {
                 return false;
             }
             let inverse = 1.0 / pivot;
@@ -391,6 +391,14 @@ where
         }
         x
     }
+}
+
+/// The factorization's test of a pivot dₖ against the diagonal entry Sₖₖ it came from:
+/// Sₖₖ > 0 and dₖ > `tolerance`·Sₖₖ (false for a NaN). The generated fast path
+/// ([`crate::fast_path::holds`]) applies it to the pivots it computed itself.
+#[inline(always)]
+pub(crate) fn accepts_pivot(pivot: f64, diagonal: f64, tolerance: f64) -> bool {
+    diagonal > 0.0 && pivot > tolerance * diagonal
 }
 
 /// Which solve with S = L D Lᵀ the kernels apply.

@@ -20,6 +20,7 @@
 //!   is at least ‖q̈‖ when A ≠ 0 (a zero row passes only with rᵢ = 0, so A = 0 passes only
 //!   with ρ = 0).
 
+use crate::cholesky::accepts_pivot;
 use crate::projection::{fast_tolerance, FACTOR_TOLERANCE};
 use crate::validate::max_magnitude;
 use crate::Options;
@@ -61,7 +62,7 @@ pub fn holds(
         return false;
     }
     let pivots_hold = |pivots: &[(f64, f64)], tolerance: f64| {
-        (pivots.iter()).all(|&(pivot, diagonal)| diagonal > 0.0 && pivot > tolerance * diagonal)
+        (pivots.iter()).all(|&(pivot, diagonal)| accepts_pivot(pivot, diagonal, tolerance))
     };
     if !(pivots_hold(mass_pivots, FACTOR_TOLERANCE)
         && pivots_hold(delassus_pivots, fast_tolerance(options))

@@ -292,7 +292,7 @@ where
 }
 
 /// (q̈, Qᶜ) from [`solve`].
-fn with_force<N: Dim, R: Dim>(
+pub(crate) fn with_force<N: Dim, R: Dim>(
     terms: LagrangianView<'_, N, R>,
     options: &Options,
 ) -> Result<VectorPair<N>, Error>

@@ -97,7 +97,9 @@ pub use jacobian::{
     HamiltonianResidualJacobiansDyn, ResidualJacobians, ResidualJacobiansDyn, StateJacobian,
     StateJacobianDyn,
 };
-pub use multipliers::{constraint_multipliers, constraint_multipliers_dyn};
+pub use multipliers::{
+    acceleration_and_multipliers, constraint_multipliers, constraint_multipliers_dyn,
+};
 pub use options::{Options, Weighting};
 pub use pinv::{pinv, pinv_symmetric, rank};
 pub use singular::{

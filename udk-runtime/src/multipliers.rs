@@ -15,8 +15,10 @@
 //! torque (N·m) when f is an angle; Aᵢᵀλᵢ is the row's part of Qᶜ. Its sign follows f: for
 //! a rod f = |p| − l, λ < 0 pulls the mass inward (tension).
 
-use crate::{acceleration_and_constraint_force, pinv, Error, LagrangianView, Options};
-use nalgebra::{Const, DVector, Dyn, SVector};
+use crate::allocator::KernelAllocator;
+use crate::fundamental::with_force;
+use crate::{pinv, Error, LagrangianView, Options};
+use nalgebra::{Const, DVector, DefaultAllocator, Dim, Dyn, OVector, SVector};
 
 /// The multipliers λ (m entries, one per row of A) of the ideal constraint force
 /// Qᶜ − C = Aᵀλ at the terms `terms` (n coordinates, m rows), for fixed sizes: no heap
@@ -48,12 +50,21 @@ pub fn constraint_multipliers<const N: usize, const M: usize>(
     terms: LagrangianView<'_, Const<N>, Const<M>>,
     options: &Options,
 ) -> Result<SVector<f64, M>, Error> {
-    let (_, force) = acceleration_and_constraint_force(terms, options)?;
-    let ideal = match terms.nonideal_force {
-        Some(c) => force - c,
-        None => force,
-    };
-    Ok(pinv(&terms.constraint_matrix.transpose(), None)? * ideal)
+    with_multipliers(terms, options).map(|(_, lambda)| lambda)
+}
+
+/// Both q̈ (n entries) and the multipliers λ (m entries) from one solve of the fundamental
+/// equation, for fixed sizes: [`crate::acceleration`]'s q̈ and [`constraint_multipliers`]'s λ.
+/// Generated code that holds a floating base's link points (`contact_dynamics`) takes this
+/// path wherever its own closed form does not stand.
+///
+/// # Errors
+/// As [`constraint_multipliers`].
+pub fn acceleration_and_multipliers<const N: usize, const M: usize>(
+    terms: LagrangianView<'_, Const<N>, Const<M>>,
+    options: &Options,
+) -> Result<(SVector<f64, N>, SVector<f64, M>), Error> {
+    with_multipliers(terms, options)
 }
 
 /// [`constraint_multipliers`] for dynamic sizes: n = `terms.generalized_force.len()`,
@@ -65,10 +76,25 @@ pub fn constraint_multipliers_dyn(
     terms: LagrangianView<'_, Dyn, Dyn>,
     options: &Options,
 ) -> Result<DVector<f64>, Error> {
-    let (_, force) = crate::acceleration_and_constraint_force_dyn(terms, options)?;
+    with_multipliers(terms, options).map(|(_, lambda)| lambda)
+}
+
+/// q̈ (n entries) and λ (m entries).
+type AccelerationAndMultipliers<N, R> = (OVector<f64, N>, OVector<f64, R>);
+
+/// (q̈, λ): the fundamental equation's q̈ and Qᶜ, then λ = (Aᵀ)⁺(Qᶜ − C) (module docs).
+fn with_multipliers<N: Dim, R: Dim>(
+    terms: LagrangianView<'_, N, R>,
+    options: &Options,
+) -> Result<AccelerationAndMultipliers<N, R>, Error>
+where
+    DefaultAllocator: KernelAllocator<N, R>,
+{
+    let (acceleration, force) = with_force(terms, options)?;
     let ideal = match terms.nonideal_force {
         Some(c) => force - c,
         None => force,
     };
-    Ok(pinv(&terms.constraint_matrix.transpose(), None)? * ideal)
+    let multipliers = pinv(&terms.constraint_matrix.transpose(), None)? * ideal;
+    Ok((acceleration, multipliers))
 }

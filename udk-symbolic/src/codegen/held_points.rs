@@ -132,16 +132,12 @@ pub(super) fn held_points(
     let block = emit_rust(pool, &terms.ids(), &access);
     let (statements, terms_value) = (block.statements, terms_tokens(&block.outputs));
 
-    // The kernel's (v̇, Qᶜ), and λ = (Jᵀ)⁺Qᶜ, the minimum-norm multipliers when points repeat
-    // (as `udk_runtime::constraint_multipliers` takes them).
+    // The kernel's v̇ and λ, the minimum-norm multipliers when points repeat.
     let kernel = |terms_value: TokenStream| {
         quote! {
             let (mass, force, jacobian, rhs) = #terms_value;
             let terms = #runtime::LagrangianView::new(&mass, &force, &jacobian, &rhs);
-            let (acceleration, constraint_force) =
-                #runtime::acceleration_and_constraint_force(terms, &options)?;
-            let multipliers = #runtime::pinv(&jacobian.transpose(), None)? * constraint_force;
-            Ok((acceleration, multipliers))
+            Ok(#runtime::acceleration_and_multipliers(terms, &options)?)
         }
     };
     let body = match path {
@@ -186,10 +182,9 @@ pub(super) fn held_points(
          (M = U D Uᵀ, the Delassus matrix A M⁻¹ Aᵀ = V E Vᵀ) is generated in straight lines \
          over the terms' zeros; its answer is returned where \
          `udk::runtime::fast_path::holds` passes on its pivots and residual, and anywhere \
-         else `udk::runtime::acceleration_and_constraint_force` solves the terms (redundant \
-         or nearly redundant contacts, a singular M) with `Options::default()`, \
-         λ then the minimum-norm multipliers (Jᵀ)⁺Qᶜ, as `udk::runtime::constraint_multipliers` \
-         gives them.\n\n\
+         else `udk::runtime::acceleration_and_multipliers` solves the terms (redundant or \
+         nearly redundant contacts, a singular M) with `Options::default()`, λ then the \
+         minimum-norm multipliers (Jᵀ)⁺Qᶜ.\n\n\
          # Errors\n`ContactDynamicsError::State` for a zero quaternion or a non-finite entry; \
          `ContactDynamicsError::Dynamics` for the kernel's errors (no unique v̇, \
          inconsistent contacts, a failed residual check)."
@@ -228,9 +223,9 @@ pub(super) fn held_points(
 }
 
 /// The fast path in generated code: `statements` compute q̈ (`acceleration`), λ
-/// (`multipliers`), the residual,
-/// the pivots and the rows' largest entries, `test` is `udk_runtime::fast_path::holds` on them,
-/// and `later` computes what the kernel's `terms` (M, Q, A, b) need beyond that.
+/// (`multipliers`), the residual, the pivots and the rows' largest entries, `test` is
+/// `udk_runtime::fast_path::holds` on them, and `later` computes what the kernel's `terms`
+/// (M, Q, A, b) need beyond that.
 struct FastPathTokens {
     statements: TokenStream,
     test: TokenStream,

@@ -65,19 +65,19 @@ pub(crate) fn fast_path(
     rhs: &[ExprId],
 ) -> FastPath {
     let (n, m) = (force.len(), rhs.len());
+    let rows: Vec<&[ExprId]> = (0..m)
+        .map(|i| &constraint.entries[i * n..(i + 1) * n])
+        .collect();
     let mass_factor = factor(pool, n, |i, j| mass.get(i, j));
     // h = D⁻¹U⁻¹Q; the rows of Wᵀ = A U⁻ᵀ are U⁻¹ times the rows of A.
     let mut h = solve_upper(pool, &mass_factor, force.to_vec());
     for (hk, &inverse) in h.iter_mut().zip(&mass_factor.inverse) {
         *hk = product(pool, *hk, inverse);
     }
-    let wt: Vec<Vec<ExprId>> = (0..m)
-        .map(|i| {
-            let row = (0..n).map(|j| constraint.get(i, j)).collect();
-            solve_upper(pool, &mass_factor, row)
-        })
+    let wt: Vec<Vec<ExprId>> = (rows.iter())
+        .map(|row| solve_upper(pool, &mass_factor, row.to_vec()))
         .collect();
-    // e = b − Wᵀh; G = Wᵀ D⁻¹ W (both triangles, equal by construction).
+    // e = b − Wᵀh; G = Wᵀ D⁻¹ W (its upper triangle, which the factorization reads).
     let e: Vec<ExprId> = (0..m)
         .map(|i| {
             let wh = dot(pool, &wt[i], &h);
@@ -94,8 +94,7 @@ pub(crate) fn fast_path(
     let mut delassus = vec![vec![pool.zero(); m]; m];
     for i in 0..m {
         for l in i..m {
-            let g = dot(pool, &wt[i], &scaled[l]);
-            (delassus[i][l], delassus[l][i]) = (g, g);
+            delassus[i][l] = dot(pool, &wt[i], &scaled[l]);
         }
     }
     let delassus_factor = factor(pool, m, |i, l| delassus[i][l]);
@@ -114,11 +113,10 @@ pub(crate) fn fast_path(
         })
         .collect();
     let acceleration = solve_upper_transpose(pool, &mass_factor, shifted);
-    let residual = (0..m)
-        .map(|i| {
-            let row: Vec<ExprId> = (0..n).map(|j| constraint.get(i, j)).collect();
-            let ax = dot(pool, &row, &acceleration);
-            pool.sub(ax, rhs[i])
+    let residual = (rows.iter().zip(rhs))
+        .map(|(row, &b)| {
+            let ax = dot(pool, row, &acceleration);
+            pool.sub(ax, b)
         })
         .collect();
     FastPath {
@@ -149,15 +147,16 @@ fn dot(pool: &mut Pool, x: &[ExprId], y: &[ExprId]) -> ExprId {
     pool.shared_sum(&terms)
 }
 
-/// S = U D Uᵀ of the symmetric n × n matrix whose upper triangle `entry(i, j)` gives (i ≤ j),
-/// eliminating from the last index as the kernel does; 1/dₖ is one shared operand, and each
-/// column is kept as one operand once it is final, so that no sum grows with the depth of
-/// the elimination.
+/// S = U D Uᵀ of the symmetric n × n matrix whose upper triangle `entry(i, j)` gives (i ≤ j;
+/// the lower one is never read), eliminating from the last index as the kernel does; 1/dₖ is
+/// one shared operand, and each column is kept as one operand once it is final, so that no
+/// sum grows with the depth of the elimination.
 fn factor(pool: &mut Pool, n: usize, entry: impl Fn(usize, usize) -> ExprId) -> Factor {
+    let zero = pool.zero();
     let mut upper: Vec<Vec<ExprId>> = (0..n)
         .map(|i| {
             (0..n)
-                .map(|j| if i <= j { entry(i, j) } else { entry(j, i) })
+                .map(|j| if i <= j { entry(i, j) } else { zero })
                 .collect()
         })
         .collect();
@@ -197,14 +196,8 @@ fn factor(pool: &mut Pool, n: usize, entry: impl Fn(usize, usize) -> ExprId) -> 
 fn solve_upper(pool: &mut Pool, factor: &Factor, mut x: Vec<ExprId>) -> Vec<ExprId> {
     for j in (0..x.len()).rev() {
         let (head, solved) = x.split_at_mut(j + 1);
-        let mut terms = vec![head[j]];
-        for (&u, &xk) in factor.upper[j][j + 1..].iter().zip(solved.iter()) {
-            let update = product(pool, u, xk);
-            if !pool.is_zero(update) {
-                terms.push(pool.neg(update));
-            }
-        }
-        head[j] = pool.shared_sum(&terms);
+        let coefficients = factor.upper[j][j + 1..].iter().copied();
+        head[j] = eliminated(pool, head[j], coefficients.zip(solved.iter().copied()));
     }
     x
 }
@@ -213,16 +206,23 @@ fn solve_upper(pool: &mut Pool, factor: &Factor, mut x: Vec<ExprId>) -> Vec<Expr
 fn solve_upper_transpose(pool: &mut Pool, factor: &Factor, mut x: Vec<ExprId>) -> Vec<ExprId> {
     for k in 0..x.len() {
         let (solved, tail) = x.split_at_mut(k);
-        let mut terms = vec![tail[0]];
-        for (row, &xj) in factor.upper.iter().zip(solved.iter()) {
-            let update = product(pool, row[k], xj);
-            if !pool.is_zero(update) {
-                terms.push(pool.neg(update));
-            }
-        }
-        tail[0] = pool.shared_sum(&terms);
+        let coefficients = factor.upper.iter().map(|row| row[k]);
+        tail[0] = eliminated(pool, tail[0], coefficients.zip(solved.iter().copied()));
     }
     x
+}
+
+/// x − Σ uᵢ yᵢ over the `pairs` (uᵢ, yᵢ) with no exact zero, kept as one operand: one step
+/// of a triangular solve.
+fn eliminated(pool: &mut Pool, x: ExprId, pairs: impl Iterator<Item = (ExprId, ExprId)>) -> ExprId {
+    let mut terms = vec![x];
+    for (u, y) in pairs {
+        let update = product(pool, u, y);
+        if !pool.is_zero(update) {
+            terms.push(pool.neg(update));
+        }
+    }
+    pool.shared_sum(&terms)
 }
 
 #[cfg(test)]
