@@ -178,6 +178,11 @@ fn main() {
             d.pool.product_rule_cost(&terms) * variables,
             udk_symbolic::limits::MAX_JACOBIAN_COST
         );
+        if let Some(art) = &e.articulated {
+            let solve = [&art.unconstrained_acceleration[..], &art.pivots].concat();
+            println!("articulated-body q̈₀ and pivots:");
+            println!("{}", row("after", &count_ops(&d.pool, &solve).dag));
+        }
         match &e.jacobians {
             Some(jacobians) => {
                 let blocks: Vec<_> = (jacobians.residual_blocks().iter())

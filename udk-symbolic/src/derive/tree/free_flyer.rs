@@ -17,7 +17,7 @@
 //! expressions are those of the unit quaternion in the direction of q.
 
 use super::algorithms::{self, body_wrench, sum_inertias, RootMotion, Wrench};
-use super::constants::{body_constants, body_frames, mat_vec, transpose, turned_inertia, IDENTITY};
+use super::constants::{body_constants, body_frames, turned_inertia, TurnedFrame};
 use super::links::{about_origin, body_links, Inertia};
 use super::{articulated, TreeError};
 use crate::derivation::ExprMatrix;
@@ -69,7 +69,7 @@ pub fn free_flyer(
     let n = tree.bodies.len();
     let constants = body_constants(pool, tree, n)?;
     let base = match base {
-        Some(b) => Some(turned_inertia(pool, "base", b, &IDENTITY)?),
+        Some(b) => Some(turned_inertia(pool, "base", b, &TurnedFrame::IDENTITY)?),
         None => None,
     };
     let base = base.map(|b| about_origin(pool, &b));
@@ -195,7 +195,7 @@ pub fn point_kinematics(
         let r: [ExprId; 3] = match body {
             None => offset.map(|x| pool.number(x)),
             Some(b) if b < n => {
-                let local = mat_vec(&transpose(&frames[b]), offset).map(|x| pool.number(x));
+                let local = frames[b].local(offset).map(|x| pool.number(x));
                 let turned = crate::parse::mat_vec(pool, &poses[b].rotation, local);
                 add3(pool, poses[b].origin, turned)
             }

@@ -49,9 +49,9 @@ pub(super) struct Inertia {
 pub(super) enum Rotation {
     /// The same frame (world-frame recursions).
     Identity,
-    /// K Rz(q) (revolute, with cos q and sin q) or K (prismatic), K constant, applied in two
-    /// steps: where K is a signed permutation or turns about one coordinate axis, that is no
-    /// dearer than one product with K Rz(q).
+    /// K Rz(q) (revolute, with cos q and sin q) or K (prismatic), K constant, applied to vectors
+    /// in two steps: where K is a signed permutation or turns about one coordinate axis, that
+    /// is no dearer than one product with K Rz(q).
     Turn {
         /// K, row-major, constants.
         turn: [ExprId; 9],
@@ -59,9 +59,17 @@ pub(super) enum Rotation {
         joint: Option<(ExprId, ExprId)>,
     },
     /// E = K Rz(q), row-major, composed once per body (each entry K₀ cos q + K₁ sin q, or a
-    /// constant of K, kept as one operand): for a generic K, one product with E costs
-    /// 9 multiplications and 6 additions where K then Rz(q) costs 13 and 8.
-    Composed([ExprId; 9]),
+    /// constant of K, kept as one operand), for vectors: for a generic K, one product with E
+    /// costs 9 multiplications and 6 additions where K then Rz(q) costs 13 and 8. Congruences
+    /// still take K and the joint in steps, as plane rotations.
+    Composed {
+        /// E, row-major.
+        entries: [ExprId; 9],
+        /// K, row-major, constants.
+        turn: [ExprId; 9],
+        /// (cos q, sin q) of the joint.
+        joint: (ExprId, ExprId),
+    },
 }
 
 impl Rotation {
@@ -85,15 +93,19 @@ impl Rotation {
         });
         const JOINT_COST: usize = 6;
         if product_cost(pool, &composed) < product_cost(pool, &turn) + JOINT_COST {
-            Rotation::Composed(composed)
+            Rotation::Composed {
+                entries: composed,
+                turn,
+                joint: (c, s),
+            }
         } else {
             Rotation::Turn { turn, joint }
         }
     }
 
     /// E S Eᵀ for a symmetric S (row-major): a child-frame inertia in the parent's axes,
-    /// exactly symmetric. A rotation about a coordinate axis (the joint's Rz(q), or a constant
-    /// turn K = Rx(β), see [`split_turn`]) is applied by [`plane_congruence`].
+    /// exactly symmetric. The joint's Rz(q) and a constant K of numbers, as its z-x-z angles
+    /// ([`plane_factors`]), are applied as rotations in coordinate planes ([`plane_turn`]).
     pub fn congruence(&self, pool: &mut Pool, s: &[ExprId; 9]) -> [ExprId; 9] {
         self.congruence_of(pool, s, true)
     }
@@ -105,47 +117,24 @@ impl Rotation {
 
     /// [`Rotation::congruence`] (`symmetric`) or [`Rotation::general_congruence`].
     fn congruence_of(&self, pool: &mut Pool, m: &[ExprId; 9], symmetric: bool) -> [ExprId; 9] {
-        let generic = |pool: &mut Pool, m: &[ExprId; 9], e: &Matrix| {
-            let apply = |pool: &mut Pool, v| mat_vec(pool, e, v);
-            if symmetric {
-                congruence(pool, m, apply)
-            } else {
-                general_congruence(pool, m, apply)
-            }
-        };
         let (turn, joint) = match self {
             Rotation::Identity => return *m,
-            Rotation::Composed(e) => return generic(pool, m, &Matrix::plain(*e)),
-            Rotation::Turn { turn, joint } => (turn, joint),
+            Rotation::Turn { turn, joint } => (turn, *joint),
+            Rotation::Composed { turn, joint, .. } => (turn, Some(*joint)),
         };
-        // The double-angle form pays off on a full x-y block; on a sparse one (planar
-        // motion) the plain products with Rz(q) multiply the zeros out.
-        let full = [0, 1, 3, 4].iter().all(|&k| !pool.is_zero(m[k]));
-        let m = match *joint {
-            Some((c, s)) if full => plane_congruence(pool, m, [0, 1], (c, s), symmetric),
-            Some((c, s)) => {
-                let zero = pool.zero();
-                let one = pool.one();
-                let minus_s = pool.neg(s);
-                let rz = Matrix::plain([c, minus_s, zero, s, c, zero, zero, zero, one]);
-                generic(pool, m, &rz)
-            }
+        let mut m = match joint {
+            Some(cs) => plane_turn(pool, m, [0, 1], cs, symmetric),
             None => *m,
         };
-        let is = |pool: &Pool, k: usize, one: bool| {
-            pool.as_number(turn[k])
-                .is_some_and(|n| if one { n.is_one() } else { n.is_zero() })
-        };
-        // Rx(β) with cos β and sin β both nonzero (a quarter or half turn is a signed
-        // permutation, which the generic product multiplies out).
-        let about_x = is(pool, 0, true)
-            && [1, 2, 3, 6].iter().all(|&k| is(pool, k, false))
-            && !is(pool, 4, false)
-            && !is(pool, 7, false);
-        if about_x {
-            plane_congruence(pool, &m, [1, 2], (turn[4], turn[7]), symmetric)
-        } else {
-            generic(pool, &m, &Matrix::plain(*turn))
+        match plane_factors(pool, turn) {
+            Some(factors) => {
+                for (plane, (c, s)) in factors {
+                    let cs = (pool.number(c), pool.number(s));
+                    m = plane_turn(pool, &m, plane, cs, symmetric);
+                }
+                m
+            }
+            None => product_congruence(pool, &m, &Matrix::plain(*turn), symmetric),
         }
     }
 
@@ -153,7 +142,9 @@ impl Rotation {
     pub fn to_parent(&self, pool: &mut Pool, v: [ExprId; 3]) -> [ExprId; 3] {
         let (turn, joint) = match self {
             Rotation::Identity => return v,
-            Rotation::Composed(e) => return mat_vec(pool, &Matrix::plain(*e), v),
+            Rotation::Composed { entries, .. } => {
+                return mat_vec(pool, &Matrix::plain(*entries), v)
+            }
             Rotation::Turn { turn, joint } => (turn, joint),
         };
         let v = match *joint {
@@ -171,7 +162,9 @@ impl Rotation {
     pub fn to_child(&self, pool: &mut Pool, v: [ExprId; 3]) -> [ExprId; 3] {
         let (turn, joint) = match self {
             Rotation::Identity => return v,
-            Rotation::Composed(e) => return mat_t_vec(pool, &Matrix::plain(*e), v),
+            Rotation::Composed { entries, .. } => {
+                return mat_t_vec(pool, &Matrix::plain(*entries), v)
+            }
             Rotation::Turn { turn, joint } => (turn, joint),
         };
         let v = mat_t_vec(pool, &Matrix::plain(*turn), v);
@@ -202,6 +195,89 @@ fn product_cost(pool: &Pool, m: &[ExprId; 9]) -> usize {
             scaled + nonzero.saturating_sub(1)
         })
         .sum()
+}
+
+/// Q M Qᵀ (`symmetric`: exactly symmetric) for the rotation Q by the angle θ in the plane of
+/// the coordinate axes `plane` (`cos_sin` = (cos θ, sin θ)): by [`plane_congruence`] where
+/// M's block in that plane is full, else as products with Q, which multiply the zeros out
+/// (and cost nothing when Q is a signed permutation).
+fn plane_turn(
+    pool: &mut Pool,
+    m: &[ExprId; 9],
+    [i, j]: [usize; 2],
+    (c, s): (ExprId, ExprId),
+    symmetric: bool,
+) -> [ExprId; 9] {
+    let full = [3 * i + i, 3 * i + j, 3 * j + i, 3 * j + j]
+        .iter()
+        .all(|&k| !pool.is_zero(m[k]));
+    let quarter = pool.is_zero(c) || pool.is_zero(s);
+    if full && !quarter {
+        return plane_congruence(pool, m, [i, j], (c, s), symmetric);
+    }
+    let mut q: [ExprId; 9] = numbers(pool, &[1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]);
+    q[3 * i + i] = c;
+    q[3 * j + j] = c;
+    q[3 * j + i] = s;
+    q[3 * i + j] = pool.neg(s);
+    product_congruence(pool, m, &Matrix::plain(q), symmetric)
+}
+
+/// E M Eᵀ by products with E: [`congruence`] (`symmetric`) or [`general_congruence`].
+fn product_congruence(
+    pool: &mut Pool,
+    m: &[ExprId; 9],
+    e: &Matrix,
+    symmetric: bool,
+) -> [ExprId; 9] {
+    let apply = |pool: &mut Pool, v| mat_vec(pool, e, v);
+    if symmetric {
+        congruence(pool, m, apply)
+    } else {
+        general_congruence(pool, m, apply)
+    }
+}
+
+/// A rotation in the plane of two coordinate axes [i, j] by θ, as (cos θ, sin θ).
+type PlaneRotation = ([usize; 2], (f64, f64));
+
+/// A constant turn K of numbers as its z-x-z angles, K = Rz(α) Rx(β) Rz(γ): the plane
+/// rotations to apply to M for K M Kᵀ, innermost first (Rz(γ), then Rx(β), then Rz(α)), each
+/// as its plane and (cos, sin) snapped to exact 0 and ±1 ([`snap_entry`]), the identities left
+/// out. `None` for a K that is not all numbers. Three plane rotations of a symmetric M take
+/// 54 operations at most, where products with a generic K take 90.
+fn plane_factors(pool: &Pool, turn: &[ExprId; 9]) -> Option<Vec<PlaneRotation>> {
+    let k = (turn.iter())
+        .map(|&x| pool.as_number(x).map(|n| n.to_f64()))
+        .collect::<Option<Vec<f64>>>()?;
+    let (alpha, beta, gamma) = z_x_z(&k);
+    let factors = [([0, 1], gamma), ([1, 2], beta), ([0, 1], alpha)]
+        .into_iter()
+        .map(|(plane, (c, s))| (plane, (snap_entry(c), snap_entry(s))))
+        .filter(|&(_, cs)| cs != (1.0, 0.0))
+        .collect();
+    Some(factors)
+}
+
+/// The z-x-z angles of the rotation `k` (row-major), K = Rz(α) Rx(β) Rz(γ), as (cos, sin)
+/// each: K's third row is (sin β sin γ, sin β cos γ, cos β); with sin β = 0, α = 0. Of the two
+/// solutions (γ and γ + π, with β → −β and α → α + π), the one with cos α ≥ 0, so that a turn
+/// Rx(β) Rz(γ) keeps α = 0.
+fn z_x_z(k: &[f64]) -> ((f64, f64), (f64, f64), (f64, f64)) {
+    let gamma = match k[6].hypot(k[7]) > 0.0 {
+        true => k[6].atan2(k[7]),
+        // K = Rz(γ) Rx(β) with cos β = ±1: its first column is (cos γ, cos β sin γ, 0).
+        false => (k[3] * k[8].signum()).atan2(k[0]),
+    };
+    let (sg, cg) = gamma.sin_cos();
+    // L = K Rz(−γ) = Rz(α) Rx(β): columns 0 and 1 of K turned back by γ.
+    let (mut cos_alpha, mut sin_alpha) = (k[0] * cg - k[1] * sg, k[3] * cg - k[4] * sg);
+    let (mut sin_beta, cos_beta) = (k[6] * sg + k[7] * cg, k[8]);
+    let (mut sg, mut cg) = (sg, cg);
+    if cos_alpha < 0.0 {
+        (cos_alpha, sin_alpha, sin_beta, sg, cg) = (-cos_alpha, -sin_alpha, -sin_beta, -sg, -cg);
+    }
+    ((cos_alpha, sin_alpha), (cos_beta, sin_beta), (cg, sg))
 }
 
 /// Q M Qᵀ for the rotation Q by the angle θ (`cos_sin` = (cos θ, sin θ)) in the plane of the
@@ -399,10 +475,12 @@ pub(super) fn about_origin(pool: &mut Pool, inertia: &super::constants::Inertia)
     }
 }
 
-/// A revolute body's constant turn K as L Rz(γ) with L = Rx(β), when K is made of numbers of
-/// that form: L and (cos γ, sin γ), so that Rz(γ) joins the joint rotation, E = L Rz(q + γ).
-/// `constants` spins each body's frame so that the turn to its first child has this form.
-/// Otherwise K itself and `None`.
+/// A revolute body's constant turn K of numbers as L Rz(γ) with L = Rz(α) Rx(β) (its z-x-z
+/// angles, [`z_x_z`]): L and (cos γ, sin γ), so that Rz(γ) joins the joint rotation,
+/// E = L Rz(q + γ), and one plane rotation fewer turns each inertia. `constants` spins each
+/// body's frame so that for its first child on another axis α = 0, and L = Rx(β) is one plane
+/// rotation; for a child on a parallel axis L is the identity. K itself and `None` when γ = 0
+/// or K is not all numbers.
 fn split_turn(pool: &mut Pool, turn: &[ExprId; 9]) -> ([ExprId; 9], Option<(ExprId, ExprId)>) {
     let Some(k) = (turn.iter())
         .map(|&x| pool.as_number(x).map(|n| n.to_f64()))
@@ -410,15 +488,13 @@ fn split_turn(pool: &mut Pool, turn: &[ExprId; 9]) -> ([ExprId; 9], Option<(Expr
     else {
         return (*turn, None);
     };
-    // Row 2 of Rx(β) Rz(γ) is (sin β sin γ, sin β cos γ, cos β), column 2 (0, −sin β, cos β).
-    let sine = k[6].hypot(k[7]);
-    if k[2] != 0.0 || sine == 0.0 {
+    let (_, _, (cg, sg)) = z_x_z(&k);
+    let (cg, sg) = (snap_entry(cg), snap_entry(sg));
+    if (cg, sg) == (1.0, 0.0) {
         return (*turn, None);
     }
-    let gamma = k[6].atan2(k[7]);
-    let (sg, cg) = gamma.sin_cos();
-    // L = K Rz(−γ), whose first column must be e_x.
-    let l: [f64; 9] = std::array::from_fn(|index| {
+    // L = K Rz(−γ).
+    let mut l: [f64; 9] = std::array::from_fn(|index| {
         let (r, j) = (index / 3, index % 3);
         match j {
             0 => k[3 * r] * cg - k[3 * r + 1] * sg,
@@ -428,10 +504,9 @@ fn split_turn(pool: &mut Pool, turn: &[ExprId; 9]) -> ([ExprId; 9], Option<(Expr
         .clamp(-1.0, 1.0)
     })
     .map(snap_entry);
-    if l[0] != 1.0 || l[3] != 0.0 || l[6] != 0.0 || l[1] != 0.0 {
-        return (*turn, None);
-    }
-    let spin = [cg, sg].map(|x| pool.number(snap_entry(x)));
+    // Rz(α) Rx(β) has the third row (0, sin β, cos β): γ makes this 0 exactly.
+    l[6] = 0.0;
+    let spin = [cg, sg].map(|x| pool.number(x));
     (numbers(pool, &l), Some((spin[0], spin[1])))
 }
 
