@@ -511,3 +511,36 @@ fn more_joints_than_the_limit_is_an_error() {
         )
     );
 }
+
+/// An rpy angle that writes π/2 to 13 or more significant digits is the quarter turn (exact 0
+/// and ±1 in the frame, as TIAGo Pro's 1.5707963267949 and 1.57079632679489 mean), while
+/// 1.5708 and the UR5's 1.57079632679 are read as written.
+#[test]
+fn quarter_turns_written_to_twelve_digits_are_exact() {
+    let rotation = |rpy: [f64; 3]| {
+        super::read::pose(&urdf_rs::Pose {
+            xyz: urdf_rs::Vec3([0.0; 3]),
+            rpy: urdf_rs::Vec3(rpy),
+        })
+        .rotation
+    };
+    for angle in [
+        1.5707963267949,
+        1.57079632679489,
+        -1.5707963267949,
+        3.14159265358979,
+    ] {
+        let r = rotation([angle, 0.0, 0.0]);
+        assert!(
+            r.as_flattened()
+                .iter()
+                .all(|x| [0.0, 1.0, -1.0].contains(x)),
+            "{angle}: {r:?}"
+        );
+    }
+    for angle in [1.5708, 1.57079632679] {
+        let r = rotation([angle, 0.0, 0.0]);
+        assert_eq!(r[1][1], angle.cos(), "{angle}");
+        assert_eq!(r[2][1], angle.sin(), "{angle}");
+    }
+}
