@@ -9,7 +9,10 @@
 //! of 0 or ±1 are snapped to those exact values, so that quarter turns and identities stay
 //! exact in the DAG and multiply out of the expressions. A frame may be spun about its joint
 //! axis at no cost, Pᵢ = axis_frame(aᵢ) Rz(φᵢ); φᵢ is chosen so that the turn to the first
-//! child on another axis is Rx(β) Rz(γ) (`spins`), which the recursions apply as two plane rotations.
+//! child on another axis is Rx(β) Rz(γ) (`spins`), which the recursions apply as two plane
+//! rotations. Its origin may slide along the joint axis at no cost too ([`TurnedFrame`]); the
+//! slide is chosen to zero a component of the offset from the parent (`slide`), which every
+//! vector and inertia carried between the two bodies crosses with.
 //!
 //! The recursions read the constants as DAG nodes ([`TreeConstants`]): numbers here, and
 //! expressions in the model's parameters for a tree recognized in a model's definitions
