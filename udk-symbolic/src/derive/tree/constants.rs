@@ -261,11 +261,11 @@ fn slide(fixed: [f64; 3], along: [f64; 3]) -> (f64, [f64; 3]) {
             }
         })
     };
-    let zeros = |v: &[f64; 3]| v.iter().filter(|&&x| x == 0.0).count();
-    let mut best: (f64, [f64; 3]) = (0.0, clean(fixed));
     if !length.is_finite() || !along.iter().all(|x| x.is_finite()) {
         return (0.0, fixed);
     }
+    let zeros = |v: &[f64; 3]| v.iter().filter(|&&x| x == 0.0).count();
+    let mut best: (f64, [f64; 3]) = (0.0, clean(fixed));
     for k in 0..3 {
         if along[k] == 0.0 || fixed[k] == 0.0 {
             continue;

@@ -247,10 +247,10 @@ type PlaneRotation = ([usize; 2], (f64, f64));
 /// out. `None` for a K that is not all numbers. Three plane rotations of a symmetric M take
 /// 54 operations at most, where products with a generic K take 90.
 fn plane_factors(pool: &Pool, turn: &[ExprId; 9]) -> Option<Vec<PlaneRotation>> {
-    let k = (turn.iter())
-        .map(|&x| pool.as_number(x).map(|n| n.to_f64()))
-        .collect::<Option<Vec<f64>>>()?;
-    let (alpha, beta, gamma) = z_x_z(&k);
+    let (gamma, l) = z_x_z(&numeric(pool, turn)?);
+    // L = Rz(α) Rx(β) has the first column (cos α, sin α, 0) and the third row
+    // (0, sin β, cos β).
+    let (alpha, beta) = ((l[0], l[3]), (l[8], l[7]));
     let factors = [([0, 1], gamma), ([1, 2], beta), ([0, 1], alpha)]
         .into_iter()
         .map(|(plane, (c, s))| (plane, (snap_entry(c), snap_entry(s))))
@@ -259,25 +259,44 @@ fn plane_factors(pool: &Pool, turn: &[ExprId; 9]) -> Option<Vec<PlaneRotation>> 
     Some(factors)
 }
 
-/// The z-x-z angles of the rotation `k` (row-major), K = Rz(α) Rx(β) Rz(γ), as (cos, sin)
-/// each: K's third row is (sin β sin γ, sin β cos γ, cos β); with sin β = 0, α = 0. Of the two
-/// solutions (γ and γ + π, with β → −β and α → α + π), the one with cos α ≥ 0, so that a turn
-/// Rx(β) Rz(γ) keeps α = 0.
-fn z_x_z(k: &[f64]) -> ((f64, f64), (f64, f64), (f64, f64)) {
+/// The entries of `turn` (row-major) when they are all numbers.
+fn numeric(pool: &Pool, turn: &[ExprId; 9]) -> Option<Vec<f64>> {
+    (turn.iter())
+        .map(|&x| pool.as_number(x).map(|n| n.to_f64()))
+        .collect()
+}
+
+/// The rotation `k` (row-major) by its z-x-z angles, K = Rz(α) Rx(β) Rz(γ) = L Rz(γ): (cos γ,
+/// sin γ), snapped ([`snap_entry`]), and L = K Rz(−γ) = Rz(α) Rx(β), its entries snapped and
+/// its third row (0, sin β, cos β) starting with an exact 0, which γ makes it. K's third row
+/// is (sin β sin γ, sin β cos γ, cos β); with sin β = 0, α = 0. Of the two solutions (γ and
+/// γ + π, with β → −β and α → α + π), the one with cos α ≥ 0, so that a turn Rx(β) Rz(γ)
+/// keeps α = 0.
+fn z_x_z(k: &[f64]) -> ((f64, f64), [f64; 9]) {
     let gamma = match k[6].hypot(k[7]) > 0.0 {
         true => k[6].atan2(k[7]),
         // K = Rz(γ) Rx(β) with cos β = ±1: its first column is (cos γ, cos β sin γ, 0).
         false => (k[3] * k[8].signum()).atan2(k[0]),
     };
-    let (sg, cg) = gamma.sin_cos();
-    // L = K Rz(−γ) = Rz(α) Rx(β): columns 0 and 1 of K turned back by γ.
-    let (mut cos_alpha, mut sin_alpha) = (k[0] * cg - k[1] * sg, k[3] * cg - k[4] * sg);
-    let (mut sin_beta, cos_beta) = (k[6] * sg + k[7] * cg, k[8]);
-    let (mut sg, mut cg) = (sg, cg);
-    if cos_alpha < 0.0 {
-        (cos_alpha, sin_alpha, sin_beta, sg, cg) = (-cos_alpha, -sin_alpha, -sin_beta, -sg, -cg);
+    let (mut sg, mut cg) = gamma.sin_cos();
+    // cos α, the first entry of K Rz(−γ).
+    if k[0] * cg - k[1] * sg < 0.0 {
+        (sg, cg) = (-sg, -cg);
     }
-    ((cos_alpha, sin_alpha), (cos_beta, sin_beta), (cg, sg))
+    let (cg, sg) = (snap_entry(cg), snap_entry(sg));
+    // Columns 0 and 1 of K turned back by γ.
+    let mut l: [f64; 9] = std::array::from_fn(|index| {
+        let (r, j) = (index / 3, index % 3);
+        match j {
+            0 => k[3 * r] * cg - k[3 * r + 1] * sg,
+            1 => k[3 * r] * sg + k[3 * r + 1] * cg,
+            _ => k[3 * r + 2],
+        }
+        .clamp(-1.0, 1.0)
+    })
+    .map(snap_entry);
+    l[6] = 0.0;
+    ((cg, sg), l)
 }
 
 /// Q M Qᵀ for the rotation Q by the angle θ (`cos_sin` = (cos θ, sin θ)) in the plane of the
@@ -482,30 +501,13 @@ pub(super) fn about_origin(pool: &mut Pool, inertia: &super::constants::Inertia)
 /// rotation; for a child on a parallel axis L is the identity. K itself and `None` when γ = 0
 /// or K is not all numbers.
 fn split_turn(pool: &mut Pool, turn: &[ExprId; 9]) -> ([ExprId; 9], Option<(ExprId, ExprId)>) {
-    let Some(k) = (turn.iter())
-        .map(|&x| pool.as_number(x).map(|n| n.to_f64()))
-        .collect::<Option<Vec<f64>>>()
-    else {
+    let Some(k) = numeric(pool, turn) else {
         return (*turn, None);
     };
-    let (_, _, (cg, sg)) = z_x_z(&k);
-    let (cg, sg) = (snap_entry(cg), snap_entry(sg));
+    let ((cg, sg), l) = z_x_z(&k);
     if (cg, sg) == (1.0, 0.0) {
         return (*turn, None);
     }
-    // L = K Rz(−γ).
-    let mut l: [f64; 9] = std::array::from_fn(|index| {
-        let (r, j) = (index / 3, index % 3);
-        match j {
-            0 => k[3 * r] * cg - k[3 * r + 1] * sg,
-            1 => k[3 * r] * sg + k[3 * r + 1] * cg,
-            _ => k[3 * r + 2],
-        }
-        .clamp(-1.0, 1.0)
-    })
-    .map(snap_entry);
-    // Rz(α) Rx(β) has the third row (0, sin β, cos β): γ makes this 0 exactly.
-    l[6] = 0.0;
     let spin = [cg, sg].map(|x| pool.number(x));
     (numbers(pool, &l), Some((spin[0], spin[1])))
 }
