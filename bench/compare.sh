@@ -3,9 +3,8 @@
 # Cartesian and minimal coordinates), in one run on one machine. Prints three tables
 # (derivation time, time per acceleration call, DOP853 throughput) with udk/peer ratios, and
 # writes them to bench/out/tables.md (raw figures: bench/out/raw.json).
-# Then udk against Pinocchio (C++ and Python) on the URDF robots UR5, Panda and Romeo, and SO-100,
-# G1 and TIAGo Pro from the example-robot-data package (generic joint frames):
-# acceleration vs aba, M vs crba, bias vs rnea, derivation and build time (bench/robots.py;
+# Then udk against Pinocchio (C++ and Python) on sixteen URDF robots of example-robot-data
+# (n = 6 … 44, axis-aligned and generic joint frames): acceleration vs aba, M vs crba, bias vs rnea, derivation and build time (bench/robots.py;
 # bench/out/robots.md).
 # Then the tree chains (n = 2 … 60) on the O(n) articulated-body path against Pinocchio's C++ aba
 # (bench/trees.py; bench/out/trees.md).
@@ -41,19 +40,18 @@ case "$PARTS" in *chains*|*trees*) FEATURE_LIST+=(large) ;; esac
 case "$PARTS" in *robots*) FEATURE_LIST+=(robots) ;; esac
 case "$PARTS" in *floating*) FEATURE_LIST+=(floating) ;; esac
 case "$PARTS" in *robots*|*floating*)
-    # G1, TIAGo Pro (generic joint frames) and Talos reduced are read from the installed
-    # example-robot-data package, never committed (TIAGo Pro's licence forbids it); SO-100 is
-    # vendored in robots/.
+    # Talos (full for the robots part, reduced for the floating part) is read from the
+    # installed example-robot-data package, never committed (its licence forbids it); the
+    # other robots are vendored in robots/.
     PACKAGE="$PREFIX/share/example-robot-data/robots"
     COPIES="$BENCH/udk-bench/package-robots"
     if [ -n "$PREFIX" ] && [ -d "$PACKAGE" ]; then
         mkdir -p "$COPIES"
-        cp "$PACKAGE/g1_description/urdf/g1_29dof_rev_1_0.urdf" \
-            "$PACKAGE/tiago_pro_description/robots/tiago_pro.urdf" \
+        cp "$PACKAGE/talos_data/robots/talos_full_v2.urdf" \
             "$PACKAGE/talos_data/robots/talos_reduced.urdf" "$COPIES/"
         FEATURE_LIST+=(package-robots)
     else
-        echo "no example-robot-data in the venv: no G1, TIAGo Pro or Talos" >&2
+        echo "no example-robot-data in the venv: no Talos" >&2
     fi
 esac
 FEATURES="$(IFS=,; echo "${FEATURE_LIST[*]}")"

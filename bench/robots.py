@@ -1,6 +1,6 @@
-"""udk against Pinocchio on URDF robots, in one run on one machine: UR5, Panda and Romeo (robots/,
-axis-aligned joint frames) and, from the installed example-robot-data package, SO-100, G1 (29
-dof) and TIAGo Pro (generic joint frames; read at bench time, not redistributed here).
+"""udk against Pinocchio on URDF robots, in one run on one machine: sixteen robots of
+example-robot-data from n = 6 (UR5, SO-100, Kinova) to n = 44 (Talos), with axis-aligned and
+generic joint frames (ROBOTS; Talos is read from the installed package, not redistributed here).
 
 Run through bench/compare.sh (UDK_BENCH_PARTS=robots runs only this part), which creates the
 virtual environment, builds the Rust side with the `robots` feature and bench/pinocchio_urdf.cpp
@@ -31,16 +31,33 @@ import numpy as np
 
 from compare import empty, log, machine, ns_per_call, table
 
-# The robots: name -> the struct name of its one-model crate (build_time). The first four are
-# robots/<name>.urdf; the others are read from example-robot-data (PACKAGE_ROBOTS), whose files
-# compare.sh copies into udk-bench/package-robots/ for the `package-robots` feature.
-ROBOTS = {"ur5_robot": "Ur5", "panda": "Panda", "romeo_small": "RomeoSmall",
-          "so100": "So100", "g1_29dof_rev_1_0": "G1", "tiago_pro": "TiagoPro"}
-# Path under example-robot-data's robots/ directory, and the kind of joint frames.
-FRAMES = {"ur5_robot": "axis-aligned", "panda": "axis-aligned", "romeo_small": "axis-aligned",
-          "so100": "generic", "g1_29dof_rev_1_0": "generic", "tiago_pro": "generic"}
-PACKAGE_ROBOTS = {"g1_29dof_rev_1_0": "g1_description/urdf/g1_29dof_rev_1_0.urdf",
-                  "tiago_pro": "tiago_pro_description/robots/tiago_pro.urdf"}
+# The robots: URDF file stem -> (the struct name in udk-bench/src/robots.rs and of its one-model
+# crate (build_time), the file's path under robots/ of this repository). Talos, whose licence does
+# not allow redistribution, is read from the installed example-robot-data package instead
+# (PACKAGE_ROBOTS: compare.sh copies it into udk-bench/package-robots/ for the `package-robots`
+# feature).
+ERD = "example-robot-data"
+ROBOTS = {
+    "ur5_robot": ("Ur5", "ur5_robot.urdf"),
+    "so100": ("So100", "so100.urdf"),
+    "kinova": ("Kinova", f"{ERD}/kinova_description/robots/kinova.urdf"),
+    "xarm7": ("Xarm7", f"{ERD}/xarm_description/urdf/xarm7.urdf"),
+    "panda": ("Panda", "panda.urdf"),
+    "a1": ("A1", "a1.urdf"),
+    "allegro_right_hand": ("AllegroRightHand", f"{ERD}/allegro_hand_description/urdf/allegro_right_hand.urdf"),
+    "baxter": ("Baxter", f"{ERD}/baxter_description/urdf/baxter.urdf"),
+    "g1_29dof_rev_1_0": ("G1", f"{ERD}/g1_description/urdf/g1_29dof_rev_1_0.urdf"),
+    "pr2": ("Pr2", f"{ERD}/pr2_description/urdf/pr2.urdf"),
+    "romeo_small": ("RomeoSmall", "romeo_small.urdf"),
+    "tiago_pro": ("TiagoPro", f"{ERD}/tiago_pro_description/robots/tiago_pro.urdf"),
+    "human": ("Human", f"{ERD}/human_description/robots/human.urdf"),
+    "centauro": ("Centauro", f"{ERD}/centauro_description/urdf/centauro.urdf"),
+    "g1_29dof_with_hand_rev_1_0": ("G1WithHands", f"{ERD}/g1_description/urdf/g1_29dof_with_hand_rev_1_0.urdf"),
+    "talos_full_v2": ("TalosFull", None),
+}
+PACKAGE_ROBOTS = {"talos_full_v2": "talos_data/robots/talos_full_v2.urdf"}
+# A joint origin's rpy angle within this of a multiple of pi/2 is a quarter turn (as udk reads it).
+QUARTER_TURN = 1e-12
 STATES = 16
 SEED = 20261122
 TOLERANCE = 1e-9
@@ -54,7 +71,28 @@ BENCH_BIN = os.path.join(TARGET, "release", "udk-bench")
 def urdf(robot):
     if robot in PACKAGE_ROBOTS:
         return os.path.join(HERE, "udk-bench", "package-robots", f"{robot}.urdf")
-    return os.path.join(ROOT, "robots", f"{robot}.urdf")
+    return os.path.join(ROOT, "robots", ROBOTS[robot][1])
+
+
+def generic_frames(robot):
+    """The number of movable joints whose frame is generic: an origin rpy angle that is not a
+    quarter turn (as udk reads it: within QUARTER_TURN of a multiple of pi/2), or an axis that is
+    not a coordinate axis. Fixed joints are not counted (udk merges them into their child)."""
+    import xml.etree.ElementTree as ET
+
+    def quarter_turns(values):
+        grid = np.pi / 2
+        return all(abs(v / grid - round(v / grid)) * grid <= QUARTER_TURN for v in values)
+
+    count = 0
+    for joint in ET.parse(urdf(robot)).getroot().iter("joint"):
+        if joint.get("type") in ("fixed", "floating"):
+            continue
+        origin, axis = joint.find("origin"), joint.find("axis")
+        rpy = [] if origin is None else [float(v) for v in origin.get("rpy", "0 0 0").split()]
+        xyz = [1.0, 0.0, 0.0] if axis is None else [float(v) for v in axis.get("xyz").split()]
+        count += not quarter_turns(rpy) or sum(v != 0 for v in xyz) != 1
+    return count
 
 
 def available():
@@ -178,7 +216,7 @@ def build_time(robot):
     os.makedirs(os.path.join(base, crate), exist_ok=True)
     shutil.copy(urdf(robot), os.path.join(base, crate, f"{robot}.urdf"))
     source = (f"//! Just the {robot} model.\n\n/// The robot.\n"
-              f"#[udk::lagrangian(urdf = \"{robot}.urdf\")]\npub struct {ROBOTS[robot]};\n")
+              f"#[udk::lagrangian(urdf = \"{robot}.urdf\")]\npub struct {ROBOTS[robot][0]};\n")
     # Touch the source so that cargo rebuilds the crate even when a previous run built it.
     build(crate, source + f"// run {time.time()}\n")
     return build(crate, source)
@@ -268,12 +306,12 @@ def main():
     for robot in robots:
         u, c, build = udk[robot], cpp.get(robot, {}), builds.get(robot)
         aba, derivatives = c.get("aba_ns"), c.get("aba_derivatives_ns")
-        rows.append([robot, len(u["accelerations"][0]), FRAMES[robot], ns(u["acceleration_ns"]), ns(aba),
+        rows.append([robot, len(u["accelerations"][0]), generic_frames(robot), ns(u["acceleration_ns"]), ns(aba),
                      ratio(aba, u["acceleration_ns"]), ns(u["jacobian_ns"]), ns(derivatives),
                      ratio(derivatives, u["jacobian_ns"]), "—" if build is None else f"{build:.1f} s"])
     out.insert(0, table(
         "Robots: summary (ns per call; ratio = Pinocchio C++ / udk)",
-        ["robot", "n", "joint frames", "udk acceleration", "Pinocchio aba", "ratio",
+        ["robot", "n", "generic joint frames", "udk acceleration", "Pinocchio aba", "ratio",
          "udk acceleration_jacobian", "Pinocchio computeABADerivatives", "ratio", "one-robot crate build"],
         rows))
     text = (f"Run of {started}; machine at the start: {machine_at_start}; at the end: {machine()}. "

@@ -29,7 +29,9 @@
 //! applied to every block in tiles of eight columns accumulated in registers (four SSE2
 //! vectors), so that a target tile is loaded and stored once per row, not once per nonzero,
 //! in the same order of operations as a right-looking pass (TIAGo Pro, n = 33, 99
-//! right-hand sides: see bench/README.md). (An AVX2 copy of the row loops chosen at run time
+//! right-hand sides: see bench/README.md). Each row carries the span of columns outside
+//! which it is zero, and updates run over the spans only: the columns of one subtree of a
+//! block-diagonal S (a fixed base with several subtrees) never meet another's rows. (An AVX2 copy of the row loops chosen at run time
 //! was measured slower on the 31-joint Romeo: it cannot be inlined, so the row width is no
 //! longer a constant there.)
 
@@ -214,28 +216,46 @@ where
     /// target row is loaded and stored once per batch instead of once per nonzero. Every
     /// entry receives its updates in the order of a right-looking pass over the columns of
     /// L, so the result is bit for bit that of applying the nonzeros one by one.
+    ///
+    /// Each row of each block carries its [`Span`], the columns outside which it is zero:
+    /// read off the row at the start, then the hull of the spans of the rows that update it.
+    /// A row update runs over the hull only, which skips exact zeros and nothing else (a
+    /// zero may become −0 in a skipped column; the values compare equal). A tree whose root
+    /// has several subtrees (two legs and a torso on a fixed base) has a block-diagonal S,
+    /// and the columns of ∂/∂q of one subtree never meet the rows of another; numbered
+    /// parents first, a subtree's columns are contiguous, and L⁻¹ e_j (the inputs' block,
+    /// the identity) stays within the subtree of j.
     #[inline(always)]
     fn solve_rows<const B: usize>(&self, blocks: &mut [Rows<'_>; B], solve: Solve) {
         let n = self.l.nrows();
         let l = self.l.as_slice();
         let mut batch = [(0usize, 0.0f64); BATCH];
+        let mut spans = self.inverse_pivots.map(|_| [Span::EMPTY; B]);
+        for (row, spans) in spans.iter_mut().enumerate() {
+            for (span, rows) in spans.iter_mut().zip(blocks.iter()) {
+                *span = Span::of(&rows.values[row * rows.width..(row + 1) * rows.width]);
+            }
+        }
         if let Solve::Factor | Solve::Scaled(_) = solve {
             for j in (0..n).rev() {
                 let mut count = 0;
+                let mut hull = spans[j];
                 for k in (j + 1..n).rev() {
                     let ljk = l[j + k * n];
                     if ljk != 0.0 {
                         batch[count] = (k, ljk);
                         count += 1;
+                        Span::join(&mut hull, &spans[k]);
                         if count == BATCH {
-                            update_rows(blocks, j, &batch, None);
+                            update_rows(blocks, &hull, j, &batch, None);
                             count = 0;
                         }
                     }
                 }
                 if count > 0 {
-                    update_rows(blocks, j, &batch[..count], None);
+                    update_rows(blocks, &hull, j, &batch[..count], None);
                 }
+                spans[j] = hull;
             }
         }
         if let Solve::FactorTranspose | Solve::Scaled(_) = solve {
@@ -247,19 +267,22 @@ where
                     _ => None,
                 };
                 let mut count = 0;
+                let mut hull = spans[k];
                 for (j, &ljk) in l[k * n..k * n + k].iter().enumerate() {
                     if ljk != 0.0 {
                         batch[count] = (j, ljk);
                         count += 1;
+                        Span::join(&mut hull, &spans[j]);
                         if count == BATCH {
-                            update_rows(blocks, k, &batch, pivot.take());
+                            update_rows(blocks, &hull, k, &batch, pivot.take());
                             count = 0;
                         }
                     }
                 }
                 if count > 0 || pivot.is_some() {
-                    update_rows(blocks, k, &batch[..count], pivot);
+                    update_rows(blocks, &hull, k, &batch[..count], pivot);
                 }
+                spans[k] = hull;
             }
         }
     }
@@ -481,28 +504,73 @@ fn transpose_square(x: &mut [f64], n: usize) {
     }
 }
 
+/// The columns `start..end` of one row of right-hand sides outside which the row is zero
+/// (empty when `start >= end`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct Span {
+    start: usize,
+    end: usize,
+}
+
+impl Span {
+    /// No column.
+    const EMPTY: Span = Span {
+        start: usize::MAX,
+        end: 0,
+    };
+
+    /// From the first to the last nonzero of `row`.
+    #[inline(always)]
+    fn of(row: &[f64]) -> Span {
+        match row.iter().position(|&v| v != 0.0) {
+            Some(start) => Span {
+                start,
+                end: row
+                    .iter()
+                    .rposition(|&v| v != 0.0)
+                    .map_or(start, |last| last + 1),
+            },
+            None => Span::EMPTY,
+        }
+    }
+
+    /// Widens each span of `hull` to cover the same block's span in `other`.
+    #[inline(always)]
+    fn join<const B: usize>(hull: &mut [Span; B], other: &[Span; B]) {
+        for (h, o) in hull.iter_mut().zip(other) {
+            h.start = h.start.min(o.start);
+            h.end = h.end.max(o.end);
+        }
+    }
+}
+
 /// Row `target` of every block −= Σ `factor` · row `source` over `entries` (`source`,
 /// `factor`), in the order of `entries`, the row first multiplied by `pivot` when given; in
-/// tiles of [`TILE`] columns (then pairs, then one) accumulated in registers.
+/// tiles of [`TILE`] columns (then pairs, then one) accumulated in registers, over the
+/// columns of each block's span in `hulls` only (the rows involved are zero elsewhere).
 #[inline(always)]
 fn update_rows<const B: usize>(
     blocks: &mut [Rows<'_>; B],
+    hulls: &[Span; B],
     target: usize,
     entries: &[(usize, f64)],
     pivot: Option<f64>,
 ) {
-    for rows in blocks.iter_mut() {
-        let width = rows.width;
-        let mut column = 0;
-        while column + TILE <= width {
+    for (rows, hull) in blocks.iter_mut().zip(hulls) {
+        let end = hull.end;
+        if hull.start >= end {
+            continue;
+        }
+        let mut column = hull.start;
+        while end - column >= TILE {
             update_tile::<TILE>(rows, target, column, entries, pivot);
             column += TILE;
         }
-        while column + LANES <= width {
+        while end - column >= LANES {
             update_tile::<LANES>(rows, target, column, entries, pivot);
             column += LANES;
         }
-        if column < width {
+        if column < end {
             update_tile::<1>(rows, target, column, entries, pivot);
         }
     }
@@ -758,6 +826,55 @@ mod tests {
                 assert!(residual <= 1e-12 * s.norm() * b.norm(), "{residual}");
             }
         }
+    }
+
+    #[test]
+    fn sparse_right_hand_sides_solve_as_dense_ones() {
+        // Two legs, a torso with two arms (numbered parents first: block-diagonal S), and
+        // the right-hand sides of an unconstrained derivative: ∂/∂q nonzero where the joints
+        // are ancestor and descendant, the identity, one nonzero column, and zero. The rows'
+        // spans skip only zeros: the solve equals the right-looking one over every column.
+        let parents = [
+            None,
+            Some(0),
+            Some(1),
+            None,
+            Some(3),
+            None,
+            Some(5),
+            Some(6),
+            Some(7),
+            Some(6),
+            Some(9),
+        ];
+        let n = parents.len();
+        let s = tree_mass_matrix(&parents);
+        let f = Cholesky::new(s.clone(), 1e-12).unwrap();
+        let related = |i: usize, j: usize| {
+            ancestor_or_self(&parents, i, j) || ancestor_or_self(&parents, j, i)
+        };
+        let wrt_q = DMatrix::from_fn(n, n, |i, j| {
+            if related(i, j) {
+                ((7 * i + 3 * j) % 11) as f64 - 5.3
+            } else {
+                0.0
+            }
+        });
+        let inputs = DMatrix::<f64>::identity(n, n);
+        let column = DMatrix::from_fn(n, 9, |i, j| if j == 4 { i as f64 - 2.5 } else { 0.0 });
+        for (a, b) in [(&wrt_q, &inputs), (&column, &DMatrix::zeros(n, 3))] {
+            let (mut x, mut y, mut z) = (a.clone(), b.clone(), wrt_q.clone());
+            f.solve_scaled_blocks_mut(&mut x, &mut y, &mut z, -1.0);
+            assert_eq!(x, right_looking_solve(&f, a, -1.0));
+            assert_eq!(y, right_looking_solve(&f, b, -1.0));
+            assert_eq!(z, right_looking_solve(&f, &wrt_q, -1.0));
+            assert!((&s * &y + b).norm() <= 1e-12 * s.norm());
+        }
+        // The legs' columns stay zero on the torso's rows.
+        let mut y = inputs.clone();
+        f.solve_scaled_mut(&mut y, 1.0);
+        assert!(y.view((5, 0), (6, 5)).iter().all(|&v| v == 0.0));
+        assert!((&s * &y - &inputs).norm() <= 1e-12 * s.norm());
     }
 
     #[test]

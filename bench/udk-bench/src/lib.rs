@@ -7,7 +7,7 @@
 //! `bench/compare.py` ([`Workload`]), times them per call ([`timing`]), runs them in a DOP853
 //! integration ([`BenchModel::simulate`]), and offers the same for the run-time tape
 //! ([`TapeModel`]) and a hand-written closed-form double pendulum ([`DoublePendulum`]).
-//! With the `robots` feature, the `robots` module holds the URDF robots UR5, Panda and Romeo
+//! With the `robots` feature, the `robots` module holds sixteen URDF robots (n = 6 … 44)
 //! under `#[lagrangian(urdf = "...")]` for the robot comparison of `bench/robots.py`; with the
 //! `floating` feature, the `floating` module holds Solo12, ANYmal C (and with
 //! `package-robots` Talos reduced) on a floating base for `bench/floating.py`.

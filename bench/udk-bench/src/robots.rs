@@ -1,10 +1,14 @@
-//! The URDF robots of `robots/` (UR5, Panda, Romeo, SO-100) and, with the `package-robots`
-//! feature, G1 and TIAGo Pro from the installed example-robot-data package, as benchmark subjects, compiled by
-//! `#[lagrangian(urdf = "...")]` as a user would: q̈ from the generated `acceleration` with the
-//! joint efforts τ as inputs, M alone from `mass_matrix`, the bias alone from
-//! `generalized_forces` at τ = 0, and ∂q̈/∂(q, q̇, τ) from `acceleration_jacobian`, on the states of a robot workload written by
-//! `bench/robots.py` (the same states Pinocchio gets, in Pinocchio's joint order, mapped here by
-//! joint name).
+//! Sixteen URDF robots of example-robot-data, n = 6…44, with axis-aligned and generic joint
+//! frames, as benchmark subjects compiled by `#[lagrangian(urdf = "...")]` as a user would: q̈
+//! from the generated `acceleration` with the joint efforts τ as inputs, M alone from
+//! `mass_matrix`, the bias alone from `generalized_forces` at τ = 0, and ∂q̈/∂(q, q̇, τ) from
+//! `acceleration_jacobian`, on the states of a robot workload written by `bench/robots.py` (the
+//! same states Pinocchio gets, in Pinocchio's joint order, mapped here by joint name).
+//!
+//! Fifteen files are vendored in `robots/`; Talos (CC BY-NC-ND 3.0, not redistributable) is
+//! read, with the `package-robots` feature, from the installed example-robot-data package,
+//! which `bench/compare.sh` copies into `package-robots/`. Every robot is on a fixed base, and
+//! mimic joints are independent (both as Pinocchio reads the files by default).
 
 use crate::timing;
 use serde::Deserialize;
@@ -12,40 +16,84 @@ use serde_json::{json, Value};
 use std::error::Error;
 use udk::nalgebra::SVector;
 
-/// The UR5 of example-robot-data (6 revolute joints).
+/// The UR5 (6 revolute joints, axis-aligned frames).
 #[udk::lagrangian(urdf = "../../robots/ur5_robot.urdf")]
 pub struct Ur5;
 
-/// The Panda of example-robot-data (7 revolute joints, 2 prismatic fingers, independent).
-#[udk::lagrangian(urdf = "../../robots/panda.urdf")]
-pub struct Panda;
-
-/// The Romeo humanoid of example-robot-data (`romeo_small`, 31 revolute joints, body fixed).
-#[udk::lagrangian(urdf = "../../robots/romeo_small.urdf")]
-pub struct RomeoSmall;
-
-/// SO-100 of example-robot-data (6 revolute joints, generic joint frames; Apache-2.0).
+/// SO-100 (6 revolute joints, generic joint frames).
 #[udk::lagrangian(urdf = "../../robots/so100.urdf")]
 pub struct So100;
 
-/// The Unitree G1 of example-robot-data (`g1_29dof_rev_1_0`, 29 revolute joints, generic
-/// joint frames, fixed base; BSD-3-Clause), copied from the installed package.
-#[cfg(feature = "package-robots")]
-#[udk::lagrangian(urdf = "package-robots/g1_29dof_rev_1_0.urdf")]
+/// Kinova's arm (6 revolute joints, generic joint frames).
+#[udk::lagrangian(urdf = "../../robots/example-robot-data/kinova_description/robots/kinova.urdf")]
+pub struct Kinova;
+
+/// UFactory's xArm 7 (7 revolute joints).
+#[udk::lagrangian(urdf = "../../robots/example-robot-data/xarm_description/urdf/xarm7.urdf")]
+pub struct Xarm7;
+
+/// The Panda (7 revolute joints, 2 prismatic fingers, independent).
+#[udk::lagrangian(urdf = "../../robots/panda.urdf")]
+pub struct Panda;
+
+/// Unitree's A1 quadruped (12 revolute joints, 4 legs, body fixed).
+#[udk::lagrangian(urdf = "../../robots/a1.urdf")]
+pub struct A1;
+
+/// Wonik's Allegro right hand (16 revolute joints, 4 fingers).
+#[udk::lagrangian(
+    urdf = "../../robots/example-robot-data/allegro_hand_description/urdf/allegro_right_hand.urdf"
+)]
+pub struct AllegroRightHand;
+
+/// Rethink's Baxter (19 joints: two 7-joint arms, the head, grippers).
+#[udk::lagrangian(urdf = "../../robots/example-robot-data/baxter_description/urdf/baxter.urdf")]
+pub struct Baxter;
+
+/// The Unitree G1 (`g1_29dof_rev_1_0`, 29 revolute joints, generic joint frames).
+#[udk::lagrangian(
+    urdf = "../../robots/example-robot-data/g1_description/urdf/g1_29dof_rev_1_0.urdf"
+)]
 pub struct G1;
 
-/// PAL's TIAGo Pro of example-robot-data (33 joints: revolute, continuous and a prismatic
-/// torso, generic joint frames). Its licence does not allow redistribution: the file is read
-/// from the installed package at bench time and never committed.
-#[cfg(feature = "package-robots")]
-#[udk::lagrangian(urdf = "package-robots/tiago_pro.urdf")]
+/// Willow Garage's PR2 (30 joints: revolute, continuous and prismatic).
+#[udk::lagrangian(urdf = "../../robots/example-robot-data/pr2_description/urdf/pr2.urdf")]
+pub struct Pr2;
+
+/// The Romeo humanoid (`romeo_small`, 31 revolute joints, body fixed).
+#[udk::lagrangian(urdf = "../../robots/romeo_small.urdf")]
+pub struct RomeoSmall;
+
+/// PAL's TIAGo Pro (33 joints: revolute, continuous and a prismatic torso, generic frames).
+#[udk::lagrangian(
+    urdf = "../../robots/example-robot-data/tiago_pro_description/robots/tiago_pro.urdf"
+)]
 pub struct TiagoPro;
+
+/// The human model of example-robot-data (36 revolute joints).
+#[udk::lagrangian(urdf = "../../robots/example-robot-data/human_description/robots/human.urdf")]
+pub struct Human;
+
+/// IIT's Centauro (39 joints: four wheeled legs, two arms, torso).
+#[udk::lagrangian(urdf = "../../robots/example-robot-data/centauro_description/urdf/centauro.urdf")]
+pub struct Centauro;
+
+/// The Unitree G1 with hands (`g1_29dof_with_hand_rev_1_0`, 43 revolute joints).
+#[udk::lagrangian(
+    urdf = "../../robots/example-robot-data/g1_description/urdf/g1_29dof_with_hand_rev_1_0.urdf"
+)]
+pub struct G1WithHands;
+
+/// PAL's Talos (`talos_full_v2`, 44 joints with the grippers), read from the installed
+/// package (its licence does not allow redistribution).
+#[cfg(feature = "package-robots")]
+#[udk::lagrangian(urdf = "package-robots/talos_full_v2.urdf")]
+pub struct TalosFull;
 
 /// One robot of the workload: its joints in Pinocchio's order and random states.
 #[derive(Clone, Debug, Deserialize)]
 pub struct RobotWorkload {
-    /// `ur5_robot`, `panda`, `romeo_small`, or with `package-robots` `so100`,
-    /// `g1_29dof_rev_1_0` or `tiago_pro`: the URDF file's stem.
+    /// The URDF file's stem (`ur5_robot`, `tiago_pro`, …).
     pub name: String,
     /// The movable joints' URDF names, in Pinocchio's order.
     pub coordinates: Vec<String>,
@@ -101,13 +149,22 @@ pub fn robots(workload: &RobotsWorkload) -> Result<Value, Box<dyn Error>> {
         }
         let row = match robot.name.as_str() {
             "ur5_robot" => measure_model!(Ur5),
-            "panda" => measure_model!(Panda),
-            "romeo_small" => measure_model!(RomeoSmall),
             "so100" => measure_model!(So100),
-            #[cfg(feature = "package-robots")]
+            "kinova" => measure_model!(Kinova),
+            "xarm7" => measure_model!(Xarm7),
+            "panda" => measure_model!(Panda),
+            "a1" => measure_model!(A1),
+            "allegro_right_hand" => measure_model!(AllegroRightHand),
+            "baxter" => measure_model!(Baxter),
             "g1_29dof_rev_1_0" => measure_model!(G1),
-            #[cfg(feature = "package-robots")]
+            "pr2" => measure_model!(Pr2),
+            "romeo_small" => measure_model!(RomeoSmall),
             "tiago_pro" => measure_model!(TiagoPro),
+            "human" => measure_model!(Human),
+            "centauro" => measure_model!(Centauro),
+            "g1_29dof_with_hand_rev_1_0" => measure_model!(G1WithHands),
+            #[cfg(feature = "package-robots")]
+            "talos_full_v2" => measure_model!(TalosFull),
             other => return Err(format!("no generated model of robot `{other}`").into()),
         };
         rows.push(row);
