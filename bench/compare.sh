@@ -4,8 +4,8 @@
 # (derivation time, time per acceleration call, DOP853 throughput) with udk/peer ratios, and
 # writes them to bench/out/tables.md (raw figures: bench/out/raw.json).
 # Then udk against Pinocchio (C++ and Python) on sixteen URDF robots of example-robot-data
-# (n = 6 … 44, axis-aligned and generic joint frames): acceleration vs aba, M vs crba, bias vs rnea, derivation and build time (bench/robots.py;
-# bench/out/robots.md).
+# (n = 6 … 44, axis-aligned and generic joint frames): acceleration vs aba, M vs crba, bias
+# vs rnea, derivation and build time (bench/robots.py; bench/out/robots.md).
 # Then the tree chains (n = 2 … 60) on the O(n) articulated-body path against Pinocchio's C++ aba
 # (bench/trees.py; bench/out/trees.md).
 # Then the compass-gait walker, 100 steps on its limit cycle, `udk simulate` against SciPy's

@@ -31,9 +31,9 @@
 //! in the same order of operations as a right-looking pass (TIAGo Pro, n = 33, 99
 //! right-hand sides: see bench/README.md). Each row carries the span of columns outside
 //! which it is zero, and updates run over the spans only: the columns of one subtree of a
-//! block-diagonal S (a fixed base with several subtrees) never meet another's rows. (An AVX2 copy of the row loops chosen at run time
-//! was measured slower on the 31-joint Romeo: it cannot be inlined, so the row width is no
-//! longer a constant there.)
+//! block-diagonal S (a fixed base with several subtrees) never meet another's rows. (An AVX2
+//! copy of the row loops chosen at run time was measured slower on the 31-joint Romeo: it
+//! cannot be inlined, so the row width is no longer a constant there.)
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
@@ -666,25 +666,28 @@ mod tests {
         false
     }
 
+    /// Two legs of three joints (0–2, 3–5), a torso (6) with two arms of three joints and a
+    /// neck, numbered parents first: a fixed base with three subtrees, S block-diagonal.
+    const LEGS_AND_TORSO: [Option<usize>; 14] = [
+        None,
+        Some(0),
+        Some(1),
+        None,
+        Some(3),
+        Some(4),
+        None,
+        Some(6),
+        Some(7),
+        Some(8),
+        Some(6),
+        Some(10),
+        Some(11),
+        Some(6),
+    ];
+
     #[test]
     fn tree_mass_matrix_factors_without_fill_in() {
-        // Two legs of three joints, a torso with two arms of three joints and a neck.
-        let parents = [
-            None,
-            Some(0),
-            Some(1),
-            None,
-            Some(3),
-            Some(4),
-            None,
-            Some(6),
-            Some(7),
-            Some(8),
-            Some(6),
-            Some(10),
-            Some(11),
-            Some(6),
-        ];
+        let parents = LEGS_AND_TORSO;
         let m = tree_mass_matrix(&parents);
         let n = parents.len();
         let f = Cholesky::new(m.clone(), 1e-12).unwrap();
@@ -830,23 +833,11 @@ mod tests {
 
     #[test]
     fn sparse_right_hand_sides_solve_as_dense_ones() {
-        // Two legs, a torso with two arms (numbered parents first: block-diagonal S), and
-        // the right-hand sides of an unconstrained derivative: ∂/∂q nonzero where the joints
-        // are ancestor and descendant, the identity, one nonzero column, and zero. The rows'
-        // spans skip only zeros: the solve equals the right-looking one over every column.
-        let parents = [
-            None,
-            Some(0),
-            Some(1),
-            None,
-            Some(3),
-            None,
-            Some(5),
-            Some(6),
-            Some(7),
-            Some(6),
-            Some(9),
-        ];
+        // Legs and a torso (block-diagonal S) and the right-hand sides of an unconstrained
+        // derivative: ∂/∂q nonzero where the joints are ancestor and descendant, the
+        // identity, one nonzero column, and zero. The rows' spans skip only zeros: the solve
+        // equals the right-looking one over every column.
+        let parents = LEGS_AND_TORSO;
         let n = parents.len();
         let s = tree_mass_matrix(&parents);
         let f = Cholesky::new(s.clone(), 1e-12).unwrap();
@@ -873,7 +864,7 @@ mod tests {
         // The legs' columns stay zero on the torso's rows.
         let mut y = inputs.clone();
         f.solve_scaled_mut(&mut y, 1.0);
-        assert!(y.view((5, 0), (6, 5)).iter().all(|&v| v == 0.0));
+        assert!(y.view((6, 0), (8, 6)).iter().all(|&v| v == 0.0));
         assert!((&s * &y - &inputs).norm() <= 1e-12 * s.norm());
     }
 
