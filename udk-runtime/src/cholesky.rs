@@ -22,11 +22,8 @@
 //! The solves take any number of right-hand sides at once. From `ROW_WISE_COLUMNS` of them
 //! on they work row by row across them, so that each zero of L is tested once per block, not
 //! once per column; a square block is transposed in place for this, any other block into a
-//! copy. Several blocks of right-hand sides of different widths (∂/∂q, ∂/∂q̇ and ∂/∂u of the
-//! unconstrained derivative) are solved in one pass over the nonzeros of L (bit for bit as
-//! block by block when each block is wide enough to be solved row-wise on its own). The
-//! passes are left-looking: the nonzeros that update one target row are gathered once, then
-//! applied to every block in tiles of eight columns accumulated in registers (four SSE2
+//! copy. The passes are left-looking: the nonzeros that update one target row are gathered
+//! once, then applied in tiles of eight columns accumulated in registers (four SSE2
 //! vectors), so that a target tile is loaded and stored once per row, not once per nonzero,
 //! in the same order of operations as a right-looking pass (TIAGo Pro, n = 33, 99
 //! right-hand sides: see bench/README.md). Each row carries the span of columns outside
@@ -34,6 +31,15 @@
 //! block-diagonal S (a fixed base with several subtrees) never meet another's rows. (An AVX2
 //! copy of the row loops chosen at run time was measured slower on the 31-joint Romeo: it
 //! cannot be inlined, so the row width is no longer a constant there.)
+//!
+//! The blocks ∂/∂q, ∂/∂q̇ and ∂/∂u of the unconstrained derivative (2n + k right-hand sides)
+//! take another route: S⁻¹ is formed once, by the recurrence of Takahashi, Fagan & Chin,
+//! which keeps a tree's zeros (S⁻¹ is block-diagonal with S), and each column becomes S⁻¹
+//! times it, over the nonzeros of the column and the rows of S⁻¹'s block only. Column-major
+//! throughout, this needs no transposition, and where the right-hand sides are as sparse as
+//! S (a tree's ∂τ/∂q and ∂τ/∂q̇, the inputs' identity) it costs fewer operations than two
+//! triangular passes over them (G1 with hands, n = 43, 129 right-hand sides: 14.6 µs
+//! against 16.5 µs, `bench/README.md`).
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
@@ -349,11 +355,9 @@ where
     }
 
     /// Overwrites each of the blocks `a` (n × c₁), `b` (n × c₂), `c` (n × c₃) with
-    /// `scale` · S⁻¹ of itself. From `ROW_WISE_COLUMNS` columns in all on, the three are
-    /// solved together on their transposes ([`RowMajor`]): one pass over the nonzeros of L per
-    /// triangular solve, not three; bit for bit what [`Cholesky::solve_scaled_mut`] gives a
-    /// block of `ROW_WISE_COLUMNS` columns or more (a narrower one, solved alone column by
-    /// column, sums L⁻ᵀ's products in another order and may differ in the last bits).
+    /// `scale` · S⁻¹ of itself. From `ROW_WISE_COLUMNS` columns in all on, S⁻¹ is formed
+    /// once ([`Cholesky::inverse`]) and each column becomes `scale` · S⁻¹ times it
+    /// ([`Inverse::multiply_mut`]); fewer columns are solved one by one.
     pub(crate) fn solve_scaled_blocks_mut<C1: Dim, C2: Dim, C3: Dim>(
         &self,
         a: &mut OMatrix<f64, D, C1>,
@@ -373,12 +377,58 @@ where
             self.solve_scaled_mut(b, scale);
             self.solve_scaled_mut(c, scale);
         } else {
-            let (mut a, mut b, mut c) = (RowMajor::new(a), RowMajor::new(b), RowMajor::new(c));
-            self.solve_rows(&mut [a.rows(), b.rows(), c.rows()], Solve::Scaled(scale));
-            a.finish();
-            b.finish();
-            c.finish();
+            let inverse = self.inverse();
+            let mut entries = self.inverse_pivots.map(|_| (0, 0.0));
+            inverse.multiply_mut(a.as_mut_slice(), &mut entries, scale);
+            inverse.multiply_mut(b.as_mut_slice(), &mut entries, scale);
+            inverse.multiply_mut(c.as_mut_slice(), &mut entries, scale);
         }
+    }
+
+    /// S⁻¹ = L⁻ᵀ D⁻¹ L⁻¹, exactly symmetric, by the recurrence of Takahashi, Fagan & Chin
+    /// (1973): Z = D⁻¹ L⁻¹ + (I − Lᵀ) Z, whose left side is triangular, so that column by
+    /// column (here L upper: column i from the columns k < i with Lₖᵢ ≠ 0)
+    /// Zⱼᵢ = −Σₖ Lₖᵢ Zⱼₖ for j < i, Zᵢᵢ = 1/dᵢ − Σₖ Lₖᵢ Zₖᵢ, and Zᵢⱼ = Zⱼᵢ. Each column
+    /// update runs from the first row of the columns it reads, so the zeros between the
+    /// subtrees of a block-diagonal S (a fixed base with several subtrees) are never touched:
+    /// a tree of n joints at depth at most d costs O(n d w), w its widest subtree of the
+    /// root, and a dense S n³/6 multiply-adds.
+    pub(crate) fn inverse(&self) -> Inverse<D> {
+        let (d, _) = self.l.shape_generic();
+        let n = self.l.nrows();
+        let mut z = OMatrix::<f64, D, D>::zeros_generic(d, d);
+        let mut first = self.inverse_pivots.map(|_| 0);
+        let mut entries = self.inverse_pivots.map(|_| (0, 0.0));
+        let l = self.l.as_slice();
+        let x = z.as_mut_slice();
+        for i in 0..n {
+            let (done, rest) = x.split_at_mut(i * n);
+            let target = &mut rest[..n];
+            let mut start = i;
+            let mut count = 0;
+            for (k, lki) in self.column(i) {
+                entries[count] = (k * n, -lki);
+                count += 1;
+                start = start.min(first[k]);
+            }
+            first[i] = start;
+            accumulate_rows(done, target, start, i, &entries.as_slice()[..count]);
+            let mut diagonal = self.inverse_pivots[i];
+            for (k, lki) in l[i * n..i * n + i].iter().enumerate() {
+                diagonal -= lki * target[k];
+            }
+            target[i] = diagonal;
+            for j in start..i {
+                done[i + j * n] = target[j];
+            }
+        }
+        let spans = first.map(|_| Span::EMPTY);
+        let mut inverse = Inverse { z, spans };
+        let columns = inverse.z.as_slice().chunks_exact(n.max(1));
+        for (span, column) in inverse.spans.iter_mut().zip(columns) {
+            *span = Span::of(column);
+        }
+        inverse
     }
 
     /// Overwrites the vector `b` with L⁻¹ b.
@@ -492,6 +542,95 @@ where
             }
         }
     }
+}
+
+/// S⁻¹ (n × n, symmetric) with the rows outside which each of its columns is zero.
+pub(crate) struct Inverse<D: Dim>
+where
+    DefaultAllocator: Allocator<D, D> + Allocator<D>,
+{
+    /// S⁻¹, exactly symmetric.
+    z: OMatrix<f64, D, D>,
+    /// The rows from the first to the last nonzero of each column of S⁻¹.
+    spans: OVector<Span, D>,
+}
+
+impl<D: Dim> Inverse<D>
+where
+    DefaultAllocator: Allocator<D, D> + Allocator<D>,
+{
+    /// Overwrites each column of `b` (n contiguous entries each) with `scale` · S⁻¹ times
+    /// it: its nonzeros bᵢ are gathered into `entries` (n slots: the offset i·n of column i
+    /// of S⁻¹ and `scale` · bᵢ), then the result is accumulated in tiles of [`TILE`] rows
+    /// held in registers, over the hull of the spans of those columns (zero elsewhere).
+    pub(crate) fn multiply_mut(
+        &self,
+        b: &mut [f64],
+        entries: &mut OVector<(usize, f64), D>,
+        scale: f64,
+    ) {
+        let n = self.z.nrows();
+        let z = self.z.as_slice();
+        for target in b.chunks_exact_mut(n.max(1)) {
+            let mut hull = [Span::EMPTY];
+            let mut count = 0;
+            for (i, &bi) in target.iter().enumerate() {
+                let span = self.spans[i];
+                if bi != 0.0 && span.start < span.end {
+                    entries[count] = (i * n, scale * bi);
+                    count += 1;
+                    Span::join(&mut hull, &[span]);
+                }
+            }
+            target.fill(0.0);
+            let [Span { start, end }] = hull;
+            accumulate_rows(z, target, start, end, &entries.as_slice()[..count]);
+        }
+    }
+}
+
+/// `target[start..end]` = Σ factor · `z`[offset + start..offset + end] over `entries`
+/// (offset, factor), in tiles of [`TILE`] rows (then pairs, then one) accumulated in
+/// registers.
+#[inline(always)]
+fn accumulate_rows(
+    z: &[f64],
+    target: &mut [f64],
+    start: usize,
+    end: usize,
+    entries: &[(usize, f64)],
+) {
+    // An empty range (a zero column: start = usize::MAX, end = 0) writes nothing.
+    if start >= end {
+        return;
+    }
+    let mut row = start;
+    while end - row >= TILE {
+        accumulate::<TILE>(z, target, row, entries);
+        row += TILE;
+    }
+    while end - row >= LANES {
+        accumulate::<LANES>(z, target, row, entries);
+        row += LANES;
+    }
+    if row < end {
+        accumulate::<1>(z, target, row, entries);
+    }
+}
+
+/// `target[row..row + T]` = Σ factor · S⁻¹[row..row + T, i] over the gathered `entries`
+/// (offset i·n of column i, factor), accumulated in registers.
+#[inline(always)]
+fn accumulate<const T: usize>(z: &[f64], target: &mut [f64], row: usize, entries: &[(usize, f64)]) {
+    let mut tile = [0.0; T];
+    for &(offset, factor) in entries {
+        let from = offset + row;
+        let values: &[f64; T] = z[from..from + T].try_into().unwrap_or(&[0.0; T]);
+        for (t, s) in tile.iter_mut().zip(values) {
+            *t += factor * s;
+        }
+    }
+    target[row..row + T].copy_from_slice(&tile);
 }
 
 /// Transposes the n × n column-major matrix `x` in place.
@@ -722,9 +861,9 @@ mod tests {
         assert!((y - x).norm() < 1e-14 * b.norm());
     }
 
-    /// `solve_scaled_blocks_mut` against `solve_scaled_mut` of each block, to the last bit
-    /// when every block is wide enough to take the row-wise path on its own, and against
-    /// S X = scale · B for narrow blocks (whose column-wise L⁻ᵀ sums in another order).
+    /// `solve_scaled_blocks_mut` against `solve_scaled_mut` of each block and against
+    /// S X = scale · B, for wide blocks (through S⁻¹) and narrow ones (solved column by
+    /// column).
     fn check_blocks(s: &DMatrix<f64>) {
         let n = s.nrows();
         let f = Cholesky::new(s.clone(), 1e-12).unwrap();
@@ -738,9 +877,8 @@ mod tests {
             for (fused, rhs) in [a, b, c].iter().zip(&original) {
                 let mut single = rhs.clone();
                 f.solve_scaled_mut(&mut single, -0.5);
-                if fused.ncols() >= ROW_WISE_COLUMNS {
-                    assert_eq!(fused.as_slice(), single.as_slice());
-                }
+                let difference = (fused - &single).norm();
+                assert!(difference <= 1e-13 * (single.norm() + 1.0), "{difference}");
                 let residual = (s * fused + rhs * 0.5).norm();
                 assert!(
                     residual <= 1e-12 * s.norm() * (rhs.norm() + 1.0),
@@ -835,8 +973,9 @@ mod tests {
     fn sparse_right_hand_sides_solve_as_dense_ones() {
         // Legs and a torso (block-diagonal S) and the right-hand sides of an unconstrained
         // derivative: ∂/∂q nonzero where the joints are ancestor and descendant, the
-        // identity, one nonzero column, and zero. The rows' spans skip only zeros: the solve
-        // equals the right-looking one over every column.
+        // identity, one nonzero column, and zero. The rows' spans skip only zeros: the
+        // row-wise solve equals the right-looking one over every column, and the three
+        // blocks through S⁻¹ agree with it.
         let parents = LEGS_AND_TORSO;
         let n = parents.len();
         let s = tree_mass_matrix(&parents);
@@ -853,19 +992,64 @@ mod tests {
         });
         let inputs = DMatrix::<f64>::identity(n, n);
         let column = DMatrix::from_fn(n, 9, |i, j| if j == 4 { i as f64 - 2.5 } else { 0.0 });
-        for (a, b) in [(&wrt_q, &inputs), (&column, &DMatrix::zeros(n, 3))] {
+        for (a, b) in [(&wrt_q, &inputs), (&column, &DMatrix::zeros(n, 8))] {
             let (mut x, mut y, mut z) = (a.clone(), b.clone(), wrt_q.clone());
             f.solve_scaled_blocks_mut(&mut x, &mut y, &mut z, -1.0);
-            assert_eq!(x, right_looking_solve(&f, a, -1.0));
-            assert_eq!(y, right_looking_solve(&f, b, -1.0));
-            assert_eq!(z, right_looking_solve(&f, &wrt_q, -1.0));
-            assert!((&s * &y + b).norm() <= 1e-12 * s.norm());
+            for (block, rhs) in [(x, a), (y, b), (z, &wrt_q)] {
+                let mut single = rhs.clone();
+                f.solve_scaled_mut(&mut single, -1.0);
+                assert_eq!(single, right_looking_solve(&f, rhs, -1.0));
+                let difference = (&block - &single).amax();
+                assert!(difference <= 1e-14 * single.amax(), "{difference}");
+                assert!((&s * &block + rhs).norm() <= 1e-12 * s.norm() * (rhs.norm() + 1.0));
+                // Exact zeros where S⁻¹ B has structural zeros (a leg's rows, the torso's
+                // columns of a block the torso's rows do not reach).
+                for (v, w) in block.iter().zip(single.iter()) {
+                    assert_eq!(*w == 0.0, *v == 0.0);
+                }
+            }
         }
         // The legs' columns stay zero on the torso's rows.
         let mut y = inputs.clone();
         f.solve_scaled_mut(&mut y, 1.0);
         assert!(y.view((6, 0), (8, 6)).iter().all(|&v| v == 0.0));
         assert!((&s * &y - &inputs).norm() <= 1e-12 * s.norm());
+    }
+
+    #[test]
+    fn inverse_is_symmetric_and_keeps_the_subtrees_apart() {
+        // S⁻¹ of legs and a torso (block-diagonal), of a tree numbered children first
+        // (whose L fills in) and of a dense matrix: S Z = I, Z exactly symmetric, exact zeros
+        // between the subtrees of the fixed base, and each column's span its nonzero rows.
+        let unsorted = [Some(2), Some(2), None, Some(1), Some(3), None, Some(5)];
+        let n = 10;
+        let g = DMatrix::from_fn(n, n, |i, j| (((5 * i + 2 * j) % 9) as f64 - 4.0) / 3.0);
+        for s in [
+            tree_mass_matrix(&LEGS_AND_TORSO),
+            tree_mass_matrix(&unsorted),
+            g.tr_mul(&g) + DMatrix::identity(n, n),
+        ] {
+            let n = s.nrows();
+            let f = Cholesky::new(s.clone(), 1e-12).unwrap();
+            let inverse = f.inverse();
+            let z = &inverse.z;
+            let residual = (&s * z - DMatrix::<f64>::identity(n, n)).norm();
+            assert!(residual <= 1e-12 * s.norm() * z.norm(), "{residual}");
+            assert_eq!(z, &z.transpose());
+            for (span, column) in inverse.spans.iter().zip(z.column_iter()) {
+                let column = column.clone_owned();
+                assert_eq!(*span, Span::of(column.as_slice()));
+                assert!(span.start < span.end);
+            }
+        }
+        let z = Cholesky::new(tree_mass_matrix(&LEGS_AND_TORSO), 1e-12)
+            .unwrap()
+            .inverse()
+            .z;
+        let subtree = |i: usize| [0, 0, 0, 1, 1, 1][..].get(i).copied().unwrap_or(2);
+        for (i, j) in (0..14).flat_map(|i| (0..14).map(move |j| (i, j))) {
+            assert_eq!(z[(i, j)] != 0.0, subtree(i) == subtree(j), "Z[{i}, {j}]");
+        }
     }
 
     #[test]

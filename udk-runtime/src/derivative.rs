@@ -5,9 +5,9 @@
 //! dv/dx = −L⁻ᵀD^-½ (J̃ + (Bᵀ)⁺ (S J_g − Bᵀ J̃)),  J̃ = D^-½ L⁻¹ J_r,
 //!
 //! which is −M⁻¹(J_r + AᵀK⁺(J_g − AM⁻¹J_r)) with K = A M⁻¹ Aᵀ, without forming K⁺. Without
-//! constraints (m = 0) this is −L⁻ᵀD⁻¹L⁻¹J_r, and the blocks ∂/∂q, ∂/∂q̇, ∂/∂u are solved
-//! together in one pass over the nonzeros of L. Generic over nalgebra dimensions: no heap
-//! allocation for fixed sizes.
+//! constraints (m = 0) this is −M⁻¹J_r, and the blocks ∂/∂q, ∂/∂q̇, ∂/∂u are multiplied by
+//! one M⁻¹ formed from the factor. Generic over nalgebra dimensions: no heap allocation for
+//! fixed sizes.
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
@@ -158,9 +158,9 @@ where
 
     /// [`Projector::derivative_mut`] of the three blocks (J_r, J_g) = (`q`, `g_q`),
     /// (`qd`, `g_qd`), (`u`, `g_u`) of ∂/∂q, ∂/∂q̇ and ∂/∂u (n × c₁, n × c₂, n × c₃ and
-    /// m × c₁, m × c₂, m × c₃). With m = 0 the three −S⁻¹J_r are solved together
-    /// ([`Cholesky::solve_scaled_blocks_mut`]: one pass over the nonzeros of L, not three);
-    /// with constraints block by block.
+    /// m × c₁, m × c₂, m × c₃). With m = 0 the three −M⁻¹J_r are formed together
+    /// ([`Cholesky::solve_scaled_blocks_mut`]: M⁻¹ once, then its products with the
+    /// columns); with constraints block by block.
     ///
     /// # Errors
     /// As [`Projector::derivative_mut`].
