@@ -177,7 +177,7 @@ where
             }
         } else {
             let mut rows = RowMajor::new(b);
-            self.solve_rows(&mut [rows.rows()], solve);
+            self.solve_rows(&mut rows.rows(), solve);
             rows.finish();
         }
     }
@@ -214,16 +214,16 @@ where
         }
     }
 
-    /// `solve` applied to the rows of every block in `blocks`, one target row at a time
-    /// (left-looking): L⁻¹ by backward substitution (row j −= Lⱼₖ · row k for k > j, k
-    /// descending), L⁻ᵀ by forward substitution (row k −= Lⱼₖ · row j for j < k, j ascending).
-    /// The nonzeros of row j (or column k) of L are gathered once into a batch and applied to
-    /// every block in tiles of [`TILE`] columns held in registers, so that each tile of the
+    /// `solve` applied to `rows`, one target row at a time (left-looking): L⁻¹ by backward
+    /// substitution (row j −= Lⱼₖ · row k for k > j, k descending), L⁻ᵀ by forward
+    /// substitution (row k −= Lⱼₖ · row j for j < k, j ascending). The nonzeros of row j
+    /// (or column k) of L are gathered once into a batch and applied in tiles of [`TILE`]
+    /// columns held in registers ([`update_row`]), so that each tile of the
     /// target row is loaded and stored once per batch instead of once per nonzero. Every
     /// entry receives its updates in the order of a right-looking pass over the columns of
     /// L, so the result is bit for bit that of applying the nonzeros one by one.
     ///
-    /// Each row of each block carries its [`Span`], the columns outside which it is zero:
+    /// Each row carries its [`Span`], the columns outside which it is zero:
     /// read off the row at the start, then the hull of the spans of the rows that update it.
     /// A row update runs over the hull only, which skips exact zeros and nothing else (a
     /// zero may become −0 in a skipped column; the values compare equal). A tree whose root
@@ -232,15 +232,14 @@ where
     /// parents first, a subtree's columns are contiguous, and L⁻¹ e_j (the inputs' block,
     /// the identity) stays within the subtree of j.
     #[inline(always)]
-    fn solve_rows<const B: usize>(&self, blocks: &mut [Rows<'_>; B], solve: Solve) {
+    fn solve_rows(&self, rows: &mut Rows<'_>, solve: Solve) {
         let n = self.l.nrows();
         let l = self.l.as_slice();
         let mut batch = [(0usize, 0.0f64); BATCH];
-        let mut spans = self.inverse_pivots.map(|_| [Span::EMPTY; B]);
-        for (row, spans) in spans.iter_mut().enumerate() {
-            for (span, rows) in spans.iter_mut().zip(blocks.iter()) {
-                *span = Span::of(&rows.values[row * rows.width..(row + 1) * rows.width]);
-            }
+        let width = rows.width;
+        let mut spans = self.inverse_pivots.map(|_| Span::EMPTY);
+        for (row, span) in spans.iter_mut().enumerate() {
+            *span = Span::of(&rows.values[row * width..(row + 1) * width]);
         }
         if let Solve::Factor | Solve::Scaled(_) = solve {
             for j in (0..n).rev() {
@@ -251,15 +250,15 @@ where
                     if ljk != 0.0 {
                         batch[count] = (k, ljk);
                         count += 1;
-                        Span::join(&mut hull, &spans[k]);
+                        hull.join(spans[k]);
                         if count == BATCH {
-                            update_rows(blocks, &hull, j, &batch, None);
+                            update_row(rows, hull, j, &batch, None);
                             count = 0;
                         }
                     }
                 }
                 if count > 0 {
-                    update_rows(blocks, &hull, j, &batch[..count], None);
+                    update_row(rows, hull, j, &batch[..count], None);
                 }
                 spans[j] = hull;
             }
@@ -278,15 +277,15 @@ where
                     if ljk != 0.0 {
                         batch[count] = (j, ljk);
                         count += 1;
-                        Span::join(&mut hull, &spans[j]);
+                        hull.join(spans[j]);
                         if count == BATCH {
-                            update_rows(blocks, &hull, k, &batch, pivot.take());
+                            update_row(rows, hull, k, &batch, pivot.take());
                             count = 0;
                         }
                     }
                 }
                 if count > 0 || pivot.is_some() {
-                    update_rows(blocks, &hull, k, &batch[..count], pivot);
+                    update_row(rows, hull, k, &batch[..count], pivot);
                 }
                 spans[k] = hull;
             }
@@ -317,11 +316,11 @@ where
             self.on_rows(&mut block, Solve::Factor);
             x.tr_copy_from(&block);
         } else {
-            let rows = Rows {
+            let mut rows = Rows {
                 values: x.as_mut_slice(),
                 width,
             };
-            self.solve_rows(&mut [rows], Solve::Factor);
+            self.solve_rows(&mut rows, Solve::Factor);
         }
     }
 
@@ -400,19 +399,25 @@ where
         let mut first = self.inverse_pivots.map(|_| 0);
         let mut entries = self.inverse_pivots.map(|_| (0, 0.0));
         let l = self.l.as_slice();
-        let x = z.as_mut_slice();
+        // Column-major, the columns of Z are the rows of `update_row`: column i −= Lₖᵢ ·
+        // column k over the rows start..i.
+        let mut columns = Rows {
+            values: z.as_mut_slice(),
+            width: n,
+        };
         for i in 0..n {
-            let (done, rest) = x.split_at_mut(i * n);
-            let target = &mut rest[..n];
             let mut start = i;
             let mut count = 0;
             for (k, lki) in self.column(i) {
-                entries[count] = (k * n, -lki);
+                entries[count] = (k, lki);
                 count += 1;
                 start = start.min(first[k]);
             }
             first[i] = start;
-            accumulate_rows(done, target, start, i, &entries.as_slice()[..count]);
+            let rows = Span { start, end: i };
+            update_row(&mut columns, rows, i, &entries.as_slice()[..count], None);
+            let (done, rest) = columns.values.split_at_mut(i * n);
+            let target = &mut rest[..n];
             let mut diagonal = self.inverse_pivots[i];
             for (k, lki) in l[i * n..i * n + i].iter().enumerate() {
                 diagonal -= lki * target[k];
@@ -572,34 +577,28 @@ where
         let n = self.z.nrows();
         let z = self.z.as_slice();
         for target in b.chunks_exact_mut(n.max(1)) {
-            let mut hull = [Span::EMPTY];
+            let mut hull = Span::EMPTY;
             let mut count = 0;
             for (i, &bi) in target.iter().enumerate() {
                 let span = self.spans[i];
                 if bi != 0.0 && span.start < span.end {
                     entries[count] = (i * n, scale * bi);
                     count += 1;
-                    Span::join(&mut hull, &[span]);
+                    hull.join(span);
                 }
             }
             target.fill(0.0);
-            let [Span { start, end }] = hull;
-            accumulate_rows(z, target, start, end, &entries.as_slice()[..count]);
+            accumulate_rows(z, target, hull, &entries.as_slice()[..count]);
         }
     }
 }
 
 /// `target[start..end]` = Σ factor · `z`[offset + start..offset + end] over `entries`
-/// (offset, factor), in tiles of [`TILE`] rows (then pairs, then one) accumulated in
-/// registers.
+/// (offset, factor), `rows` = start..end, in tiles of [`TILE`] rows (then pairs, then one)
+/// accumulated in registers: [`update_row`]'s tiles, for a target outside `z`.
 #[inline(always)]
-fn accumulate_rows(
-    z: &[f64],
-    target: &mut [f64],
-    start: usize,
-    end: usize,
-    entries: &[(usize, f64)],
-) {
+fn accumulate_rows(z: &[f64], target: &mut [f64], rows: Span, entries: &[(usize, f64)]) {
+    let Span { start, end } = rows;
     // An empty range (a zero column: start = usize::MAX, end = 0) writes nothing.
     if start >= end {
         return;
@@ -673,49 +672,45 @@ impl Span {
         }
     }
 
-    /// Widens each span of `hull` to cover the same block's span in `other`.
+    /// Widens this span to cover `other`.
     #[inline(always)]
-    fn join<const B: usize>(hull: &mut [Span; B], other: &[Span; B]) {
-        for (h, o) in hull.iter_mut().zip(other) {
-            h.start = h.start.min(o.start);
-            h.end = h.end.max(o.end);
-        }
+    fn join(&mut self, other: Span) {
+        self.start = self.start.min(other.start);
+        self.end = self.end.max(other.end);
     }
 }
 
-/// Row `target` of every block −= Σ `factor` · row `source` over `entries` (`source`,
-/// `factor`), in the order of `entries`, the row first multiplied by `pivot` when given; in
-/// tiles of [`TILE`] columns (then pairs, then one) accumulated in registers, over the
-/// columns of each block's span in `hulls` only (the rows involved are zero elsewhere).
+/// Row `target` −= Σ `factor` · row `source` over `entries` (`source`, `factor`), in the
+/// order of `entries`, the row first multiplied by `pivot` when given; in tiles of [`TILE`]
+/// columns (then pairs, then one) accumulated in registers, over the columns of `hull` only
+/// (the rows involved are zero elsewhere).
 #[inline(always)]
-fn update_rows<const B: usize>(
-    blocks: &mut [Rows<'_>; B],
-    hulls: &[Span; B],
+fn update_row(
+    rows: &mut Rows<'_>,
+    hull: Span,
     target: usize,
     entries: &[(usize, f64)],
     pivot: Option<f64>,
 ) {
-    for (rows, hull) in blocks.iter_mut().zip(hulls) {
-        let end = hull.end;
-        if hull.start >= end {
-            continue;
-        }
-        let mut column = hull.start;
-        while end - column >= TILE {
-            update_tile::<TILE>(rows, target, column, entries, pivot);
-            column += TILE;
-        }
-        while end - column >= LANES {
-            update_tile::<LANES>(rows, target, column, entries, pivot);
-            column += LANES;
-        }
-        if column < end {
-            update_tile::<1>(rows, target, column, entries, pivot);
-        }
+    let end = hull.end;
+    if hull.start >= end {
+        return;
+    }
+    let mut column = hull.start;
+    while end - column >= TILE {
+        update_tile::<TILE>(rows, target, column, entries, pivot);
+        column += TILE;
+    }
+    while end - column >= LANES {
+        update_tile::<LANES>(rows, target, column, entries, pivot);
+        column += LANES;
+    }
+    if column < end {
+        update_tile::<1>(rows, target, column, entries, pivot);
     }
 }
 
-/// [`update_rows`] on the `T` columns from `column` of one block.
+/// [`update_row`] on the `T` columns from `column`.
 #[inline(always)]
 fn update_tile<const T: usize>(
     rows: &mut Rows<'_>,
