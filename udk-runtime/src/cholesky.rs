@@ -39,7 +39,9 @@
 //! throughout, this needs no transposition, and where the right-hand sides are as sparse as
 //! S (a tree's ∂τ/∂q and ∂τ/∂q̇, the inputs' identity) it costs fewer operations than two
 //! triangular passes over them (G1 with hands, n = 43, 129 right-hand sides: 14.6 µs
-//! against 16.5 µs, `bench/README.md`).
+//! against 16.5 µs, `bench/README.md`). Where S⁻¹'s diagonal blocks are on average shorter
+//! than half a tile (A1's legs of three joints), the tiles stay mostly empty while each
+//! column is still scanned in full, and the row-wise solve is faster.
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
@@ -354,9 +356,12 @@ where
     }
 
     /// Overwrites each of the blocks `a` (n × c₁), `b` (n × c₂), `c` (n × c₃) with
-    /// `scale` · S⁻¹ of itself. From `ROW_WISE_COLUMNS` columns in all on, S⁻¹ is formed
-    /// once ([`Cholesky::inverse`]) and each column becomes `scale` · S⁻¹ times it
-    /// ([`Inverse::multiply_mut`]); fewer columns are solved one by one.
+    /// `scale` · S⁻¹ of itself. From `ROW_WISE_COLUMNS` columns in all on, and where the
+    /// diagonal blocks of S⁻¹ are on average at least half a [`TILE`] of rows
+    /// ([`fills_tiles`]), S⁻¹ is formed once ([`Cholesky::inverse`]) and each column becomes
+    /// `scale` · S⁻¹ times it ([`Inverse::multiply_mut`]). Smaller blocks (A1's legs of three
+    /// joints, whose Jacobian took 1.2× as long by that route; bench/README.md) take the
+    /// row-wise solve, and fewer columns are solved one by one.
     pub(crate) fn solve_scaled_blocks_mut<C1: Dim, C2: Dim, C3: Dim>(
         &self,
         a: &mut OMatrix<f64, D, C1>,
@@ -371,17 +376,33 @@ where
             + Allocator<D, C3>
             + Allocator<C3, D>,
     {
-        if a.ncols() + b.ncols() + c.ncols() < ROW_WISE_COLUMNS {
+        let first = self.first_rows();
+        if a.ncols() + b.ncols() + c.ncols() < ROW_WISE_COLUMNS || !fills_tiles(first.as_slice()) {
             self.solve_scaled_mut(a, scale);
             self.solve_scaled_mut(b, scale);
             self.solve_scaled_mut(c, scale);
         } else {
-            let inverse = self.inverse();
-            let mut entries = self.inverse_pivots.map(|_| (0, 0.0));
-            inverse.multiply_mut(a.as_mut_slice(), &mut entries, scale);
-            inverse.multiply_mut(b.as_mut_slice(), &mut entries, scale);
-            inverse.multiply_mut(c.as_mut_slice(), &mut entries, scale);
+            self.multiply_blocks_mut(&first, a, b, c, scale);
         }
+    }
+
+    /// [`Cholesky::solve_scaled_blocks_mut`] through S⁻¹, whatever the sizes; `first` as
+    /// [`Cholesky::first_rows`] returns it.
+    fn multiply_blocks_mut<C1: Dim, C2: Dim, C3: Dim>(
+        &self,
+        first: &OVector<usize, D>,
+        a: &mut OMatrix<f64, D, C1>,
+        b: &mut OMatrix<f64, D, C2>,
+        c: &mut OMatrix<f64, D, C3>,
+        scale: f64,
+    ) where
+        DefaultAllocator: Allocator<D, C1> + Allocator<D, C2> + Allocator<D, C3>,
+    {
+        let inverse = self.inverse(first);
+        let mut entries = self.inverse_pivots.map(|_| (0, 0.0));
+        inverse.multiply_mut(a.as_mut_slice(), &mut entries, scale);
+        inverse.multiply_mut(b.as_mut_slice(), &mut entries, scale);
+        inverse.multiply_mut(c.as_mut_slice(), &mut entries, scale);
     }
 
     /// S⁻¹ = L⁻ᵀ D⁻¹ L⁻¹, exactly symmetric, by the recurrence of Takahashi, Fagan & Chin
@@ -392,11 +413,12 @@ where
     /// subtrees of a block-diagonal S (a fixed base with several subtrees) are never touched:
     /// a tree of n joints at depth at most d costs O(n d w), w its widest subtree of the
     /// root, and a dense S n³/6 multiply-adds.
-    pub(crate) fn inverse(&self) -> Inverse<D> {
+    ///
+    /// `first` holds the first nonzero row of each column ([`Cholesky::first_rows`]).
+    pub(crate) fn inverse(&self, first: &OVector<usize, D>) -> Inverse<D> {
         let (d, _) = self.l.shape_generic();
         let n = self.l.nrows();
         let mut z = OMatrix::<f64, D, D>::zeros_generic(d, d);
-        let mut first = self.inverse_pivots.map(|_| 0);
         let mut entries = self.inverse_pivots.map(|_| (0, 0.0));
         let l = self.l.as_slice();
         // Column-major, the columns of Z are the rows of `update_row`: column i −= Lₖᵢ ·
@@ -406,14 +428,12 @@ where
             width: n,
         };
         for i in 0..n {
-            let mut start = i;
+            let start = first[i];
             let mut count = 0;
             for (k, lki) in self.column(i) {
                 entries[count] = (k, lki);
                 count += 1;
-                start = start.min(first[k]);
             }
-            first[i] = start;
             let rows = Span { start, end: i };
             update_row(&mut columns, rows, i, &entries.as_slice()[..count], None);
             let (done, rest) = columns.values.split_at_mut(i * n);
@@ -427,13 +447,24 @@ where
                 done[i + j * n] = target[j];
             }
         }
-        let spans = first.map(|_| Span::EMPTY);
+        let spans = self.inverse_pivots.map(|_| Span::EMPTY);
         let mut inverse = Inverse { z, spans };
         let columns = inverse.z.as_slice().chunks_exact(n.max(1));
         for (span, column) in inverse.spans.iter_mut().zip(columns) {
             *span = Span::of(column);
         }
         inverse
+    }
+
+    /// The first row of the nonzeros of each column i of S⁻¹ above the diagonal (i where
+    /// there are none), n entries: the least of those of the columns k < i with Lₖᵢ ≠ 0, and
+    /// i. For a tree numbered parents first, the first joint of i's subtree of the root.
+    pub(crate) fn first_rows(&self) -> OVector<usize, D> {
+        let mut first = self.inverse_pivots.map(|_| 0);
+        for i in 0..first.len() {
+            first[i] = self.column(i).fold(i, |start, (k, _)| start.min(first[k]));
+        }
+        first
     }
 
     /// Overwrites the vector `b` with L⁻¹ b.
@@ -469,6 +500,16 @@ where
         }
         x
     }
+}
+
+/// Whether the diagonal blocks of S⁻¹ are on average at least half a [`TILE`] of rows, from
+/// the first nonzero row of each column (`first`, [`Cholesky::first_rows`]): the columns of
+/// its lower triangle reach (`TILE`/2 + 1)/2 rows or more on average (Σᵢ (i + 1 − firstᵢ) is
+/// s (s + 1)/2 per diagonal block of s rows). Smaller blocks leave the tiles of
+/// [`Inverse::multiply_mut`] mostly empty while it still scans every entry of each column.
+fn fills_tiles(first: &[usize]) -> bool {
+    let reach: usize = first.iter().enumerate().map(|(i, f)| i + 1 - f).sum();
+    2 * reach >= first.len() * (TILE / 2 + 1)
 }
 
 /// The factorization's test of a pivot dₖ against the diagonal entry Sₖₖ it came from:
@@ -819,6 +860,22 @@ mod tests {
         Some(6),
     ];
 
+    /// Four legs of three joints on a fixed base (A1), numbered parents first.
+    const FOUR_LEGS: [Option<usize>; 12] = [
+        None,
+        Some(0),
+        Some(1),
+        None,
+        Some(3),
+        Some(4),
+        None,
+        Some(6),
+        Some(7),
+        None,
+        Some(9),
+        Some(10),
+    ];
+
     #[test]
     fn tree_mass_matrix_factors_without_fill_in() {
         let parents = LEGS_AND_TORSO;
@@ -857,8 +914,8 @@ mod tests {
     }
 
     /// `solve_scaled_blocks_mut` against `solve_scaled_mut` of each block and against
-    /// S X = scale · B, for wide blocks (through S⁻¹) and narrow ones (solved column by
-    /// column).
+    /// S X = scale · B, for wide blocks (through S⁻¹ or row-wise, by S's blocks) and narrow
+    /// ones (solved column by column).
     fn check_blocks(s: &DMatrix<f64>) {
         let n = s.nrows();
         let f = Cholesky::new(s.clone(), 1e-12).unwrap();
@@ -989,7 +1046,7 @@ mod tests {
         let column = DMatrix::from_fn(n, 9, |i, j| if j == 4 { i as f64 - 2.5 } else { 0.0 });
         for (a, b) in [(&wrt_q, &inputs), (&column, &DMatrix::zeros(n, 8))] {
             let (mut x, mut y, mut z) = (a.clone(), b.clone(), wrt_q.clone());
-            f.solve_scaled_blocks_mut(&mut x, &mut y, &mut z, -1.0);
+            f.multiply_blocks_mut(&f.first_rows(), &mut x, &mut y, &mut z, -1.0);
             for (block, rhs) in [(x, a), (y, b), (z, &wrt_q)] {
                 let mut single = rhs.clone();
                 f.solve_scaled_mut(&mut single, -1.0);
@@ -1026,7 +1083,7 @@ mod tests {
         ] {
             let n = s.nrows();
             let f = Cholesky::new(s.clone(), 1e-12).unwrap();
-            let inverse = f.inverse();
+            let inverse = f.inverse(&f.first_rows());
             let z = &inverse.z;
             let residual = (&s * z - DMatrix::<f64>::identity(n, n)).norm();
             assert!(residual <= 1e-12 * s.norm() * z.norm(), "{residual}");
@@ -1037,10 +1094,8 @@ mod tests {
                 assert!(span.start < span.end);
             }
         }
-        let z = Cholesky::new(tree_mass_matrix(&LEGS_AND_TORSO), 1e-12)
-            .unwrap()
-            .inverse()
-            .z;
+        let f = Cholesky::new(tree_mass_matrix(&LEGS_AND_TORSO), 1e-12).unwrap();
+        let z = f.inverse(&f.first_rows()).z;
         let subtree = |i: usize| [0, 0, 0, 1, 1, 1][..].get(i).copied().unwrap_or(2);
         for (i, j) in (0..14).flat_map(|i| (0..14).map(move |j| (i, j))) {
             assert_eq!(z[(i, j)] != 0.0, subtree(i) == subtree(j), "Z[{i}, {j}]");
@@ -1048,8 +1103,38 @@ mod tests {
     }
 
     #[test]
+    fn inverse_route_needs_diagonal_blocks_of_half_a_tile() {
+        // The first nonzero rows of S⁻¹'s columns are the first joints of the root's
+        // subtrees. Four legs of three joints (A1: Σ (i + 1 − firstᵢ) = 4 · 6 < 12 · 5 / 2)
+        // and a chain of TILE/2 − 1 joints take the row-wise solve; a chain of TILE/2, legs
+        // and a torso (blocks of 3, 3 and 8) and a dense matrix take S⁻¹.
+        let first = |parents: &[Option<usize>]| {
+            let f = Cholesky::new(tree_mass_matrix(parents), 1e-12).unwrap();
+            f.first_rows().as_slice().to_vec()
+        };
+        let four_legs = first(&FOUR_LEGS);
+        let expected: Vec<usize> = (0..12).map(|i| i - i % 3).collect();
+        assert_eq!(four_legs, expected);
+        assert!(!fills_tiles(&four_legs));
+        let legs_and_torso = first(&LEGS_AND_TORSO);
+        let expected: Vec<usize> = [0, 0, 0, 3, 3, 3].into_iter().chain([6; 8]).collect();
+        assert_eq!(legs_and_torso, expected);
+        assert!(fills_tiles(&legs_and_torso));
+        let chain = |n: usize| (0..n).map(|i| i.checked_sub(1)).collect::<Vec<_>>();
+        assert!(fills_tiles(&first(&chain(TILE / 2))));
+        assert!(!fills_tiles(&first(&chain(TILE / 2 - 1))));
+        let n = 10;
+        let g = DMatrix::from_fn(n, n, |i, j| (((5 * i + 2 * j) % 9) as f64 - 4.0) / 3.0);
+        let dense = Cholesky::new(g.tr_mul(&g) + DMatrix::identity(n, n), 1e-12).unwrap();
+        assert_eq!(dense.first_rows().as_slice(), &[0; 10]);
+        assert!(fills_tiles(dense.first_rows().as_slice()));
+    }
+
+    #[test]
     fn blocks_solved_together_equal_blocks_solved_alone() {
-        // Tree-sparse: two branches of a common root, then a dense matrix.
+        // Tree-sparse: four legs (through the row-wise solve), two branches of a common
+        // root (through S⁻¹), then a dense matrix.
+        check_blocks(&tree_mass_matrix(&FOUR_LEGS));
         let parents = [
             None,
             Some(0),

@@ -6,8 +6,8 @@
 //!
 //! which is −M⁻¹(J_r + AᵀK⁺(J_g − AM⁻¹J_r)) with K = A M⁻¹ Aᵀ, without forming K⁺. Without
 //! constraints (m = 0) this is −M⁻¹J_r, and the blocks ∂/∂q, ∂/∂q̇, ∂/∂u are multiplied by
-//! one M⁻¹ formed from the factor. Generic over nalgebra dimensions: no heap allocation for
-//! fixed sizes.
+//! one M⁻¹ formed from the factor (or solved row-wise where M⁻¹'s diagonal blocks are small).
+//! Generic over nalgebra dimensions: no heap allocation for fixed sizes.
 
 use nalgebra::allocator::Allocator;
 use nalgebra::{DefaultAllocator, Dim, OMatrix, OVector, U1};
@@ -160,7 +160,7 @@ where
     /// (`qd`, `g_qd`), (`u`, `g_u`) of ∂/∂q, ∂/∂q̇ and ∂/∂u (n × c₁, n × c₂, n × c₃ and
     /// m × c₁, m × c₂, m × c₃). With m = 0 the three −M⁻¹J_r are formed together
     /// ([`Cholesky::solve_scaled_blocks_mut`]: M⁻¹ once, then its products with the
-    /// columns); with constraints block by block.
+    /// columns, unless M⁻¹'s diagonal blocks are small); with constraints block by block.
     ///
     /// # Errors
     /// As [`Projector::derivative_mut`].
