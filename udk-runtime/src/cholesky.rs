@@ -860,20 +860,13 @@ mod tests {
         Some(6),
     ];
 
-    /// Four legs of three joints on a fixed base (A1), numbered parents first.
+    /// Four legs of three joints on a fixed base (A1), numbered parents first, one leg a row.
+    #[rustfmt::skip]
     const FOUR_LEGS: [Option<usize>; 12] = [
-        None,
-        Some(0),
-        Some(1),
-        None,
-        Some(3),
-        Some(4),
-        None,
-        Some(6),
-        Some(7),
-        None,
-        Some(9),
-        Some(10),
+        None, Some(0), Some(1),
+        None, Some(3), Some(4),
+        None, Some(6), Some(7),
+        None, Some(9), Some(10),
     ];
 
     #[test]
