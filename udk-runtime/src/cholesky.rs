@@ -420,7 +420,6 @@ where
         let n = self.l.nrows();
         let mut z = OMatrix::<f64, D, D>::zeros_generic(d, d);
         let mut entries = self.inverse_pivots.map(|_| (0, 0.0));
-        let l = self.l.as_slice();
         // Column-major, the columns of Z are the rows of `update_row`: column i −= Lₖᵢ ·
         // column k over the rows start..i.
         let mut columns = Rows {
@@ -439,7 +438,7 @@ where
             let (done, rest) = columns.values.split_at_mut(i * n);
             let target = &mut rest[..n];
             let mut diagonal = self.inverse_pivots[i];
-            for (k, lki) in l[i * n..i * n + i].iter().enumerate() {
+            for &(k, lki) in &entries.as_slice()[..count] {
                 diagonal -= lki * target[k];
             }
             target[i] = diagonal;
