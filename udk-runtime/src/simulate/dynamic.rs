@@ -403,8 +403,11 @@ impl Default for Scratch {
 impl<S: DynamicLagrangianSystem, const N: usize> Dynamics<N>
     for WithOptions<'_, S, DynamicLagrange>
 {
-    const KIND: StateKind = StateKind::Velocities;
     type Integrated = State<N>;
+
+    fn kind(&self) -> StateKind {
+        StateKind::Velocities
+    }
 
     fn state_columns(&self) -> Vec<String> {
         super::state_columns(
@@ -507,8 +510,11 @@ struct DynamicHamilton;
 impl<S: DynamicHamiltonianSystem, const N: usize> Dynamics<N>
     for WithOptions<'_, S, DynamicHamilton>
 {
-    const KIND: StateKind = StateKind::Momenta;
     type Integrated = State<N>;
+
+    fn kind(&self) -> StateKind {
+        StateKind::Momenta
+    }
 
     fn state_columns(&self) -> Vec<String> {
         let (coordinates, momenta) = (self.system.coordinate_names(), self.system.momentum_names());

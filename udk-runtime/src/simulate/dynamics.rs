@@ -46,8 +46,10 @@ where
 
 /// A system in first-order form.
 pub(crate) trait Dynamics<const N: usize> {
-    /// Whether column 1 of the state holds velocities or momenta.
-    const KIND: StateKind;
+    /// Whether column 1 of the state holds velocities or momenta. A method, not an associated
+    /// constant, so that the trait is dyn-compatible: the integration loop takes
+    /// `&dyn Dynamics` ([`super::integrate`]).
+    fn kind(&self) -> StateKind;
 
     /// What the run integrates: the state alone ([`State`]), or more.
     type Integrated: Phase<N>;
@@ -161,11 +163,14 @@ pub(crate) type Lagrangian<'a, S, const N: usize, const M: usize> =
 impl<S: LagrangianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     for Lagrangian<'_, S, N, M>
 {
-    const KIND: StateKind = StateKind::Velocities;
     type Integrated = State<N>;
 
+    fn kind(&self) -> StateKind {
+        StateKind::Velocities
+    }
+
     fn state_columns(&self) -> Vec<String> {
-        super::state_columns(Self::KIND, S::COORDINATE_NAMES, S::VELOCITY_NAMES, N)
+        super::state_columns(self.kind(), S::COORDINATE_NAMES, S::VELOCITY_NAMES, N)
     }
 
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {
@@ -255,11 +260,14 @@ pub(crate) type Hamiltonian<'a, S, const N: usize, const M: usize> =
 impl<S: HamiltonianSystem<N, M>, const N: usize, const M: usize> Dynamics<N>
     for Hamiltonian<'_, S, N, M>
 {
-    const KIND: StateKind = StateKind::Momenta;
     type Integrated = State<N>;
 
+    fn kind(&self) -> StateKind {
+        StateKind::Momenta
+    }
+
     fn state_columns(&self) -> Vec<String> {
-        super::state_columns(Self::KIND, S::COORDINATE_NAMES, S::MOMENTUM_NAMES, N)
+        super::state_columns(self.kind(), S::COORDINATE_NAMES, S::MOMENTUM_NAMES, N)
     }
 
     fn derivative(&self, t: f64, x: &State<N>) -> Result<State<N>, Error> {

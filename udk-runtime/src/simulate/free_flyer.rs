@@ -152,8 +152,11 @@ impl<S: FreeFlyerSystem<NQ>, const NQ: usize> DynamicLagrangianSystem for FreeFl
 }
 
 impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for FreeFlyer<'_, S, NQ> {
-    const KIND: StateKind = StateKind::Velocities;
     type Integrated = State<NQ>;
+
+    fn kind(&self) -> StateKind {
+        StateKind::Velocities
+    }
 
     fn derivative(&self, t: f64, x: &State<NQ>) -> Result<State<NQ>, Error> {
         first_order_rate(x, |q, v, out| self.acceleration(t, q, v, out))
@@ -241,8 +244,11 @@ struct WithContacts<'s, 'a, S, const NQ: usize> {
 }
 
 impl<S: FreeFlyerSystem<NQ>, const NQ: usize> Dynamics<NQ> for WithContacts<'_, '_, S, NQ> {
-    const KIND: StateKind = StateKind::Velocities;
     type Integrated = State<NQ>;
+
+    fn kind(&self) -> StateKind {
+        StateKind::Velocities
+    }
 
     fn derivative(&self, t: f64, x: &State<NQ>) -> Result<State<NQ>, Error> {
         first_order_rate(x, |q, v, out| {

@@ -143,7 +143,7 @@ struct Failure<X> {
 /// The right-hand side handed to the integrator. `ODE::diff` cannot fail, so the first error
 /// is kept here and every later call returns zeros until [`Recorder`] stops the run at the end
 /// of the current step; no value computed after the failure is recorded.
-struct Rhs<'a, D: Dynamics<N>, const N: usize> {
+struct Rhs<'a, D: Dynamics<N> + ?Sized, const N: usize> {
     dynamics: &'a D,
     failure: RefCell<Option<Failure<D::Integrated>>>,
     evaluations: Cell<usize>,
@@ -163,7 +163,7 @@ impl<R: ODE<f64, X>, X: differential_equations::traits::State<f64>> ODE<f64, X>
     }
 }
 
-impl<D: Dynamics<N>, const N: usize> ODE<f64, D::Integrated> for Rhs<'_, D, N> {
+impl<D: Dynamics<N> + ?Sized, const N: usize> ODE<f64, D::Integrated> for Rhs<'_, D, N> {
     fn diff(&self, t: f64, x: &D::Integrated, xd: &mut D::Integrated) {
         if self.failure.borrow().is_some() {
             xd.fill(0.0);
@@ -242,7 +242,7 @@ enum Halt {
 /// the observer, keeps the largest step of the current segment, and stops the run after a
 /// failed evaluation, a stop asked by the observer, at `max_samples`, or at the first step
 /// that crosses an event's guard (kept in `crossing`, the step end not recorded).
-struct Recorder<'a, 'w, D: Dynamics<N>, const N: usize> {
+struct Recorder<'a, 'w, D: Dynamics<N> + ?Sized, const N: usize> {
     dynamics: &'a D,
     detector: Option<Detector<'w, D::Integrated, N>>,
     crossing: Option<Crossing<D::Integrated>>,
@@ -258,7 +258,7 @@ struct Recorder<'a, 'w, D: Dynamics<N>, const N: usize> {
     halt: Option<Halt>,
 }
 
-impl<D: Dynamics<N>, const N: usize> Recorder<'_, '_, D, N> {
+impl<D: Dynamics<N> + ?Sized, const N: usize> Recorder<'_, '_, D, N> {
     /// Records (t, x) unless a sample at t or later is already recorded.
     fn record(&mut self, t: f64, x: &D::Integrated) {
         if self.halt.is_some() || self.samples.last().is_some_and(|s| s.t >= t) {
@@ -313,7 +313,7 @@ impl<D: Dynamics<N>, const N: usize> Recorder<'_, '_, D, N> {
             }
         }
         Box::new(Trajectory {
-            kind: D::KIND,
+            kind: self.dynamics.kind(),
             state_columns: self.dynamics.state_columns(),
             samples: self.samples.clone(),
             stats,
@@ -326,7 +326,9 @@ impl<D: Dynamics<N>, const N: usize> Recorder<'_, '_, D, N> {
     }
 }
 
-impl<D: Dynamics<N>, const N: usize> Solout<f64, D::Integrated> for Recorder<'_, '_, D, N> {
+impl<D: Dynamics<N> + ?Sized, const N: usize> Solout<f64, D::Integrated>
+    for Recorder<'_, '_, D, N>
+{
     fn solout<I>(
         &mut self,
         t_curr: f64,
@@ -379,7 +381,7 @@ fn integrator_reason<X: differential_equations::traits::State<f64>>(
 
 /// `Err(InconsistentStart)` listing every constraint that x violates at t by more than
 /// `tolerance` (or that is NaN).
-fn check_start<D: Dynamics<N>, const N: usize>(
+fn check_start<D: Dynamics<N> + ?Sized, const N: usize>(
     dynamics: &D,
     t: f64,
     x: &D::Integrated,
@@ -425,11 +427,26 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
 /// stopped it.
 pub(super) fn run_to_end<D: Dynamics<N>, const N: usize>(
     dynamics: &D,
-    (x0, t0, tf): (D::Integrated, f64, f64),
+    start: (D::Integrated, f64, f64),
     options: &SimulationOptions,
     events: &[Event<'_, N>],
     observe: &mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
 ) -> Result<(Trajectory<N>, D::Integrated), SimulationError<N>> {
+    run_erased(dynamics, start, options, events, observe)
+}
+
+/// [`run_to_end`] with the system behind a `dyn Dynamics`: the integration loop, its five
+/// methods and the event location are compiled once per state type (n and the columns), not
+/// once per system type. A crate that simulates systems of many types and sizes (`udk::Model`
+/// dispatches to every n up to its maximum, for five kinds of system) compiles about a quarter
+/// of the code; the cost is one indirect call per evaluation of the system.
+fn run_erased<X: Phase<N>, const N: usize>(
+    dynamics: &dyn Dynamics<N, Integrated = X>,
+    (x0, t0, tf): (X, f64, f64),
+    options: &SimulationOptions,
+    events: &[Event<'_, N>],
+    observe: &mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
+) -> Result<(Trajectory<N>, X), SimulationError<N>> {
     options
         .validate(t0, tf)
         .map_err(|what| SimulationError::InvalidOptions { what })?;
@@ -451,19 +468,19 @@ pub(super) fn run_to_end<D: Dynamics<N>, const N: usize>(
     }
     match options.method {
         Method::Dop853 => adaptive!(
-            ExplicitRungeKutta::<Ordinary, DormandPrince, f64, D::Integrated, 8, 12, 16>::dop853(),
+            ExplicitRungeKutta::<Ordinary, DormandPrince, f64, X, 8, 12, 16>::dop853(),
             Dense::Dop853
         ),
         Method::Dopri5 => adaptive!(
-            ExplicitRungeKutta::<Ordinary, DormandPrince, f64, D::Integrated, 5, 7, 7>::dopri5(),
+            ExplicitRungeKutta::<Ordinary, DormandPrince, f64, X, 5, 7, 7>::dopri5(),
             Dense::Direct
         ),
         Method::Radau5 => adaptive!(
-            ImplicitRungeKutta::<Ordinary, Radau, f64, D::Integrated, 5, 3, 3>::radau5(),
+            ImplicitRungeKutta::<Ordinary, Radau, f64, X, 5, 3, 3>::radau5(),
             Dense::Direct
         ),
         Method::Bdf => adaptive!(
-            BackwardDifferentiationFormula::<Ordinary, f64, D::Integrated>::adaptive(),
+            BackwardDifferentiationFormula::<Ordinary, f64, X>::adaptive(),
             Dense::Direct
         ),
         Method::Rk4 { step } => run_with(
@@ -472,10 +489,8 @@ pub(super) fn run_to_end<D: Dynamics<N>, const N: usize>(
             options,
             hooks,
             |_, length, max_steps| {
-                ExplicitRungeKutta::<Ordinary, Fixed, f64, D::Integrated, 4, 4, 4>::rk4(
-                    step.min(length),
-                )
-                .max_steps(max_steps)
+                ExplicitRungeKutta::<Ordinary, Fixed, f64, X, 4, 4, 4>::rk4(step.min(length))
+                    .max_steps(max_steps)
             },
             Dense::Direct,
         ),
@@ -488,7 +503,7 @@ type Next<X> = ControlFlow<(f64, X), (f64, X)>;
 
 /// What every piece of a run integrates with: the right-hand side, the watched events, the
 /// options and the method.
-struct Pieces<'r, 'w, D: Dynamics<N>, F, const N: usize> {
+struct Pieces<'r, 'w, D: Dynamics<N> + ?Sized, F, const N: usize> {
     rhs: &'r Rhs<'r, D, N>,
     watched: &'w [Watched<'w, N>],
     options: &'r SimulationOptions,
@@ -499,7 +514,7 @@ struct Pieces<'r, 'w, D: Dynamics<N>, F, const N: usize> {
 
 impl<'w, D, F, S, const N: usize> Pieces<'_, 'w, D, F, N>
 where
-    D: Dynamics<N>,
+    D: Dynamics<N> + ?Sized,
     F: Fn(f64, f64, usize) -> S,
     S: OrdinaryNumericalMethod<f64, D::Integrated> + Interpolation<f64, D::Integrated>,
 {
@@ -711,7 +726,7 @@ fn run_with<D, S, const N: usize>(
     dense: Dense,
 ) -> Result<(Trajectory<N>, D::Integrated), SimulationError<N>>
 where
-    D: Dynamics<N>,
+    D: Dynamics<N> + ?Sized,
     S: OrdinaryNumericalMethod<f64, D::Integrated> + Interpolation<f64, D::Integrated>,
 {
     let rhs = Rhs {

@@ -107,8 +107,11 @@ type Tangents<const N: usize> = OMatrix<f64, Const<N>, Dyn>;
 struct Variational<'d, D>(&'d D);
 
 impl<D: Dynamics<N, Integrated = State<N>>, const N: usize> Dynamics<N> for Variational<'_, D> {
-    const KIND: super::StateKind = D::KIND;
     type Integrated = Tangents<N>;
+
+    fn kind(&self) -> super::StateKind {
+        self.0.kind()
+    }
 
     fn derivative(&self, t: f64, x: &Tangents<N>) -> Result<Tangents<N>, Error> {
         let state = x.motion();
