@@ -425,22 +425,13 @@ pub(super) fn run<D: Dynamics<N>, const N: usize>(
 
 /// [`run`], with the integrated state where the run ended: at t_f, or at the event that
 /// stopped it.
-pub(super) fn run_to_end<D: Dynamics<N>, const N: usize>(
-    dynamics: &D,
-    start: (D::Integrated, f64, f64),
-    options: &SimulationOptions,
-    events: &[Event<'_, N>],
-    observe: &mut dyn FnMut(&Sample<N>) -> ControlFlow<()>,
-) -> Result<(Trajectory<N>, D::Integrated), SimulationError<N>> {
-    run_erased(dynamics, start, options, events, observe)
-}
-
-/// [`run_to_end`] with the system behind a `dyn Dynamics`: the integration loop, its five
-/// methods and the event location are compiled once per state type (n and the columns), not
-/// once per system type. A crate that simulates systems of many types and sizes (`udk::Model`
-/// dispatches to every n up to its maximum, for five kinds of system) compiles about a quarter
-/// of the code; the cost is one indirect call per evaluation of the system.
-fn run_erased<X: Phase<N>, const N: usize>(
+///
+/// The system comes behind a `dyn Dynamics`, so that the integration loop, its five methods
+/// and the event location are compiled once per state type (n and the columns), not once per
+/// system type. `udk::Model` dispatches its runs to every n up to its maximum for five kinds of
+/// system: erased, its crate compiles a quarter of the copies of the loop (half the code). The
+/// cost is one indirect call per evaluation of the system.
+pub(super) fn run_to_end<X: Phase<N>, const N: usize>(
     dynamics: &dyn Dynamics<N, Integrated = X>,
     (x0, t0, tf): (X, f64, f64),
     options: &SimulationOptions,
