@@ -132,7 +132,7 @@ impl FlexibleJointManipulator {
     }
 
     /// A start on the slow manifold at the link angles (q⁽²⁾, q⁽⁴⁾) = `links` and link rates
-    /// `rates` (rates[0] + rates[1] = 0): each motor is offset from its link by the deflection
+    /// `rates` (`rates[0] + rates[1] = 0`): each motor is offset from its link by the deflection
     /// δ that gives both the same acceleration, and turns at the link rate minus δ̇ (δ̇ by a
     /// central difference along the motion), so the fast joint mode (√(k/j) rad/s) is barely
     /// excited and stiff joints make a stiff, not an oscillatory, problem.

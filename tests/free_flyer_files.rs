@@ -153,7 +153,8 @@ fn a_floating_joint_with_a_floating_base_is_refused_at_run_time() {
     let from_file = FreeFlyerModel::from_file(Path::new(
         "tests/fixtures/floating_joint_with_floating_base.toml",
     ));
-    let from_urdf = FreeFlyerModel::from_urdf("tests/ui/urdf_floating_joint.urdf", [0.0; 3]);
+    let from_urdf =
+        FreeFlyerModel::from_urdf("udk-macros/tests/ui/urdf_floating_joint.urdf", [0.0; 3]);
     for result in [from_file, from_urdf] {
         match result {
             Err(ModelError::Derivation { messages, .. }) => assert!(

@@ -1,4 +1,4 @@
-//! The paper systems that `tests/simulation.rs`, `examples/tour.rs` and `benches/simulate.rs`
+//! The paper systems that `tests/simulation.rs`, `tour/src/main.rs` and `benches/simulate.rs`
 //! simulate: the examples' own models, compiled here as modules (each example is the one
 //! definition of its model), and two quaternion helpers.
 

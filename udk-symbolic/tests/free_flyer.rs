@@ -248,7 +248,7 @@ fn the_macro_refuses_a_floating_base_on_a_floating_joint() {
         name: "DoubleBase".into(),
         urdf: Some(UrdfSource {
             floating_base: true,
-            ..UrdfSource::new("tests/ui/urdf_floating_joint.urdf")
+            ..UrdfSource::new("udk-macros/tests/ui/urdf_floating_joint.urdf")
         }),
         ..udk_symbolic::ModelSpec::default()
     };

@@ -3,13 +3,17 @@
 //! energy drift and the wall time, and writes `target/udk/<system>.csv` and `.svg` (coordinates,
 //! constraint violation and relative energy error against time).
 //!
-//! Run with `cargo run --release --example tour`.
+//! Run with `cargo run --release -p udk-tour`, the README's first command. A crate of its own
+//! (not an example of `udk`) so that its build leaves out what it does not use: `udk` without
+//! its default `model` feature (the JIT and Cranelift) and `udk`'s dev-dependencies.
 
-#[path = "../tests/simulation/models.rs"]
+#[path = "../../tests/simulation/models.rs"]
 mod models;
 #[allow(dead_code)]
-#[path = "whipple_bicycle.rs"]
+#[path = "../../examples/whipple_bicycle.rs"]
 mod whipple_bicycle;
+
+use std::path::Path;
 
 use models::*;
 use udk::nalgebra::{Vector2, Vector3, Vector4};
@@ -18,7 +22,11 @@ use udk::runtime::simulate::{
 };
 
 fn main() {
-    let root = env!("CARGO_MANIFEST_DIR");
+    // The workspace's root: the files go to its target/udk/.
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .and_then(Path::to_str);
+    let root = root.expect("the workspace root, a UTF-8 path");
     println!("{}", Summary::header());
 
     // The Whipple bicycle (Meijaard et al. 2007), four bodies with rolling contact, kicked
