@@ -184,6 +184,19 @@ pub struct ContactSet<'a, S> {
     /// Per contact, the reference direction of its slide and the slide's peak slip speed.
     slides: RefCell<Vec<Slide>>,
     kernel: Options,
+    /// The forces of the last state the force guards were evaluated at.
+    guard_forces: RefCell<Option<GuardForces>>,
+}
+
+/// The contacts' forces at one state, for the lift-off and slip guards: the event detector
+/// evaluates every guard at the end of each step, so that the guards of all closed contacts
+/// (two each) would otherwise solve the same system once each. Kept with the bits of all that a
+/// solve reads besides the system ([`ContactSet::solve_key`]), so that a hit gives exactly what
+/// a new solve would.
+struct GuardForces {
+    key: Vec<u64>,
+    /// Per contact, λₙ and the magnitude of the tangential force ((0, 0) for an open contact).
+    forces: Vec<(f64, f64)>,
 }
 
 /// The terms of a contact set at one state, and its multipliers.
@@ -238,6 +251,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             modes,
             slides,
             kernel: Options::default(),
+            guard_forces: RefCell::new(None),
         })
     }
 
@@ -578,13 +592,7 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
     /// not watch it.
     fn guard(&self, kind: Switch, i: usize, q: &[f64], qd: &[f64], t: f64) -> f64 {
         let mode = self.modes.borrow()[i];
-        let forces = || {
-            self.solve((q, qd, t), &self.modes(), true).map(|s| {
-                s.contact(i).map_or((0.0, 0.0), |(n, tangential)| {
-                    (n, tangential[0].hypot(tangential[1]))
-                })
-            })
-        };
+        let forces = || self.guard_forces(i, q, qd, t);
         match (kind, mode) {
             (Switch::Touchdown, ContactMode::Open) => (self.contacts[i].geometry)(q, qd, t).gap,
             (Switch::LiftOff, m) if closed(m) => forces().map_or(f64::NAN, |(n, _)| n),
@@ -617,6 +625,54 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             }
             _ => 1.0,
         }
+    }
+
+    /// λₙ and the magnitude of the tangential force of contact i at (q, q̇, t) in the current
+    /// modes ((0, 0) for an open contact), from one solve per state for the guards of all
+    /// contacts ([`GuardForces`]).
+    fn guard_forces(&self, i: usize, q: &[f64], qd: &[f64], t: f64) -> Result<(f64, f64), Error> {
+        let key = self.solve_key(q, qd, t);
+        if let Some(memo) = self.guard_forces.borrow().as_ref() {
+            if memo.key == key {
+                return Ok(memo.forces[i]);
+            }
+        }
+        let solved = self.solve((q, qd, t), &self.modes(), true)?;
+        let forces: Vec<(f64, f64)> = (0..self.contacts.len())
+            .map(|j| {
+                solved.contact(j).map_or((0.0, 0.0), |(n, tangential)| {
+                    (n, tangential[0].hypot(tangential[1]))
+                })
+            })
+            .collect();
+        let force = forces[i];
+        *self.guard_forces.borrow_mut() = Some(GuardForces { key, forces });
+        Ok(force)
+    }
+
+    /// The bits of all that a solve at (q, q̇, t) reads besides the system (which the
+    /// simulator takes to be a function of its arguments): the state, the modes and the slides.
+    fn solve_key(&self, q: &[f64], qd: &[f64], t: f64) -> Vec<u64> {
+        let mode = |mode: &ContactMode| match *mode {
+            ContactMode::Open => [0, 0],
+            ContactMode::Sticking => [1, 0],
+            ContactMode::Sliding(sign) => [2, sign.to_bits()],
+        };
+        let slide = |s: &Slide| [s.direction[0], s.direction[1], s.peak].map(f64::to_bits);
+        let state = q.iter().chain(qd).chain([&t]).map(|x| x.to_bits());
+        let modes = self
+            .modes
+            .borrow()
+            .iter()
+            .flat_map(mode)
+            .collect::<Vec<_>>();
+        let slides = self
+            .slides
+            .borrow()
+            .iter()
+            .flat_map(slide)
+            .collect::<Vec<_>>();
+        state.chain(modes).chain(slides).collect()
     }
 
     /// The new state and modes after event `kind` of contact i at (t, q, q̇).
