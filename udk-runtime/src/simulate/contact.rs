@@ -659,20 +659,15 @@ impl<'a, S: DynamicLagrangianSystem> ContactSet<'a, S> {
             ContactMode::Sliding(sign) => [2, sign.to_bits()],
         };
         let slide = |s: &Slide| [s.direction[0], s.direction[1], s.peak].map(f64::to_bits);
-        let state = q.iter().chain(qd).chain([&t]).map(|x| x.to_bits());
-        let modes = self
-            .modes
-            .borrow()
+        let mut key: Vec<u64> = q
             .iter()
-            .flat_map(mode)
-            .collect::<Vec<_>>();
-        let slides = self
-            .slides
-            .borrow()
-            .iter()
-            .flat_map(slide)
-            .collect::<Vec<_>>();
-        state.chain(modes).chain(slides).collect()
+            .chain(qd)
+            .chain([&t])
+            .map(|x| x.to_bits())
+            .collect();
+        key.extend(self.modes.borrow().iter().flat_map(mode));
+        key.extend(self.slides.borrow().iter().flat_map(slide));
+        key
     }
 
     /// The new state and modes after event `kind` of contact i at (t, q, q̇).
