@@ -1,7 +1,7 @@
 //! Compile-time errors of `#[lagrangian]` and `#[hamiltonian]`: each case in `tests/ui/` must fail
 //! to compile with the message of its `.stderr`, pointing at the culprit.
-//! Regenerate the `.stderr` files with `TRYBUILD=overwrite cargo test -p udk-macros --test ui`, then
-//! review them.
+//! Regenerate the `.stderr` files with `TRYBUILD=overwrite cargo test -p udk-macros --test ui`,
+//! then review them.
 
 use std::path::Path;
 
@@ -11,8 +11,8 @@ fn compile_errors_point_at_the_culprit() {
     trybuild::TestCases::new().compile_fail("tests/ui/*.rs");
 }
 
-/// trybuild compiles the cases as a crate of its own, in `<target>/tests/trybuild/udk-macros/`, which
-/// is then their `CARGO_MANIFEST_DIR`: the URDF files they name (relative to it, as
+/// trybuild compiles the cases as a crate of its own, in `<target>/tests/trybuild/udk-macros/`,
+/// which is then their `CARGO_MANIFEST_DIR`: the URDF files they name (relative to it, as
 /// `#[lagrangian(urdf = "..")]` reads them) are copied there.
 fn copy_urdf_files() {
     let project = Path::new(env!("CARGO_TARGET_TMPDIR")).join("../tests/trybuild/udk-macros");
